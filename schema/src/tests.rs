@@ -1,0 +1,589 @@
+//! Validator tests against the official schema files in `../shared/schemas` (skipped with a note
+//! when that folder is absent) and against small hand-written directories.
+
+use super::*;
+use serde_json::json;
+use std::sync::OnceLock;
+
+const OFFICIAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/schemas");
+const C2S: Direction = Direction::ClientToServer;
+const S2C: Direction = Direction::ServerToClient;
+
+/// The official files, compiled once for all tests; `None` (with a note) when absent.
+fn official() -> Option<&'static SchemaSet> {
+    static SET: OnceLock<Option<SchemaSet>> = OnceLock::new();
+    SET.get_or_init(|| {
+        let dir = Path::new(OFFICIAL);
+        if !dir.is_dir() {
+            eprintln!("note: {OFFICIAL} not found; skipping tests against the official schemas");
+            return None;
+        }
+        Some(SchemaSet::from_dir(dir).expect("the official schemas compile"))
+    })
+    .as_ref()
+}
+
+fn legacy() -> Vec<&'static RevisionSchema> {
+    official()
+        .map(|set| {
+            Revision::LEGACY
+                .iter()
+                .map(|r| set.get(*r).expect("revision present"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[track_caller]
+fn assert_valid(
+    schema: &RevisionSchema,
+    direction: Direction,
+    msg: Value,
+    answered: Option<&str>,
+    def: &str,
+) {
+    let got = schema.validate(direction, &msg, answered);
+    assert_eq!(
+        got,
+        Validation::Valid {
+            definition: def.to_owned()
+        },
+        "{} {direction}: {msg}",
+        schema.revision()
+    );
+}
+
+/// Asserts `Invalid` against `def` with a violation at `path`; returns the violations.
+#[track_caller]
+fn assert_invalid_at(
+    schema: &RevisionSchema,
+    direction: Direction,
+    msg: Value,
+    answered: Option<&str>,
+    def: &str,
+    path: &str,
+) -> Vec<Violation> {
+    match schema.validate(direction, &msg, answered) {
+        Validation::Invalid {
+            definition,
+            violations,
+        } => {
+            assert_eq!(definition, def, "{}: {msg}", schema.revision());
+            assert!(
+                violations.iter().any(|v| v.instance_path == path),
+                "{}: no violation at {path}: {violations:#?}",
+                schema.revision()
+            );
+            violations
+        }
+        other => panic!(
+            "{}: expected Invalid for {msg}, got {other:?}",
+            schema.revision()
+        ),
+    }
+}
+
+fn initialize(rev: Revision) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": rev.as_str(),
+        "capabilities": {"roots": {"listChanged": true}, "sampling": {}},
+        "clientInfo": {"name": "mcpspec", "version": "0.1.0"}}})
+}
+
+fn initialize_result(rev: Revision) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "protocolVersion": rev.as_str(),
+        "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+        "serverInfo": {"name": "reference", "version": "0.1.0"}}})
+}
+
+#[test]
+fn every_revision_of_the_official_files_compiles() {
+    let Some(set) = official() else { return };
+    assert_eq!(set.revisions(), Revision::ALL.to_vec());
+    for rev in Revision::ALL {
+        let schema = set.get(rev).unwrap();
+        assert!(schema.definitions().any(|d| d == "JSONRPCMessage"));
+        assert_eq!(schema.revision(), rev);
+    }
+}
+
+#[test]
+fn lifecycle_messages_are_valid_in_every_legacy_revision() {
+    for s in legacy() {
+        let rev = s.revision();
+        assert_valid(s, C2S, initialize(rev), None, "InitializeRequest");
+        assert_valid(
+            s,
+            S2C,
+            initialize_result(rev),
+            Some("initialize"),
+            "InitializeResult",
+        );
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_valid(s, C2S, initialized, None, "InitializedNotification");
+        let ping = json!({"jsonrpc": "2.0", "id": "p-1", "method": "ping"});
+        assert_valid(s, C2S, ping.clone(), None, "PingRequest");
+        assert_valid(s, S2C, ping, None, "PingRequest");
+        let pong = json!({"jsonrpc": "2.0", "id": "p-1", "result": {}});
+        assert_valid(s, S2C, pong.clone(), Some("ping"), "EmptyResult");
+        assert_valid(s, C2S, pong, Some("ping"), "EmptyResult");
+    }
+}
+
+#[test]
+fn tools_messages_are_valid_in_every_legacy_revision() {
+    for s in legacy() {
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+        assert_valid(s, C2S, list, None, "ListToolsRequest");
+        let tools = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+            {"name": "echo", "description": "Echoes", "inputSchema": {"type": "object",
+             "properties": {"text": {"type": "string"}}, "required": ["text"]}}],
+            "nextCursor": "c2"}});
+        assert_valid(s, S2C, tools, Some("tools/list"), "ListToolsResult");
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}}});
+        assert_valid(s, C2S, call, None, "CallToolRequest");
+        let result = json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "hi"},
+                        {"type": "image", "data": "aGk=", "mimeType": "image/png"}],
+            "isError": false}});
+        assert_valid(s, S2C, result, Some("tools/call"), "CallToolResult");
+    }
+}
+
+#[test]
+fn a_missing_protocol_version_is_reported_at_params() {
+    for s in legacy() {
+        let mut msg = initialize(s.revision());
+        msg["params"]
+            .as_object_mut()
+            .unwrap()
+            .remove("protocolVersion");
+        let v = assert_invalid_at(s, C2S, msg, None, "InitializeRequest", "/params");
+        assert!(
+            v.iter().any(|v| v.message.contains("protocolVersion")),
+            "{v:#?}"
+        );
+        assert!(
+            v.iter().all(|v| v.schema_path.ends_with("/required")),
+            "{v:#?}"
+        );
+
+        let mut msg = initialize_result(s.revision());
+        msg["result"]
+            .as_object_mut()
+            .unwrap()
+            .remove("protocolVersion");
+        assert_invalid_at(
+            s,
+            S2C,
+            msg,
+            Some("initialize"),
+            "InitializeResult",
+            "/result",
+        );
+    }
+}
+
+#[test]
+fn a_wrong_type_is_reported_at_its_pointer() {
+    for s in legacy() {
+        let mut msg = initialize(s.revision());
+        msg["params"]["protocolVersion"] = json!(20241105);
+        let v = assert_invalid_at(
+            s,
+            C2S,
+            msg,
+            None,
+            "InitializeRequest",
+            "/params/protocolVersion",
+        );
+        let defs = if s.revision() >= Revision::V2025_11_25 {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        assert!(
+            v[0].schema_path.starts_with(&format!("/{defs}/Initialize")),
+            "{v:#?}"
+        );
+        assert!(
+            v[0].schema_path.ends_with("/protocolVersion/type"),
+            "{v:#?}"
+        );
+
+        let mut msg = initialize_result(s.revision());
+        msg["result"]["serverInfo"]["name"] = json!(7);
+        let v = assert_invalid_at(
+            s,
+            S2C,
+            msg,
+            Some("initialize"),
+            "InitializeResult",
+            "/result/serverInfo/name",
+        );
+        assert_eq!(v.len(), 1, "{v:#?}");
+        assert_eq!(
+            v[0].schema_path,
+            format!("/{defs}/Implementation/properties/name/type")
+        );
+    }
+}
+
+#[test]
+fn envelope_faults_are_reported_for_per_method_definitions() {
+    for s in legacy() {
+        let mut msg = initialize(s.revision());
+        msg["jsonrpc"] = json!("1.0");
+        assert_invalid_at(s, C2S, msg, None, "InitializeRequest", "/jsonrpc");
+        let msg = json!({"jsonrpc": "2.0", "id": null, "method": "ping"});
+        assert_invalid_at(s, C2S, msg, None, "PingRequest", "/id");
+        let msg = json!({"jsonrpc": "2.0", "id": 4, "result": "nope"});
+        assert_invalid_at(s, S2C, msg, Some("ping"), "EmptyResult", "/result");
+    }
+}
+
+#[test]
+fn content_block_faults_name_the_member_not_any_of() {
+    for s in legacy() {
+        let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": 5}]}});
+        let v = assert_invalid_at(
+            s,
+            S2C,
+            msg,
+            Some("tools/call"),
+            "CallToolResult",
+            "/result/content/0/text",
+        );
+        assert!(v.iter().all(|v| !v.message.contains("anyOf")), "{v:#?}");
+        let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "video"}]}});
+        let v = assert_invalid_at(
+            s,
+            S2C,
+            msg,
+            Some("tools/call"),
+            "CallToolResult",
+            "/result/content/0",
+        );
+        assert!(v[0].message.contains("TextContent"), "{v:#?}");
+    }
+}
+
+#[test]
+fn byte_fields_must_be_base64() {
+    for s in legacy() {
+        let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}});
+        assert_invalid_at(
+            s,
+            S2C,
+            msg,
+            Some("tools/call"),
+            "CallToolResult",
+            "/result/content/0/data",
+        );
+    }
+    assert!(compile::is_base64("") && compile::is_base64("aGk=") && compile::is_base64("aGVsbG8h"));
+    assert!(
+        !compile::is_base64("aGk") && !compile::is_base64("a===") && !compile::is_base64("aG k=")
+    );
+}
+
+#[test]
+fn unknown_and_misdirected_methods_are_unknown_not_invalid() {
+    for s in legacy() {
+        let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/frobnicate"});
+        assert_eq!(
+            s.validate(C2S, &msg, None),
+            Validation::UnknownMethod {
+                method: "tools/frobnicate".into()
+            }
+        );
+        // A server does not send `tools/call`; a client does not send `roots/list`.
+        let msg =
+            json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "x"}});
+        assert!(matches!(
+            s.validate(S2C, &msg, None),
+            Validation::UnknownMethod { .. }
+        ));
+        let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"});
+        assert!(matches!(
+            s.validate(C2S, &msg, None),
+            Validation::UnknownMethod { .. }
+        ));
+        assert_valid(s, S2C, msg, None, "ListRootsRequest");
+        let msg = json!({"jsonrpc": "2.0", "method": "notifications/whatever"});
+        assert!(matches!(
+            s.validate(S2C, &msg, None),
+            Validation::UnknownMethod { .. }
+        ));
+        let msg = json!({"jsonrpc": "2.0", "id": 9, "result": {}});
+        assert_eq!(
+            s.validate(S2C, &msg, Some("nope/nope")),
+            Validation::UnknownMethod {
+                method: "nope/nope".into()
+            }
+        );
+    }
+}
+
+#[test]
+fn error_responses_are_checked_against_the_error_definition() {
+    for s in legacy() {
+        let def = if s.revision() >= Revision::V2025_11_25 {
+            "JSONRPCErrorResponse"
+        } else {
+            "JSONRPCError"
+        };
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}});
+        assert_valid(s, S2C, msg.clone(), None, def);
+        assert_valid(s, S2C, msg, Some("tools/call"), def);
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": "-32601", "message": "x"}});
+        assert_invalid_at(s, S2C, msg, None, def, "/error/code");
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601}});
+        assert_invalid_at(s, S2C, msg, None, def, "/error");
+    }
+}
+
+#[test]
+fn results_without_a_request_and_batches_are_unmatched() {
+    for s in legacy() {
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert!(matches!(
+            s.validate(S2C, &msg, None),
+            Validation::Unmatched { .. }
+        ));
+        let batch = json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]);
+        assert_eq!(
+            s.validate(C2S, &batch, None),
+            Validation::Unmatched {
+                reason: "batch: validate each element".into()
+            }
+        );
+    }
+}
+
+#[test]
+fn non_messages_are_invalid_json_rpc_messages() {
+    for s in legacy() {
+        assert_invalid_at(s, C2S, json!("hello"), None, "JSONRPCMessage", "");
+        assert_invalid_at(
+            s,
+            C2S,
+            json!({"jsonrpc": "2.0", "id": 1}),
+            None,
+            "JSONRPCMessage",
+            "",
+        );
+        assert_invalid_at(
+            s,
+            C2S,
+            json!({"jsonrpc": "2.0", "id": 1, "method": 5}),
+            None,
+            "JSONRPCRequest",
+            "/method",
+        );
+    }
+}
+
+#[test]
+fn task_augmented_results_use_create_task_result_in_2025_11_25() {
+    let Some(s) = official().and_then(|set| set.get(Revision::V2025_11_25)) else {
+        return;
+    };
+    let msg = json!({"jsonrpc": "2.0", "id": 5, "result": {"task": {
+        "taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:00:00Z",
+        "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 60000}}});
+    assert_valid(s, S2C, msg, Some("tools/call"), "CreateTaskResult");
+    let msg = json!({"jsonrpc": "2.0", "id": 5, "result": {"task": {"taskId": 1}}});
+    assert_invalid_at(
+        s,
+        S2C,
+        msg,
+        Some("tools/call"),
+        "CreateTaskResult",
+        "/result/task/taskId",
+    );
+}
+
+#[test]
+fn modern_results_are_picked_by_result_type() {
+    for rev in [Revision::V2026_07_28, Revision::Draft] {
+        let Some(s) = official().and_then(|set| set.get(rev)) else {
+            return;
+        };
+        let ok = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete",
+            "content": [{"type": "text", "text": "hi"}]}});
+        assert_valid(s, S2C, ok, Some("tools/call"), "CallToolResult");
+        // Valid under the file's `CallToolResultResponse` union (as an `InputRequiredResult`),
+        // but `resultType` says which branch it claims to be.
+        let bad =
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete", "content": 5}});
+        assert_invalid_at(
+            s,
+            S2C,
+            bad,
+            Some("tools/call"),
+            "CallToolResult",
+            "/result/content",
+        );
+        let input = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "input_required",
+            "requestState": "s1"}});
+        assert_valid(s, S2C, input, Some("tools/call"), "InputRequiredResult");
+        let missing = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}});
+        assert_invalid_at(
+            s,
+            S2C,
+            missing,
+            Some("tools/call"),
+            "CallToolResult",
+            "/result",
+        );
+        // No `initialize`, and no server-to-client requests at all.
+        assert!(matches!(
+            s.validate(C2S, &initialize(rev), None),
+            Validation::UnknownMethod { .. }
+        ));
+        let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"});
+        assert!(matches!(
+            s.validate(S2C, &msg, None),
+            Validation::UnknownMethod { .. }
+        ));
+        let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": rev.as_str(),
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+        assert!(
+            matches!(s.validate(C2S, &discover, None), Validation::Valid { .. }),
+            "{:?}",
+            s.validate(C2S, &discover, None)
+        );
+    }
+}
+
+#[test]
+fn validate_as_checks_one_named_definition() {
+    let Some(s) = legacy().first().copied() else {
+        return;
+    };
+    assert_eq!(s.is_valid_as("RequestId", &json!(1)), Some(true));
+    assert_eq!(s.is_valid_as("RequestId", &json!(null)), Some(false));
+    assert_eq!(s.is_valid_as("NoSuchThing", &json!(1)), None);
+    let got = s
+        .validate_as("Implementation", &json!({"name": "x"}))
+        .unwrap();
+    assert!(
+        matches!(got, Validation::Invalid { ref violations, .. } if violations[0].instance_path.is_empty())
+    );
+}
+
+mod bad_dirs {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("mcpspec-schema-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(dir: &Path, rev: &str, text: &str) {
+        std::fs::create_dir_all(dir.join(rev)).unwrap();
+        std::fs::write(dir.join(rev).join("schema.json"), text).unwrap();
+    }
+
+    fn err(dir: &Path) -> String {
+        match SchemaSet::from_dir(dir) {
+            Ok(_) => panic!("{} loaded", dir.display()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_missing_dir_says_so() {
+        let e = err(Path::new("/nonexistent/mcpspec-schemas"));
+        assert!(
+            e.contains("does not exist") && e.contains("/nonexistent/mcpspec-schemas"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_dir_without_revision_folders_says_what_it_expected() {
+        let dir = temp_dir("empty");
+        std::fs::create_dir_all(dir.join("not-a-revision")).unwrap();
+        let e = err(&dir);
+        assert!(
+            e.contains("no revision folder") && e.contains("2025-06-18"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_revision_folder_without_schema_json_names_the_file() {
+        let dir = temp_dir("nofile");
+        std::fs::create_dir_all(dir.join("2025-06-18")).unwrap();
+        let e = err(&dir);
+        assert!(
+            e.contains("2025-06-18/schema.json") && e.contains("cannot read"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn invalid_json_names_the_file() {
+        let dir = temp_dir("badjson");
+        write(&dir, "2024-11-05", "{\"definitions\": ");
+        let e = err(&dir);
+        assert!(
+            e.contains("2024-11-05/schema.json") && e.contains("not valid JSON"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_without_definitions_says_so() {
+        let dir = temp_dir("nodefs");
+        write(&dir, "2024-11-05", "{\"type\": \"object\"}");
+        assert!(err(&dir).contains("no top-level `definitions` or `$defs`"));
+    }
+
+    #[test]
+    fn a_definition_that_does_not_compile_is_an_error() {
+        let dir = temp_dir("nocompile");
+        let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"JSONRPCMessage": {"type": 5}}});
+        write(&dir, "2024-11-05", &doc.to_string());
+        let e = err(&dir);
+        assert!(e.contains("does not compile"), "{e}");
+        let doc = json!({"definitions": {"JSONRPCMessage": {"$ref": "#/definitions/Nowhere"}}});
+        write(&dir, "2024-11-05", &doc.to_string());
+        let e = err(&dir);
+        assert!(e.contains("does not compile"), "{e}");
+    }
+
+    #[test]
+    fn a_file_missing_a_needed_definition_names_it() {
+        let dir = temp_dir("missing");
+        let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"JSONRPCMessage": {"type": "object"}}});
+        write(&dir, "2024-11-05", &doc.to_string());
+        let e = err(&dir);
+        assert!(e.contains("`JSONRPCRequest`"), "{e}");
+    }
+
+    #[test]
+    fn unknown_folders_are_ignored_next_to_a_good_one() {
+        let Some(_) = official() else { return };
+        let dir = temp_dir("mixed");
+        std::fs::create_dir_all(dir.join("notes")).unwrap();
+        let text =
+            std::fs::read_to_string(Path::new(OFFICIAL).join("2024-11-05/schema.json")).unwrap();
+        write(&dir, "2024-11-05", &text);
+        let set = SchemaSet::from_dir(&dir).unwrap();
+        assert_eq!(set.revisions(), vec![Revision::V2024_11_05]);
+        assert!(set.get(Revision::V2025_06_18).is_none());
+    }
+}
