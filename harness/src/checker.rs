@@ -1,0 +1,436 @@
+//! The session checker: the envelope and session rules no JSON Schema can express (no null ids,
+//! no id on notifications, never both result and error, integer error codes, responses that
+//! answer an outstanding request with the very same id), judged on every message of a session.
+//!
+//! It is a plain state machine — `on_frame(direction, frame) -> Vec<Inspection>` — so the same
+//! code runs behind stdio, HTTP, a recorded transcript and a fuzz target. It is symmetric:
+//! it judges both directions; the caller decides whose messages count.
+
+use crate::rules::{self, Rule};
+use mcpspec_reference::framing::{FrameContent, FrameError};
+use mcpspec_reference::wire::{EnvelopeError, Message, RequestId};
+use mcpspec_reference::{Direction, Revision};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// How many distinct request ids per direction the checker remembers for the uniqueness rule;
+/// past that (a flood), it stops remembering instead of growing without bound.
+const MAX_REMEMBERED_IDS: usize = 100_000;
+
+/// One broken rule, on one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: &'static Rule,
+    pub expected: String,
+    pub actual: String,
+}
+
+impl Violation {
+    fn new(rule: &'static Rule, expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        Violation {
+            rule,
+            expected: expected.into(),
+            actual: actual.into(),
+        }
+    }
+}
+
+/// What the checker made of one message (one element, for a batch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inspection {
+    pub direction: Direction,
+    /// The JSON value, when the frame held one.
+    pub value: Option<Value>,
+    /// The typed message, when the value is a well-formed one.
+    pub message: Option<Message>,
+    /// For a response: the method of the request it answers.
+    pub answered_method: Option<String>,
+    pub violations: Vec<Violation>,
+}
+
+#[derive(Debug, Default)]
+struct Side {
+    /// Requests this side sent that await an answer: id → method.
+    outstanding: HashMap<RequestId, String>,
+    /// Every id this side has used in the session (bounded).
+    used: HashSet<RequestId>,
+}
+
+/// Tracks one session and judges each message.
+#[derive(Debug)]
+pub struct SessionChecker {
+    revision: Revision,
+    client: Side,
+    server: Side,
+}
+
+impl SessionChecker {
+    /// A checker for a session expected to run at `revision`; `initialize` may move it.
+    pub fn new(revision: Revision) -> Self {
+        SessionChecker {
+            revision,
+            client: Side::default(),
+            server: Side::default(),
+        }
+    }
+
+    /// The revision in force: the one negotiated, once `initialize` has been answered with a
+    /// revision mcpspec knows.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    /// Judges one decoded line.
+    pub fn on_frame(&mut self, direction: Direction, frame: &FrameContent) -> Vec<Inspection> {
+        match frame {
+            FrameContent::Json { value, .. } => self.on_value(direction, value),
+            FrameContent::Blank => vec![bare(
+                direction,
+                Violation::new(
+                    &rules::BLANK_LINE,
+                    "one JSON-RPC message per line",
+                    "an empty line",
+                ),
+            )],
+            FrameContent::Invalid(e) => {
+                let rule = match e {
+                    FrameError::TooLong { .. } => &rules::MESSAGE_SIZE,
+                    FrameError::InvalidUtf8 { .. } => &rules::STDOUT_UTF8,
+                    FrameError::Unterminated { .. } => &rules::NEWLINE_DELIMITED,
+                    _ => &rules::STDOUT_ONLY_MCP,
+                };
+                vec![bare(
+                    direction,
+                    Violation::new(rule, "a JSON-RPC message on its own line", e.to_string()),
+                )]
+            }
+        }
+    }
+
+    /// Judges one JSON value: a message or a batch.
+    pub fn on_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
+        if let Value::Array(items) = value {
+            let mut out = Vec::with_capacity(items.len().max(1));
+            if !self.revision.allows_batches() {
+                out.push(bare(
+                    direction,
+                    Violation::new(
+                        &rules::BATCH_REVISION,
+                        format!("a single message (no batches in {})", self.revision),
+                        format!("a batch of {} messages", items.len()),
+                    ),
+                ));
+            } else if items.is_empty() {
+                out.push(bare(
+                    direction,
+                    Violation::new(
+                        &rules::BATCH_REVISION,
+                        "a batch of at least one message",
+                        "an empty batch",
+                    ),
+                ));
+            }
+            for item in items {
+                let mut i = self.on_single(direction, item);
+                if matches!(item, Value::Array(_)) {
+                    i.violations.push(Violation::new(
+                        &rules::JSONRPC_OBJECT,
+                        "a message",
+                        "a batch inside a batch",
+                    ));
+                }
+                out.push(i);
+            }
+            return out;
+        }
+        vec![self.on_single(direction, value)]
+    }
+
+    fn on_single(&mut self, direction: Direction, value: &Value) -> Inspection {
+        let mut inspection = Inspection {
+            direction,
+            value: Some(value.clone()),
+            message: None,
+            answered_method: None,
+            violations: Vec::new(),
+        };
+        match Message::from_value(value) {
+            Ok(message) => {
+                self.on_message(direction, &message, &mut inspection);
+                inspection.message = Some(message);
+            }
+            Err(EnvelopeError::Batch) => {}
+            Err(e) => inspection.violations.push(envelope_violation(&e)),
+        }
+        inspection
+    }
+
+    fn on_message(&mut self, direction: Direction, message: &Message, inspection: &mut Inspection) {
+        match message {
+            Message::Request(r) => {
+                if r.method.starts_with("notifications/") {
+                    inspection.violations.push(Violation::new(
+                        &rules::NOTIFICATION_NO_ID,
+                        format!("{} without an id", r.method),
+                        format!("{} with id {}", r.method, r.id),
+                    ));
+                }
+                let side = self.side_mut(direction);
+                let fresh = if side.used.len() < MAX_REMEMBERED_IDS {
+                    side.used.insert(r.id.clone())
+                } else {
+                    !side.used.contains(&r.id)
+                };
+                if !fresh {
+                    inspection.violations.push(Violation::new(
+                        &rules::REQUEST_ID_UNIQUE,
+                        "an id not used before in this session",
+                        format!("id {} again, for {}", r.id, r.method),
+                    ));
+                }
+                side.outstanding.insert(r.id.clone(), r.method.clone());
+            }
+            Message::Notification(_) => {}
+            Message::Response(resp) => {
+                let requester = self.side_mut(direction.reverse());
+                let Some(id) = &resp.id else {
+                    // An error without an id answers a request whose id could not be read;
+                    // nothing to match.
+                    return;
+                };
+                match requester.outstanding.remove(id) {
+                    Some(method) => {
+                        if method == "initialize" {
+                            self.on_initialize_answered(resp);
+                        }
+                        inspection.answered_method = Some(method);
+                    }
+                    None => {
+                        let actual = match twin_of(id)
+                            .and_then(|t| requester.outstanding.get(&t).map(|m| (t, m)))
+                        {
+                            Some((twin, method)) => format!(
+                                "id {id} ({}) answering the {method} request with id {twin} ({})",
+                                id.type_name(),
+                                twin.type_name()
+                            ),
+                            None if requester.used.contains(id) => {
+                                format!("a second response to the request with id {id}")
+                            }
+                            None => format!("id {id}, which no outstanding request has"),
+                        };
+                        inspection.violations.push(Violation::new(
+                            &rules::RESPONSE_ID_MATCHES,
+                            "the id of an outstanding request, with the same JSON type",
+                            actual,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_initialize_answered(&mut self, resp: &mcpspec_reference::wire::Response) {
+        if let mcpspec_reference::wire::Outcome::Result(result) = &resp.outcome {
+            if let Some(r) = result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .and_then(|v| v.parse().ok())
+            {
+                self.revision = r;
+            }
+        }
+    }
+
+    /// The request a response with this id would answer, if any — also when the id's type was
+    /// changed — so a waiting client can stop waiting. Returns the id as the requester sent it.
+    pub fn outstanding_match(&self, requester: Direction, id: &RequestId) -> Option<RequestId> {
+        let side = self.side(requester);
+        if side.outstanding.contains_key(id) {
+            return Some(id.clone());
+        }
+        twin_of(id).filter(|t| side.outstanding.contains_key(t))
+    }
+
+    fn side(&self, direction: Direction) -> &Side {
+        match direction {
+            Direction::ClientToServer => &self.client,
+            Direction::ServerToClient => &self.server,
+        }
+    }
+
+    fn side_mut(&mut self, direction: Direction) -> &mut Side {
+        match direction {
+            Direction::ClientToServer => &mut self.client,
+            Direction::ServerToClient => &mut self.server,
+        }
+    }
+}
+
+/// The same id with the other JSON type: `1` ↔ `"1"`.
+fn twin_of(id: &RequestId) -> Option<RequestId> {
+    match id {
+        RequestId::Integer(i) => Some(RequestId::String(i.to_string())),
+        RequestId::String(s) => s.parse::<i128>().ok().map(RequestId::Integer),
+    }
+}
+
+fn bare(direction: Direction, violation: Violation) -> Inspection {
+    Inspection {
+        direction,
+        value: None,
+        message: None,
+        answered_method: None,
+        violations: vec![violation],
+    }
+}
+
+fn envelope_violation(e: &EnvelopeError) -> Violation {
+    let rule = match e {
+        EnvelopeError::NotAnObject(_) | EnvelopeError::Batch | EnvelopeError::Unclassifiable => {
+            &rules::JSONRPC_OBJECT
+        }
+        EnvelopeError::BadVersion(_) => &rules::JSONRPC_VERSION,
+        EnvelopeError::MethodNotString(_) => &rules::METHOD_STRING,
+        EnvelopeError::MethodWithOutcome | EnvelopeError::BothResultAndError => {
+            &rules::RESULT_XOR_ERROR
+        }
+        EnvelopeError::NullRequestId => &rules::REQUEST_ID_NOT_NULL,
+        EnvelopeError::BadIdType(_) => &rules::REQUEST_ID_TYPE,
+        EnvelopeError::ResultWithoutId(_) => &rules::RESPONSE_HAS_ID,
+        EnvelopeError::ErrorCodeNotInteger(_) => &rules::ERROR_CODE_INTEGER,
+        EnvelopeError::ErrorNotObject(_) | EnvelopeError::ErrorMessageNotString(_) => {
+            &rules::ERROR_SHAPE
+        }
+        _ => &rules::JSONRPC_OBJECT,
+    };
+    let expected = match rule.id {
+        "jsonrpc/response-result-xor-error" => "exactly one of \"result\" and \"error\"".to_owned(),
+        _ => rule.requirement.to_owned(),
+    };
+    Violation::new(rule, expected, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const C2S: Direction = Direction::ClientToServer;
+    const S2C: Direction = Direction::ServerToClient;
+
+    fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
+        inspections
+            .iter()
+            .flat_map(|i| i.violations.iter().map(|v| v.rule.id))
+            .collect()
+    }
+
+    fn session() -> SessionChecker {
+        let mut c = SessionChecker::new(Revision::V2025_06_18);
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+        c
+    }
+
+    #[test]
+    fn a_matching_response_names_its_method() {
+        let mut c = session();
+        let out = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
+        assert_eq!(ids(&out), Vec::<&str>::new());
+        assert_eq!(out[0].answered_method.as_deref(), Some("ping"));
+    }
+
+    #[test]
+    fn a_changed_id_type_is_named() {
+        let mut c = session();
+        assert_eq!(
+            c.outstanding_match(C2S, &RequestId::from("1")),
+            Some(RequestId::from(1))
+        );
+        let out = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"1","result":{}}));
+        assert_eq!(ids(&out), ["jsonrpc/response-id-matches-request"]);
+        assert!(out[0].violations[0]
+            .actual
+            .contains("(string) answering the ping request with id 1 (integer)"));
+    }
+
+    #[test]
+    fn duplicate_and_unknown_responses_fail() {
+        let mut c = session();
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
+        let again = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
+        assert!(again[0].violations[0]
+            .actual
+            .starts_with("a second response"));
+        let unknown = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":7,"result":{}}));
+        assert_eq!(ids(&unknown), ["jsonrpc/response-id-matches-request"]);
+    }
+
+    #[test]
+    fn envelope_faults_map_to_their_rules() {
+        let mut c = session();
+        let cases = [
+            (
+                json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}),
+                "jsonrpc/response-result-xor-error",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":null,"method":"roots/list"}),
+                "jsonrpc/request-id-not-null",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"x"}}),
+                "jsonrpc/error-code-integer",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":5,"method":"notifications/progress"}),
+                "jsonrpc/notification-no-id",
+            ),
+            (json!("hello"), "jsonrpc/message-object"),
+            (json!([]), "jsonrpc/batch-revision"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(ids(&c.on_value(S2C, &v)), [want], "{v}");
+        }
+    }
+
+    #[test]
+    fn reused_request_ids_fail() {
+        let mut c = session();
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"a","method":"ping"}));
+        let out = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"a","method":"ping"}));
+        assert_eq!(ids(&out), ["jsonrpc/request-id-unique"]);
+    }
+
+    #[test]
+    fn initialize_moves_the_revision() {
+        let mut c = SessionChecker::new(Revision::V2025_11_25);
+        c.on_value(
+            C2S,
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}),
+        );
+        c.on_value(
+            S2C,
+            &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26"}}),
+        );
+        assert_eq!(c.revision(), Revision::V2025_03_26);
+        assert!(
+            ids(&c.on_value(S2C, &json!([{"jsonrpc":"2.0","method":"notifications/x"}])))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn framing_faults_map_to_stdio_rules() {
+        let mut c = session();
+        let bad = FrameContent::Invalid(FrameError::NotJson {
+            reason: "x".into(),
+            excerpt: "y".into(),
+        });
+        assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
+        assert_eq!(
+            ids(&c.on_frame(S2C, &FrameContent::Blank)),
+            ["stdio/blank-line"]
+        );
+    }
+}

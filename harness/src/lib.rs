@@ -1,0 +1,15 @@
+//! mcpspec: conformance test suite and protocol fuzzer for the Model Context Protocol.
+//!
+//! The path of a message: [`session`] starts the implementation under test and sends and
+//! receives through the reference transport (`mcpspec_reference::transport`), which frames
+//! and decodes; the [`recorder`] runs every message through the sans-IO [`checker`] and the
+//! JSON Schema validator (`mcpspec_schema`); scenario steps (in the binary) add their own
+//! checks; [`report`] turns them into verdicts. Rules and levels live in [`rules`] and
+//! [`verdict`].
+
+pub mod checker;
+pub mod recorder;
+pub mod report;
+pub mod rules;
+pub mod session;
+pub mod verdict;

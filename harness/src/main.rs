@@ -1,0 +1,223 @@
+//! The `mcpspec` command line.
+
+mod runner;
+mod steps;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use mcpspec::report::{exit, Report};
+use mcpspec_reference::faults::Fault;
+use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use mcpspec_reference::server::{serve_stdio, ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::{ChildOptions, CommandSpec};
+use mcpspec_reference::Revision;
+use mcpspec_schema::SchemaSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Conformance test suite and protocol fuzzer for the Model Context Protocol.
+#[derive(Parser)]
+#[command(name = "mcpspec", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Certify an MCP server that speaks stdio: `mcpspec server -- CMD [ARGS...]`.
+    ///
+    /// Without a command, certifies mcpspec's own reference server.
+    Server(ServerArgs),
+    /// Run mcpspec's reference implementation.
+    Reference {
+        #[command(subcommand)]
+        role: ReferenceRole,
+    },
+}
+
+#[derive(Args)]
+struct ServerArgs {
+    /// A revision to certify (repeatable). Default: every legacy revision the server accepts;
+    /// revisions it counter-offers are then reported as skipped.
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    revisions: Vec<Revision>,
+    /// Write DIR/report.json.
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+    /// Seconds to wait for each expected answer or exit.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    timeout: f64,
+    /// Validate messages with the schemas in DIR/<revision>/schema.json (e.g. the official ones).
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    schema_dir: Option<PathBuf>,
+    /// Scenarios run at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+    /// The longest line (one message) read from the implementation, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// Read the .feature files from DIR (or DIR/server) instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
+    /// The server's command line.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Subcommand)]
+enum ReferenceRole {
+    /// The reference MCP server, on stdin/stdout.
+    Server {
+        /// A revision to offer (repeatable). Default: every legacy revision.
+        #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+        revisions: Vec<Revision>,
+        /// Inject a deliberate defect (for mcpspec's own tests).
+        #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
+        fault: Option<Fault>,
+    },
+}
+
+fn parse_revision(s: &str) -> Result<Revision, String> {
+    s.parse()
+        .map_err(|e: mcpspec_reference::UnknownRevision| e.to_string())
+}
+
+fn parse_fault(s: &str) -> Result<Fault, String> {
+    s.parse()
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpspec: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = run(cli) => code,
+            _ = tokio::signal::ctrl_c() => {
+                // Dropping the run ends every session; each kills its process group.
+                eprintln!("mcpspec: interrupted");
+                130
+            }
+        }
+    });
+    // Don't wait for stray blocking tasks (a stdin read, a hung pipe) on the way out.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    ExitCode::from(code)
+}
+
+async fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Server(args) => match certify_server(args).await {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("mcpspec: {e:#}");
+                e.downcast_ref::<UsageError>()
+                    .map_or(exit::ERROR, |_| exit::USAGE)
+            }
+        },
+        Command::Reference {
+            role: ReferenceRole::Server { revisions, fault },
+        } => {
+            let mut config = ServerConfig::default();
+            if !revisions.is_empty() {
+                config.supported = revisions;
+            }
+            let server = ReferenceServer::new(config);
+            match serve_stdio(server, fault, tokio::io::stdin(), tokio::io::stdout()).await {
+                Ok(()) => exit::OK,
+                // The client went away mid-write: nothing left to serve.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+                Err(e) => {
+                    eprintln!("mcpspec reference server: {e}");
+                    exit::ERROR
+                }
+            }
+        }
+    }
+}
+
+/// A wrong command line: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct UsageError(String);
+
+async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
+    let started = Instant::now();
+    let command = match CommandSpec::from_argv(args.command.clone()) {
+        Some(c) => c,
+        None => {
+            let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
+            eprintln!("mcpspec: no server command given; certifying the built-in reference server");
+            CommandSpec::from_argv([me.into_os_string(), "reference".into(), "server".into()])
+                .expect("non-empty argv")
+        }
+    };
+    let schemas = match &args.schema_dir {
+        Some(dir) => Some(Arc::new(
+            SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?,
+        )),
+        None => None,
+    };
+    if schemas.is_none() {
+        eprintln!("mcpspec: no JSON Schemas loaded: schema checks are reported as skipped (pass --schema-dir DIR)");
+    }
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let child = ChildOptions {
+        max_message_bytes: args.max_message_bytes,
+        write_timeout: timeout,
+        shutdown_grace: timeout.min(Duration::from_secs(2)),
+        ..ChildOptions::default()
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let config = runner::SuiteConfig {
+        command: command.clone(),
+        revisions: args.revisions.clone(),
+        timeout,
+        child,
+        schemas,
+        jobs,
+        scenarios: args.scenarios.clone(),
+    };
+    let (scenarios, revisions) = runner::run_server_suite(config)
+        .await
+        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let report = Report::new(
+        "server",
+        command.display(),
+        revisions.iter().map(|r| r.to_string()).collect(),
+        scenarios,
+        started.elapsed().as_millis() as u64,
+    );
+    if let Some(dir) = &args.report_dir {
+        let path = report
+            .write_json(dir)
+            .with_context(|| format!("cannot write the report to {}", dir.display()))?;
+        eprintln!("mcpspec: report written to {}", path.display());
+    }
+    println!(
+        "summary: {} ({:.1} s)",
+        report.summary.line(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(report.exit_code())
+}

@@ -1,0 +1,289 @@
+//! The wire recorder: every message that crosses the wire, in both directions, goes through the
+//! session checker and — for the implementation under test — the JSON Schema of the revision
+//! in force. What it finds becomes checks of the scenario in which it happened.
+
+use crate::checker::{Inspection, SessionChecker};
+use crate::rules::{self, Rule};
+use crate::verdict::{Check, Verdict};
+use mcpspec_reference::framing::{Frame, FrameContent};
+use mcpspec_reference::{Direction, Revision};
+use mcpspec_schema::{SchemaSet, Validation};
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// How many findings of one rule are reported one by one; the rest are counted.
+const FINDINGS_PER_RULE: usize = 10;
+/// How many transcript entries a session keeps, and how much of each.
+const TRANSCRIPT_ENTRIES: usize = 200;
+const TRANSCRIPT_TEXT: usize = 2_000;
+
+/// One line of the wire log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TranscriptEntry {
+    /// `→` client to server, `←` server to client.
+    pub dir: &'static str,
+    /// The line number on the receiving side's stream, when it came from a byte stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    pub text: String,
+}
+
+#[derive(Debug)]
+struct Finding {
+    rule: &'static Rule,
+    revision: Revision,
+    expected: String,
+    actual: String,
+}
+
+/// Records one session.
+pub struct WireRecorder {
+    checker: SessionChecker,
+    schemas: Option<Arc<SchemaSet>>,
+    iut: Direction,
+    findings: Vec<Finding>,
+    /// Messages from the implementation under test judged by the envelope rules.
+    judged: usize,
+    /// … of which valid against the schema, per revision seen.
+    schema_valid: usize,
+    schema_missing: Option<Revision>,
+    transcript: Vec<TranscriptEntry>,
+    transcript_dropped: usize,
+}
+
+impl WireRecorder {
+    /// A recorder for a session at `revision` whose implementation under test sends in
+    /// direction `iut`.
+    pub fn new(revision: Revision, iut: Direction, schemas: Option<Arc<SchemaSet>>) -> Self {
+        WireRecorder {
+            checker: SessionChecker::new(revision),
+            schemas,
+            iut,
+            findings: Vec::new(),
+            judged: 0,
+            schema_valid: 0,
+            schema_missing: None,
+            transcript: Vec::new(),
+            transcript_dropped: 0,
+        }
+    }
+
+    pub fn checker(&self) -> &SessionChecker {
+        &self.checker
+    }
+
+    /// The revision in force (negotiated, once `initialize` has been answered).
+    pub fn revision(&self) -> Revision {
+        self.checker.revision()
+    }
+
+    /// Records a frame read from the wire.
+    pub fn record_frame(&mut self, direction: Direction, frame: &Frame) -> Vec<Inspection> {
+        let text = match &frame.content {
+            FrameContent::Json { value, .. } => value.to_string(),
+            FrameContent::Blank => String::new(),
+            FrameContent::Invalid(e) => format!("[not a message: {e}]"),
+        };
+        self.log(direction, Some(frame.line), text);
+        let inspections = self.checker.on_frame(direction, &frame.content);
+        self.judge(direction, &inspections);
+        inspections
+    }
+
+    /// Records a message written to the wire.
+    pub fn record_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
+        self.log(direction, None, value.to_string());
+        let inspections = self.checker.on_value(direction, value);
+        self.judge(direction, &inspections);
+        inspections
+    }
+
+    /// Records raw bytes written on purpose (malformed input), for the log only.
+    pub fn record_raw(&mut self, direction: Direction, bytes: &[u8]) {
+        self.log(
+            direction,
+            None,
+            format!("[raw] {}", String::from_utf8_lossy(bytes).trim_end()),
+        );
+    }
+
+    fn judge(&mut self, direction: Direction, inspections: &[Inspection]) {
+        if direction != self.iut {
+            return;
+        }
+        let revision = self.checker.revision();
+        for i in inspections {
+            self.judged += 1;
+            for v in &i.violations {
+                self.findings.push(Finding {
+                    rule: v.rule,
+                    revision,
+                    expected: v.expected.clone(),
+                    actual: v.actual.clone(),
+                });
+            }
+            if let (Some(value), Some(_)) = (&i.value, &i.message) {
+                self.validate(direction, value, i.answered_method.as_deref(), revision);
+            }
+        }
+    }
+
+    fn validate(
+        &mut self,
+        direction: Direction,
+        value: &Value,
+        answered: Option<&str>,
+        revision: Revision,
+    ) {
+        let Some(schema) = self.schemas.as_ref().and_then(|s| s.get(revision)) else {
+            self.schema_missing = Some(revision);
+            return;
+        };
+        match schema.validate(direction, value, answered) {
+            Validation::Valid { .. } => self.schema_valid += 1,
+            Validation::Invalid {
+                definition,
+                violations,
+            } => {
+                let actual = violations
+                    .iter()
+                    .map(|v| {
+                        format!(
+                            "{}: {}",
+                            if v.instance_path.is_empty() {
+                                "/"
+                            } else {
+                                &v.instance_path
+                            },
+                            v.message
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                self.findings.push(Finding {
+                    rule: &rules::SCHEMA_VALID,
+                    revision,
+                    expected: format!("valid against {definition} of the {revision} schema"),
+                    actual,
+                });
+            }
+            Validation::UnknownMethod { method } => self.findings.push(Finding {
+                rule: &rules::SCHEMA_KNOWN_METHOD,
+                revision,
+                expected: format!("a method {revision} defines for {direction}"),
+                actual: format!("{method}"),
+            }),
+            // Nothing to match it to (a response to no known request): the checker has said so.
+            Validation::Unmatched { .. } => {}
+        }
+    }
+
+    fn log(&mut self, direction: Direction, line: Option<u64>, mut text: String) {
+        if self.transcript.len() >= TRANSCRIPT_ENTRIES {
+            self.transcript_dropped += 1;
+            return;
+        }
+        if text.len() > TRANSCRIPT_TEXT {
+            let mut cut = TRANSCRIPT_TEXT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text = format!("{}… [{} bytes]", &text[..cut], text.len());
+        }
+        self.transcript.push(TranscriptEntry {
+            dir: direction.arrow(),
+            line,
+            text,
+        });
+    }
+
+    /// The wire log, and how many entries did not fit.
+    pub fn transcript(&self) -> (&[TranscriptEntry], usize) {
+        (&self.transcript, self.transcript_dropped)
+    }
+
+    /// Whether a finding has been recorded against the implementation under test.
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty()
+    }
+
+    /// The wire checks of the session so far: each finding (the first few of each rule, then a
+    /// count), and a passed check per rule family that was exercised and held.
+    pub fn checks(&self) -> Vec<Check> {
+        let mut out = Vec::new();
+        let who = match self.iut {
+            Direction::ServerToClient => "server",
+            Direction::ClientToServer => "client",
+        };
+        let mut seen: Vec<(&'static str, usize)> = Vec::new();
+        for f in &self.findings {
+            let n = match seen.iter_mut().find(|(id, _)| *id == f.rule.id) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
+                }
+                None => {
+                    seen.push((f.rule.id, 1));
+                    1
+                }
+            };
+            if n <= FINDINGS_PER_RULE {
+                out.push(Check {
+                    id: f.rule.id.to_owned(),
+                    level: f.rule.level,
+                    spec: f.rule.spec(f.revision),
+                    verdict: f.rule.level.broken(),
+                    expected: f.expected.clone(),
+                    actual: f.actual.clone(),
+                });
+            }
+        }
+        for (id, n) in seen.iter().filter(|(_, n)| *n > FINDINGS_PER_RULE) {
+            if let Some(c) = out.iter().rev().find(|c| c.id == *id).cloned() {
+                out.push(Check {
+                    actual: format!("… and {} more like it", n - FINDINGS_PER_RULE),
+                    ..c
+                });
+            }
+        }
+        let revision = self.checker.revision();
+        let envelope_broken = self
+            .findings
+            .iter()
+            .any(|f| f.rule != &rules::SCHEMA_VALID && f.rule != &rules::SCHEMA_KNOWN_METHOD);
+        if self.judged > 0 && !envelope_broken {
+            out.push(Check {
+                id: rules::JSONRPC_ENVELOPE.id.to_owned(),
+                level: rules::JSONRPC_ENVELOPE.level,
+                spec: rules::JSONRPC_ENVELOPE.spec(revision),
+                verdict: Verdict::Passed,
+                expected: format!("every line from the {who} is one well-formed JSON-RPC message"),
+                actual: format!("{} message(s) from the {who}, all well-formed", self.judged),
+            });
+        }
+        let schema_broken = self.findings.iter().any(|f| f.rule == &rules::SCHEMA_VALID);
+        if let Some(missing) = self.schema_missing {
+            out.push(Check {
+                id: rules::SCHEMA_VALID.id.to_owned(),
+                level: rules::SCHEMA_VALID.level,
+                spec: rules::SCHEMA_VALID.spec(missing),
+                verdict: Verdict::Skipped,
+                expected: format!("messages from the {who} valid against the {missing} schema"),
+                actual: format!(
+                    "not checked: no schema for {missing} is loaded (see --schema-dir)"
+                ),
+            });
+        } else if self.schema_valid > 0 && !schema_broken {
+            out.push(Check {
+                id: rules::SCHEMA_VALID.id.to_owned(),
+                level: rules::SCHEMA_VALID.level,
+                spec: rules::SCHEMA_VALID.spec(revision),
+                verdict: Verdict::Passed,
+                expected: format!("messages from the {who} valid against the {revision} schema"),
+                actual: format!("{} message(s) validated, all valid", self.schema_valid),
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,210 @@
+//! The run report: one entry per scenario and revision, its checks, and a summary; rendered to
+//! the console line by line and written as `report.json`.
+
+use crate::recorder::TranscriptEntry;
+use crate::verdict::{Check, Level, Verdict};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Exit codes of `mcpspec server` (and every certifying command).
+pub mod exit {
+    /// No MUST was broken.
+    pub const OK: u8 = 0;
+    /// At least one MUST was broken.
+    pub const MUST_FAILED: u8 = 1;
+    /// The command line was wrong.
+    pub const USAGE: u8 = 2;
+    /// The implementation could not be started, or mcpspec itself failed: no verdict.
+    pub const ERROR: u8 = 3;
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+    pub warnings: usize,
+    pub skipped: usize,
+    pub errors: usize,
+}
+
+impl Summary {
+    fn count(&mut self, v: Verdict) {
+        match v {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed => self.failed += 1,
+            Verdict::Warning => self.warnings += 1,
+            Verdict::Skipped => self.skipped += 1,
+            Verdict::Error => self.errors += 1,
+        }
+    }
+
+    /// `12 passed, 1 failed, 0 warnings, 0 skipped, 0 errors`
+    pub fn line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} warnings, {} skipped, {} errors",
+            self.passed, self.failed, self.warnings, self.skipped, self.errors
+        )
+    }
+}
+
+/// One scenario run at one revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScenarioReport {
+    /// Stable id from the scenario's `@id:` tag; outline examples append `[values]`.
+    pub id: String,
+    pub name: String,
+    /// The feature file, relative to `scenarios/`.
+    pub feature: String,
+    pub revision: String,
+    pub level: Level,
+    pub spec: String,
+    pub verdict: Verdict,
+    /// Why the scenario was skipped or could not be judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub checks: Vec<Check>,
+    pub duration_ms: u64,
+    /// How the implementation's process ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shutdown: Option<String>,
+    /// The end of the implementation's stderr, kept when the scenario did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The wire log, kept when the scenario did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Vec<TranscriptEntry>>,
+    /// Position in the suite, for a stable order; not part of the report.
+    #[serde(skip)]
+    pub order: (usize, usize, usize),
+}
+
+impl ScenarioReport {
+    /// The verdict of a scenario from its checks: an error reason wins, a scenario that
+    /// exercised no check is an error (never a pass), otherwise the worst check decides.
+    pub fn verdict_of(checks: &[Check], error: Option<&str>) -> Verdict {
+        if error.is_some() || checks.is_empty() {
+            return Verdict::Error;
+        }
+        checks
+            .iter()
+            .map(|c| c.verdict)
+            .max()
+            .unwrap_or(Verdict::Error)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub mcpspec: ToolInfo,
+    /// `server` or `client`: the role of the implementation under test.
+    pub role: &'static str,
+    pub command: String,
+    pub revisions: Vec<String>,
+    pub summary: Summary,
+    pub scenarios: Vec<ScenarioReport>,
+    pub duration_ms: u64,
+}
+
+impl Report {
+    pub fn new(
+        role: &'static str,
+        command: String,
+        revisions: Vec<String>,
+        mut scenarios: Vec<ScenarioReport>,
+        duration_ms: u64,
+    ) -> Report {
+        scenarios.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+        let mut summary = Summary::default();
+        for s in &scenarios {
+            summary.count(s.verdict);
+        }
+        Report {
+            mcpspec: ToolInfo {
+                name: "mcpspec",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            role,
+            command,
+            revisions,
+            summary,
+            scenarios,
+            duration_ms,
+        }
+    }
+
+    /// 3 when anything could not be judged, else 1 when a MUST failed, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.summary.errors > 0 {
+            exit::ERROR
+        } else if self.summary.failed > 0 {
+            exit::MUST_FAILED
+        } else {
+            exit::OK
+        }
+    }
+
+    /// Writes `dir/report.json`, creating `dir`.
+    pub fn write_json(&self, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join("report.json");
+        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        text.push('\n');
+        std::fs::write(&path, text)?;
+        Ok(path)
+    }
+}
+
+/// The console line of a scenario, followed by its non-passing checks.
+pub fn console_entry(s: &ScenarioReport) -> String {
+    let tag = match s.verdict {
+        Verdict::Passed => "PASS ",
+        Verdict::Failed => "FAIL ",
+        Verdict::Warning => "WARN ",
+        Verdict::Skipped => "SKIP ",
+        Verdict::Error => "ERROR",
+    };
+    let mut out = format!("{tag} {:<10} {}  {}", s.revision, s.id, s.name);
+    if let Some(reason) = &s.reason {
+        let _ = write!(out, "\n        {reason}");
+    }
+    for c in s.checks.iter().filter(|c| {
+        matches!(
+            c.verdict,
+            Verdict::Failed | Verdict::Warning | Verdict::Error
+        )
+    }) {
+        let _ = write!(
+            out,
+            "\n        {} {} {}  ({})\n          expected: {}\n          actual:   {}",
+            if c.verdict == Verdict::Failed {
+                "✗"
+            } else {
+                "!"
+            },
+            c.level,
+            c.id,
+            c.spec,
+            c.expected,
+            c.actual
+        );
+    }
+    if s.verdict >= Verdict::Warning {
+        if let Some(stderr) = s.stderr.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+            let last: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let _ = write!(
+                out,
+                "\n          stderr (last lines): {}",
+                last.into_iter().rev().collect::<Vec<_>>().join(" ⏎ ")
+            );
+        }
+    }
+    out
+}

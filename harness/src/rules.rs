@@ -1,0 +1,121 @@
+//! The catalog of wire rules: what the session checker and the schema validator judge on every
+//! message, whatever the scenario. Scenario checks carry their id, level and clause in the
+//! feature files' tags instead (`@id:…`, `@MUST`, `@spec:…`).
+
+use crate::verdict::Level;
+use mcpspec_reference::Revision;
+
+/// One normative rule of the spec.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable id, `area/what`.
+    pub id: &'static str,
+    pub level: Level,
+    /// Document and section under `docs/specification/<revision>/`.
+    pub doc: &'static str,
+    /// Where 2024-11-05 keeps the same rule, when it is another document.
+    pub doc_2024: Option<&'static str>,
+    /// The requirement, quoted or closely paraphrased from the spec.
+    pub requirement: &'static str,
+}
+
+impl Rule {
+    /// The spec path this rule rests on in `revision`.
+    pub fn spec(&self, revision: Revision) -> String {
+        let doc = match (revision, self.doc_2024) {
+            (Revision::V2024_11_05, Some(doc)) => doc,
+            _ => self.doc,
+        };
+        format!("{}/{doc}", revision.doc_root())
+    }
+}
+
+macro_rules! rules {
+    ($($name:ident = $id:literal, $level:ident, $doc:literal, $doc_2024:expr, $req:literal;)*) => {
+        $(pub const $name: Rule = Rule {
+            id: $id, level: Level::$level, doc: $doc, doc_2024: $doc_2024, requirement: $req,
+        };)*
+        /// Every wire rule, for listings and tests.
+        pub const ALL: &[&Rule] = &[$(&$name),*];
+    };
+}
+
+const MESSAGES_2024: Option<&str> = Some("basic/messages.mdx");
+
+rules! {
+    JSONRPC_ENVELOPE = "jsonrpc/envelope", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification, with MCP's rules on ids, results and errors.";
+    JSONRPC_VERSION = "jsonrpc/version", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification (\"jsonrpc\": \"2.0\").";
+    JSONRPC_OBJECT = "jsonrpc/message-object", MUST, "basic/index.mdx", MESSAGES_2024,
+        "Every JSON-RPC message is a JSON object (a request, a notification or a response).";
+    REQUEST_ID_NOT_NULL = "jsonrpc/request-id-not-null", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.";
+    REQUEST_ID_TYPE = "jsonrpc/request-id-type", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "Requests MUST include a string or integer ID.";
+    REQUEST_ID_UNIQUE = "jsonrpc/request-id-unique", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "The request ID MUST NOT have been previously used by the requestor within the same session.";
+    NOTIFICATION_NO_ID = "jsonrpc/notification-no-id", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
+        "Notifications MUST NOT include an ID.";
+    METHOD_STRING = "jsonrpc/method-string", MUST, "basic/index.mdx", MESSAGES_2024,
+        "A request or notification names its method with a string (JSON-RPC 2.0).";
+    RESULT_XOR_ERROR = "jsonrpc/response-result-xor-error", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Either a result or an error MUST be set. A response MUST NOT set both.";
+    RESPONSE_HAS_ID = "jsonrpc/response-id", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Responses MUST include the same ID as the request they correspond to.";
+    RESPONSE_ID_MATCHES = "jsonrpc/response-id-matches-request", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Responses MUST include the same ID as the request they correspond to (same value and same JSON type).";
+    ERROR_CODE_INTEGER = "jsonrpc/error-code-integer", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Error codes MUST be integers.";
+    ERROR_SHAPE = "jsonrpc/error-object", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Errors carry at least an integer code and a string message.";
+    BATCH_REVISION = "jsonrpc/batch-revision", MUST, "basic/transports.mdx#stdio", None,
+        "JSON-RPC batches exist only in 2025-03-26; elsewhere stdio messages are individual JSON-RPC requests, notifications, or responses.";
+    STDOUT_ONLY_MCP = "stdio/stdout-only-mcp", MUST, "basic/transports.mdx#stdio", None,
+        "The server MUST NOT write anything to its stdout that is not a valid MCP message.";
+    STDOUT_UTF8 = "stdio/utf8", MUST, "basic/transports.mdx#stdio", None,
+        "JSON-RPC messages MUST be UTF-8 encoded.";
+    NEWLINE_DELIMITED = "stdio/newline-delimited", MUST, "basic/transports.mdx#stdio", None,
+        "Messages are delimited by newlines, and MUST NOT contain embedded newlines.";
+    BLANK_LINE = "stdio/blank-line", SHOULD, "basic/transports.mdx#stdio", None,
+        "The server MUST NOT write anything to its stdout that is not a valid MCP message (an empty line is at best tolerated: the spec does not say).";
+    MESSAGE_SIZE = "stdio/message-size-limit", SHOULD, "basic/transports.mdx#stdio", None,
+        "One message per line; mcpspec reads lines up to its --max-message-bytes limit and cannot judge a longer one.";
+    SCHEMA_VALID = "schema/message-valid", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages MUST follow the JSON-RPC 2.0 specification and the revision's schema (schema.ts, published as schema.json).";
+    SCHEMA_KNOWN_METHOD = "schema/known-method", SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Both parties SHOULD (2025-06-18: MUST) respect the negotiated protocol version: methods sent are ones the revision defines.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_well_formed() {
+        let mut ids: Vec<_> = ALL.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate rule id");
+        for r in ALL {
+            assert!(
+                r.id.split('/').count() == 2 && !r.requirement.is_empty(),
+                "{}",
+                r.id
+            );
+        }
+    }
+
+    #[test]
+    fn cites_messages_mdx_in_2024() {
+        assert_eq!(
+            RESPONSE_ID_MATCHES.spec(Revision::V2024_11_05),
+            "docs/specification/2024-11-05/basic/messages.mdx"
+        );
+        assert_eq!(
+            RESPONSE_ID_MATCHES.spec(Revision::V2025_06_18),
+            "docs/specification/2025-06-18/basic/index.mdx#responses"
+        );
+    }
+}

@@ -1,0 +1,498 @@
+//! Runs the server suite: loads the feature files, finds which revisions the server speaks,
+//! runs every scenario once per revision under cucumber (each in a fresh session, `-j` at a
+//! time), and collects one [`ScenarioReport`] per scenario and revision.
+
+use crate::steps::{ScenarioMeta, ServerWorld};
+use cucumber::gherkin::{self, GherkinEnv};
+use cucumber::{event, feature::Ext as _, parser, writer, Event, World as _};
+use futures::FutureExt as _;
+use include_dir::{include_dir, Dir};
+use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::verdict::{Level, Verdict};
+use mcpspec_reference::transport::{ChildOptions, CommandSpec};
+use mcpspec_reference::wire::Outcome;
+use mcpspec_reference::Revision;
+use mcpspec_schema::SchemaSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The scenarios shipped inside the binary.
+static SCENARIOS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
+
+/// Everything a scenario needs from the run.
+pub struct SuiteContext {
+    pub command: CommandSpec,
+    pub timeout: Duration,
+    pub child: ChildOptions,
+    pub schemas: Option<Arc<SchemaSet>>,
+    results: Mutex<Vec<ScenarioReport>>,
+}
+
+/// How one run is configured.
+pub struct SuiteConfig {
+    pub command: CommandSpec,
+    /// The revisions to certify; empty means every legacy revision the server accepts.
+    pub revisions: Vec<Revision>,
+    pub timeout: Duration,
+    pub child: ChildOptions,
+    pub schemas: Option<Arc<SchemaSet>>,
+    pub jobs: usize,
+    /// Read the feature files from here instead of the embedded ones.
+    pub scenarios: Option<PathBuf>,
+}
+
+/// A feature file: its path under `scenarios/` and its text.
+struct Source {
+    path: String,
+    text: String,
+}
+
+fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
+    let mut out = Vec::new();
+    match dir {
+        Some(dir) => {
+            let base = dir.join(role);
+            let base = if base.is_dir() {
+                base
+            } else {
+                dir.to_path_buf()
+            };
+            let entries = std::fs::read_dir(&base).map_err(|e| {
+                anyhow::anyhow!("cannot read the scenario folder {}: {e}", base.display())
+            })?;
+            for entry in entries {
+                let path = entry?.path();
+                if path.extension().is_some_and(|e| e == "feature") {
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                    let name = path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    out.push(Source {
+                        path: format!("{role}/{name}"),
+                        text,
+                    });
+                }
+            }
+        }
+        None => {
+            let folder = SCENARIOS.get_dir(role).into_iter().flat_map(|d| d.files());
+            for file in folder.filter(|f| f.path().extension().is_some_and(|e| e == "feature")) {
+                let text = file.contents_utf8().unwrap_or_default().to_owned();
+                out.push(Source {
+                    path: file.path().to_string_lossy().into_owned(),
+                    text,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    if out.is_empty() {
+        anyhow::bail!("no .feature files for the {role} suite were found");
+    }
+    Ok(out)
+}
+
+/// Parses the feature files, expanding outlines.
+fn parse(sources: &[Source]) -> anyhow::Result<Vec<gherkin::Feature>> {
+    sources
+        .iter()
+        .map(|s| {
+            let mut f = gherkin::Feature::parse(&s.text, GherkinEnv::default())
+                .map_err(|e| anyhow::anyhow!("scenarios/{}: {e}", s.path))?;
+            f.path = Some(PathBuf::from(&s.path));
+            let f = f
+                .expand_examples()
+                .map_err(|e| anyhow::anyhow!("scenarios/{}: {e}", s.path))?;
+            for sc in &f.scenarios {
+                meta_of(sc).map_err(|e| {
+                    anyhow::anyhow!("scenarios/{} line {}: {e}", s.path, sc.position.line)
+                })?;
+            }
+            Ok(f)
+        })
+        .collect()
+}
+
+/// The `@id:`, level and `@spec:` tags of a scenario; example values extend the id.
+fn meta_of(scenario: &gherkin::Scenario) -> Result<ScenarioMeta, String> {
+    let tag = |prefix: &str| {
+        scenario
+            .tags
+            .iter()
+            .find_map(|t| t.strip_prefix(prefix))
+            .map(str::to_owned)
+    };
+    let id = tag("id:").ok_or("the scenario has no @id: tag")?;
+    let doc = tag("spec:").ok_or("the scenario has no @spec: tag")?;
+    let level = scenario
+        .tags
+        .iter()
+        .find_map(|t| t.parse::<Level>().ok())
+        .ok_or("the scenario has no @MUST, @SHOULD or @MAY tag")?;
+    let example = scenario
+        .examples
+        .first()
+        .and_then(|e| e.table.as_ref())
+        .and_then(|t| t.rows.get(1))
+        .and_then(|row| row.first());
+    let id = match example {
+        Some(value) => format!("{id}[{value}]"),
+        None => id,
+    };
+    Ok(ScenarioMeta { id, level, doc })
+}
+
+/// Whether a scenario applies to a revision (`@since:` / `@until:` tags).
+fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
+    scenario.tags.iter().all(|t| {
+        if let Some(since) = t
+            .strip_prefix("since:")
+            .and_then(|r| r.parse::<Revision>().ok())
+        {
+            revision >= since
+        } else if let Some(until) = t
+            .strip_prefix("until:")
+            .and_then(|r| r.parse::<Revision>().ok())
+        {
+            revision <= until
+        } else {
+            true
+        }
+    })
+}
+
+const REVISION_TAG: &str = "mcpspec-revision:";
+const ORDER_TAG: &str = "mcpspec-order:";
+
+/// What a one-off initialize says about a revision.
+enum Probe {
+    Echoed,
+    CounterOffered(String),
+    Inconclusive,
+    NotStarted(String),
+}
+
+async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
+    let mut session = match mcpspec::session::ServerSession::start(
+        &ctx.command,
+        ctx.child.clone(),
+        revision,
+        None,
+    ) {
+        Ok(s) => s,
+        Err(e) => return Probe::NotStarted(e.to_string()),
+    };
+    let params = serde_json::json!({
+        "protocolVersion": revision.as_str(),
+        "capabilities": {},
+        "clientInfo": { "name": "mcpspec-probe", "version": env!("CARGO_PKG_VERSION") },
+    });
+    let answer = session
+        .request("initialize", Some(params), ctx.timeout)
+        .await;
+    session.shutdown().await;
+    match answer.map(|r| r.outcome) {
+        Ok(Outcome::Result(r)) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
+            Some(v) if v == revision.as_str() => Probe::Echoed,
+            Some(v) => Probe::CounterOffered(v.to_owned()),
+            None => Probe::Inconclusive,
+        },
+        _ => Probe::Inconclusive,
+    }
+}
+
+/// Runs the suite; returns the scenario reports (printing each as it finishes).
+pub async fn run_server_suite(
+    config: SuiteConfig,
+) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
+    let features = parse(&sources("server", config.scenarios.as_deref())?)?;
+    let ctx = Arc::new(SuiteContext {
+        command: config.command,
+        timeout: config.timeout,
+        child: config.child,
+        schemas: config.schemas,
+        results: Mutex::new(Vec::new()),
+    });
+    let explicit = !config.revisions.is_empty();
+    let revisions = if explicit {
+        config.revisions.clone()
+    } else {
+        Revision::LEGACY.to_vec()
+    };
+
+    // Which revisions to run, and why the others are skipped.
+    let probes = futures::future::join_all(revisions.iter().map(|r| probe(&ctx, *r))).await;
+    let mut to_run = Vec::new();
+    let mut skipped = Vec::new();
+    for (revision, probe) in revisions.iter().zip(probes) {
+        match probe {
+            Probe::NotStarted(why) => skipped.push((*revision, Verdict::Error, why)),
+            Probe::CounterOffered(v) if !explicit => skipped.push((
+                *revision,
+                Verdict::Skipped,
+                format!("the server does not speak {revision}: it counter-offered {v:?} (name it with --revision to certify it anyway)"),
+            )),
+            _ => to_run.push(*revision),
+        }
+    }
+
+    let mut run_features = Vec::new();
+    for (order, feature) in features.iter().enumerate() {
+        for (rev_index, revision) in revisions.iter().enumerate() {
+            let scenarios: Vec<_> = feature
+                .scenarios
+                .iter()
+                .filter(|s| applies(s, *revision))
+                .cloned()
+                .collect();
+            if let Some((_, verdict, why)) = skipped.iter().find(|(r, ..)| r == revision) {
+                let mut results = ctx.results.lock().expect("results lock");
+                for s in &scenarios {
+                    let report = unrun(
+                        feature,
+                        s,
+                        *revision,
+                        *verdict,
+                        why,
+                        (order, s.position.line, rev_index),
+                    );
+                    println!("{}", console_entry(&report));
+                    results.push(report);
+                }
+                continue;
+            }
+            if !to_run.contains(revision) || scenarios.is_empty() {
+                continue;
+            }
+            let mut copy = feature.clone();
+            copy.scenarios = scenarios;
+            copy.name = format!("{} [{revision}]", feature.name);
+            copy.tags.push(format!("{REVISION_TAG}{revision}"));
+            copy.tags.push(format!("{ORDER_TAG}{order}:{rev_index}"));
+            run_features.push(copy);
+        }
+    }
+
+    if !run_features.is_empty() {
+        let before_ctx = ctx.clone();
+        let after_ctx = ctx.clone();
+        ServerWorld::cucumber::<&str>()
+            .with_parser(Features(run_features))
+            .with_writer(Silent)
+            .with_default_cli()
+            .max_concurrent_scenarios(config.jobs.max(1))
+            .before(move |feature, _rule, scenario, world| {
+                let ctx = before_ctx.clone();
+                async move {
+                    world.ctx = Some(ctx);
+                    world.revision = feature_revision(feature);
+                    world.meta = meta_of(scenario).ok();
+                }
+                .boxed_local()
+            })
+            .after(move |feature, _rule, scenario, finished, world| {
+                let ctx = after_ctx.clone();
+                let started = Instant::now();
+                async move {
+                    let report = finish(feature, scenario, finished, world, started).await;
+                    println!("{}", console_entry(&report));
+                    ctx.results.lock().expect("results lock").push(report);
+                }
+                .boxed_local()
+            })
+            .run(())
+            .await;
+    }
+    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
+    Ok((results, revisions))
+}
+
+fn feature_revision(feature: &gherkin::Feature) -> Revision {
+    feature
+        .tags
+        .iter()
+        .find_map(|t| t.strip_prefix(REVISION_TAG))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(Revision::latest_legacy)
+}
+
+fn feature_order(feature: &gherkin::Feature) -> (usize, usize) {
+    let tag = feature
+        .tags
+        .iter()
+        .find_map(|t| t.strip_prefix(ORDER_TAG))
+        .unwrap_or("0:0");
+    let mut parts = tag.split(':').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+fn feature_file(feature: &gherkin::Feature) -> String {
+    feature
+        .path
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The report of a scenario that was not run.
+fn unrun(
+    feature: &gherkin::Feature,
+    scenario: &gherkin::Scenario,
+    revision: Revision,
+    verdict: Verdict,
+    why: &str,
+    order: (usize, usize, usize),
+) -> ScenarioReport {
+    let meta = meta_of(scenario).unwrap_or(ScenarioMeta {
+        id: "?".into(),
+        level: Level::MUST,
+        doc: String::new(),
+    });
+    ScenarioReport {
+        id: meta.id,
+        name: scenario.name.clone(),
+        feature: feature_file(feature),
+        revision: revision.to_string(),
+        level: meta.level,
+        spec: format!("{}/{}", revision.doc_root(), meta.doc),
+        verdict,
+        reason: Some(why.to_owned()),
+        checks: Vec::new(),
+        duration_ms: 0,
+        shutdown: None,
+        stderr: None,
+        transcript: None,
+        order,
+    }
+}
+
+/// Ends a scenario: shuts the server down, gathers the step and wire checks, and judges.
+async fn finish(
+    feature: &gherkin::Feature,
+    scenario: &gherkin::Scenario,
+    finished: &event::ScenarioFinished,
+    world: Option<&mut ServerWorld>,
+    _started: Instant,
+) -> ScenarioReport {
+    let revision = feature_revision(feature);
+    let (feature_index, rev_index) = feature_order(feature);
+    let order = (feature_index, scenario.position.line, rev_index);
+    let Some(world) = world else {
+        return unrun(
+            feature,
+            scenario,
+            revision,
+            Verdict::Error,
+            "the scenario could not start (no world)",
+            order,
+        );
+    };
+    let meta = world.meta.clone().unwrap_or(ScenarioMeta {
+        id: "?".into(),
+        level: Level::MUST,
+        doc: String::new(),
+    });
+    let mut checks = std::mem::take(&mut world.checks);
+    let mut shutdown = None;
+    let mut stderr = None;
+    let mut transcript = None;
+    let mut error = world.error.clone();
+    if error.is_none() && world.halted.is_none() {
+        error = match finished {
+            event::ScenarioFinished::StepSkipped => {
+                Some("a step matches no step definition (see harness/src/steps.rs)".to_owned())
+            }
+            event::ScenarioFinished::StepFailed(_, _, e) => Some(format!("harness error: {e}")),
+            event::ScenarioFinished::BeforeHookFailed(_) => {
+                Some("harness error: the before hook failed".to_owned())
+            }
+            event::ScenarioFinished::StepPassed => None,
+        };
+    }
+    if let Some(session) = world.session.as_mut() {
+        // The session is over: read what is still in flight, then end the process.
+        let _ = session.drain(Duration::from_millis(0)).await;
+        shutdown = Some(session.shutdown().await.describe());
+        checks.extend(session.recorder().checks());
+        let verdict = ScenarioReport::verdict_of(&checks, error.as_deref());
+        if verdict != Verdict::Passed {
+            stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
+            transcript = Some(session.recorder().transcript().0.to_vec());
+        }
+    }
+    world.session = None;
+    let verdict = ScenarioReport::verdict_of(&checks, error.as_deref());
+    let reason = error.or_else(|| {
+        checks
+            .is_empty()
+            .then(|| "no check was exercised".to_owned())
+    });
+    ScenarioReport {
+        id: meta.id,
+        name: scenario.name.clone(),
+        feature: feature_file(feature),
+        revision: revision.to_string(),
+        level: meta.level,
+        spec: format!("{}/{}", revision.doc_root(), meta.doc),
+        verdict,
+        reason,
+        checks,
+        duration_ms: 0,
+        shutdown,
+        stderr,
+        transcript,
+        order,
+    }
+}
+
+/// Hands cucumber the prepared features.
+struct Features(Vec<gherkin::Feature>);
+
+impl<I> cucumber::Parser<I> for Features {
+    type Cli = cucumber::cli::Empty;
+    type Output = futures::stream::Iter<std::vec::IntoIter<parser::Result<gherkin::Feature>>>;
+
+    fn parse(self, _input: I, _cli: Self::Cli) -> Self::Output {
+        futures::stream::iter(self.0.into_iter().map(Ok).collect::<Vec<_>>())
+    }
+}
+
+/// mcpspec prints its own results; cucumber's events are not shown.
+struct Silent;
+
+impl<W: cucumber::World> cucumber::Writer<W> for Silent {
+    type Cli = cucumber::cli::Empty;
+
+    async fn handle_event(
+        &mut self,
+        _event: parser::Result<Event<event::Cucumber<W>>>,
+        _cli: &Self::Cli,
+    ) {
+    }
+}
+
+impl writer::Normalized for Silent {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_scenario_has_id_level_and_spec() {
+        let features = parse(&sources("server", None).unwrap()).unwrap();
+        let n: usize = features.iter().map(|f| f.scenarios.len()).sum();
+        assert!(n >= 10, "{n} scenarios");
+        let mut ids: Vec<String> = features
+            .iter()
+            .flat_map(|f| &f.scenarios)
+            .map(|s| meta_of(s).unwrap().id)
+            .collect();
+        let total = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), total, "scenario ids must be unique");
+    }
+}

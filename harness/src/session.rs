@@ -1,0 +1,236 @@
+//! A live session with an implementation under test: the transport plus the wire recorder.
+//! Every byte sent or received goes through the recorder; requests the server sends to the
+//! client are answered as a plain client would, so a waiting step never stalls on them.
+
+use crate::recorder::WireRecorder;
+use mcpspec_reference::framing::FrameContent;
+use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::{
+    ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
+};
+use mcpspec_reference::wire::{ErrorObject, Message, Request, RequestId, Response};
+use mcpspec_reference::{Direction, Revision};
+use mcpspec_schema::SchemaSet;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Why an awaited answer did not come.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WaitError {
+    /// Nothing answering the request arrived in time.
+    #[error("no response within {0:?}")]
+    Timeout(Duration),
+    /// The server closed its stdout (usually: it exited).
+    #[error("the server closed its stdout before answering{0}")]
+    Closed(String),
+    /// The request could not be written.
+    #[error("the request could not be sent: {0}")]
+    Send(#[from] SendError),
+}
+
+/// The client side of one session with a server under test.
+pub struct ServerSession {
+    transport: ChildTransport,
+    recorder: WireRecorder,
+    next_id: i64,
+    /// Notifications received while waiting for something else.
+    pub notifications: Vec<Message>,
+    shutdown: Option<ShutdownReport>,
+}
+
+impl ServerSession {
+    /// Starts the server process.
+    pub fn start(
+        command: &CommandSpec,
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+    ) -> Result<ServerSession, SpawnError> {
+        Ok(ServerSession {
+            transport: ChildTransport::spawn(command, options)?,
+            recorder: WireRecorder::new(revision, Direction::ServerToClient, schemas),
+            next_id: 1,
+            notifications: Vec::new(),
+            shutdown: None,
+        })
+    }
+
+    pub fn recorder(&self) -> &WireRecorder {
+        &self.recorder
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.transport.stderr_tail()
+    }
+
+    /// Sends a message as the client.
+    pub async fn send(&mut self, message: &Message) -> Result<(), SendError> {
+        let value = message.to_value();
+        self.recorder
+            .record_value(Direction::ClientToServer, &value);
+        self.transport.send(&value).await
+    }
+
+    /// Sends a request with a fresh integer id; returns the id.
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, SendError> {
+        let id = RequestId::from(self.next_id);
+        self.next_id += 1;
+        self.send(&Message::request(id.clone(), method, params))
+            .await?;
+        Ok(id)
+    }
+
+    /// Waits for the response to `id`. A response whose id has the wrong JSON type is taken as
+    /// the answer too (the recorder has already failed it), so one fault does not cascade into
+    /// a timeout.
+    pub async fn wait_response(
+        &mut self,
+        id: &RequestId,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let frame = match self.transport.recv(left).await {
+                Ok(frame) => frame,
+                Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
+                Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
+            };
+            // Which outstanding request a response answers must be asked before recording it.
+            let answers_ours = match &frame.content {
+                FrameContent::Json { value, .. } => value
+                    .get("id")
+                    .and_then(RequestId::from_value)
+                    .filter(|_| value.get("method").is_none())
+                    .and_then(|rid| {
+                        self.recorder
+                            .checker()
+                            .outstanding_match(Direction::ClientToServer, &rid)
+                    })
+                    .is_some_and(|matched| &matched == id),
+                _ => false,
+            };
+            let inspections = self
+                .recorder
+                .record_frame(Direction::ServerToClient, &frame);
+            for i in inspections {
+                match i.message {
+                    Some(Message::Response(r)) if answers_ours => return Ok(r),
+                    Some(Message::Request(r)) => self.answer_server_request(r).await?,
+                    Some(n @ Message::Notification(_)) => {
+                        if self.notifications.len() < 1_000 {
+                            self.notifications.push(n);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        let id = self.send_request(method, params).await?;
+        self.wait_response(&id, within).await
+    }
+
+    /// What a minimal client does with a server's request: ping is answered, the rest are
+    /// capabilities this client did not declare.
+    async fn answer_server_request(&mut self, r: Request) -> Result<(), SendError> {
+        let answer = match r.method.as_str() {
+            "ping" => Message::result(r.id, json!({})),
+            other => Message::error(
+                Some(r.id),
+                ErrorObject::new(
+                    ErrorObject::METHOD_NOT_FOUND,
+                    format!("Method not found: {other} (capability not declared)"),
+                ),
+            ),
+        };
+        self.send(&answer).await
+    }
+
+    /// Reads whatever arrives within `within` (to catch unsolicited messages).
+    pub async fn drain(&mut self, within: Duration) -> Result<(), WaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.transport.recv(left).await {
+                Ok(frame) => {
+                    for i in self
+                        .recorder
+                        .record_frame(Direction::ServerToClient, &frame)
+                    {
+                        if let Some(Message::Request(r)) = i.message {
+                            self.answer_server_request(r).await?;
+                        }
+                    }
+                }
+                Err(RecvError::Timeout(_)) | Err(RecvError::Closed) => return Ok(()),
+            }
+        }
+    }
+
+    /// Closes the server's stdin and waits at most `within` for it to exit on its own.
+    pub async fn close_stdin_and_wait(
+        &mut self,
+        within: Duration,
+    ) -> Option<std::process::ExitStatus> {
+        self.transport.close_stdin();
+        // Keep reading so a server that writes on its way out is not blocked on a full pipe.
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.transport.try_exit() {
+                let _ = self.drain(Duration::from_millis(50)).await;
+                return Some(status);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            let step = left.min(Duration::from_millis(20));
+            match self.transport.recv(step).await {
+                Ok(frame) => {
+                    self.recorder
+                        .record_frame(Direction::ServerToClient, &frame);
+                }
+                Err(RecvError::Closed) => {
+                    return self
+                        .transport
+                        .wait_exit(deadline.saturating_duration_since(Instant::now()))
+                        .await
+                }
+                Err(RecvError::Timeout(_)) => {}
+            }
+        }
+    }
+
+    /// Ends the server (close stdin, SIGTERM, SIGKILL, as needed); idempotent.
+    pub async fn shutdown(&mut self) -> ShutdownReport {
+        if let Some(r) = &self.shutdown {
+            return r.clone();
+        }
+        let report = self.transport.shutdown().await;
+        self.shutdown = Some(report.clone());
+        report
+    }
+
+    async fn exit_note(&mut self) -> String {
+        match self.transport.wait_exit(Duration::from_millis(500)).await {
+            Some(status) => format!(" ({})", describe_status(status)),
+            None => String::new(),
+        }
+    }
+}

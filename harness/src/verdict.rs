@@ -1,0 +1,109 @@
+//! Levels, verdicts and checks: the vocabulary of every result mcpspec reports.
+
+use serde::Serialize;
+use std::fmt;
+
+/// The requirement level of a rule, as the spec words it (RFC 2119).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Level {
+    MUST,
+    SHOULD,
+    MAY,
+}
+
+impl Level {
+    /// The verdict of a broken rule at this level: MUST → failed, otherwise a warning.
+    pub fn broken(self) -> Verdict {
+        match self {
+            Level::MUST => Verdict::Failed,
+            Level::SHOULD | Level::MAY => Verdict::Warning,
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "MUST" => Ok(Level::MUST),
+            "SHOULD" => Ok(Level::SHOULD),
+            "MAY" => Ok(Level::MAY),
+            other => Err(format!("unknown level {other:?} (MUST, SHOULD or MAY)")),
+        }
+    }
+}
+
+/// The verdict of a check or a scenario. Ordered by severity, so the verdict of a group is its
+/// maximum (with [`Verdict::Skipped`] below [`Verdict::Passed`]: one pass outweighs skips).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Not run: not applicable, or the implementation does not offer the feature.
+    Skipped,
+    Passed,
+    /// A SHOULD (or MAY) was not met, or the spec itself is ambiguous about what was seen.
+    Warning,
+    /// A MUST was broken.
+    Failed,
+    /// mcpspec could not judge: the implementation could not be started, or the harness failed.
+    Error,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Skipped => "skipped",
+            Verdict::Passed => "passed",
+            Verdict::Warning => "warning",
+            Verdict::Failed => "failed",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One judged requirement: what was expected, what was seen, and the clause it rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// Stable id, e.g. `lifecycle/initialize-result` or `jsonrpc/response-id-matches-request`.
+    pub id: String,
+    pub level: Level,
+    /// The spec document (and section) the check rests on, e.g.
+    /// `docs/specification/2025-06-18/basic/lifecycle.mdx#initialization`.
+    pub spec: String,
+    pub verdict: Verdict,
+    pub expected: String,
+    pub actual: String,
+}
+
+impl Check {
+    /// A check that passed when `ok`, and otherwise failed at its level.
+    pub fn judge(
+        id: impl Into<String>,
+        level: Level,
+        spec: impl Into<String>,
+        ok: bool,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Check {
+        Check {
+            id: id.into(),
+            level,
+            spec: spec.into(),
+            verdict: if ok { Verdict::Passed } else { level.broken() },
+            expected: expected.into(),
+            actual: actual.into(),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The reference MCP peer of mcpspec.
+//!
+//! - [`wire`]: the JSON-RPC / MCP message model, shared by every part of mcpspec;
+//! - [`framing`]: the stdio newline codec, a sans-IO state machine;
+//! - [`transport`]: real I/O (a child process over pipes) around that codec;
+//! - [`server`]: the reference server, a sans-IO handler plus a stdio loop;
+//! - [`revision`]: protocol revisions and eras.
+
+pub mod faults;
+pub mod framing;
+pub mod revision;
+pub mod server;
+pub mod transport;
+pub mod wire;
+
+pub use revision::{Era, Revision, UnknownRevision};
+pub use wire::{Direction, ErrorObject, Message, RequestId};

@@ -1,0 +1,546 @@
+//! The stdio transport from the client's side: the implementation under test runs as a child
+//! process, in a process group of its own, and mcpspec talks to it over its stdin and stdout.
+//!
+//! Everything is bounded: reads wait at most the caller's timeout, writes at most the write
+//! timeout, stdout is decoded by a [`LineDecoder`] with a maximum message size, stderr keeps
+//! only its last bytes. Shutdown follows the spec (`basic/lifecycle.mdx`, Shutdown, stdio):
+//! close stdin, wait, SIGTERM, wait, SIGKILL; SIGKILL goes to the whole process group, and the
+//! group is killed again when the transport is dropped, so no process outlives it.
+
+use super::{RecvError, SendError};
+use crate::framing::{Frame, LineDecoder, DEFAULT_MAX_MESSAGE_BYTES};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The command line of an implementation under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl CommandSpec {
+    /// `argv[0]` is the program, the rest its arguments. `None` for an empty argv.
+    pub fn from_argv<I, S>(argv: I) -> Option<CommandSpec>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let mut it = argv.into_iter().map(Into::into);
+        let program = it.next()?;
+        Some(CommandSpec {
+            program,
+            args: it.collect(),
+            env: Vec::new(),
+            cwd: None,
+        })
+    }
+
+    /// The command as a shell-like string, for reports.
+    pub fn display(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|a| {
+                let s = a.to_string_lossy();
+                if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+                {
+                    format!("'{}'", s.replace('\'', r"'\''"))
+                } else {
+                    s.into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Limits of one child-process session.
+#[derive(Debug, Clone)]
+pub struct ChildOptions {
+    pub max_message_bytes: usize,
+    /// How long one write may wait for the child to read.
+    pub write_timeout: Duration,
+    /// How long each shutdown stage waits for the child to exit.
+    pub shutdown_grace: Duration,
+    /// How many of the last stderr bytes to keep.
+    pub stderr_tail_bytes: usize,
+    /// How many decoded frames may wait unread before the stdout reader stops reading (the
+    /// child then blocks on its writes: a flood costs bounded memory).
+    pub frame_queue: usize,
+}
+
+impl Default for ChildOptions {
+    fn default() -> Self {
+        ChildOptions {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            write_timeout: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(2),
+            stderr_tail_bytes: 16 * 1024,
+            frame_queue: 256,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The program could not be started (not found, not executable, …).
+    #[error("could not start {command}: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+}
+
+/// Which shutdown stage ended the child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// It had exited before shutdown began.
+    AlreadyExited,
+    /// It exited after its stdin was closed, as the spec expects.
+    StdinClosed,
+    /// It needed SIGTERM.
+    Sigterm,
+    /// It needed SIGKILL.
+    Sigkill,
+    /// It survived SIGKILL within the grace period (stuck in the kernel); given up on.
+    Unkillable,
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShutdownReport {
+    pub stage: Stage,
+    pub status: Option<ExitStatus>,
+}
+
+impl ShutdownReport {
+    /// "exited with status 0 after stdin closed", "killed by SIGKILL", …
+    pub fn describe(&self) -> String {
+        let status = match self.status {
+            Some(s) => describe_status(s),
+            None => "did not exit".to_owned(),
+        };
+        let how = match self.stage {
+            Stage::AlreadyExited => "before shutdown began",
+            Stage::StdinClosed => "after its stdin was closed",
+            Stage::Sigterm => "after SIGTERM",
+            Stage::Sigkill => "after SIGKILL",
+            Stage::Unkillable => "even after SIGKILL",
+        };
+        format!("{status} {how}")
+    }
+}
+
+/// "exited with status 3", "killed by signal SIGKILL".
+pub fn describe_status(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => match Signal::try_from(sig) {
+            Ok(s) => format!("killed by signal {s}"),
+            Err(_) => format!("killed by signal {sig}"),
+        },
+        _ => format!("ended ({status})"),
+    }
+}
+
+/// A running implementation under test, spoken to over its stdio.
+pub struct ChildTransport {
+    child: Child,
+    pgid: Pid,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::Receiver<Frame>,
+    stderr: Arc<Mutex<StderrTail>>,
+    readers: Vec<JoinHandle<()>>,
+    exit: Option<ExitStatus>,
+    options: ChildOptions,
+    command: String,
+}
+
+impl ChildTransport {
+    /// Starts the command in a new process group with piped stdin, stdout and stderr.
+    pub fn spawn(spec: &CommandSpec, options: ChildOptions) -> Result<ChildTransport, SpawnError> {
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        let command = spec.display();
+        let mut child = cmd.spawn().map_err(|source| SpawnError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        // `process_group(0)` makes the child the leader of a group whose id is its pid.
+        let pgid = Pid::from_raw(child.id().map(|id| id as i32).unwrap_or(0));
+        let stdin = child.stdin.take();
+        let (tx, frames) = mpsc::channel(options.frame_queue.max(1));
+        let stderr = Arc::new(Mutex::new(StderrTail::new(options.stderr_tail_bytes)));
+        let mut readers = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            readers.push(tokio::spawn(read_frames(
+                out,
+                options.max_message_bytes,
+                tx,
+            )));
+        }
+        if let Some(err) = child.stderr.take() {
+            readers.push(tokio::spawn(read_stderr(err, stderr.clone())));
+        }
+        Ok(ChildTransport {
+            child,
+            pgid,
+            stdin,
+            frames,
+            stderr,
+            readers,
+            exit: None,
+            options,
+            command,
+        })
+    }
+
+    /// The command line, for reports.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Writes one message as a line.
+    pub async fn send(&mut self, message: &Value) -> Result<(), SendError> {
+        self.send_bytes(&crate::framing::encode(message)).await
+    }
+
+    /// Writes raw bytes (for malformed input on purpose).
+    pub async fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        let timeout = self.options.write_timeout;
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(SendError::Closed(std::io::ErrorKind::BrokenPipe.into()));
+        };
+        let write = async {
+            stdin.write_all(bytes).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout(timeout, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(SendError::Closed(e)),
+            Err(_) => Err(SendError::Timeout {
+                bytes: bytes.len(),
+                timeout,
+            }),
+        }
+    }
+
+    /// The next frame from stdout, waiting at most `timeout`.
+    pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
+        match tokio::time::timeout(timeout, self.frames.recv()).await {
+            Ok(Some(frame)) => Ok(frame),
+            Ok(None) => Err(RecvError::Closed),
+            Err(_) => Err(RecvError::Timeout(timeout)),
+        }
+    }
+
+    /// Closes the child's stdin (end of file on its side).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits at most `timeout` for the child to exit.
+    pub async fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Ok(Ok(status)) = tokio::time::timeout(timeout, self.child.wait()).await {
+                self.exit = Some(status);
+            }
+        }
+        self.exit
+    }
+
+    /// Whether the child has exited, without waiting.
+    pub fn try_exit(&mut self) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(status);
+            }
+        }
+        self.exit
+    }
+
+    /// The last bytes the child wrote to stderr, lossily decoded.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|t| t.text()).unwrap_or_default()
+    }
+
+    /// Ends the child as the spec says: close stdin, wait, SIGTERM, wait, SIGKILL. Whatever
+    /// stage ended it, the rest of its process group is killed too.
+    pub async fn shutdown(&mut self) -> ShutdownReport {
+        let grace = self.options.shutdown_grace;
+        let report = if let Some(status) = self.try_exit() {
+            ShutdownReport {
+                stage: Stage::AlreadyExited,
+                status: Some(status),
+            }
+        } else {
+            self.close_stdin();
+            if let Some(status) = self.wait_exit(grace).await {
+                ShutdownReport {
+                    stage: Stage::StdinClosed,
+                    status: Some(status),
+                }
+            } else {
+                self.signal_group(Signal::SIGTERM);
+                if let Some(status) = self.wait_exit(grace).await {
+                    ShutdownReport {
+                        stage: Stage::Sigterm,
+                        status: Some(status),
+                    }
+                } else {
+                    self.signal_group(Signal::SIGKILL);
+                    match self.wait_exit(grace).await {
+                        Some(status) => ShutdownReport {
+                            stage: Stage::Sigkill,
+                            status: Some(status),
+                        },
+                        None => ShutdownReport {
+                            stage: Stage::Unkillable,
+                            status: None,
+                        },
+                    }
+                }
+            }
+        };
+        self.signal_group(Signal::SIGKILL);
+        self.close_stdin();
+        report
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if self.pgid.as_raw() > 0 {
+            // ESRCH (no such group: everyone has exited) is the expected, happy failure.
+            let _ = killpg(self.pgid, signal);
+        }
+    }
+}
+
+impl Drop for ChildTransport {
+    fn drop(&mut self) {
+        self.signal_group(Signal::SIGKILL);
+        for r in &self.readers {
+            r.abort();
+        }
+    }
+}
+
+async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Sender<Frame>) {
+    let mut decoder = LineDecoder::new(max);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        let n = match out.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        decoder.push(&buf[..n], &mut frames);
+        for f in frames.drain(..) {
+            if tx.send(f).await.is_err() {
+                return;
+            }
+        }
+    }
+    if let Some(f) = decoder.finish() {
+        let _ = tx.send(f).await;
+    }
+}
+
+async fn read_stderr(mut err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match err.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if let Ok(mut t) = tail.lock() {
+                    t.push(&buf[..n]);
+                }
+            }
+        }
+    }
+}
+
+/// The last `cap` bytes of a stream.
+struct StderrTail {
+    bytes: std::collections::VecDeque<u8>,
+    cap: usize,
+    dropped: u64,
+}
+
+impl StderrTail {
+    fn new(cap: usize) -> Self {
+        StderrTail {
+            bytes: Default::default(),
+            cap,
+            dropped: 0,
+        }
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend(chunk);
+        while self.bytes.len() > self.cap {
+            let excess = self.bytes.len() - self.cap;
+            self.bytes.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    fn text(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        let mut s = String::new();
+        if self.dropped > 0 {
+            s.push_str(&format!("[… {} earlier bytes dropped]\n", self.dropped));
+        }
+        s.push_str(&String::from_utf8_lossy(&[a, b].concat()));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::FrameContent;
+    use serde_json::json;
+
+    fn sh(script: &str) -> CommandSpec {
+        CommandSpec::from_argv(["sh", "-c", script]).unwrap()
+    }
+
+    fn quick() -> ChildOptions {
+        ChildOptions {
+            shutdown_grace: Duration::from_millis(300),
+            ..ChildOptions::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn echoes_through_cat_and_exits_on_stdin_close() {
+        let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
+        t.send(&json!({"jsonrpc":"2.0","method":"x"}))
+            .await
+            .unwrap();
+        let f = t.recv(Duration::from_secs(5)).await.unwrap();
+        assert!(matches!(f.content, FrameContent::Json { .. }));
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::StdinClosed, "{}", r.describe());
+    }
+
+    #[tokio::test]
+    async fn escalates_to_sigterm_then_sigkill() {
+        let mut t =
+            ChildTransport::spawn(&sh("trap '' TERM; while :; do sleep 0.05; done"), quick())
+                .unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::Sigkill, "{}", r.describe());
+
+        let mut t = ChildTransport::spawn(&sh("exec sleep 30"), quick()).unwrap();
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::Sigterm, "{}", r.describe());
+    }
+
+    #[tokio::test]
+    async fn grandchildren_die_with_the_group() {
+        let dir = std::env::temp_dir().join(format!("mcpspec-grandchild-{}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        let script = format!("sleep 30 & echo $! > {}; wait", dir.display());
+        let mut t = ChildTransport::spawn(&sh(&script), quick()).unwrap();
+        let mut pid = None;
+        for _ in 0..100 {
+            if let Ok(s) = std::fs::read_to_string(&dir) {
+                if let Ok(p) = s.trim().parse::<i32>() {
+                    pid = Some(p);
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let pid = pid.expect("grandchild started");
+        t.shutdown().await;
+        drop(t);
+        let _ = std::fs::remove_file(&dir);
+        // The grandchild is killed with its group; give the kernel a moment to reap it.
+        let mut alive = true;
+        for _ in 0..100 {
+            alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .unwrap_or_default()
+                    .contains(") Z ");
+            if !alive {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!alive, "grandchild {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn a_flood_is_bounded_and_stderr_keeps_its_tail() {
+        let opts = ChildOptions {
+            frame_queue: 4,
+            stderr_tail_bytes: 64,
+            ..quick()
+        };
+        let mut t = ChildTransport::spawn(&sh("yes '{}' & yes err >&2"), opts).unwrap();
+        for _ in 0..100 {
+            t.recv(Duration::from_secs(5)).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(t.stderr_tail().ends_with("err\n"));
+        let r = t.shutdown().await;
+        assert!(r.stage >= Stage::StdinClosed);
+    }
+
+    #[tokio::test]
+    async fn missing_program_is_a_clear_error() {
+        let e = ChildTransport::spawn(
+            &CommandSpec::from_argv(["/nonexistent/mcp"]).unwrap(),
+            quick(),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.to_string()
+                .starts_with("could not start /nonexistent/mcp:"),
+            "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn recv_times_out_and_sees_eof() {
+        let mut t = ChildTransport::spawn(&sh("sleep 0.2"), quick()).unwrap();
+        assert_eq!(
+            t.recv(Duration::from_millis(50)).await,
+            Err(RecvError::Timeout(Duration::from_millis(50)))
+        );
+        assert_eq!(t.recv(Duration::from_secs(5)).await, Err(RecvError::Closed));
+        let stage = t.shutdown().await.stage;
+        assert!(
+            matches!(stage, Stage::AlreadyExited | Stage::StdinClosed),
+            "{stage:?}"
+        );
+    }
+}

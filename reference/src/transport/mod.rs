@@ -1,0 +1,31 @@
+//! Real I/O around the sans-IO codecs. One module per transport; each yields decoded
+//! [`Frame`](crate::framing::Frame)s and takes JSON values to send.
+
+pub mod child;
+
+pub use child::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport, Stage};
+
+use std::time::Duration;
+
+/// Why a transport could not hand over a frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecvError {
+    /// Nothing arrived within the wait.
+    #[error("nothing arrived within {0:?}")]
+    Timeout(Duration),
+    /// The peer closed its side (stdout reached end of file).
+    #[error("the peer closed the stream")]
+    Closed,
+}
+
+/// Why a transport could not send.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The peer did not take the bytes within the write timeout (it is not reading).
+    #[error("the peer did not read {bytes} bytes within {timeout:?}")]
+    Timeout { bytes: usize, timeout: Duration },
+    /// The peer's side is closed (broken pipe).
+    #[error("the peer's input is closed: {0}")]
+    Closed(std::io::Error),
+}

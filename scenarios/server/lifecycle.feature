@@ -1,0 +1,46 @@
+Feature: Lifecycle
+  The initialization phase is the first interaction between client and server: the client
+  sends initialize, the server answers with its revision, capabilities and information, and the
+  client confirms with notifications/initialized. Ping works in every phase. On stdio the
+  client ends the session by closing the server's stdin.
+
+  @id:lifecycle/initialize-result @MUST @spec:basic/lifecycle.mdx#initialization
+  Scenario: initialize is answered with the server's revision, capabilities and information
+    Given a server process
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result
+    And the result has the members "protocolVersion", "capabilities", "serverInfo"
+
+  @id:lifecycle/initialized-accepted @MUST @spec:basic/lifecycle.mdx#initialization
+  Scenario: notifications/initialized is accepted, never answered, and the session works after it
+    Given an initialized session
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+
+  @id:ping/before-initialize @MUST @spec:basic/utilities/ping.mdx
+  Scenario: ping is answered with an empty result before initialization
+    Given a server process
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+
+  @id:ping/between-initialize-and-initialized @MUST @spec:basic/utilities/ping.mdx
+  Scenario: ping is answered between the initialize response and notifications/initialized
+    Given a server process
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+
+  @id:ping/after-initialize @MUST @spec:basic/utilities/ping.mdx
+  Scenario: ping is answered with an empty result once the session is initialized
+    Given an initialized session
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+
+  @id:lifecycle/exit-on-stdin-close @SHOULD @spec:basic/lifecycle.mdx#shutdown
+  Scenario: the server exits once its stdin is closed
+    Given an initialized session
+    When the client closes the server's stdin
+    Then the server exits within the timeout

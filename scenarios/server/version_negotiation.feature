@@ -1,0 +1,24 @@
+Feature: Version negotiation
+  In the initialize request the client sends a protocol version it supports. If the server
+  supports it, it MUST respond with the same version; otherwise it MUST respond with another
+  version it supports. Each revision is negotiated in a session of its own.
+
+  @id:version/echo-supported @MUST @spec:basic/lifecycle.mdx#version-negotiation
+  Scenario: a revision the server supports is echoed
+    Given a server process
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result
+    And the result's "protocolVersion" is the revision under test
+
+  @id:version/counter-offer @MUST @spec:basic/lifecycle.mdx#version-negotiation
+  Scenario Outline: an unsupported version gets a counter-offer of a supported one (<why>)
+    Given a server process
+    When the client sends "initialize" offering "<version>"
+    Then the server counter-offers a revision it supports
+
+    Examples:
+      | version        | why                      |
+      | 1999-01-01     | a date before MCP        |
+      | 2099-12-31     | a date in the future     |
+      | not-a-version  | not a date at all        |
+      | 2025-06-18-rc1 | a known date with suffix |
