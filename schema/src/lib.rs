@@ -15,6 +15,7 @@
 mod compile;
 mod error;
 mod explain;
+pub mod own;
 
 pub use error::SchemaError;
 
@@ -123,6 +124,32 @@ impl SchemaSet {
         });
         let schemas = results.into_iter().collect::<Result<Vec<_>, _>>()?;
         Ok(SchemaSet { schemas })
+    }
+
+    /// mcpspec's own schemas ([`own`]), embedded in the binary: every revision in
+    /// [`own::REVISIONS`].
+    pub fn builtin() -> SchemaSet {
+        let results: Vec<RevisionSchema> = std::thread::scope(|scope| {
+            let handles: Vec<_> = own::GENERATED
+                .iter()
+                .map(|(revision, text)| {
+                    scope.spawn(move || {
+                        let doc = serde_json::from_str(text).expect("generated schemas are JSON");
+                        let origin = format!("<builtin>/{}/schema.json", revision.as_str());
+                        RevisionSchema::from_value(*revision, origin, doc)
+                            .expect("generated schemas compile (tested)")
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        SchemaSet::from_schemas(results)
     }
 
     /// A set of already compiled revisions (the last one wins when a revision repeats).

@@ -1,0 +1,174 @@
+//! Our schema vs the official one, per revision: same definition names, and the same verdict
+//! on every instance of a corpus generated from both files (valid instances and mutations of
+//! each), per definition and as whole messages through [`RevisionSchema::validate`].
+//!
+//! Revisions in [`own::REVISIONS`] must show zero disagreements; the others are reported as
+//! "not written yet". Deliberate differences (digest §T errata) would be listed in
+//! [`DELIBERATE`]; there are none: where the official files turn TS `number` into `integer`
+//! (§T5), our definitions do the same, so both judge alike.
+
+use crate::corpus::{Generator, Rng};
+use mcpspec_reference::{Direction, Revision};
+use mcpspec_schema::{own, RevisionSchema, SchemaSet, Validation};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// `(definition, reason)` pairs whose disagreements are expected. Empty: see the module doc.
+const DELIBERATE: &[(&str, &str)] = &[];
+
+const VALID_PER_DEFINITION: usize = 8;
+const MUTATIONS_PER_VALID: usize = 3;
+
+struct Outcome {
+    corpus: usize,
+    disagreements: usize,
+    missing: Vec<String>,
+    extra: Vec<String>,
+    examples: Vec<String>,
+}
+
+fn kind(v: &Validation) -> &'static str {
+    match v {
+        Validation::Valid { .. } => "valid",
+        Validation::Invalid { .. } => "invalid",
+        Validation::UnknownMethod { .. } => "unknown method",
+        Validation::Unmatched { .. } => "unmatched",
+    }
+}
+
+fn compare(official: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
+    let names = |s: &RevisionSchema| s.definitions().map(str::to_owned).collect::<BTreeSet<_>>();
+    let (on, mn) = (names(official), names(ours));
+    let mut out = Outcome {
+        corpus: 0,
+        disagreements: 0,
+        missing: on.difference(&mn).cloned().collect(),
+        extra: mn.difference(&on).cloned().collect(),
+        examples: Vec::new(),
+    };
+    let mut seed = 1;
+    for name in on.intersection(&mn) {
+        if DELIBERATE.iter().any(|(d, _)| d == name) {
+            continue;
+        }
+        for source in [official, ours] {
+            let doc = source.document();
+            let key = if doc.get("$defs").is_some() {
+                "$defs"
+            } else {
+                "definitions"
+            };
+            let root = json!({ "$ref": format!("#/{key}/{name}") });
+            seed += 1;
+            let mut generator = Generator {
+                doc,
+                rng: Rng::new(seed),
+            };
+            let mut instances = Vec::new();
+            for _ in 0..VALID_PER_DEFINITION {
+                let valid = generator.instance(&root, 0);
+                for _ in 0..MUTATIONS_PER_VALID {
+                    instances.push(generator.mutate(&valid));
+                }
+                instances.push(valid);
+            }
+            for instance in instances {
+                out.corpus += 1;
+                let a = official.is_valid_as(name, &instance).unwrap();
+                let b = ours.is_valid_as(name, &instance).unwrap();
+                if a != b {
+                    out.disagreements += 1;
+                    if out.examples.len() < 12 {
+                        let mut text = instance.to_string();
+                        text.truncate(300);
+                        out.examples
+                            .push(format!("{name}: official {a}, ours {b}: {text}"));
+                    }
+                }
+                if let Some(message) = as_message(name, &instance) {
+                    for direction in [Direction::ClientToServer, Direction::ServerToClient] {
+                        let a = official.validate(direction, &message, None);
+                        let b = ours.validate(direction, &message, None);
+                        if kind(&a) != kind(&b) {
+                            out.disagreements += 1;
+                            if out.examples.len() < 12 {
+                                let mut text = message.to_string();
+                                text.truncate(300);
+                                out.examples.push(format!(
+                                    "{name} as {direction} message: official {a:?}, ours {b:?}: {text}"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A request or notification instance as a whole message (legacy per-method definitions carry
+/// only `method` and `params`).
+fn as_message(name: &str, instance: &Value) -> Option<Value> {
+    let object = instance.as_object()?;
+    if !(name.ends_with("Request") || name.ends_with("Notification"))
+        || !object.contains_key("method")
+    {
+        return None;
+    }
+    let mut message = object.clone();
+    message.entry("jsonrpc").or_insert(json!("2.0"));
+    if name.ends_with("Request") {
+        message.entry("id").or_insert(json!(7));
+    }
+    Some(Value::Object(message))
+}
+
+#[test]
+fn our_schemas_judge_like_the_official_ones() {
+    let Some(dir) = crate::official_dir() else {
+        return;
+    };
+    let official = SchemaSet::from_dir(&dir).expect("official schemas compile");
+    let ours = SchemaSet::builtin();
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for rev in Revision::ALL {
+        let Some(o) = official.get(rev) else { continue };
+        let Some(m) = ours.get(rev) else {
+            writeln!(report, "{rev}: not written yet").unwrap();
+            continue;
+        };
+        let outcome = compare(o, m);
+        writeln!(
+            report,
+            "{rev}: corpus {}, disagreements {}, definitions missing {:?}, extra {:?}",
+            outcome.corpus, outcome.disagreements, outcome.missing, outcome.extra
+        )
+        .unwrap();
+        for e in &outcome.examples {
+            writeln!(report, "    {e}").unwrap();
+        }
+        let done = own::REVISIONS.contains(&rev);
+        if done
+            && (outcome.disagreements > 0
+                || !outcome.missing.is_empty()
+                || !outcome.extra.is_empty())
+        {
+            failures.push(rev);
+        }
+        if done {
+            assert!(
+                outcome.corpus >= 5000,
+                "{rev}: corpus of {} is below 5000",
+                outcome.corpus
+            );
+        }
+    }
+    eprintln!("{report}");
+    assert!(
+        failures.is_empty(),
+        "our schemas disagree with the official ones for {failures:?}:\n{report}"
+    );
+}
