@@ -48,22 +48,21 @@ pub const REVISIONS: &[Revision] = &[
     Revision::V2024_11_05,
     Revision::V2025_03_26,
     Revision::V2025_06_18,
+    Revision::V2025_11_25,
 ];
 
-/// The generated files, embedded: `(revision, schema.json text)`.
-pub const GENERATED: &[(Revision, &str)] = &[
-    (
-        Revision::V2024_11_05,
-        include_str!("../generated/2024-11-05/schema.json"),
-    ),
-    (
-        Revision::V2025_03_26,
-        include_str!("../generated/2025-03-26/schema.json"),
-    ),
-    (
-        Revision::V2025_06_18,
-        include_str!("../generated/2025-06-18/schema.json"),
-    ),
+macro_rules! embedded {
+    ($($rev:ident => $dir:literal),* $(,)?) => {
+        &[$((Revision::$rev, include_str!(concat!("../generated/", $dir, "/schema.json")))),*]
+    };
+}
+
+/// The generated files, embedded: `(revision, schema.json text)`, one per [`REVISIONS`].
+pub const GENERATED: &[(Revision, &str)] = embedded![
+    V2024_11_05 => "2024-11-05",
+    V2025_03_26 => "2025-03-26",
+    V2025_06_18 => "2025-06-18",
+    V2025_11_25 => "2025-11-25",
 ];
 
 /// A revision range, inclusive on both ends.

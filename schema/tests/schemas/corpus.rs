@@ -41,6 +41,9 @@ pub struct Generator<'a> {
 
 const MAX_DEPTH: usize = 7;
 
+/// Kinds of mutation (see [`Generator::mutate_at`]).
+const OPS: usize = 6;
+
 impl Generator<'_> {
     fn resolve(&self, reference: &str) -> Option<&Value> {
         self.doc.pointer(reference.strip_prefix('#')?)
@@ -172,13 +175,31 @@ impl Generator<'_> {
 
     /// A mutation of `valid`: one change at a random place.
     pub fn mutate(&mut self, valid: &Value) -> Value {
-        let mut out = valid.clone();
         let mut paths = Vec::new();
-        collect_paths(&out, String::new(), &mut paths);
+        collect_paths(valid, String::new(), &mut paths);
         let path = self.rng.pick(&paths).clone();
+        let op = self.rng.below(OPS);
+        self.mutate_at(valid, &path, op)
+    }
+
+    /// Every kind of mutation at every place of `valid`.
+    pub fn mutate_everywhere(&mut self, valid: &Value) -> Vec<Value> {
+        let mut paths = Vec::new();
+        collect_paths(valid, String::new(), &mut paths);
+        let mut out = Vec::new();
+        for path in &paths {
+            for op in 0..OPS {
+                out.push(self.mutate_at(valid, path, op));
+            }
+        }
+        out
+    }
+
+    fn mutate_at(&mut self, valid: &Value, path: &str, op: usize) -> Value {
+        let mut out = valid.clone();
         let replacement = {
-            let node = out.pointer(&path).unwrap_or(&Value::Null);
-            match self.rng.below(6) {
+            let node = out.pointer(path).unwrap_or(&Value::Null);
+            match op {
                 0 => None, // drop it
                 1 => Some(self.other_type(node)),
                 2 => Some(match node {
@@ -223,7 +244,7 @@ impl Generator<'_> {
                 }),
             }
         };
-        set_at(&mut out, &path, replacement);
+        set_at(&mut out, path, replacement);
         out
     }
 

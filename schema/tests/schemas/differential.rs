@@ -66,6 +66,9 @@ fn compare(official: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
                 rng: Rng::new(seed),
             };
             let mut instances = Vec::new();
+            let first = generator.instance(&root, 0);
+            instances.extend(generator.mutate_everywhere(&first));
+            instances.push(first);
             for _ in 0..VALID_PER_DEFINITION {
                 let valid = generator.instance(&root, 0);
                 for _ in 0..MUTATIONS_PER_VALID {
