@@ -91,9 +91,7 @@ pub(crate) fn is_base64(s: &str) -> bool {
     if pad > 2 {
         return false;
     }
-    b[..b.len() - pad]
-        .iter()
-        .all(|&c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
+    b[..b.len() - pad].iter().all(|&c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
 }
 
 fn escape_pointer_token(name: &str) -> String {
@@ -102,9 +100,7 @@ fn escape_pointer_token(name: &str) -> String {
 
 /// The definition name a local `$ref` points at (`#/definitions/X` or `#/$defs/X`).
 pub(crate) fn ref_name(reference: &str) -> Option<&str> {
-    let rest = reference
-        .strip_prefix("#/definitions/")
-        .or_else(|| reference.strip_prefix("#/$defs/"))?;
+    let rest = reference.strip_prefix("#/definitions/").or_else(|| reference.strip_prefix("#/$defs/"))?;
     (!rest.contains('/')).then_some(rest)
 }
 
@@ -112,11 +108,7 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
     let (defs_key, definitions) = match (doc.get("$defs"), doc.get("definitions")) {
         (Some(Value::Object(m)), _) => ("$defs", m),
         (_, Some(Value::Object(m))) => ("definitions", m),
-        _ => {
-            return Err(SchemaError::NoDefinitions {
-                path: path.to_owned(),
-            })
-        }
+        _ => return Err(SchemaError::NoDefinitions { path: path.to_owned() }),
     };
     let map = jsonschema::options()
         .should_validate_formats(true)
@@ -131,35 +123,23 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
     let mut by_name = HashMap::with_capacity(definitions.len());
     for name in definitions.keys() {
         let pointer = format!("/{defs_key}/{}", escape_pointer_token(name));
-        let validator = map
-            .get(&format!("#{pointer}"))
-            .ok_or_else(|| SchemaError::Compile {
-                path: path.to_owned(),
-                message: format!("the definition `{name}` produced no validator"),
-            })?;
+        let validator = map.get(&format!("#{pointer}")).ok_or_else(|| SchemaError::Compile {
+            path: path.to_owned(),
+            message: format!("the definition `{name}` produced no validator"),
+        })?;
         by_name.insert(name.clone(), defs.len());
-        defs.push(Def {
-            name: name.clone(),
-            pointer,
-            validator: validator.clone(),
-        });
+        defs.push(Def { name: name.clone(), pointer, validator: validator.clone() });
     }
 
-    let b = Builder {
-        path,
-        definitions,
-        by_name: &by_name,
-        defs: &defs,
-    };
+    let b = Builder { path, definitions, by_name: &by_name, defs: &defs };
     let message = b.require("JSONRPCMessage", "any message")?;
     let request_env = b.require("JSONRPCRequest", "requests")?;
     let notification_env = b.require("JSONRPCNotification", "notifications")?;
     let result_envelope = b
         .find("JSONRPCResultResponse")
         .map_or_else(|| b.require("JSONRPCResponse", "result responses"), Ok)?;
-    let error = b
-        .find("JSONRPCErrorResponse")
-        .map_or_else(|| b.require("JSONRPCError", "error responses"), Ok)?;
+    let error =
+        b.find("JSONRPCErrorResponse").map_or_else(|| b.require("JSONRPCError", "error responses"), Ok)?;
     b.require("ClientRequest", "client requests")?;
     b.require("ClientNotification", "client notifications")?;
     b.require("ServerNotification", "server notifications")?;
@@ -182,10 +162,7 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
                 }
             };
             let rule = RequestRule {
-                request: Entry {
-                    def,
-                    envelope: b.envelope(def, request_env),
-                },
+                request: Entry { def, envelope: b.envelope(def, request_env) },
                 result: ResultRule {
                     result,
                     task: task.filter(|_| b.params_accept_task(def)),
@@ -198,24 +175,12 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
     }
     for (union, index) in [("ClientNotification", 0), ("ServerNotification", 1)] {
         for (method, def) in b.members(union) {
-            let entry = Entry {
-                def,
-                envelope: b.envelope(def, notification_env),
-            };
+            let entry = Entry { def, envelope: b.envelope(def, notification_env) };
             tables[index].notifications.insert(method, entry);
         }
     }
 
-    Ok(Compiled {
-        defs,
-        by_name,
-        tables,
-        message,
-        result_envelope,
-        error,
-        defs_key,
-        doc,
-    })
+    Ok(Compiled { defs, by_name, tables, message, result_envelope, error, defs_key, doc })
 }
 
 struct Builder<'a> {
@@ -231,12 +196,11 @@ impl Builder<'_> {
     }
 
     fn require(&self, name: &str, purpose: &'static str) -> Result<DefId, SchemaError> {
-        self.find(name)
-            .ok_or_else(|| SchemaError::MissingDefinition {
-                path: self.path.to_owned(),
-                name: name.to_owned(),
-                purpose,
-            })
+        self.find(name).ok_or_else(|| SchemaError::MissingDefinition {
+            path: self.path.to_owned(),
+            name: name.to_owned(),
+            purpose,
+        })
     }
 
     fn defs_name(&self, id: DefId) -> &str {
@@ -262,11 +226,7 @@ impl Builder<'_> {
                 .filter_map(ref_name)
                 .filter_map(|n| self.find(n))
                 .collect(),
-            _ => match schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(ref_name)
-            {
+            _ => match schema.get("$ref").and_then(Value::as_str).and_then(ref_name) {
                 Some(n) => self.find(n).into_iter().collect(),
                 None => vec![id],
             },
@@ -275,10 +235,8 @@ impl Builder<'_> {
             .into_iter()
             .filter_map(|def| {
                 let method = self.schema(def).pointer("/properties/method")?;
-                let method = method
-                    .get("const")
-                    .or_else(|| method.get("enum")?.as_array()?.first())?
-                    .as_str()?;
+                let method =
+                    method.get("const").or_else(|| method.get("enum")?.as_array()?.first())?.as_str()?;
                 Some((method.to_owned(), def))
             })
             .collect()
@@ -297,11 +255,7 @@ impl Builder<'_> {
     fn resolve<'v>(&'v self, schema: &'v Value) -> &'v Value {
         let mut schema = schema;
         for _ in 0..8 {
-            match schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(ref_name)
-            {
+            match schema.get("$ref").and_then(Value::as_str).and_then(ref_name) {
                 Some(name) => match self.definitions.get(name) {
                     Some(target) => schema = target,
                     None => break,
@@ -315,22 +269,15 @@ impl Builder<'_> {
     /// Whether the `result` of the result-response definition `response` admits definition `id`
     /// as an alternative (`CallToolResultResponse` admits `InputRequiredResult`).
     fn response_admits(&self, response: &str, id: DefId) -> bool {
-        let Some(result) = self
-            .definitions
-            .get(response)
-            .and_then(|r| r.pointer("/properties/result"))
+        let Some(result) = self.definitions.get(response).and_then(|r| r.pointer("/properties/result"))
         else {
             return false;
         };
         let wanted = self.defs_name(id);
-        let names_it =
-            |s: &Value| s.get("$ref").and_then(Value::as_str).and_then(ref_name) == Some(wanted);
+        let names_it = |s: &Value| s.get("$ref").and_then(Value::as_str).and_then(ref_name) == Some(wanted);
         names_it(result)
             || ["anyOf", "oneOf"].iter().any(|k| {
-                result
-                    .get(*k)
-                    .and_then(Value::as_array)
-                    .is_some_and(|alts| alts.iter().any(names_it))
+                result.get(*k).and_then(Value::as_array).is_some_and(|alts| alts.iter().any(names_it))
             })
     }
 

@@ -64,9 +64,5 @@ pub enum SchemaError {
          add it or use a complete schema file",
         path.display()
     )]
-    MissingDefinition {
-        path: PathBuf,
-        name: String,
-        purpose: &'static str,
-    },
+    MissingDefinition { path: PathBuf, name: String, purpose: &'static str },
 }

@@ -41,10 +41,8 @@ fn push(
     let message = match error.kind() {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             let own = error.instance_path().as_str();
-            let plausible: Vec<&Vec<ValidationError<'static>>> = context
-                .iter()
-                .filter(|branch| plausible(branch, own))
-                .collect();
+            let plausible: Vec<&Vec<ValidationError<'static>>> =
+                context.iter().filter(|branch| plausible(branch, own)).collect();
             if let [branch] = plausible.as_slice() {
                 if !branch.is_empty() {
                     for e in branch.iter() {
@@ -54,18 +52,11 @@ fn push(
                 }
             }
             let names = alternatives(compiled, &schema_path);
-            format!(
-                "{} matches none of the alternatives ({names})",
-                short(error.instance())
-            )
+            format!("{} matches none of the alternatives ({names})", short(error.instance()))
         }
         _ => describe(error),
     };
-    out.push(Violation {
-        instance_path,
-        schema_path,
-        message,
-    });
+    out.push(Violation { instance_path, schema_path, message });
 }
 
 /// A branch is implausible when it fails a `const`/`enum` discriminator or the basic type of
@@ -79,9 +70,7 @@ fn plausible(branch: &[ValidationError<'static>], own: &str) -> bool {
             .and_then(|rest| rest.strip_prefix('/'))
             .is_some_and(|rest| !rest.contains('/'));
         match e.kind() {
-            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. } => {
-                at_own || at_member
-            }
+            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. } => at_own || at_member,
             ValidationErrorKind::Type { .. } => at_own,
             _ => false,
         }
@@ -90,10 +79,8 @@ fn plausible(branch: &[ValidationError<'static>], own: &str) -> bool {
 
 fn absolute_schema_path(compiled: &Compiled, base: &str, path: &str) -> String {
     let key = compiled.defs_key;
-    let absolute = path
-        .strip_prefix('/')
-        .and_then(|p| p.strip_prefix(key))
-        .is_some_and(|p| p.starts_with('/'));
+    let absolute =
+        path.strip_prefix('/').and_then(|p| p.strip_prefix(key)).is_some_and(|p| p.starts_with('/'));
     if absolute {
         path.to_owned()
     } else {
@@ -109,12 +96,7 @@ fn alternatives(compiled: &Compiled, schema_path: &str) -> String {
     };
     let names: Vec<&str> = items
         .iter()
-        .map(|a| {
-            a.get("$ref")
-                .and_then(Value::as_str)
-                .and_then(ref_name)
-                .unwrap_or("an inline schema")
-        })
+        .map(|a| a.get("$ref").and_then(Value::as_str).and_then(ref_name).unwrap_or("an inline schema"))
         .collect();
     names.join(", ")
 }

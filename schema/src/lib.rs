@@ -43,10 +43,7 @@ pub enum Validation {
     /// Valid against `definition` (e.g. `InitializeRequest`).
     Valid { definition: String },
     /// Invalid against `definition`.
-    Invalid {
-        definition: String,
-        violations: Vec<Violation>,
-    },
+    Invalid { definition: String, violations: Vec<Violation> },
     /// The method is not part of this revision in this direction.
     UnknownMethod { method: String },
     /// The message could not be matched to any definition (e.g. a result whose request is not
@@ -76,22 +73,13 @@ impl SchemaSet {
     /// `schema.json` is an error.
     pub fn from_dir(dir: &Path) -> Result<SchemaSet, SchemaError> {
         if !dir.is_dir() {
-            return Err(SchemaError::DirNotFound {
-                dir: dir.to_owned(),
-            });
+            return Err(SchemaError::DirNotFound { dir: dir.to_owned() });
         }
-        let read_dir_error = |source| SchemaError::ReadDir {
-            dir: dir.to_owned(),
-            source,
-        };
+        let read_dir_error = |source| SchemaError::ReadDir { dir: dir.to_owned(), source };
         let mut found = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(read_dir_error)? {
             let entry = entry.map_err(read_dir_error)?;
-            let Some(revision) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<Revision>().ok())
-            else {
+            let Some(revision) = entry.file_name().to_str().and_then(|n| n.parse::<Revision>().ok()) else {
                 continue;
             };
             if entry.path().is_dir() {
@@ -100,26 +88,18 @@ impl SchemaSet {
         }
         if found.is_empty() {
             let known: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
-            return Err(SchemaError::NoRevisions {
-                dir: dir.to_owned(),
-                known: known.join(", "),
-            });
+            return Err(SchemaError::NoRevisions { dir: dir.to_owned(), known: known.join(", ") });
         }
         found.sort();
         // Compiling is the slow part (tens of ms per revision): spread it over the cores.
         let results: Vec<Result<RevisionSchema, SchemaError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = found
                 .iter()
-                .map(|(revision, path)| {
-                    scope.spawn(move || RevisionSchema::from_file(*revision, path))
-                })
+                .map(|(revision, path)| scope.spawn(move || RevisionSchema::from_file(*revision, path)))
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 .collect()
         });
         let schemas = results.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -143,10 +123,7 @@ impl SchemaSet {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 .collect()
         });
         SchemaSet::from_schemas(results)
@@ -176,14 +153,10 @@ impl SchemaSet {
 impl RevisionSchema {
     /// Reads and compiles one schema file.
     pub fn from_file(revision: Revision, path: &Path) -> Result<RevisionSchema, SchemaError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SchemaError::ReadFile {
-            path: path.to_owned(),
-            source,
-        })?;
-        let doc = serde_json::from_str(&text).map_err(|source| SchemaError::Json {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SchemaError::ReadFile { path: path.to_owned(), source })?;
+        let doc = serde_json::from_str(&text)
+            .map_err(|source| SchemaError::Json { path: path.to_owned(), source })?;
         RevisionSchema::from_value(revision, path, doc)
     }
 
@@ -195,11 +168,7 @@ impl RevisionSchema {
     ) -> Result<RevisionSchema, SchemaError> {
         let origin = origin.into();
         let compiled = compile::compile(&origin, doc)?;
-        Ok(RevisionSchema {
-            revision,
-            origin,
-            compiled,
-        })
+        Ok(RevisionSchema { revision, origin, compiled })
     }
 
     pub fn revision(&self) -> Revision {
@@ -259,9 +228,7 @@ impl RevisionSchema {
         let object = match message {
             Value::Object(object) => object,
             Value::Array(_) => {
-                return Validation::Unmatched {
-                    reason: "batch: validate each element".to_owned(),
-                }
+                return Validation::Unmatched { reason: "batch: validate each element".to_owned() }
             }
             _ => return self.verdict(c.message, &[(c.message, message, "")]),
         };
@@ -269,11 +236,8 @@ impl RevisionSchema {
             let is_request = object.contains_key("id");
             let Some(name) = method.as_str() else {
                 // Let the envelope say what is wrong with `method`.
-                let envelope = if is_request {
-                    c.by_name["JSONRPCRequest"]
-                } else {
-                    c.by_name["JSONRPCNotification"]
-                };
+                let envelope =
+                    if is_request { c.by_name["JSONRPCRequest"] } else { c.by_name["JSONRPCNotification"] };
                 return self.verdict(envelope, &[(envelope, message, "")]);
             };
             let table = &c.tables[table_index(direction)];
@@ -284,9 +248,7 @@ impl RevisionSchema {
             };
             return match entry {
                 Some(entry) => self.check_entry(entry, message),
-                None => Validation::UnknownMethod {
-                    method: name.to_owned(),
-                },
+                None => Validation::UnknownMethod { method: name.to_owned() },
             };
         }
         if object.contains_key("error") {
@@ -303,23 +265,15 @@ impl RevisionSchema {
             };
         };
         // A result travelling client-to-server answers a server's request, and vice versa.
-        match c.tables[table_index(direction.reverse())]
-            .requests
-            .get(answered)
-        {
+        match c.tables[table_index(direction.reverse())].requests.get(answered) {
             Some(rule) => self.check_result(rule.result, message, result),
-            None => Validation::UnknownMethod {
-                method: answered.to_owned(),
-            },
+            None => Validation::UnknownMethod { method: answered.to_owned() },
         }
     }
 
     fn check_entry(&self, entry: Entry, message: &Value) -> Validation {
         match entry.envelope {
-            Some(envelope) => self.verdict(
-                entry.def,
-                &[(envelope, message, ""), (entry.def, message, "")],
-            ),
+            Some(envelope) => self.verdict(entry.def, &[(envelope, message, ""), (entry.def, message, "")]),
             None => self.verdict(entry.def, &[(entry.def, message, "")]),
         }
     }
@@ -339,39 +293,25 @@ impl RevisionSchema {
             (_, Some(task)) if result.get("task").is_some() => task,
             _ => rule.result,
         };
-        self.verdict(
-            def,
-            &[
-                (self.compiled.result_envelope, message, ""),
-                (def, result, "/result"),
-            ],
-        )
+        self.verdict(def, &[(self.compiled.result_envelope, message, ""), (def, result, "/result")])
     }
 
     fn valid(&self, def: DefId) -> Validation {
-        Validation::Valid {
-            definition: self.compiled.defs[def].name.clone(),
-        }
+        Validation::Valid { definition: self.compiled.defs[def].name.clone() }
     }
 
     /// Runs each `(definition, instance, instance prefix)` check; `Valid`/`Invalid` as
     /// `definition`. The fast path (all valid) allocates only the definition name.
     fn verdict(&self, definition: DefId, checks: &[(DefId, &Value, &str)]) -> Validation {
         let c = &self.compiled;
-        if checks
-            .iter()
-            .all(|(def, instance, _)| c.defs[*def].validator.is_valid(instance))
-        {
+        if checks.iter().all(|(def, instance, _)| c.defs[*def].validator.is_valid(instance)) {
             return self.valid(definition);
         }
         let mut violations = Vec::new();
         for (def, instance, prefix) in checks {
             explain::collect(c, *def, instance, prefix, &mut violations);
         }
-        Validation::Invalid {
-            definition: c.defs[definition].name.clone(),
-            violations,
-        }
+        Validation::Invalid { definition: c.defs[definition].name.clone(), violations }
     }
 }
 

@@ -49,6 +49,8 @@ pub const REVISIONS: &[Revision] = &[
     Revision::V2025_03_26,
     Revision::V2025_06_18,
     Revision::V2025_11_25,
+    Revision::V2026_07_28,
+    Revision::Draft,
 ];
 
 macro_rules! embedded {
@@ -63,6 +65,8 @@ pub const GENERATED: &[(Revision, &str)] = embedded![
     V2025_03_26 => "2025-03-26",
     V2025_06_18 => "2025-06-18",
     V2025_11_25 => "2025-11-25",
+    V2026_07_28 => "2026-07-28",
+    Draft => "draft",
 ];
 
 /// A revision range, inclusive on both ends.
@@ -73,10 +77,7 @@ struct Revs {
 }
 
 impl Revs {
-    const ALL: Revs = Revs {
-        from: Revision::V2024_11_05,
-        to: Revision::Draft,
-    };
+    const ALL: Revs = Revs { from: Revision::V2024_11_05, to: Revision::Draft };
 
     fn contains(self, r: Revision) -> bool {
         self.from <= r && r <= self.to
@@ -187,15 +188,11 @@ fn lex(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, DefsError> {
                 i += 1;
             }
             let s: String = chars[start..i].iter().collect();
-            let n = s
-                .parse()
-                .map_err(|_| DefsError(format!("{file}:{line}: bad number {s:?}")))?;
+            let n = s.parse().map_err(|_| DefsError(format!("{file}:{line}: bad number {s:?}")))?;
             out.push((Tok::Num(n), line));
         } else if c.is_alphabetic() || c == '_' || c == '$' {
             let start = i;
-            while i < chars.len()
-                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
-            {
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$') {
                 i += 1;
             }
             out.push((Tok::Ident(chars[start..i].iter().collect()), line));
@@ -203,9 +200,7 @@ fn lex(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, DefsError> {
             out.push((Tok::Punct(c), line));
             i += 1;
         } else {
-            return Err(DefsError(format!(
-                "{file}:{line}: unexpected character {c:?}"
-            )));
+            return Err(DefsError(format!("{file}:{line}: unexpected character {c:?}")));
         }
     }
     Ok(out)
@@ -219,15 +214,9 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn err<T>(&self, what: &str) -> Result<T, DefsError> {
-        let (tok, line) = self
-            .toks
-            .get(self.pos)
-            .map(|(t, l)| (format!("{t:?}"), *l))
-            .unwrap_or(("end of file".into(), 0));
-        Err(DefsError(format!(
-            "{}:{line}: expected {what}, found {tok}",
-            self.file
-        )))
+        let (tok, line) =
+            self.toks.get(self.pos).map(|(t, l)| (format!("{t:?}"), *l)).unwrap_or(("end of file".into(), 0));
+        Err(DefsError(format!("{}:{line}: expected {what}, found {tok}", self.file)))
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -272,15 +261,11 @@ impl Parser<'_> {
             if s.is_empty() {
                 Ok(default)
             } else {
-                s.parse()
-                    .map_err(|e| DefsError(format!("{}: {e}", self.file)))
+                s.parse().map_err(|e| DefsError(format!("{}: {e}", self.file)))
             }
         };
         Ok(match text.split_once("..") {
-            Some((a, b)) => Revs {
-                from: parse(a, Revs::ALL.from)?,
-                to: parse(b, Revs::ALL.to)?,
-            },
+            Some((a, b)) => Revs { from: parse(a, Revs::ALL.from)?, to: parse(b, Revs::ALL.to)? },
             None => {
                 let r = parse(&text, Revs::ALL.from)?;
                 Revs { from: r, to: r }
@@ -300,14 +285,7 @@ impl Parser<'_> {
                     self.expect('=')?;
                     let ty = self.ty()?;
                     self.expect(';')?;
-                    defs.push(Def {
-                        name,
-                        revs,
-                        extends: vec![],
-                        members: None,
-                        alias: Some(ty),
-                        source,
-                    });
+                    defs.push(Def { name, revs, extends: vec![], members: None, alias: Some(ty), source });
                 }
                 "interface" => {
                     let name = self.ident()?;
@@ -324,14 +302,7 @@ impl Parser<'_> {
                     let revs = self.revs()?;
                     self.expect('{')?;
                     let members = self.members()?;
-                    defs.push(Def {
-                        name,
-                        revs,
-                        extends,
-                        members: Some(members),
-                        alias: None,
-                        source,
-                    });
+                    defs.push(Def { name, revs, extends, members: Some(members), alias: None, source });
                 }
                 _ => {
                     self.pos -= 1;
@@ -365,12 +336,7 @@ impl Parser<'_> {
             let ty = self.ty()?;
             let revs = self.revs()?;
             self.expect(';')?;
-            members.push(Member {
-                name,
-                optional,
-                ty,
-                revs,
-            });
+            members.push(Member { name, optional, ty, revs });
         }
         Ok(members)
     }
@@ -380,11 +346,7 @@ impl Parser<'_> {
         while self.eat('|') {
             alts.push(self.inter()?);
         }
-        Ok(if alts.len() == 1 {
-            alts.pop().unwrap()
-        } else {
-            Ty::Union(alts)
-        })
+        Ok(if alts.len() == 1 { alts.pop().unwrap() } else { Ty::Union(alts) })
     }
 
     fn inter(&mut self) -> Result<Ty, DefsError> {
@@ -392,11 +354,7 @@ impl Parser<'_> {
         while self.eat('&') {
             parts.push(self.postfix()?);
         }
-        Ok(if parts.len() == 1 {
-            parts.pop().unwrap()
-        } else {
-            Ty::Inter(parts)
-        })
+        Ok(if parts.len() == 1 { parts.pop().unwrap() } else { Ty::Inter(parts) })
     }
 
     fn annotations(&mut self, ty: Ty) -> Ty {
@@ -476,30 +434,19 @@ struct Emitter<'a> {
 impl Emitter<'_> {
     fn members(&self, def: &Def, depth: usize) -> Result<Vec<Member>, DefsError> {
         if depth > 16 {
-            return Err(DefsError(format!(
-                "{}: `extends` cycle at {}",
-                def.source, def.name
-            )));
+            return Err(DefsError(format!("{}: `extends` cycle at {}", def.source, def.name)));
         }
         let mut out: Vec<Member> = Vec::new();
         for parent in &def.extends {
             let p = self.defs.get(parent.as_str()).ok_or_else(|| {
-                DefsError(format!(
-                    "{}: {} extends {parent}, absent in {}",
-                    def.source, def.name, self.rev
-                ))
+                DefsError(format!("{}: {} extends {parent}, absent in {}", def.source, def.name, self.rev))
             })?;
             for m in self.members(p, depth + 1)? {
                 out.retain(|o| o.name != m.name);
                 out.push(m);
             }
         }
-        for m in def
-            .members
-            .iter()
-            .flatten()
-            .filter(|m| m.revs.contains(self.rev))
-        {
+        for m in def.members.iter().flatten().filter(|m| m.revs.contains(self.rev)) {
             out.retain(|o| o.name != m.name);
             out.push(m.clone());
         }
@@ -551,10 +498,7 @@ impl Emitter<'_> {
             Ty::Int(n) => json!({ "const": n, "type": "integer" }),
             Ty::Ref(name) => {
                 if !self.defs.contains_key(name.as_str()) {
-                    return Err(DefsError(format!(
-                        "{ctx}: `{name}` is not defined in {}",
-                        self.rev
-                    )));
+                    return Err(DefsError(format!("{ctx}: `{name}` is not defined in {}", self.rev)));
                 }
                 json!({ "$ref": format!("#/{}/{name}", self.key) })
             }
@@ -562,10 +506,8 @@ impl Emitter<'_> {
             Ty::Array(item) => json!({ "items": self.ty(item, ctx)?, "type": "array" }),
             Ty::Union(alts) => {
                 if alts.iter().all(|a| matches!(a, Ty::Str(_))) {
-                    let values: Vec<&String> = alts
-                        .iter()
-                        .filter_map(|a| if let Ty::Str(s) = a { Some(s) } else { None })
-                        .collect();
+                    let values: Vec<&String> =
+                        alts.iter().filter_map(|a| if let Ty::Str(s) = a { Some(s) } else { None }).collect();
                     json!({ "enum": values, "type": "string" })
                 } else if alts.iter().all(|a| matches!(a, Ty::Prim(_))) {
                     let types: Vec<&str> = alts
@@ -574,8 +516,7 @@ impl Emitter<'_> {
                         .collect();
                     json!({ "type": types })
                 } else {
-                    let alts: Result<Vec<Value>, _> =
-                        alts.iter().map(|a| self.ty(a, ctx)).collect();
+                    let alts: Result<Vec<Value>, _> = alts.iter().map(|a| self.ty(a, ctx)).collect();
                     json!({ "anyOf": alts? })
                 }
             }
@@ -592,9 +533,7 @@ impl Emitter<'_> {
                         "min" => ("minimum", number(val, ctx)?),
                         "max" => ("maximum", number(val, ctx)?),
                         "maxItems" => ("maxItems", number(val, ctx)?),
-                        other => {
-                            return Err(DefsError(format!("{ctx}: unknown annotation %{other}")))
-                        }
+                        other => return Err(DefsError(format!("{ctx}: unknown annotation %{other}"))),
                     };
                     o.insert(key.into(), value);
                 }

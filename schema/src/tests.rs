@@ -25,12 +25,7 @@ fn official() -> Option<&'static SchemaSet> {
 
 fn legacy() -> Vec<&'static RevisionSchema> {
     official()
-        .map(|set| {
-            Revision::LEGACY
-                .iter()
-                .map(|r| set.get(*r).expect("revision present"))
-                .collect()
-        })
+        .map(|set| Revision::LEGACY.iter().map(|r| set.get(*r).expect("revision present")).collect())
         .unwrap_or_default()
 }
 
@@ -45,9 +40,7 @@ fn assert_valid(
     let got = schema.validate(direction, &msg, answered);
     assert_eq!(
         got,
-        Validation::Valid {
-            definition: def.to_owned()
-        },
+        Validation::Valid { definition: def.to_owned() },
         "{} {direction}: {msg}",
         schema.revision()
     );
@@ -64,10 +57,7 @@ fn assert_invalid_at(
     path: &str,
 ) -> Vec<Violation> {
     match schema.validate(direction, &msg, answered) {
-        Validation::Invalid {
-            definition,
-            violations,
-        } => {
+        Validation::Invalid { definition, violations } => {
             assert_eq!(definition, def, "{}: {msg}", schema.revision());
             assert!(
                 violations.iter().any(|v| v.instance_path == path),
@@ -76,10 +66,7 @@ fn assert_invalid_at(
             );
             violations
         }
-        other => panic!(
-            "{}: expected Invalid for {msg}, got {other:?}",
-            schema.revision()
-        ),
+        other => panic!("{}: expected Invalid for {msg}, got {other:?}", schema.revision()),
     }
 }
 
@@ -113,13 +100,7 @@ fn lifecycle_messages_are_valid_in_every_legacy_revision() {
     for s in legacy() {
         let rev = s.revision();
         assert_valid(s, C2S, initialize(rev), None, "InitializeRequest");
-        assert_valid(
-            s,
-            S2C,
-            initialize_result(rev),
-            Some("initialize"),
-            "InitializeResult",
-        );
+        assert_valid(s, S2C, initialize_result(rev), Some("initialize"), "InitializeResult");
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_valid(s, C2S, initialized, None, "InitializedNotification");
         let ping = json!({"jsonrpc": "2.0", "id": "p-1", "method": "ping"});
@@ -156,33 +137,14 @@ fn tools_messages_are_valid_in_every_legacy_revision() {
 fn a_missing_protocol_version_is_reported_at_params() {
     for s in legacy() {
         let mut msg = initialize(s.revision());
-        msg["params"]
-            .as_object_mut()
-            .unwrap()
-            .remove("protocolVersion");
+        msg["params"].as_object_mut().unwrap().remove("protocolVersion");
         let v = assert_invalid_at(s, C2S, msg, None, "InitializeRequest", "/params");
-        assert!(
-            v.iter().any(|v| v.message.contains("protocolVersion")),
-            "{v:#?}"
-        );
-        assert!(
-            v.iter().all(|v| v.schema_path.ends_with("/required")),
-            "{v:#?}"
-        );
+        assert!(v.iter().any(|v| v.message.contains("protocolVersion")), "{v:#?}");
+        assert!(v.iter().all(|v| v.schema_path.ends_with("/required")), "{v:#?}");
 
         let mut msg = initialize_result(s.revision());
-        msg["result"]
-            .as_object_mut()
-            .unwrap()
-            .remove("protocolVersion");
-        assert_invalid_at(
-            s,
-            S2C,
-            msg,
-            Some("initialize"),
-            "InitializeResult",
-            "/result",
-        );
+        msg["result"].as_object_mut().unwrap().remove("protocolVersion");
+        assert_invalid_at(s, S2C, msg, Some("initialize"), "InitializeResult", "/result");
     }
 }
 
@@ -191,43 +153,17 @@ fn a_wrong_type_is_reported_at_its_pointer() {
     for s in legacy() {
         let mut msg = initialize(s.revision());
         msg["params"]["protocolVersion"] = json!(20241105);
-        let v = assert_invalid_at(
-            s,
-            C2S,
-            msg,
-            None,
-            "InitializeRequest",
-            "/params/protocolVersion",
-        );
-        let defs = if s.revision() >= Revision::V2025_11_25 {
-            "$defs"
-        } else {
-            "definitions"
-        };
-        assert!(
-            v[0].schema_path.starts_with(&format!("/{defs}/Initialize")),
-            "{v:#?}"
-        );
-        assert!(
-            v[0].schema_path.ends_with("/protocolVersion/type"),
-            "{v:#?}"
-        );
+        let v = assert_invalid_at(s, C2S, msg, None, "InitializeRequest", "/params/protocolVersion");
+        let defs = if s.revision() >= Revision::V2025_11_25 { "$defs" } else { "definitions" };
+        assert!(v[0].schema_path.starts_with(&format!("/{defs}/Initialize")), "{v:#?}");
+        assert!(v[0].schema_path.ends_with("/protocolVersion/type"), "{v:#?}");
 
         let mut msg = initialize_result(s.revision());
         msg["result"]["serverInfo"]["name"] = json!(7);
-        let v = assert_invalid_at(
-            s,
-            S2C,
-            msg,
-            Some("initialize"),
-            "InitializeResult",
-            "/result/serverInfo/name",
-        );
+        let v =
+            assert_invalid_at(s, S2C, msg, Some("initialize"), "InitializeResult", "/result/serverInfo/name");
         assert_eq!(v.len(), 1, "{v:#?}");
-        assert_eq!(
-            v[0].schema_path,
-            format!("/{defs}/Implementation/properties/name/type")
-        );
+        assert_eq!(v[0].schema_path, format!("/{defs}/Implementation/properties/name/type"));
     }
 }
 
@@ -249,24 +185,11 @@ fn content_block_faults_name_the_member_not_any_of() {
     for s in legacy() {
         let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {
             "content": [{"type": "text", "text": 5}]}});
-        let v = assert_invalid_at(
-            s,
-            S2C,
-            msg,
-            Some("tools/call"),
-            "CallToolResult",
-            "/result/content/0/text",
-        );
+        let v =
+            assert_invalid_at(s, S2C, msg, Some("tools/call"), "CallToolResult", "/result/content/0/text");
         assert!(v.iter().all(|v| !v.message.contains("anyOf")), "{v:#?}");
         let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "video"}]}});
-        let v = assert_invalid_at(
-            s,
-            S2C,
-            msg,
-            Some("tools/call"),
-            "CallToolResult",
-            "/result/content/0",
-        );
+        let v = assert_invalid_at(s, S2C, msg, Some("tools/call"), "CallToolResult", "/result/content/0");
         assert!(v[0].message.contains("TextContent"), "{v:#?}");
     }
 }
@@ -276,19 +199,10 @@ fn byte_fields_must_be_base64() {
     for s in legacy() {
         let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {
             "content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}});
-        assert_invalid_at(
-            s,
-            S2C,
-            msg,
-            Some("tools/call"),
-            "CallToolResult",
-            "/result/content/0/data",
-        );
+        assert_invalid_at(s, S2C, msg, Some("tools/call"), "CallToolResult", "/result/content/0/data");
     }
     assert!(compile::is_base64("") && compile::is_base64("aGk=") && compile::is_base64("aGVsbG8h"));
-    assert!(
-        !compile::is_base64("aGk") && !compile::is_base64("a===") && !compile::is_base64("aG k=")
-    );
+    assert!(!compile::is_base64("aGk") && !compile::is_base64("a===") && !compile::is_base64("aG k="));
 }
 
 #[test]
@@ -297,34 +211,20 @@ fn unknown_and_misdirected_methods_are_unknown_not_invalid() {
         let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/frobnicate"});
         assert_eq!(
             s.validate(C2S, &msg, None),
-            Validation::UnknownMethod {
-                method: "tools/frobnicate".into()
-            }
+            Validation::UnknownMethod { method: "tools/frobnicate".into() }
         );
         // A server does not send `tools/call`; a client does not send `roots/list`.
-        let msg =
-            json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "x"}});
-        assert!(matches!(
-            s.validate(S2C, &msg, None),
-            Validation::UnknownMethod { .. }
-        ));
+        let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "x"}});
+        assert!(matches!(s.validate(S2C, &msg, None), Validation::UnknownMethod { .. }));
         let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"});
-        assert!(matches!(
-            s.validate(C2S, &msg, None),
-            Validation::UnknownMethod { .. }
-        ));
+        assert!(matches!(s.validate(C2S, &msg, None), Validation::UnknownMethod { .. }));
         assert_valid(s, S2C, msg, None, "ListRootsRequest");
         let msg = json!({"jsonrpc": "2.0", "method": "notifications/whatever"});
-        assert!(matches!(
-            s.validate(S2C, &msg, None),
-            Validation::UnknownMethod { .. }
-        ));
+        assert!(matches!(s.validate(S2C, &msg, None), Validation::UnknownMethod { .. }));
         let msg = json!({"jsonrpc": "2.0", "id": 9, "result": {}});
         assert_eq!(
             s.validate(S2C, &msg, Some("nope/nope")),
-            Validation::UnknownMethod {
-                method: "nope/nope".into()
-            }
+            Validation::UnknownMethod { method: "nope/nope".into() }
         );
     }
 }
@@ -332,12 +232,9 @@ fn unknown_and_misdirected_methods_are_unknown_not_invalid() {
 #[test]
 fn error_responses_are_checked_against_the_error_definition() {
     for s in legacy() {
-        let def = if s.revision() >= Revision::V2025_11_25 {
-            "JSONRPCErrorResponse"
-        } else {
-            "JSONRPCError"
-        };
-        let msg = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}});
+        let def = if s.revision() >= Revision::V2025_11_25 { "JSONRPCErrorResponse" } else { "JSONRPCError" };
+        let msg =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}});
         assert_valid(s, S2C, msg.clone(), None, def);
         assert_valid(s, S2C, msg, Some("tools/call"), def);
         let msg = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": "-32601", "message": "x"}});
@@ -351,16 +248,11 @@ fn error_responses_are_checked_against_the_error_definition() {
 fn results_without_a_request_and_batches_are_unmatched() {
     for s in legacy() {
         let msg = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert!(matches!(
-            s.validate(S2C, &msg, None),
-            Validation::Unmatched { .. }
-        ));
+        assert!(matches!(s.validate(S2C, &msg, None), Validation::Unmatched { .. }));
         let batch = json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]);
         assert_eq!(
             s.validate(C2S, &batch, None),
-            Validation::Unmatched {
-                reason: "batch: validate each element".into()
-            }
+            Validation::Unmatched { reason: "batch: validate each element".into() }
         );
     }
 }
@@ -369,14 +261,7 @@ fn results_without_a_request_and_batches_are_unmatched() {
 fn non_messages_are_invalid_json_rpc_messages() {
     for s in legacy() {
         assert_invalid_at(s, C2S, json!("hello"), None, "JSONRPCMessage", "");
-        assert_invalid_at(
-            s,
-            C2S,
-            json!({"jsonrpc": "2.0", "id": 1}),
-            None,
-            "JSONRPCMessage",
-            "",
-        );
+        assert_invalid_at(s, C2S, json!({"jsonrpc": "2.0", "id": 1}), None, "JSONRPCMessage", "");
         assert_invalid_at(
             s,
             C2S,
@@ -398,14 +283,7 @@ fn task_augmented_results_use_create_task_result_in_2025_11_25() {
         "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 60000}}});
     assert_valid(s, S2C, msg, Some("tools/call"), "CreateTaskResult");
     let msg = json!({"jsonrpc": "2.0", "id": 5, "result": {"task": {"taskId": 1}}});
-    assert_invalid_at(
-        s,
-        S2C,
-        msg,
-        Some("tools/call"),
-        "CreateTaskResult",
-        "/result/task/taskId",
-    );
+    assert_invalid_at(s, S2C, msg, Some("tools/call"), "CreateTaskResult", "/result/task/taskId");
 }
 
 #[test]
@@ -419,38 +297,17 @@ fn modern_results_are_picked_by_result_type() {
         assert_valid(s, S2C, ok, Some("tools/call"), "CallToolResult");
         // Valid under the file's `CallToolResultResponse` union (as an `InputRequiredResult`),
         // but `resultType` says which branch it claims to be.
-        let bad =
-            json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete", "content": 5}});
-        assert_invalid_at(
-            s,
-            S2C,
-            bad,
-            Some("tools/call"),
-            "CallToolResult",
-            "/result/content",
-        );
+        let bad = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete", "content": 5}});
+        assert_invalid_at(s, S2C, bad, Some("tools/call"), "CallToolResult", "/result/content");
         let input = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "input_required",
             "requestState": "s1"}});
         assert_valid(s, S2C, input, Some("tools/call"), "InputRequiredResult");
         let missing = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}});
-        assert_invalid_at(
-            s,
-            S2C,
-            missing,
-            Some("tools/call"),
-            "CallToolResult",
-            "/result",
-        );
+        assert_invalid_at(s, S2C, missing, Some("tools/call"), "CallToolResult", "/result");
         // No `initialize`, and no server-to-client requests at all.
-        assert!(matches!(
-            s.validate(C2S, &initialize(rev), None),
-            Validation::UnknownMethod { .. }
-        ));
+        assert!(matches!(s.validate(C2S, &initialize(rev), None), Validation::UnknownMethod { .. }));
         let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"});
-        assert!(matches!(
-            s.validate(S2C, &msg, None),
-            Validation::UnknownMethod { .. }
-        ));
+        assert!(matches!(s.validate(S2C, &msg, None), Validation::UnknownMethod { .. }));
         let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": rev.as_str(),
             "io.modelcontextprotocol/clientCapabilities": {}}}});
@@ -470,9 +327,7 @@ fn validate_as_checks_one_named_definition() {
     assert_eq!(s.is_valid_as("RequestId", &json!(1)), Some(true));
     assert_eq!(s.is_valid_as("RequestId", &json!(null)), Some(false));
     assert_eq!(s.is_valid_as("NoSuchThing", &json!(1)), None);
-    let got = s
-        .validate_as("Implementation", &json!({"name": "x"}))
-        .unwrap();
+    let got = s.validate_as("Implementation", &json!({"name": "x"})).unwrap();
     assert!(
         matches!(got, Validation::Invalid { ref violations, .. } if violations[0].instance_path.is_empty())
     );
@@ -482,8 +337,7 @@ mod bad_dirs {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("mcpspec-schema-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("mcpspec-schema-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -504,10 +358,7 @@ mod bad_dirs {
     #[test]
     fn a_missing_dir_says_so() {
         let e = err(Path::new("/nonexistent/mcpspec-schemas"));
-        assert!(
-            e.contains("does not exist") && e.contains("/nonexistent/mcpspec-schemas"),
-            "{e}"
-        );
+        assert!(e.contains("does not exist") && e.contains("/nonexistent/mcpspec-schemas"), "{e}");
     }
 
     #[test]
@@ -515,10 +366,7 @@ mod bad_dirs {
         let dir = temp_dir("empty");
         std::fs::create_dir_all(dir.join("not-a-revision")).unwrap();
         let e = err(&dir);
-        assert!(
-            e.contains("no revision folder") && e.contains("2025-06-18"),
-            "{e}"
-        );
+        assert!(e.contains("no revision folder") && e.contains("2025-06-18"), "{e}");
     }
 
     #[test]
@@ -526,10 +374,7 @@ mod bad_dirs {
         let dir = temp_dir("nofile");
         std::fs::create_dir_all(dir.join("2025-06-18")).unwrap();
         let e = err(&dir);
-        assert!(
-            e.contains("2025-06-18/schema.json") && e.contains("cannot read"),
-            "{e}"
-        );
+        assert!(e.contains("2025-06-18/schema.json") && e.contains("cannot read"), "{e}");
     }
 
     #[test]
@@ -537,10 +382,7 @@ mod bad_dirs {
         let dir = temp_dir("badjson");
         write(&dir, "2024-11-05", "{\"definitions\": ");
         let e = err(&dir);
-        assert!(
-            e.contains("2024-11-05/schema.json") && e.contains("not valid JSON"),
-            "{e}"
-        );
+        assert!(e.contains("2024-11-05/schema.json") && e.contains("not valid JSON"), "{e}");
     }
 
     #[test]
@@ -579,8 +421,7 @@ mod bad_dirs {
         let Some(_) = official() else { return };
         let dir = temp_dir("mixed");
         std::fs::create_dir_all(dir.join("notes")).unwrap();
-        let text =
-            std::fs::read_to_string(Path::new(OFFICIAL).join("2024-11-05/schema.json")).unwrap();
+        let text = std::fs::read_to_string(Path::new(OFFICIAL).join("2024-11-05/schema.json")).unwrap();
         write(&dir, "2024-11-05", &text);
         let set = SchemaSet::from_dir(&dir).unwrap();
         assert_eq!(set.revisions(), vec![Revision::V2024_11_05]);

@@ -95,8 +95,8 @@ impl Generator<'_> {
                     .unwrap_or_default();
                 if let Some(Value::Object(props)) = s.get("properties") {
                     for (name, sub) in props {
-                        let wanted = required.contains(&name.as_str())
-                            || (depth < MAX_DEPTH && self.rng.chance(50));
+                        let wanted =
+                            required.contains(&name.as_str()) || (depth < MAX_DEPTH && self.rng.chance(50));
                         if wanted {
                             let v = self.instance(sub, depth + 1);
                             o.insert(name.clone(), v);
@@ -117,11 +117,7 @@ impl Generator<'_> {
                 Value::Object(o)
             }
             "array" => {
-                let n = if depth < MAX_DEPTH {
-                    self.rng.below(3)
-                } else {
-                    0
-                };
+                let n = if depth < MAX_DEPTH { self.rng.below(3) } else { 0 };
                 let n = match s.get("maxItems").and_then(Value::as_u64) {
                     Some(max) => n.min(max as usize),
                     None => n,
@@ -131,24 +127,15 @@ impl Generator<'_> {
             }
             "string" => match s.get("format").and_then(Value::as_str) {
                 Some("uri") => {
-                    json!(self
-                        .rng
-                        .pick(&["https://example.com/a", "file:///tmp/x.txt", "urn:x:y"]))
+                    json!(self.rng.pick(&["https://example.com/a", "file:///tmp/x.txt", "urn:x:y"]))
                 }
-                Some("uri-template") => json!(self
-                    .rng
-                    .pick(&["file:///{path}", "https://example.com/{id}"])),
+                Some("uri-template") => json!(self.rng.pick(&["file:///{path}", "https://example.com/{id}"])),
                 Some("byte") => json!(self.rng.pick(&["aGVsbG8=", "", "AAAA"])),
-                _ => json!(self
-                    .rng
-                    .pick(&["", "x", "hello world", "2025-06-18", "text", "é✓"])),
+                _ => json!(self.rng.pick(&["", "x", "hello world", "2025-06-18", "text", "é✓"])),
             },
             "integer" => {
                 let candidates = [0i64, 1, 42, -1, 1000, 2];
-                let ok: Vec<i64> = candidates
-                    .into_iter()
-                    .filter(|n| within(s, *n as f64))
-                    .collect();
+                let ok: Vec<i64> = candidates.into_iter().filter(|n| within(s, *n as f64)).collect();
                 json!(*self.rng.pick(if ok.is_empty() { &[0] } else { &ok[..] }))
             }
             "number" => {
@@ -203,17 +190,11 @@ impl Generator<'_> {
                 0 => None, // drop it
                 1 => Some(self.other_type(node)),
                 2 => Some(match node {
-                    Value::String(_) => json!(self.rng.pick(&[
-                        "zzz-not-an-enum",
-                        "",
-                        "not a uri",
-                        "@@not base64@@",
-                        "2.0.1"
-                    ])),
+                    Value::String(_) => {
+                        json!(self.rng.pick(&["zzz-not-an-enum", "", "not a uri", "@@not base64@@", "2.0.1"]))
+                    }
                     Value::Number(_) => {
-                        json!(self
-                            .rng
-                            .pick(&[-1.0, 0.0, 1.0, 2.0, 1.5, 1e300, -0.5, 4294967296.0]))
+                        json!(self.rng.pick(&[-1.0, 0.0, 1.0, 2.0, 1.5, 1e300, -0.5, 4294967296.0]))
                     }
                     _ => self.other_type(node),
                 }),
@@ -249,15 +230,7 @@ impl Generator<'_> {
     }
 
     fn other_type(&mut self, node: &Value) -> Value {
-        let candidates = [
-            json!(5),
-            json!(1.5),
-            json!("s"),
-            json!(true),
-            Value::Null,
-            json!([]),
-            json!({}),
-        ];
+        let candidates = [json!(5), json!(1.5), json!("s"), json!(true), Value::Null, json!([]), json!({})];
         loop {
             let c = self.rng.pick(&candidates).clone();
             if std::mem::discriminant(&c) != std::mem::discriminant(node) {

@@ -13,10 +13,7 @@ pub fn official_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "note: {} not found; skipping comparisons with the official schemas",
-            dir.display()
-        );
+        eprintln!("note: {} not found; skipping comparisons with the official schemas", dir.display());
         None
     }
 }
