@@ -16,8 +16,10 @@ mod compile;
 mod error;
 mod explain;
 pub mod own;
+mod stream;
 
 pub use error::SchemaError;
+pub use stream::StreamValidator;
 
 use compile::{table_index, Compiled, DefId, Entry, ResultRule};
 use mcpspec_reference::{Direction, Revision};

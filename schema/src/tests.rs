@@ -428,3 +428,114 @@ mod bad_dirs {
         assert!(set.get(Revision::V2025_06_18).is_none());
     }
 }
+
+mod builtin {
+    use super::*;
+
+    fn builtin() -> &'static SchemaSet {
+        static SET: OnceLock<SchemaSet> = OnceLock::new();
+        SET.get_or_init(SchemaSet::builtin)
+    }
+
+    #[test]
+    fn holds_every_revision() {
+        assert_eq!(builtin().revisions(), Revision::ALL.to_vec());
+        let s = builtin().get(Revision::V2025_06_18).unwrap();
+        assert_eq!(s.origin(), Path::new("<builtin>/2025-06-18/schema.json"));
+    }
+
+    #[test]
+    fn judges_the_lifecycle_like_the_official_files() {
+        for rev in Revision::LEGACY {
+            let s = builtin().get(rev).unwrap();
+            assert_valid(s, C2S, initialize(rev), None, "InitializeRequest");
+            assert_valid(s, S2C, initialize_result(rev), Some("initialize"), "InitializeResult");
+            let pong = json!({"jsonrpc": "2.0", "id": "p-1", "result": {}});
+            assert_valid(s, S2C, pong, Some("ping"), "EmptyResult");
+            let mut msg = initialize(rev);
+            msg["params"]["protocolVersion"] = json!(20241105);
+            assert_invalid_at(s, C2S, msg, None, "InitializeRequest", "/params/protocolVersion");
+            let mut msg = initialize_result(rev);
+            msg["result"]["serverInfo"]["name"] = json!(7);
+            let v = assert_invalid_at(
+                s,
+                S2C,
+                msg,
+                Some("initialize"),
+                "InitializeResult",
+                "/result/serverInfo/name",
+            );
+            let defs = if rev >= Revision::V2025_11_25 { "$defs" } else { "definitions" };
+            assert_eq!(v[0].schema_path, format!("/{defs}/Implementation/properties/name/type"));
+        }
+    }
+
+    #[test]
+    fn accepts_fractional_elicitation_answers_unlike_the_official_files() {
+        // digest §T5: the TS says `number`; the official files say integer.
+        let msg =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"temp": 21.5}}});
+        let s = builtin().get(Revision::V2025_06_18).unwrap();
+        assert_valid(s, C2S, msg.clone(), Some("elicitation/create"), "ElicitResult");
+        if let Some(official) = official().and_then(|set| set.get(Revision::V2025_06_18)) {
+            assert_invalid_at(
+                official,
+                C2S,
+                msg,
+                Some("elicitation/create"),
+                "ElicitResult",
+                "/result/content/temp",
+            );
+        }
+    }
+}
+
+mod stream {
+    use super::*;
+
+    fn schema(rev: Revision) -> &'static RevisionSchema {
+        static SET: OnceLock<SchemaSet> = OnceLock::new();
+        SET.get_or_init(SchemaSet::builtin).get(rev).unwrap()
+    }
+
+    #[test]
+    fn results_are_matched_to_their_requests_by_direction_and_id() {
+        let rev = Revision::V2025_06_18;
+        let mut stream = StreamValidator::new(schema(rev));
+        assert!(stream.validate_one(C2S, &initialize(rev)).is_valid());
+        let got = stream.validate_one(S2C, &initialize_result(rev));
+        assert_eq!(got, Validation::Valid { definition: "InitializeResult".into() });
+        // Answered once: a second result with that id has no request to match.
+        assert!(matches!(stream.validate_one(S2C, &initialize_result(rev)), Validation::Unmatched { .. }));
+        // A server's ping is answered by the client; `"1"` is not `1`.
+        stream.validate_one(S2C, &json!({"jsonrpc": "2.0", "id": "1", "method": "ping"}));
+        let pong = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert!(matches!(stream.validate_one(C2S, &pong), Validation::Unmatched { .. }));
+        let pong = json!({"jsonrpc": "2.0", "id": "1", "result": {}});
+        assert_eq!(stream.validate_one(C2S, &pong), Validation::Valid { definition: "EmptyResult".into() });
+        assert_eq!(stream.unanswered().count(), 0);
+    }
+
+    #[test]
+    fn batches_are_split_in_2025_03_26_and_invalid_elsewhere() {
+        let batch = json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        ]);
+        let mut stream = StreamValidator::new(schema(Revision::V2025_03_26));
+        let got = stream.validate(C2S, &batch);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(Validation::is_valid), "{got:?}");
+        assert!(matches!(stream.validate(C2S, &json!([]))[..], [Validation::Unmatched { .. }]));
+        for rev in [Revision::V2024_11_05, Revision::V2025_06_18, Revision::V2026_07_28] {
+            let got = StreamValidator::new(schema(rev)).validate(C2S, &batch);
+            match &got[..] {
+                [Validation::Invalid { definition, violations }] => {
+                    assert_eq!(definition, "JSONRPCMessage");
+                    assert!(violations[0].message.contains("only in 2025-03-26"), "{violations:?}");
+                }
+                other => panic!("{rev}: {other:?}"),
+            }
+        }
+    }
+}
