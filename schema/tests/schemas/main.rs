@@ -3,6 +3,7 @@
 
 mod corpus;
 mod differential;
+mod examples;
 mod generated;
 
 use std::path::{Path, PathBuf};
