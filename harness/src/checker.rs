@@ -27,11 +27,7 @@ pub struct Violation {
 
 impl Violation {
     fn new(rule: &'static Rule, expected: impl Into<String>, actual: impl Into<String>) -> Self {
-        Violation {
-            rule,
-            expected: expected.into(),
-            actual: actual.into(),
-        }
+        Violation { rule, expected: expected.into(), actual: actual.into() }
     }
 }
 
@@ -67,11 +63,7 @@ pub struct SessionChecker {
 impl SessionChecker {
     /// A checker for a session expected to run at `revision`; `initialize` may move it.
     pub fn new(revision: Revision) -> Self {
-        SessionChecker {
-            revision,
-            client: Side::default(),
-            server: Side::default(),
-        }
+        SessionChecker { revision, client: Side::default(), server: Side::default() }
     }
 
     /// The revision in force: the one negotiated, once `initialize` has been answered with a
@@ -86,15 +78,17 @@ impl SessionChecker {
             FrameContent::Json { value, .. } => self.on_value(direction, value),
             FrameContent::Blank => vec![bare(
                 direction,
-                Violation::new(
-                    &rules::BLANK_LINE,
-                    "one JSON-RPC message per line",
-                    "an empty line",
-                ),
+                Violation::new(&rules::BLANK_LINE, "one JSON-RPC message per line", "an empty line"),
             )],
             FrameContent::Invalid(e) => {
                 let rule = match e {
-                    FrameError::TooLong { .. } => &rules::MESSAGE_SIZE,
+                    // A big message can't be judged, but a long line that does not even start
+                    // like a JSON-RPC message is not one.
+                    FrameError::TooLong { excerpt, .. }
+                        if excerpt.trim_start_matches('"').trim_start().starts_with(['{', '[']) =>
+                    {
+                        &rules::MESSAGE_SIZE
+                    }
                     FrameError::InvalidUtf8 { .. } => &rules::STDOUT_UTF8,
                     FrameError::Unterminated { .. } => &rules::NEWLINE_DELIMITED,
                     _ => &rules::STDOUT_ONLY_MCP,
@@ -206,19 +200,18 @@ impl SessionChecker {
                         inspection.answered_method = Some(method);
                     }
                     None => {
-                        let actual = match twin_of(id)
-                            .and_then(|t| requester.outstanding.get(&t).map(|m| (t, m)))
-                        {
-                            Some((twin, method)) => format!(
-                                "id {id} ({}) answering the {method} request with id {twin} ({})",
-                                id.type_name(),
-                                twin.type_name()
-                            ),
-                            None if requester.used.contains(id) => {
-                                format!("a second response to the request with id {id}")
-                            }
-                            None => format!("id {id}, which no outstanding request has"),
-                        };
+                        let actual =
+                            match twin_of(id).and_then(|t| requester.outstanding.get(&t).map(|m| (t, m))) {
+                                Some((twin, method)) => format!(
+                                    "id {id} ({}) answering the {method} request with id {twin} ({})",
+                                    id.type_name(),
+                                    twin.type_name()
+                                ),
+                                None if requester.used.contains(id) => {
+                                    format!("a second response to the request with id {id}")
+                                }
+                                None => format!("id {id}, which no outstanding request has"),
+                            };
                         inspection.violations.push(Violation::new(
                             &rules::RESPONSE_ID_MATCHES,
                             "the id of an outstanding request, with the same JSON type",
@@ -232,10 +225,8 @@ impl SessionChecker {
 
     fn on_initialize_answered(&mut self, resp: &mcpspec_reference::wire::Response) {
         if let mcpspec_reference::wire::Outcome::Result(result) = &resp.outcome {
-            if let Some(r) = result
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .and_then(|v| v.parse().ok())
+            if let Some(r) =
+                result.get("protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok())
             {
                 self.revision = r;
             }
@@ -276,13 +267,7 @@ fn twin_of(id: &RequestId) -> Option<RequestId> {
 }
 
 fn bare(direction: Direction, violation: Violation) -> Inspection {
-    Inspection {
-        direction,
-        value: None,
-        message: None,
-        answered_method: None,
-        violations: vec![violation],
-    }
+    Inspection { direction, value: None, message: None, answered_method: None, violations: vec![violation] }
 }
 
 fn envelope_violation(e: &EnvelopeError) -> Violation {
@@ -292,16 +277,12 @@ fn envelope_violation(e: &EnvelopeError) -> Violation {
         }
         EnvelopeError::BadVersion(_) => &rules::JSONRPC_VERSION,
         EnvelopeError::MethodNotString(_) => &rules::METHOD_STRING,
-        EnvelopeError::MethodWithOutcome | EnvelopeError::BothResultAndError => {
-            &rules::RESULT_XOR_ERROR
-        }
+        EnvelopeError::MethodWithOutcome | EnvelopeError::BothResultAndError => &rules::RESULT_XOR_ERROR,
         EnvelopeError::NullRequestId => &rules::REQUEST_ID_NOT_NULL,
         EnvelopeError::BadIdType(_) => &rules::REQUEST_ID_TYPE,
         EnvelopeError::ResultWithoutId(_) => &rules::RESPONSE_HAS_ID,
         EnvelopeError::ErrorCodeNotInteger(_) => &rules::ERROR_CODE_INTEGER,
-        EnvelopeError::ErrorNotObject(_) | EnvelopeError::ErrorMessageNotString(_) => {
-            &rules::ERROR_SHAPE
-        }
+        EnvelopeError::ErrorNotObject(_) | EnvelopeError::ErrorMessageNotString(_) => &rules::ERROR_SHAPE,
         _ => &rules::JSONRPC_OBJECT,
     };
     let expected = match rule.id {
@@ -320,10 +301,7 @@ mod tests {
     const S2C: Direction = Direction::ServerToClient;
 
     fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
-        inspections
-            .iter()
-            .flat_map(|i| i.violations.iter().map(|v| v.rule.id))
-            .collect()
+        inspections.iter().flat_map(|i| i.violations.iter().map(|v| v.rule.id)).collect()
     }
 
     fn session() -> SessionChecker {
@@ -343,10 +321,7 @@ mod tests {
     #[test]
     fn a_changed_id_type_is_named() {
         let mut c = session();
-        assert_eq!(
-            c.outstanding_match(C2S, &RequestId::from("1")),
-            Some(RequestId::from(1))
-        );
+        assert_eq!(c.outstanding_match(C2S, &RequestId::from("1")), Some(RequestId::from(1)));
         let out = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"1","result":{}}));
         assert_eq!(ids(&out), ["jsonrpc/response-id-matches-request"]);
         assert!(out[0].violations[0]
@@ -359,9 +334,7 @@ mod tests {
         let mut c = session();
         c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
         let again = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
-        assert!(again[0].violations[0]
-            .actual
-            .starts_with("a second response"));
+        assert!(again[0].violations[0].actual.starts_with("a second response"));
         let unknown = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":7,"result":{}}));
         assert_eq!(ids(&unknown), ["jsonrpc/response-id-matches-request"]);
     }
@@ -374,18 +347,12 @@ mod tests {
                 json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}),
                 "jsonrpc/response-result-xor-error",
             ),
-            (
-                json!({"jsonrpc":"2.0","id":null,"method":"roots/list"}),
-                "jsonrpc/request-id-not-null",
-            ),
+            (json!({"jsonrpc":"2.0","id":null,"method":"roots/list"}), "jsonrpc/request-id-not-null"),
             (
                 json!({"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"x"}}),
                 "jsonrpc/error-code-integer",
             ),
-            (
-                json!({"jsonrpc":"2.0","id":5,"method":"notifications/progress"}),
-                "jsonrpc/notification-no-id",
-            ),
+            (json!({"jsonrpc":"2.0","id":5,"method":"notifications/progress"}), "jsonrpc/notification-no-id"),
             (json!("hello"), "jsonrpc/message-object"),
             (json!([]), "jsonrpc/batch-revision"),
         ];
@@ -405,32 +372,17 @@ mod tests {
     #[test]
     fn initialize_moves_the_revision() {
         let mut c = SessionChecker::new(Revision::V2025_11_25);
-        c.on_value(
-            C2S,
-            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}),
-        );
-        c.on_value(
-            S2C,
-            &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26"}}),
-        );
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}));
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26"}}));
         assert_eq!(c.revision(), Revision::V2025_03_26);
-        assert!(
-            ids(&c.on_value(S2C, &json!([{"jsonrpc":"2.0","method":"notifications/x"}])))
-                .is_empty()
-        );
+        assert!(ids(&c.on_value(S2C, &json!([{"jsonrpc":"2.0","method":"notifications/x"}]))).is_empty());
     }
 
     #[test]
     fn framing_faults_map_to_stdio_rules() {
         let mut c = session();
-        let bad = FrameContent::Invalid(FrameError::NotJson {
-            reason: "x".into(),
-            excerpt: "y".into(),
-        });
+        let bad = FrameContent::Invalid(FrameError::NotJson { reason: "x".into(), excerpt: "y".into() });
         assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
-        assert_eq!(
-            ids(&c.on_frame(S2C, &FrameContent::Blank)),
-            ["stdio/blank-line"]
-        );
+        assert_eq!(ids(&c.on_frame(S2C, &FrameContent::Blank)), ["stdio/blank-line"]);
     }
 }

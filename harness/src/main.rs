@@ -82,8 +82,7 @@ enum ReferenceRole {
 }
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
-    s.parse()
-        .map_err(|e: mcpspec_reference::UnknownRevision| e.to_string())
+    s.parse().map_err(|e: mcpspec_reference::UnknownRevision| e.to_string())
 }
 
 fn parse_fault(s: &str) -> Result<Fault, String> {
@@ -93,9 +92,7 @@ fn parse_fault(s: &str) -> Result<Fault, String> {
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
-        _ => Err(format!(
-            "{s:?} is not a number of seconds between 0 and 86400"
-        )),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 86400")),
     }
 }
 
@@ -129,13 +126,10 @@ async fn run(cli: Cli) -> u8 {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("mcpspec: {e:#}");
-                e.downcast_ref::<UsageError>()
-                    .map_or(exit::ERROR, |_| exit::USAGE)
+                e.downcast_ref::<UsageError>().map_or(exit::ERROR, |_| exit::USAGE)
             }
         },
-        Command::Reference {
-            role: ReferenceRole::Server { revisions, fault },
-        } => {
+        Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
             let mut config = ServerConfig::default();
             if !revisions.is_empty() {
                 config.supported = revisions;
@@ -171,13 +165,15 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
         }
     };
     let schemas = match &args.schema_dir {
-        Some(dir) => Some(Arc::new(
-            SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?,
-        )),
+        Some(dir) => {
+            Some(Arc::new(SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?))
+        }
         None => None,
     };
     if schemas.is_none() {
-        eprintln!("mcpspec: no JSON Schemas loaded: schema checks are reported as skipped (pass --schema-dir DIR)");
+        eprintln!(
+            "mcpspec: no JSON Schemas loaded: schema checks are reported as skipped (pass --schema-dir DIR)"
+        );
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let child = ChildOptions {
@@ -186,9 +182,7 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
         shutdown_grace: timeout.min(Duration::from_secs(2)),
         ..ChildOptions::default()
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let config = runner::SuiteConfig {
         command: command.clone(),
         revisions: args.revisions.clone(),
@@ -198,9 +192,8 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
         jobs,
         scenarios: args.scenarios.clone(),
     };
-    let (scenarios, revisions) = runner::run_server_suite(config)
-        .await
-        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let (scenarios, revisions) =
+        runner::run_server_suite(config).await.map_err(|e| UsageError(format!("{e:#}")))?;
     let report = Report::new(
         "server",
         command.display(),
@@ -214,10 +207,6 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
             .with_context(|| format!("cannot write the report to {}", dir.display()))?;
         eprintln!("mcpspec: report written to {}", path.display());
     }
-    println!(
-        "summary: {} ({:.1} s)",
-        report.summary.line(),
-        started.elapsed().as_secs_f64()
-    );
+    println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(report.exit_code())
 }

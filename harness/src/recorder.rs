@@ -101,11 +101,7 @@ impl WireRecorder {
 
     /// Records raw bytes written on purpose (malformed input), for the log only.
     pub fn record_raw(&mut self, direction: Direction, bytes: &[u8]) {
-        self.log(
-            direction,
-            None,
-            format!("[raw] {}", String::from_utf8_lossy(bytes).trim_end()),
-        );
+        self.log(direction, None, format!("[raw] {}", String::from_utf8_lossy(bytes).trim_end()));
     }
 
     fn judge(&mut self, direction: Direction, inspections: &[Inspection]) {
@@ -129,33 +125,20 @@ impl WireRecorder {
         }
     }
 
-    fn validate(
-        &mut self,
-        direction: Direction,
-        value: &Value,
-        answered: Option<&str>,
-        revision: Revision,
-    ) {
+    fn validate(&mut self, direction: Direction, value: &Value, answered: Option<&str>, revision: Revision) {
         let Some(schema) = self.schemas.as_ref().and_then(|s| s.get(revision)) else {
             self.schema_missing = Some(revision);
             return;
         };
         match schema.validate(direction, value, answered) {
             Validation::Valid { .. } => self.schema_valid += 1,
-            Validation::Invalid {
-                definition,
-                violations,
-            } => {
+            Validation::Invalid { definition, violations } => {
                 let actual = violations
                     .iter()
                     .map(|v| {
                         format!(
                             "{}: {}",
-                            if v.instance_path.is_empty() {
-                                "/"
-                            } else {
-                                &v.instance_path
-                            },
+                            if v.instance_path.is_empty() { "/" } else { &v.instance_path },
                             v.message
                         )
                     })
@@ -191,11 +174,7 @@ impl WireRecorder {
             }
             text = format!("{}… [{} bytes]", &text[..cut], text.len());
         }
-        self.transcript.push(TranscriptEntry {
-            dir: direction.arrow(),
-            line,
-            text,
-        });
+        self.transcript.push(TranscriptEntry { dir: direction.arrow(), line, text });
     }
 
     /// The wire log, and how many entries did not fit.
@@ -241,10 +220,7 @@ impl WireRecorder {
         }
         for (id, n) in seen.iter().filter(|(_, n)| *n > FINDINGS_PER_RULE) {
             if let Some(c) = out.iter().rev().find(|c| c.id == *id).cloned() {
-                out.push(Check {
-                    actual: format!("… and {} more like it", n - FINDINGS_PER_RULE),
-                    ..c
-                });
+                out.push(Check { actual: format!("… and {} more like it", n - FINDINGS_PER_RULE), ..c });
             }
         }
         let revision = self.checker.revision();
@@ -270,9 +246,7 @@ impl WireRecorder {
                 spec: rules::SCHEMA_VALID.spec(missing),
                 verdict: Verdict::Skipped,
                 expected: format!("messages from the {who} valid against the {missing} schema"),
-                actual: format!(
-                    "not checked: no schema for {missing} is loaded (see --schema-dir)"
-                ),
+                actual: format!("not checked: no schema for {missing} is loaded (see --schema-dir)"),
             });
         } else if self.schema_valid > 0 && !schema_broken {
             out.push(Check {

@@ -86,11 +86,7 @@ impl ScenarioReport {
         if error.is_some() || checks.is_empty() {
             return Verdict::Error;
         }
-        checks
-            .iter()
-            .map(|c| c.verdict)
-            .max()
-            .unwrap_or(Verdict::Error)
+        checks.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Error)
     }
 }
 
@@ -127,10 +123,7 @@ impl Report {
             summary.count(s.verdict);
         }
         Report {
-            mcpspec: ToolInfo {
-                name: "mcpspec",
-                version: env!("CARGO_PKG_VERSION"),
-            },
+            mcpspec: ToolInfo { name: "mcpspec", version: env!("CARGO_PKG_VERSION") },
             role,
             command,
             revisions,
@@ -175,36 +168,28 @@ pub fn console_entry(s: &ScenarioReport) -> String {
     if let Some(reason) = &s.reason {
         let _ = write!(out, "\n        {reason}");
     }
-    for c in s.checks.iter().filter(|c| {
-        matches!(
-            c.verdict,
-            Verdict::Failed | Verdict::Warning | Verdict::Error
-        )
-    }) {
+    for c in
+        s.checks.iter().filter(|c| matches!(c.verdict, Verdict::Failed | Verdict::Warning | Verdict::Error))
+    {
         let _ = write!(
             out,
             "\n        {} {} {}  ({})\n          expected: {}\n          actual:   {}",
-            if c.verdict == Verdict::Failed {
-                "✗"
-            } else {
-                "!"
-            },
+            if c.verdict == Verdict::Failed { "✗" } else { "!" },
             c.level,
             c.id,
             c.spec,
-            c.expected,
-            c.actual
+            shorten(&c.expected),
+            shorten(&c.actual),
         );
     }
-    if s.verdict >= Verdict::Warning {
-        if let Some(stderr) = s.stderr.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
-            let last: Vec<&str> = stderr.lines().rev().take(5).collect();
-            let _ = write!(
-                out,
-                "\n          stderr (last lines): {}",
-                last.into_iter().rev().collect::<Vec<_>>().join(" ⏎ ")
-            );
-        }
-    }
     out
+}
+
+/// Console lines stay readable; report.json keeps the whole text (and the stderr tail).
+fn shorten(text: &str) -> String {
+    const MAX: usize = 240;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… (see report.json)", &text[..cut]),
+        None => text.to_owned(),
+    }
 }

@@ -99,11 +99,7 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n, "duplicate rule id");
         for r in ALL {
-            assert!(
-                r.id.split('/').count() == 2 && !r.requirement.is_empty(),
-                "{}",
-                r.id
-            );
+            assert!(r.id.split('/').count() == 2 && !r.requirement.is_empty(), "{}", r.id);
         }
     }
 

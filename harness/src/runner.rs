@@ -53,27 +53,16 @@ fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
     match dir {
         Some(dir) => {
             let base = dir.join(role);
-            let base = if base.is_dir() {
-                base
-            } else {
-                dir.to_path_buf()
-            };
-            let entries = std::fs::read_dir(&base).map_err(|e| {
-                anyhow::anyhow!("cannot read the scenario folder {}: {e}", base.display())
-            })?;
+            let base = if base.is_dir() { base } else { dir.to_path_buf() };
+            let entries = std::fs::read_dir(&base)
+                .map_err(|e| anyhow::anyhow!("cannot read the scenario folder {}: {e}", base.display()))?;
             for entry in entries {
                 let path = entry?.path();
                 if path.extension().is_some_and(|e| e == "feature") {
                     let text = std::fs::read_to_string(&path)
                         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-                    let name = path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    out.push(Source {
-                        path: format!("{role}/{name}"),
-                        text,
-                    });
+                    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    out.push(Source { path: format!("{role}/{name}"), text });
                 }
             }
         }
@@ -81,10 +70,7 @@ fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
             let folder = SCENARIOS.get_dir(role).into_iter().flat_map(|d| d.files());
             for file in folder.filter(|f| f.path().extension().is_some_and(|e| e == "feature")) {
                 let text = file.contents_utf8().unwrap_or_default().to_owned();
-                out.push(Source {
-                    path: file.path().to_string_lossy().into_owned(),
-                    text,
-                });
+                out.push(Source { path: file.path().to_string_lossy().into_owned(), text });
             }
         }
     }
@@ -103,13 +89,10 @@ fn parse(sources: &[Source]) -> anyhow::Result<Vec<gherkin::Feature>> {
             let mut f = gherkin::Feature::parse(&s.text, GherkinEnv::default())
                 .map_err(|e| anyhow::anyhow!("scenarios/{}: {e}", s.path))?;
             f.path = Some(PathBuf::from(&s.path));
-            let f = f
-                .expand_examples()
-                .map_err(|e| anyhow::anyhow!("scenarios/{}: {e}", s.path))?;
+            let f = f.expand_examples().map_err(|e| anyhow::anyhow!("scenarios/{}: {e}", s.path))?;
             for sc in &f.scenarios {
-                meta_of(sc).map_err(|e| {
-                    anyhow::anyhow!("scenarios/{} line {}: {e}", s.path, sc.position.line)
-                })?;
+                meta_of(sc)
+                    .map_err(|e| anyhow::anyhow!("scenarios/{} line {}: {e}", s.path, sc.position.line))?;
             }
             Ok(f)
         })
@@ -118,13 +101,7 @@ fn parse(sources: &[Source]) -> anyhow::Result<Vec<gherkin::Feature>> {
 
 /// The `@id:`, level and `@spec:` tags of a scenario; example values extend the id.
 fn meta_of(scenario: &gherkin::Scenario) -> Result<ScenarioMeta, String> {
-    let tag = |prefix: &str| {
-        scenario
-            .tags
-            .iter()
-            .find_map(|t| t.strip_prefix(prefix))
-            .map(str::to_owned)
-    };
+    let tag = |prefix: &str| scenario.tags.iter().find_map(|t| t.strip_prefix(prefix)).map(str::to_owned);
     let id = tag("id:").ok_or("the scenario has no @id: tag")?;
     let doc = tag("spec:").ok_or("the scenario has no @spec: tag")?;
     let level = scenario
@@ -148,15 +125,9 @@ fn meta_of(scenario: &gherkin::Scenario) -> Result<ScenarioMeta, String> {
 /// Whether a scenario applies to a revision (`@since:` / `@until:` tags).
 fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
     scenario.tags.iter().all(|t| {
-        if let Some(since) = t
-            .strip_prefix("since:")
-            .and_then(|r| r.parse::<Revision>().ok())
-        {
+        if let Some(since) = t.strip_prefix("since:").and_then(|r| r.parse::<Revision>().ok()) {
             revision >= since
-        } else if let Some(until) = t
-            .strip_prefix("until:")
-            .and_then(|r| r.parse::<Revision>().ok())
-        {
+        } else if let Some(until) = t.strip_prefix("until:").and_then(|r| r.parse::<Revision>().ok()) {
             revision <= until
         } else {
             true
@@ -176,23 +147,17 @@ enum Probe {
 }
 
 async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
-    let mut session = match mcpspec::session::ServerSession::start(
-        &ctx.command,
-        ctx.child.clone(),
-        revision,
-        None,
-    ) {
-        Ok(s) => s,
-        Err(e) => return Probe::NotStarted(e.to_string()),
-    };
+    let mut session =
+        match mcpspec::session::ServerSession::start(&ctx.command, ctx.child.clone(), revision, None) {
+            Ok(s) => s,
+            Err(e) => return Probe::NotStarted(e.to_string()),
+        };
     let params = serde_json::json!({
         "protocolVersion": revision.as_str(),
         "capabilities": {},
         "clientInfo": { "name": "mcpspec-probe", "version": env!("CARGO_PKG_VERSION") },
     });
-    let answer = session
-        .request("initialize", Some(params), ctx.timeout)
-        .await;
+    let answer = session.request("initialize", Some(params), ctx.timeout).await;
     session.shutdown().await;
     match answer.map(|r| r.outcome) {
         Ok(Outcome::Result(r)) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
@@ -205,9 +170,7 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
 }
 
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
-pub async fn run_server_suite(
-    config: SuiteConfig,
-) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
+pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
     let features = parse(&sources("server", config.scenarios.as_deref())?)?;
     let ctx = Arc::new(SuiteContext {
         command: config.command,
@@ -217,11 +180,7 @@ pub async fn run_server_suite(
         results: Mutex::new(Vec::new()),
     });
     let explicit = !config.revisions.is_empty();
-    let revisions = if explicit {
-        config.revisions.clone()
-    } else {
-        Revision::LEGACY.to_vec()
-    };
+    let revisions = if explicit { config.revisions.clone() } else { Revision::LEGACY.to_vec() };
 
     // Which revisions to run, and why the others are skipped.
     let probes = futures::future::join_all(revisions.iter().map(|r| probe(&ctx, *r))).await;
@@ -242,23 +201,13 @@ pub async fn run_server_suite(
     let mut run_features = Vec::new();
     for (order, feature) in features.iter().enumerate() {
         for (rev_index, revision) in revisions.iter().enumerate() {
-            let scenarios: Vec<_> = feature
-                .scenarios
-                .iter()
-                .filter(|s| applies(s, *revision))
-                .cloned()
-                .collect();
+            let scenarios: Vec<_> =
+                feature.scenarios.iter().filter(|s| applies(s, *revision)).cloned().collect();
             if let Some((_, verdict, why)) = skipped.iter().find(|(r, ..)| r == revision) {
                 let mut results = ctx.results.lock().expect("results lock");
                 for s in &scenarios {
-                    let report = unrun(
-                        feature,
-                        s,
-                        *revision,
-                        *verdict,
-                        why,
-                        (order, s.position.line, rev_index),
-                    );
+                    let report =
+                        unrun(feature, s, *revision, *verdict, why, (order, s.position.line, rev_index));
                     println!("{}", console_entry(&report));
                     results.push(report);
                 }
@@ -290,14 +239,14 @@ pub async fn run_server_suite(
                     world.ctx = Some(ctx);
                     world.revision = feature_revision(feature);
                     world.meta = meta_of(scenario).ok();
+                    world.started = Instant::now();
                 }
                 .boxed_local()
             })
             .after(move |feature, _rule, scenario, finished, world| {
                 let ctx = after_ctx.clone();
-                let started = Instant::now();
                 async move {
-                    let report = finish(feature, scenario, finished, world, started).await;
+                    let report = finish(feature, scenario, finished, world).await;
                     println!("{}", console_entry(&report));
                     ctx.results.lock().expect("results lock").push(report);
                 }
@@ -320,21 +269,13 @@ fn feature_revision(feature: &gherkin::Feature) -> Revision {
 }
 
 fn feature_order(feature: &gherkin::Feature) -> (usize, usize) {
-    let tag = feature
-        .tags
-        .iter()
-        .find_map(|t| t.strip_prefix(ORDER_TAG))
-        .unwrap_or("0:0");
+    let tag = feature.tags.iter().find_map(|t| t.strip_prefix(ORDER_TAG)).unwrap_or("0:0");
     let mut parts = tag.split(':').map(|p| p.parse().unwrap_or(0));
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
 fn feature_file(feature: &gherkin::Feature) -> String {
-    feature
-        .path
-        .as_ref()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    feature.path.as_ref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The report of a scenario that was not run.
@@ -346,11 +287,8 @@ fn unrun(
     why: &str,
     order: (usize, usize, usize),
 ) -> ScenarioReport {
-    let meta = meta_of(scenario).unwrap_or(ScenarioMeta {
-        id: "?".into(),
-        level: Level::MUST,
-        doc: String::new(),
-    });
+    let meta =
+        meta_of(scenario).unwrap_or(ScenarioMeta { id: "?".into(), level: Level::MUST, doc: String::new() });
     ScenarioReport {
         id: meta.id,
         name: scenario.name.clone(),
@@ -375,7 +313,6 @@ async fn finish(
     scenario: &gherkin::Scenario,
     finished: &event::ScenarioFinished,
     world: Option<&mut ServerWorld>,
-    _started: Instant,
 ) -> ScenarioReport {
     let revision = feature_revision(feature);
     let (feature_index, rev_index) = feature_order(feature);
@@ -390,11 +327,8 @@ async fn finish(
             order,
         );
     };
-    let meta = world.meta.clone().unwrap_or(ScenarioMeta {
-        id: "?".into(),
-        level: Level::MUST,
-        doc: String::new(),
-    });
+    let meta =
+        world.meta.clone().unwrap_or(ScenarioMeta { id: "?".into(), level: Level::MUST, doc: String::new() });
     let mut checks = std::mem::take(&mut world.checks);
     let mut shutdown = None;
     let mut stderr = None;
@@ -425,11 +359,7 @@ async fn finish(
     }
     world.session = None;
     let verdict = ScenarioReport::verdict_of(&checks, error.as_deref());
-    let reason = error.or_else(|| {
-        checks
-            .is_empty()
-            .then(|| "no check was exercised".to_owned())
-    });
+    let reason = error.or_else(|| checks.is_empty().then(|| "no check was exercised".to_owned()));
     ScenarioReport {
         id: meta.id,
         name: scenario.name.clone(),
@@ -440,7 +370,7 @@ async fn finish(
         verdict,
         reason,
         checks,
-        duration_ms: 0,
+        duration_ms: world.started.elapsed().as_millis() as u64,
         shutdown,
         stderr,
         transcript,
@@ -466,12 +396,7 @@ struct Silent;
 impl<W: cucumber::World> cucumber::Writer<W> for Silent {
     type Cli = cucumber::cli::Empty;
 
-    async fn handle_event(
-        &mut self,
-        _event: parser::Result<Event<event::Cucumber<W>>>,
-        _cli: &Self::Cli,
-    ) {
-    }
+    async fn handle_event(&mut self, _event: parser::Result<Event<event::Cucumber<W>>>, _cli: &Self::Cli) {}
 }
 
 impl writer::Normalized for Silent {}
@@ -485,11 +410,8 @@ mod tests {
         let features = parse(&sources("server", None).unwrap()).unwrap();
         let n: usize = features.iter().map(|f| f.scenarios.len()).sum();
         assert!(n >= 10, "{n} scenarios");
-        let mut ids: Vec<String> = features
-            .iter()
-            .flat_map(|f| &f.scenarios)
-            .map(|s| meta_of(s).unwrap().id)
-            .collect();
+        let mut ids: Vec<String> =
+            features.iter().flat_map(|f| &f.scenarios).map(|s| meta_of(s).unwrap().id).collect();
         let total = ids.len();
         ids.sort();
         ids.dedup();

@@ -26,6 +26,9 @@ pub enum WaitError {
     /// The server closed its stdout (usually: it exited).
     #[error("the server closed its stdout before answering{0}")]
     Closed(String),
+    /// What answered the request is not a well-formed response (the recorder has failed it).
+    #[error("a malformed response: {0}")]
+    Malformed(String),
     /// The request could not be written.
     #[error("the request could not be sent: {0}")]
     Send(#[from] SendError),
@@ -69,8 +72,7 @@ impl ServerSession {
     /// Sends a message as the client.
     pub async fn send(&mut self, message: &Message) -> Result<(), SendError> {
         let value = message.to_value();
-        self.recorder
-            .record_value(Direction::ClientToServer, &value);
+        self.recorder.record_value(Direction::ClientToServer, &value);
         self.transport.send(&value).await
     }
 
@@ -82,19 +84,14 @@ impl ServerSession {
     ) -> Result<RequestId, SendError> {
         let id = RequestId::from(self.next_id);
         self.next_id += 1;
-        self.send(&Message::request(id.clone(), method, params))
-            .await?;
+        self.send(&Message::request(id.clone(), method, params)).await?;
         Ok(id)
     }
 
     /// Waits for the response to `id`. A response whose id has the wrong JSON type is taken as
     /// the answer too (the recorder has already failed it), so one fault does not cascade into
     /// a timeout.
-    pub async fn wait_response(
-        &mut self,
-        id: &RequestId,
-        within: Duration,
-    ) -> Result<Response, WaitError> {
+    pub async fn wait_response(&mut self, id: &RequestId, within: Duration) -> Result<Response, WaitError> {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -110,19 +107,19 @@ impl ServerSession {
                     .and_then(RequestId::from_value)
                     .filter(|_| value.get("method").is_none())
                     .and_then(|rid| {
-                        self.recorder
-                            .checker()
-                            .outstanding_match(Direction::ClientToServer, &rid)
+                        self.recorder.checker().outstanding_match(Direction::ClientToServer, &rid)
                     })
                     .is_some_and(|matched| &matched == id),
                 _ => false,
             };
-            let inspections = self
-                .recorder
-                .record_frame(Direction::ServerToClient, &frame);
+            let inspections = self.recorder.record_frame(Direction::ServerToClient, &frame);
             for i in inspections {
                 match i.message {
                     Some(Message::Response(r)) if answers_ours => return Ok(r),
+                    None if answers_ours => {
+                        let why = i.violations.first().map(|v| v.actual.clone());
+                        return Err(WaitError::Malformed(why.unwrap_or_default()));
+                    }
                     Some(Message::Request(r)) => self.answer_server_request(r).await?,
                     Some(n @ Message::Notification(_)) => {
                         if self.notifications.len() < 1_000 {
@@ -169,10 +166,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.transport.recv(left).await {
                 Ok(frame) => {
-                    for i in self
-                        .recorder
-                        .record_frame(Direction::ServerToClient, &frame)
-                    {
+                    for i in self.recorder.record_frame(Direction::ServerToClient, &frame) {
                         if let Some(Message::Request(r)) = i.message {
                             self.answer_server_request(r).await?;
                         }
@@ -184,10 +178,7 @@ impl ServerSession {
     }
 
     /// Closes the server's stdin and waits at most `within` for it to exit on its own.
-    pub async fn close_stdin_and_wait(
-        &mut self,
-        within: Duration,
-    ) -> Option<std::process::ExitStatus> {
+    pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         self.transport.close_stdin();
         // Keep reading so a server that writes on its way out is not blocked on a full pipe.
         let deadline = Instant::now() + within;
@@ -203,14 +194,10 @@ impl ServerSession {
             let step = left.min(Duration::from_millis(20));
             match self.transport.recv(step).await {
                 Ok(frame) => {
-                    self.recorder
-                        .record_frame(Direction::ServerToClient, &frame);
+                    self.recorder.record_frame(Direction::ServerToClient, &frame);
                 }
                 Err(RecvError::Closed) => {
-                    return self
-                        .transport
-                        .wait_exit(deadline.saturating_duration_since(Instant::now()))
-                        .await
+                    return self.transport.wait_exit(deadline.saturating_duration_since(Instant::now())).await
                 }
                 Err(RecvError::Timeout(_)) => {}
             }
@@ -227,7 +214,8 @@ impl ServerSession {
         report
     }
 
-    async fn exit_note(&mut self) -> String {
+    /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.
+    pub async fn exit_note(&mut self) -> String {
         match self.transport.wait_exit(Duration::from_millis(500)).await {
             Some(status) => format!(" ({})", describe_status(status)),
             None => String::new(),

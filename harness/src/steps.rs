@@ -9,6 +9,7 @@ use cucumber::{given, then, when};
 use mcpspec::session::{ServerSession, WaitError};
 use mcpspec::verdict::{Check, Level, Verdict};
 use mcpspec_reference::transport::child::describe_status;
+use mcpspec_reference::transport::SendError;
 use mcpspec_reference::wire::{describe, Message, Outcome, RequestId, Response};
 use mcpspec_reference::Revision;
 use serde_json::{json, Value};
@@ -36,6 +37,8 @@ pub struct ServerWorld {
     pub ctx: Option<Arc<SuiteContext>>,
     pub revision: Revision,
     pub meta: Option<ScenarioMeta>,
+    /// The requirement a Given step is establishing, which its failures are charged to.
+    pub precondition: Option<ScenarioMeta>,
     pub session: Option<ServerSession>,
     /// The last request sent, awaiting its response: id and method.
     pub pending: Option<(RequestId, String)>,
@@ -47,6 +50,7 @@ pub struct ServerWorld {
     pub halted: Option<String>,
     /// Set when the harness could not judge (e.g. the implementation did not start).
     pub error: Option<String>,
+    pub started: std::time::Instant,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -66,6 +70,7 @@ impl ServerWorld {
             ctx: None,
             revision: Revision::latest_legacy(),
             meta: None,
+            precondition: None,
             session: None,
             pending: None,
             offered: None,
@@ -73,29 +78,25 @@ impl ServerWorld {
             checks: Vec::new(),
             halted: None,
             error: None,
+            started: std::time::Instant::now(),
         }
     }
 
     fn ctx(&self) -> Arc<SuiteContext> {
-        self.ctx
-            .clone()
-            .expect("the before hook sets the suite context")
+        self.ctx.clone().expect("the before hook sets the suite context")
     }
 
     fn spec(&self, doc: &str) -> String {
         format!("{}/{doc}", self.revision.doc_root())
     }
 
-    /// Records a check of the scenario's own requirement.
+    /// Records a check of the scenario's own requirement — or, while a Given step establishes
+    /// a precondition, of the precondition's requirement.
     fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
-        let meta = self
-            .meta
-            .clone()
-            .expect("the before hook sets the scenario meta");
+        let meta = self.precondition.clone().or_else(|| self.meta.clone());
+        let meta = meta.expect("the before hook sets the scenario meta");
         let spec = self.spec(&meta.doc);
-        self.checks.push(Check::judge(
-            meta.id, meta.level, spec, ok, expected, actual,
-        ));
+        self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
     }
 
     /// Records a failed check of the scenario's requirement and stops the scenario.
@@ -114,21 +115,16 @@ impl ServerWorld {
 
     fn session(&mut self) -> Result<&mut ServerSession, Halt> {
         if self.session.is_none() {
-            return Err(self.harness_error(
-                "the scenario has no server process (a Given step is missing)".into(),
-            ));
+            return Err(
+                self.harness_error("the scenario has no server process (a Given step is missing)".into())
+            );
         }
         Ok(self.session.as_mut().expect("checked above"))
     }
 
     fn start(&mut self) -> Result<(), Halt> {
         let ctx = self.ctx();
-        match ServerSession::start(
-            &ctx.command,
-            ctx.child.clone(),
-            self.revision,
-            ctx.schemas.clone(),
-        ) {
+        match ServerSession::start(&ctx.command, ctx.child.clone(), self.revision, ctx.schemas.clone()) {
             Ok(s) => {
                 self.session = Some(s);
                 Ok(())
@@ -145,39 +141,46 @@ impl ServerWorld {
                 self.response = None;
                 Ok(())
             }
-            Err(e) => Err(self.fail(
-                format!("the server reads the {method} request"),
-                format!("could not send it: {e}"),
-            )),
+            Err(e) => Err(self.not_sent(&format!("the {method} request"), e).await),
+        }
+    }
+
+    /// Fails the scenario because a message could not be written, saying why the server
+    /// stopped reading.
+    async fn not_sent(&mut self, what: &str, e: SendError) -> Halt {
+        let mut actual = format!("could not send it: {e}");
+        if let Some(session) = self.session.as_mut() {
+            actual.push_str(&session.exit_note().await);
+        }
+        self.append_stderr(&mut actual);
+        self.fail(format!("the server reads {what}"), actual)
+    }
+
+    /// Appends the last stderr line of a server that went away.
+    fn append_stderr(&self, actual: &mut String) {
+        let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
+        if let Some(last) = stderr.trim().lines().last() {
+            actual.push_str(&format!("; last stderr line: {last}"));
         }
     }
 
     /// Waits for the response to the pending request; a missing one fails the scenario.
     async fn await_response(&mut self) -> Result<Response, Halt> {
         let Some((id, method)) = self.pending.take() else {
-            return Err(self.harness_error(
-                "no request is awaiting a response (a When step is missing)".into(),
-            ));
+            return Err(
+                self.harness_error("no request is awaiting a response (a When step is missing)".into())
+            );
         };
         let within = self.ctx().timeout;
         let waited = self.session()?.wait_response(&id, within).await;
         match waited {
             Ok(r) => Ok(r),
             Err(e) => {
-                let stderr = self
-                    .session
-                    .as_ref()
-                    .map(|s| s.stderr_tail())
-                    .unwrap_or_default();
                 let mut actual = e.to_string();
-                if matches!(e, WaitError::Closed(_)) && !stderr.trim().is_empty() {
-                    let last = stderr.trim().lines().last().unwrap_or_default();
-                    actual.push_str(&format!("; last stderr line: {last}"));
+                if matches!(e, WaitError::Closed(_)) {
+                    self.append_stderr(&mut actual);
                 }
-                Err(self.fail(
-                    format!("a response to {method} (id {id}) within {within:?}"),
-                    actual,
-                ))
+                Err(self.fail(format!("a response to {method} (id {id}) within {within:?}"), actual))
             }
         }
     }
@@ -190,9 +193,7 @@ impl ServerWorld {
                 let actual = format!("error {}: {}", e.code, e.message);
                 Err(self.fail("a result", actual))
             }
-            None => {
-                Err(self.harness_error("no response to inspect (a Then step is missing)".into()))
-            }
+            None => Err(self.harness_error("no response to inspect (a Then step is missing)".into())),
         }
     }
 }
@@ -207,12 +208,7 @@ fn initialize_params(version: &str) -> Value {
 
 /// The params of a step's docstring, if any.
 fn docstring_params(w: &mut ServerWorld, step: &Step) -> Result<Option<Value>, Halt> {
-    match step
-        .docstring
-        .as_deref()
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-    {
+    match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
         None => Ok(None),
         Some(d) => serde_json::from_str(d)
             .map(Some)
@@ -236,10 +232,20 @@ async fn a_server_process(w: &mut ServerWorld) -> Result<(), Halt> {
 
 #[given("an initialized session")]
 async fn an_initialized_session(w: &mut ServerWorld) -> Result<(), Halt> {
+    w.precondition = Some(ScenarioMeta {
+        id: "lifecycle/initialize-result".into(),
+        level: Level::MUST,
+        doc: "basic/lifecycle.mdx#initialization".into(),
+    });
+    let established = initialize_session(w).await;
+    w.precondition = None;
+    established
+}
+
+async fn initialize_session(w: &mut ServerWorld) -> Result<(), Halt> {
     w.start()?;
     let version = w.revision.as_str();
-    w.send_request("initialize", Some(initialize_params(version)))
-        .await?;
+    w.send_request("initialize", Some(initialize_params(version))).await?;
     let response = w.await_response().await?;
     if let Outcome::Error(e) = &response.outcome {
         let actual = format!("initialize failed with error {}: {}", e.code, e.message);
@@ -247,10 +253,7 @@ async fn an_initialized_session(w: &mut ServerWorld) -> Result<(), Halt> {
     }
     let initialized = Message::notification("notifications/initialized", None);
     if let Err(e) = w.session()?.send(&initialized).await {
-        return Err(w.fail(
-            "the server reads notifications/initialized",
-            format!("could not send it: {e}"),
-        ));
+        return Err(w.not_sent("notifications/initialized", e).await);
     }
     Ok(())
 }
@@ -261,19 +264,13 @@ async fn an_initialized_session(w: &mut ServerWorld) -> Result<(), Halt> {
 async fn sends_initialize_at_revision(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
     let version = w.revision.as_str().to_owned();
     w.offered = Some(version.clone());
-    w.send_request(&method, Some(initialize_params(&version)))
-        .await
+    w.send_request(&method, Some(initialize_params(&version))).await
 }
 
 #[when(expr = "the client sends {string} offering {string}")]
-async fn sends_initialize_offering(
-    w: &mut ServerWorld,
-    method: String,
-    version: String,
-) -> Result<(), Halt> {
+async fn sends_initialize_offering(w: &mut ServerWorld, method: String, version: String) -> Result<(), Halt> {
     w.offered = Some(version.clone());
-    w.send_request(&method, Some(initialize_params(&version)))
-        .await
+    w.send_request(&method, Some(initialize_params(&version))).await
 }
 
 #[when(expr = "the client sends a {string} request")]
@@ -285,16 +282,11 @@ async fn sends_request(w: &mut ServerWorld, step: &Step, method: String) -> Resu
 #[when(expr = "the client sends the {string} notification")]
 async fn sends_notification(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
     let params = docstring_params(w, step)?;
-    let sent = w
-        .session()?
-        .send(&Message::notification(&method, params))
-        .await;
-    sent.map_err(|e| {
-        w.fail(
-            format!("the server reads {method}"),
-            format!("could not send it: {e}"),
-        )
-    })
+    let sent = w.session()?.send(&Message::notification(&method, params)).await;
+    match sent {
+        Ok(()) => Ok(()),
+        Err(e) => Err(w.not_sent(&method, e).await),
+    }
 }
 
 #[when("the client closes the server's stdin")]
@@ -308,18 +300,10 @@ async fn closes_stdin(w: &mut ServerWorld) -> Result<(), Halt> {
 
 #[then("the server answers with a result")]
 async fn answers_with_a_result(w: &mut ServerWorld) -> Result<(), Halt> {
-    let method = w
-        .pending
-        .as_ref()
-        .map(|(_, m)| m.clone())
-        .unwrap_or_default();
+    let method = w.pending.as_ref().map(|(_, m)| m.clone()).unwrap_or_default();
     let r = w.await_response().await?;
     let ok = matches!(r.outcome, Outcome::Result(_));
-    w.check(
-        ok,
-        format!("a result response to {method}"),
-        outcome_text(&r),
-    );
+    w.check(ok, format!("a result response to {method}"), outcome_text(&r));
     w.response = Some(r);
     if ok {
         Ok(())
@@ -362,11 +346,7 @@ async fn result_member_is_revision(w: &mut ServerWorld, member: String) -> Resul
     let result = w.last_result()?;
     let want = w.revision.as_str();
     let got = result.get(&member);
-    w.check(
-        got == Some(&Value::from(want)),
-        format!("{member:?}: \"{want}\""),
-        describe(got),
-    );
+    w.check(got == Some(&Value::from(want)), format!("{member:?}: \"{want}\""), describe(got));
     Ok(())
 }
 
@@ -374,9 +354,8 @@ async fn result_member_is_revision(w: &mut ServerWorld, member: String) -> Resul
 async fn counter_offers(w: &mut ServerWorld) -> Result<(), Halt> {
     let offered = w.offered.clone().unwrap_or_default();
     let r = w.await_response().await?;
-    let expected = format!(
-        "a result whose protocolVersion is a revision the server supports, not {offered:?}"
-    );
+    let expected =
+        format!("a result whose protocolVersion is a revision the server supports, not {offered:?}");
     match &r.outcome {
         Outcome::Result(result) => match result.get("protocolVersion") {
             Some(Value::String(v)) if *v == offered => {
@@ -401,11 +380,7 @@ async fn counter_offers(w: &mut ServerWorld) -> Result<(), Halt> {
                     actual: format!("protocolVersion {v:?}, a revision mcpspec does not know"),
                 });
             }
-            other => w.check(
-                false,
-                expected,
-                format!("protocolVersion {}", describe(other)),
-            ),
+            other => w.check(false, expected, format!("protocolVersion {}", describe(other))),
         },
         Outcome::Error(e) => {
             // lifecycle.mdx's own Error Handling example answers this way, against the MUST of
@@ -435,18 +410,12 @@ async fn exits_within_timeout(w: &mut ServerWorld) -> Result<(), Halt> {
     let exited = session.close_stdin_and_wait(within).await;
     let expected = format!("the server exits within {within:?} of its stdin closing");
     match exited {
-        Some(status) => w.check(
-            true,
-            expected,
-            format!("{} after its stdin was closed", describe_status(status)),
-        ),
+        Some(status) => {
+            w.check(true, expected, format!("{} after its stdin was closed", describe_status(status)))
+        }
         None => {
             let report = w.session()?.shutdown().await;
-            w.check(
-                false,
-                expected,
-                format!("still running after {within:?}; it {}", report.describe()),
-            );
+            w.check(false, expected, format!("still running after {within:?}; {}", report.describe()));
         }
     }
     Ok(())

@@ -68,13 +68,10 @@ impl FromStr for Fault {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Fault::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = Fault::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown fault {s:?} (known: {})", names.join(", "))
-            })
+        Fault::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Fault::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown fault {s:?} (known: {})", names.join(", "))
+        })
     }
 }
 
@@ -86,24 +83,17 @@ pub(crate) struct FaultState {
 
 impl FaultState {
     pub(crate) fn new(fault: Fault) -> Self {
-        FaultState {
-            fault,
-            answered: false,
-        }
+        FaultState { fault, answered: false }
     }
 
-    pub(crate) async fn at_start<W: AsyncWrite + Unpin>(
-        &mut self,
-        out: &mut W,
-    ) -> std::io::Result<()> {
+    pub(crate) async fn at_start<W: AsyncWrite + Unpin>(&mut self, out: &mut W) -> std::io::Result<()> {
         match self.fault {
             Fault::CrashAtStart => {
                 eprintln!("fatal: mcpspec fault 'crash-at-start'");
                 std::process::exit(1);
             }
             Fault::Flood => loop {
-                out.write_all(b"flood flood flood flood flood flood flood flood flood flood\n")
-                    .await?;
+                out.write_all(b"flood flood flood flood flood flood flood flood flood flood\n").await?;
             },
             Fault::IgnoreSigterm => ignore_sigterm(),
             Fault::SpawnGrandchild => {
@@ -130,10 +120,9 @@ impl FaultState {
             }
         }
         let requested = match incoming {
-            FrameContent::Json { value, .. } if value["method"] == "initialize" => value["params"]
-                ["protocolVersion"]
-                .as_str()
-                .map(str::to_owned),
+            FrameContent::Json { value, .. } if value["method"] == "initialize" => {
+                value["params"]["protocolVersion"].as_str().map(str::to_owned)
+            }
             _ => None,
         };
         for a in &mut answers {

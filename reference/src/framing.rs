@@ -35,9 +35,12 @@ pub enum FrameContent {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FrameError {
-    /// The line grew past the maximum message size; the rest of it is skipped.
-    #[error("line exceeds the maximum message size of {limit} bytes; skipped to the next newline")]
-    TooLong { limit: usize },
+    /// The line grew past the maximum message size; the rest of it is skipped. `excerpt` is
+    /// its beginning, enough to tell a big message from garbage.
+    #[error(
+        "line exceeds the maximum message size of {limit} bytes (skipped to the next newline): {excerpt}"
+    )]
+    TooLong { limit: usize, excerpt: String },
     /// The line is not valid UTF-8 (`basic/transports.mdx`: messages MUST be UTF-8 encoded).
     #[error("line is not valid UTF-8 (first bad byte at offset {offset}): {excerpt}")]
     InvalidUtf8 { offset: usize, excerpt: String },
@@ -68,12 +71,7 @@ impl Default for LineDecoder {
 impl LineDecoder {
     /// A decoder that accepts lines of at most `max_message_bytes` bytes.
     pub fn new(max_message_bytes: usize) -> Self {
-        LineDecoder {
-            buf: Vec::new(),
-            max: max_message_bytes,
-            skipping: false,
-            line: 0,
-        }
+        LineDecoder { buf: Vec::new(), max: max_message_bytes, skipping: false, line: 0 }
     }
 
     /// Bytes buffered for the line in progress (never more than the maximum message size).
@@ -92,10 +90,18 @@ impl LineDecoder {
             if !self.skipping {
                 if self.buf.len() + chunk.len() > self.max {
                     self.skipping = true;
+                    // Exactly the first `max + 1` bytes (at most, one more than an excerpt
+                    // shows) are known however the line was chunked: that keeps the excerpt
+                    // independent of chunking.
+                    let known = (self.max + 1).min(EXCERPT_BYTES + 1);
+                    self.buf.truncate(known);
+                    let head = known.saturating_sub(self.buf.len()).min(chunk.len());
+                    self.buf.extend_from_slice(&chunk[..head]);
+                    let excerpt = excerpt(&self.buf);
                     self.buf.clear();
                     out.push(Frame {
                         line: self.line + 1,
-                        content: FrameContent::Invalid(FrameError::TooLong { limit: self.max }),
+                        content: FrameContent::Invalid(FrameError::TooLong { limit: self.max, excerpt }),
                     });
                 } else {
                     self.buf.extend_from_slice(chunk);
@@ -107,10 +113,7 @@ impl LineDecoder {
                     self.skipping = false;
                 } else {
                     let content = decode_line(&self.buf);
-                    out.push(Frame {
-                        line: self.line,
-                        content,
-                    });
+                    out.push(Frame { line: self.line, content });
                 }
                 self.buf.clear();
             }
@@ -170,17 +173,16 @@ fn decode_line(raw: &[u8]) -> FrameContent {
             if text.starts_with('\u{feff}') {
                 reason.push_str("; the line starts with a UTF-8 byte order mark");
             }
-            FrameContent::Invalid(FrameError::NotJson {
-                reason,
-                excerpt: excerpt(line),
-            })
+            FrameContent::Invalid(FrameError::NotJson { reason, excerpt: excerpt(line) })
         }
     }
 }
 
 /// The first bytes of a line, printable, for error messages.
+const EXCERPT_BYTES: usize = 80;
+
 fn excerpt(bytes: &[u8]) -> String {
-    const MAX: usize = 80;
+    const MAX: usize = EXCERPT_BYTES;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
     let mut s: String = text.escape_debug().collect();
     if bytes.len() > MAX {
@@ -225,17 +227,10 @@ mod tests {
             .collect();
         assert_eq!(kinds[0], "json {\"a\":1} false");
         assert!(kinds[1].starts_with("line is not JSON"), "{}", kinds[1]);
-        assert!(
-            kinds[2].starts_with("line is not valid UTF-8"),
-            "{}",
-            kinds[2]
-        );
+        assert!(kinds[2].starts_with("line is not valid UTF-8"), "{}", kinds[2]);
         assert_eq!(kinds[3], "blank");
         assert_eq!(kinds[4], "json {\"b\":2} true");
-        assert_eq!(
-            out.iter().map(|f| f.line).collect::<Vec<_>>(),
-            [1, 2, 3, 4, 5]
-        );
+        assert_eq!(out.iter().map(|f| f.line).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
     }
 
     #[test]
@@ -248,31 +243,34 @@ mod tests {
         }
         d.push(b"xx\n{}\n", &mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(
-            out[0].content,
-            FrameContent::Invalid(FrameError::TooLong { limit: 8 })
-        );
+        let excerpt = format!("\"{}\"", "x".repeat(9));
+        assert_eq!(out[0].content, FrameContent::Invalid(FrameError::TooLong { limit: 8, excerpt }));
         assert_eq!(out[1].line, 2);
         assert!(matches!(out[1].content, FrameContent::Json { .. }));
+    }
+
+    /// Regression (found by the split-invariance property): the excerpt of an over-long line
+    /// once depended on where the chunk that crossed the limit ended.
+    #[test]
+    fn the_excerpt_of_a_long_line_does_not_depend_on_chunking() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"pad\":\"aaaaaaaaaaaaaaaa\"}}\n";
+        let whole = frames(12, &[line]);
+        let bytewise: Vec<&[u8]> = line.chunks(1).collect();
+        assert_eq!(frames(12, &bytewise), whole);
+        assert_eq!(frames(12, &[&line[..5], &line[5..]]), whole);
     }
 
     #[test]
     fn a_line_of_exactly_the_limit_passes() {
         let out = frames(4, &[b"1234\n12345\n"]);
         assert!(matches!(out[0].content, FrameContent::Json { .. }));
-        assert!(matches!(
-            out[1].content,
-            FrameContent::Invalid(FrameError::TooLong { .. })
-        ));
+        assert!(matches!(out[1].content, FrameContent::Invalid(FrameError::TooLong { .. })));
     }
 
     #[test]
     fn an_unterminated_last_line_is_reported() {
         let out = frames(64, &[b"{}\n{\"x\":1}"]);
-        assert!(matches!(
-            out[1].content,
-            FrameContent::Invalid(FrameError::Unterminated { len: 7, .. })
-        ));
+        assert!(matches!(out[1].content, FrameContent::Invalid(FrameError::Unterminated { len: 7, .. })));
     }
 
     #[test]
@@ -280,13 +278,7 @@ mod tests {
         let v = json!({"text": "two\nlines\r\n", "nested": {"a": [1, 2]}});
         let bytes = encode(&v);
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
-        assert_eq!(
-            frames(1024, &[&bytes])[0].content,
-            FrameContent::Json {
-                value: v,
-                crlf: false
-            }
-        );
+        assert_eq!(frames(1024, &[&bytes])[0].content, FrameContent::Json { value: v, crlf: false });
     }
 
     proptest! {
@@ -317,5 +309,31 @@ mod tests {
             }).collect();
             prop_assert_eq!(decoded, values);
         }
+    }
+}
+
+/// Properties the fuzz targets check, callable from `cargo test` too.
+pub mod fuzz {
+    use super::*;
+
+    /// Splits `data` into chunks (sizes taken from its first bytes), decodes chunk by chunk and
+    /// in one piece, and panics if the frames differ or the buffer outgrows the limit.
+    pub fn split_invariance(data: &[u8]) {
+        let Some((&max_seed, rest)) = data.split_first() else { return };
+        let Some((&cut_seed, bytes)) = rest.split_first() else { return };
+        let max = usize::from(max_seed % 64) + 1;
+        let whole = LineDecoder::decode_all(max, bytes);
+        let mut decoder = LineDecoder::new(max);
+        let mut frames = Vec::new();
+        let step = usize::from(cut_seed % 17) + 1;
+        for (i, chunk) in bytes.chunks(step).enumerate() {
+            // Vary the chunk boundaries: every other chunk is split once more.
+            let (a, b) = chunk.split_at(if i % 2 == 0 { chunk.len() / 2 } else { chunk.len() });
+            decoder.push(a, &mut frames);
+            decoder.push(b, &mut frames);
+            assert!(decoder.buffered() <= max, "buffered {} > limit {max}", decoder.buffered());
+        }
+        frames.extend(decoder.finish());
+        assert_eq!(frames, whole);
     }
 }

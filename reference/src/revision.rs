@@ -40,12 +40,8 @@ impl Revision {
     ];
 
     /// The revisions negotiated with `initialize`, oldest first.
-    pub const LEGACY: [Revision; 4] = [
-        Revision::V2024_11_05,
-        Revision::V2025_03_26,
-        Revision::V2025_06_18,
-        Revision::V2025_11_25,
-    ];
+    pub const LEGACY: [Revision; 4] =
+        [Revision::V2024_11_05, Revision::V2025_03_26, Revision::V2025_06_18, Revision::V2025_11_25];
 
     /// The string sent on the wire (`protocolVersion`) and used in the spec's doc paths.
     pub fn as_str(self) -> &'static str {
@@ -92,17 +88,16 @@ impl fmt::Display for Revision {
 
 /// A revision string that names no revision mcpspec knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown MCP revision {0:?} (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28, draft)")]
+#[error(
+    "unknown MCP revision {0:?} (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28, draft)"
+)]
 pub struct UnknownRevision(pub String);
 
 impl FromStr for Revision {
     type Err = UnknownRevision;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Revision::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| UnknownRevision(s.to_owned()))
+        Revision::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| UnknownRevision(s.to_owned()))
     }
 }
 

@@ -47,11 +47,7 @@ pub struct ReferenceServer {
 
 impl ReferenceServer {
     pub fn new(config: ServerConfig) -> Self {
-        ReferenceServer {
-            config,
-            phase: Phase::AwaitingInitialize,
-            revision: None,
-        }
+        ReferenceServer { config, phase: Phase::AwaitingInitialize, revision: None }
     }
 
     /// The negotiated revision, once `initialize` has been answered.
@@ -80,10 +76,7 @@ impl ReferenceServer {
         if let Value::Array(items) = value {
             return self.on_batch(items);
         }
-        self.on_single(value)
-            .map(|m| m.to_value())
-            .into_iter()
-            .collect()
+        self.on_single(value).map(|m| m.to_value()).into_iter().collect()
     }
 
     fn on_batch(&mut self, items: &[Value]) -> Vec<Value> {
@@ -91,12 +84,11 @@ impl ReferenceServer {
         if !allowed {
             let why = match self.revision {
                 Some(r) => format!("Invalid Request: JSON-RPC batches are not part of revision {r}"),
-                None => "Invalid Request: a batch cannot open a session (initialize must not be batched)".into(),
+                None => {
+                    "Invalid Request: a batch cannot open a session (initialize must not be batched)".into()
+                }
             };
-            return vec![
-                Message::error(None, ErrorObject::new(ErrorObject::INVALID_REQUEST, why))
-                    .to_value(),
-            ];
+            return vec![Message::error(None, ErrorObject::new(ErrorObject::INVALID_REQUEST, why)).to_value()];
         }
         if items.is_empty() {
             return vec![Message::error(
@@ -168,11 +160,16 @@ impl ReferenceServer {
             )),
             (_, Phase::AwaitingInitialize) => Err(ErrorObject::new(
                 ErrorObject::INVALID_REQUEST,
-                format!("Invalid Request: {:?} before initialize; the session must begin with initialize", r.method),
+                format!(
+                    "Invalid Request: {:?} before initialize; the session must begin with initialize",
+                    r.method
+                ),
             )),
             ("tools/list", _) => Ok(self.tools_list()),
             ("tools/call", _) => self.tools_call(params),
-            (method, _) => Err(ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
+            (method, _) => {
+                Err(ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, format!("Method not found: {method}")))
+            }
         };
         match outcome {
             Ok(result) => Message::result(r.id, result),
@@ -185,13 +182,8 @@ impl ReferenceServer {
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str)
             .ok_or_else(|| invalid_params("initialize needs params.protocolVersion, a string"))?;
-        let legacy: Vec<Revision> = self
-            .config
-            .supported
-            .iter()
-            .copied()
-            .filter(|r| r.era() == Era::Legacy)
-            .collect();
+        let legacy: Vec<Revision> =
+            self.config.supported.iter().copied().filter(|r| r.era() == Era::Legacy).collect();
         // lifecycle.mdx: echo a supported version, otherwise counter-offer the latest supported.
         let revision = match requested.parse::<Revision>() {
             Ok(r) if legacy.contains(&r) => r,
@@ -262,19 +254,13 @@ impl ReferenceServer {
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
             .ok_or_else(|| invalid_params("tools/call needs params.name, a string"))?;
-        let args = params
-            .and_then(|p| p.get("arguments"))
-            .cloned()
-            .unwrap_or(json!({}));
+        let args = params.and_then(|p| p.get("arguments")).cloned().unwrap_or(json!({}));
         let text = match name {
             "echo" => match args.get("message").and_then(Value::as_str) {
                 Some(m) => Ok((m.to_owned(), None)),
                 None => Err("echo needs the argument \"message\", a string".to_owned()),
             },
-            "add" => match (
-                args.get("a").and_then(Value::as_f64),
-                args.get("b").and_then(Value::as_f64),
-            ) {
+            "add" => match (args.get("a").and_then(Value::as_f64), args.get("b").and_then(Value::as_f64)) {
                 (Some(a), Some(b)) => {
                     let sum = a + b;
                     Ok((sum.to_string(), Some(json!({ "sum": sum }))))
@@ -285,8 +271,7 @@ impl ReferenceServer {
         };
         match text {
             Ok((text, structured)) => {
-                let mut result =
-                    json!({ "content": [{ "type": "text", "text": text }], "isError": false });
+                let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": false });
                 if let Some(s) = structured.filter(|_| self.rev() >= Revision::V2025_06_18) {
                     result["structuredContent"] = s;
                 }
@@ -303,20 +288,11 @@ impl ReferenceServer {
 }
 
 fn invalid_params(why: &str) -> ErrorObject {
-    ErrorObject::new(
-        ErrorObject::INVALID_PARAMS,
-        format!("Invalid params: {why}"),
-    )
+    ErrorObject::new(ErrorObject::INVALID_PARAMS, format!("Invalid params: {why}"))
 }
 
 fn invalid_request(id: Option<RequestId>, why: &str) -> Message {
-    Message::error(
-        id,
-        ErrorObject::new(
-            ErrorObject::INVALID_REQUEST,
-            format!("Invalid Request: {why}"),
-        ),
-    )
+    Message::error(id, ErrorObject::new(ErrorObject::INVALID_REQUEST, format!("Invalid Request: {why}")))
 }
 
 /// Runs the server over a byte stream until its input ends, writing one line per message.
@@ -356,14 +332,7 @@ where
     }
     if let Some(frame) = decoder.finish() {
         let answers = server.on_frame(&frame.content);
-        output
-            .write_all(
-                &answers
-                    .iter()
-                    .flat_map(framing::encode)
-                    .collect::<Vec<u8>>(),
-            )
-            .await?;
+        output.write_all(&answers.iter().flat_map(framing::encode).collect::<Vec<u8>>()).await?;
     }
     output.flush().await?;
     if let Some(f) = fault.as_mut() {
@@ -397,34 +366,20 @@ mod tests {
     #[test]
     fn echoes_each_legacy_revision_and_counter_offers_the_rest() {
         for r in Revision::LEGACY {
-            assert_eq!(
-                init(&mut server(), r.as_str())["result"]["protocolVersion"],
-                r.as_str()
-            );
+            assert_eq!(init(&mut server(), r.as_str())["result"]["protocolVersion"], r.as_str());
         }
         for v in ["1999-01-01", "2099-12-31", "garbage", "2026-07-28"] {
-            assert_eq!(
-                init(&mut server(), v)["result"]["protocolVersion"],
-                "2025-11-25",
-                "{v}"
-            );
+            assert_eq!(init(&mut server(), v)["result"]["protocolVersion"], "2025-11-25", "{v}");
         }
     }
 
     #[test]
     fn pings_before_and_after_initialize_and_never_answers_notifications() {
         let mut s = server();
-        assert_eq!(
-            one(&mut s, json!({"jsonrpc":"2.0","id":"p","method":"ping"}))["result"],
-            json!({})
-        );
+        assert_eq!(one(&mut s, json!({"jsonrpc":"2.0","id":"p","method":"ping"}))["result"], json!({}));
         init(&mut s, "2025-06-18");
-        assert!(s
-            .on_value(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
-            .is_empty());
-        assert!(s
-            .on_value(&json!({"jsonrpc":"2.0","method":"no/such"}))
-            .is_empty());
+        assert!(s.on_value(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})).is_empty());
+        assert!(s.on_value(&json!({"jsonrpc":"2.0","method":"no/such"})).is_empty());
         assert_eq!(
             one(&mut s, json!({"jsonrpc":"2.0","id":0,"method":"ping"})),
             json!({"jsonrpc":"2.0","id":0,"result":{}})
@@ -435,17 +390,11 @@ mod tests {
     fn answers_errors_with_their_codes() {
         let mut s = server();
         assert_eq!(
-            one(
-                &mut s,
-                json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})
-            )["error"]["code"],
+            one(&mut s, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))["error"]["code"],
             -32600
         );
         init(&mut s, "2025-06-18");
-        assert_eq!(
-            one(&mut s, json!({"jsonrpc":"2.0","id":2,"method":"nope"}))["error"]["code"],
-            -32601
-        );
+        assert_eq!(one(&mut s, json!({"jsonrpc":"2.0","id":2,"method":"nope"}))["error"]["code"], -32601);
         let unknown = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}});
         assert_eq!(one(&mut s, unknown)["error"]["code"], -32602);
         assert_eq!(
@@ -472,7 +421,8 @@ mod tests {
 
     #[test]
     fn tools_call_follows_the_revision_on_bad_arguments() {
-        let call = json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}});
+        let call =
+            json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}});
         let mut s = server();
         init(&mut s, "2025-06-18");
         assert_eq!(one(&mut s, call.clone())["error"]["code"], -32602);
@@ -480,9 +430,6 @@ mod tests {
         init(&mut s, "2025-11-25");
         assert_eq!(one(&mut s, call)["result"]["isError"], true);
         let ok = json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2.5}}});
-        assert_eq!(
-            one(&mut s, ok)["result"]["structuredContent"],
-            json!({"sum": 3.5})
-        );
+        assert_eq!(one(&mut s, ok)["result"]["structuredContent"], json!({"sum": 3.5}));
     }
 }

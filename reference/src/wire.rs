@@ -153,11 +153,7 @@ impl ErrorObject {
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        ErrorObject {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        ErrorObject { code, message: message.into(), data: None }
     }
 
     pub fn with_data(mut self, data: Value) -> Self {
@@ -319,25 +315,22 @@ impl Message {
         }
         let id = match obj.get("id") {
             None | Some(Value::Null) => None,
-            Some(id) => Some(
-                RequestId::from_value(id)
-                    .ok_or_else(|| EnvelopeError::BadIdType(describe(Some(id))))?,
-            ),
+            Some(id) => {
+                Some(RequestId::from_value(id).ok_or_else(|| EnvelopeError::BadIdType(describe(Some(id))))?)
+            }
         };
         match (obj.get("result"), obj.get("error")) {
             (Some(_), Some(_)) => Err(EnvelopeError::BothResultAndError),
             (None, None) => Err(EnvelopeError::Unclassifiable),
             (Some(result), None) => match id {
-                Some(id) => Ok(Message::Response(Response {
-                    id: Some(id),
-                    outcome: Outcome::Result(result.clone()),
-                })),
+                Some(id) => {
+                    Ok(Message::Response(Response { id: Some(id), outcome: Outcome::Result(result.clone()) }))
+                }
                 None => Err(EnvelopeError::ResultWithoutId(describe(obj.get("id")))),
             },
-            (None, Some(error)) => Ok(Message::Response(Response {
-                id,
-                outcome: Outcome::Error(error_object(error)?),
-            })),
+            (None, Some(error)) => {
+                Ok(Message::Response(Response { id, outcome: Outcome::Error(error_object(error)?) }))
+            }
         }
     }
 
@@ -373,32 +366,19 @@ impl Message {
     }
 
     pub fn request(id: impl Into<RequestId>, method: &str, params: Option<Value>) -> Message {
-        Message::Request(Request {
-            id: id.into(),
-            method: method.to_owned(),
-            params,
-        })
+        Message::Request(Request { id: id.into(), method: method.to_owned(), params })
     }
 
     pub fn notification(method: &str, params: Option<Value>) -> Message {
-        Message::Notification(Notification {
-            method: method.to_owned(),
-            params,
-        })
+        Message::Notification(Notification { method: method.to_owned(), params })
     }
 
     pub fn result(id: RequestId, result: Value) -> Message {
-        Message::Response(Response {
-            id: Some(id),
-            outcome: Outcome::Result(result),
-        })
+        Message::Response(Response { id: Some(id), outcome: Outcome::Result(result) })
     }
 
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Message {
-        Message::Response(Response {
-            id,
-            outcome: Outcome::Error(error),
-        })
+        Message::Response(Response { id, outcome: Outcome::Error(error) })
     }
 
     /// The method of a request or notification.
@@ -423,11 +403,7 @@ fn error_object(error: &Value) -> Result<ErrorObject, EnvelopeError> {
         Some(Value::String(s)) => s.clone(),
         other => return Err(EnvelopeError::ErrorMessageNotString(describe(other))),
     };
-    Ok(ErrorObject {
-        code,
-        message,
-        data: e.get("data").cloned(),
-    })
+    Ok(ErrorObject { code, message, data: e.get("data").cloned() })
 }
 
 #[cfg(test)]
@@ -446,13 +422,7 @@ mod tests {
 
     #[test]
     fn large_and_negative_ids_survive() {
-        for id in [
-            json!(0),
-            json!(-1),
-            json!(i64::MIN),
-            json!(u64::MAX),
-            json!(""),
-        ] {
+        for id in [json!(0), json!(-1), json!(i64::MIN), json!(u64::MAX), json!("")] {
             let m = json!({"jsonrpc":"2.0","id":id,"method":"ping"});
             assert_eq!(Message::from_value(&m).unwrap().to_value(), m);
         }
@@ -462,18 +432,12 @@ mod tests {
     fn names_each_envelope_fault() {
         let cases = [
             (json!([]), EnvelopeError::Batch),
-            (
-                json!({"jsonrpc":"2.0","id":null,"method":"x"}),
-                EnvelopeError::NullRequestId,
-            ),
+            (json!({"jsonrpc":"2.0","id":null,"method":"x"}), EnvelopeError::NullRequestId),
             (
                 json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}),
                 EnvelopeError::BothResultAndError,
             ),
-            (
-                json!({"jsonrpc":"2.0","id":1.5,"method":"x"}),
-                EnvelopeError::BadIdType("number 1.5".into()),
-            ),
+            (json!({"jsonrpc":"2.0","id":1.5,"method":"x"}), EnvelopeError::BadIdType("number 1.5".into())),
             (
                 json!({"jsonrpc":"1.0","id":1,"method":"x"}),
                 EnvelopeError::BadVersion("string \"1.0\"".into()),
@@ -482,10 +446,7 @@ mod tests {
                 json!({"jsonrpc":"2.0","id":1,"error":{"code":"x","message":""}}),
                 EnvelopeError::ErrorCodeNotInteger("string \"x\"".into()),
             ),
-            (
-                json!({"jsonrpc":"2.0","result":{}}),
-                EnvelopeError::ResultWithoutId("nothing".into()),
-            ),
+            (json!({"jsonrpc":"2.0","result":{}}), EnvelopeError::ResultWithoutId("nothing".into())),
         ];
         for (value, want) in cases {
             assert_eq!(Message::from_value(&value), Err(want), "{value}");
@@ -495,9 +456,7 @@ mod tests {
     #[test]
     fn error_responses_may_lack_an_id() {
         let m = json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}});
-        let Message::Response(r) = Message::from_value(&m).unwrap() else {
-            panic!()
-        };
+        let Message::Response(r) = Message::from_value(&m).unwrap() else { panic!() };
         assert_eq!(r.id, None);
     }
 }
@@ -514,9 +473,7 @@ pub(crate) mod tests_support {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
             ".{0,12}".prop_map(Value::String),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {
@@ -543,25 +500,18 @@ pub(crate) mod tests_support {
     pub fn arb_message() -> impl Strategy<Value = Message> {
         let method = "[a-z/_]{1,20}";
         prop_oneof![
-            (arb_id(), method, arb_params())
-                .prop_map(|(id, method, params)| Message::Request(Request { id, method, params })),
-            (method, arb_params()).prop_map(|(method, params)| Message::Notification(
-                Notification { method, params }
-            )),
+            (arb_id(), method, arb_params()).prop_map(|(id, method, params)| Message::Request(Request {
+                id,
+                method,
+                params
+            })),
+            (method, arb_params())
+                .prop_map(|(method, params)| Message::Notification(Notification { method, params })),
             (arb_id(), arb_json()).prop_map(|(id, r)| Message::result(id, r)),
-            (
-                proptest::option::of(arb_id()),
-                any::<i64>(),
-                ".{0,10}",
-                proptest::option::of(arb_json())
-            )
+            (proptest::option::of(arb_id()), any::<i64>(), ".{0,10}", proptest::option::of(arb_json()))
                 .prop_map(|(id, code, message, data)| Message::error(
                     id,
-                    ErrorObject {
-                        code,
-                        message,
-                        data
-                    }
+                    ErrorObject { code, message, data }
                 )),
         ]
     }

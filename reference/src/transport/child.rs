@@ -41,12 +41,7 @@ impl CommandSpec {
     {
         let mut it = argv.into_iter().map(Into::into);
         let program = it.next()?;
-        Some(CommandSpec {
-            program,
-            args: it.collect(),
-            env: Vec::new(),
-            cwd: None,
-        })
+        Some(CommandSpec { program, args: it.collect(), env: Vec::new(), cwd: None })
     }
 
     /// The command as a shell-like string, for reports.
@@ -55,8 +50,7 @@ impl CommandSpec {
             .chain(&self.args)
             .map(|a| {
                 let s = a.to_string_lossy();
-                if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-                {
+                if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
                     format!("'{}'", s.replace('\'', r"'\''"))
                 } else {
                     s.into_owned()
@@ -99,10 +93,7 @@ impl Default for ChildOptions {
 pub enum SpawnError {
     /// The program could not be started (not found, not executable, …).
     #[error("could not start {command}: {source}")]
-    Spawn {
-        command: String,
-        source: std::io::Error,
-    },
+    Spawn { command: String, source: std::io::Error },
 }
 
 /// Which shutdown stage ended the child.
@@ -128,20 +119,19 @@ pub struct ShutdownReport {
 }
 
 impl ShutdownReport {
-    /// "exited with status 0 after stdin closed", "killed by SIGKILL", …
+    /// "exited with status 0 after its stdin was closed", "needed SIGKILL (killed by …)".
     pub fn describe(&self) -> String {
         let status = match self.status {
             Some(s) => describe_status(s),
-            None => "did not exit".to_owned(),
+            None => "still running".to_owned(),
         };
-        let how = match self.stage {
-            Stage::AlreadyExited => "before shutdown began",
-            Stage::StdinClosed => "after its stdin was closed",
-            Stage::Sigterm => "after SIGTERM",
-            Stage::Sigkill => "after SIGKILL",
-            Stage::Unkillable => "even after SIGKILL",
-        };
-        format!("{status} {how}")
+        match self.stage {
+            Stage::AlreadyExited => format!("{status} before shutdown began"),
+            Stage::StdinClosed => format!("{status} after its stdin was closed"),
+            Stage::Sigterm => format!("needed SIGTERM ({status})"),
+            Stage::Sigkill => format!("needed SIGKILL ({status})"),
+            Stage::Unkillable => format!("survived SIGKILL ({status})"),
+        }
     }
 }
 
@@ -186,10 +176,8 @@ impl ChildTransport {
             cmd.current_dir(dir);
         }
         let command = spec.display();
-        let mut child = cmd.spawn().map_err(|source| SpawnError::Spawn {
-            command: command.clone(),
-            source,
-        })?;
+        let mut child =
+            cmd.spawn().map_err(|source| SpawnError::Spawn { command: command.clone(), source })?;
         // `process_group(0)` makes the child the leader of a group whose id is its pid.
         let pgid = Pid::from_raw(child.id().map(|id| id as i32).unwrap_or(0));
         let stdin = child.stdin.take();
@@ -197,26 +185,12 @@ impl ChildTransport {
         let stderr = Arc::new(Mutex::new(StderrTail::new(options.stderr_tail_bytes)));
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
-            readers.push(tokio::spawn(read_frames(
-                out,
-                options.max_message_bytes,
-                tx,
-            )));
+            readers.push(tokio::spawn(read_frames(out, options.max_message_bytes, tx)));
         }
         if let Some(err) = child.stderr.take() {
             readers.push(tokio::spawn(read_stderr(err, stderr.clone())));
         }
-        Ok(ChildTransport {
-            child,
-            pgid,
-            stdin,
-            frames,
-            stderr,
-            readers,
-            exit: None,
-            options,
-            command,
-        })
+        Ok(ChildTransport { child, pgid, stdin, frames, stderr, readers, exit: None, options, command })
     }
 
     /// The command line, for reports.
@@ -242,10 +216,7 @@ impl ChildTransport {
         match tokio::time::timeout(timeout, write).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(SendError::Closed(e)),
-            Err(_) => Err(SendError::Timeout {
-                bytes: bytes.len(),
-                timeout,
-            }),
+            Err(_) => Err(SendError::Timeout { bytes: bytes.len(), timeout }),
         }
     }
 
@@ -293,35 +264,20 @@ impl ChildTransport {
     pub async fn shutdown(&mut self) -> ShutdownReport {
         let grace = self.options.shutdown_grace;
         let report = if let Some(status) = self.try_exit() {
-            ShutdownReport {
-                stage: Stage::AlreadyExited,
-                status: Some(status),
-            }
+            ShutdownReport { stage: Stage::AlreadyExited, status: Some(status) }
         } else {
             self.close_stdin();
             if let Some(status) = self.wait_exit(grace).await {
-                ShutdownReport {
-                    stage: Stage::StdinClosed,
-                    status: Some(status),
-                }
+                ShutdownReport { stage: Stage::StdinClosed, status: Some(status) }
             } else {
                 self.signal_group(Signal::SIGTERM);
                 if let Some(status) = self.wait_exit(grace).await {
-                    ShutdownReport {
-                        stage: Stage::Sigterm,
-                        status: Some(status),
-                    }
+                    ShutdownReport { stage: Stage::Sigterm, status: Some(status) }
                 } else {
                     self.signal_group(Signal::SIGKILL);
                     match self.wait_exit(grace).await {
-                        Some(status) => ShutdownReport {
-                            stage: Stage::Sigkill,
-                            status: Some(status),
-                        },
-                        None => ShutdownReport {
-                            stage: Stage::Unkillable,
-                            status: None,
-                        },
+                        Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status) },
+                        None => ShutdownReport { stage: Stage::Unkillable, status: None },
                     }
                 }
             }
@@ -392,11 +348,7 @@ struct StderrTail {
 
 impl StderrTail {
     fn new(cap: usize) -> Self {
-        StderrTail {
-            bytes: Default::default(),
-            cap,
-            dropped: 0,
-        }
+        StderrTail { bytes: Default::default(), cap, dropped: 0 }
     }
 
     fn push(&mut self, chunk: &[u8]) {
@@ -430,18 +382,13 @@ mod tests {
     }
 
     fn quick() -> ChildOptions {
-        ChildOptions {
-            shutdown_grace: Duration::from_millis(300),
-            ..ChildOptions::default()
-        }
+        ChildOptions { shutdown_grace: Duration::from_millis(300), ..ChildOptions::default() }
     }
 
     #[tokio::test]
     async fn echoes_through_cat_and_exits_on_stdin_close() {
         let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
-        t.send(&json!({"jsonrpc":"2.0","method":"x"}))
-            .await
-            .unwrap();
+        t.send(&json!({"jsonrpc":"2.0","method":"x"})).await.unwrap();
         let f = t.recv(Duration::from_secs(5)).await.unwrap();
         assert!(matches!(f.content, FrameContent::Json { .. }));
         let r = t.shutdown().await;
@@ -451,8 +398,7 @@ mod tests {
     #[tokio::test]
     async fn escalates_to_sigterm_then_sigkill() {
         let mut t =
-            ChildTransport::spawn(&sh("trap '' TERM; while :; do sleep 0.05; done"), quick())
-                .unwrap();
+            ChildTransport::spawn(&sh("trap '' TERM; while :; do sleep 0.05; done"), quick()).unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
         let r = t.shutdown().await;
         assert_eq!(r.stage, Stage::Sigkill, "{}", r.describe());
@@ -486,9 +432,7 @@ mod tests {
         let mut alive = true;
         for _ in 0..100 {
             alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
-                && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .unwrap_or_default()
-                    .contains(") Z ");
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ");
             if !alive {
                 break;
             }
@@ -499,11 +443,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_flood_is_bounded_and_stderr_keeps_its_tail() {
-        let opts = ChildOptions {
-            frame_queue: 4,
-            stderr_tail_bytes: 64,
-            ..quick()
-        };
+        let opts = ChildOptions { frame_queue: 4, stderr_tail_bytes: 64, ..quick() };
         let mut t = ChildTransport::spawn(&sh("yes '{}' & yes err >&2"), opts).unwrap();
         for _ in 0..100 {
             t.recv(Duration::from_secs(5)).await.unwrap();
@@ -516,17 +456,10 @@ mod tests {
 
     #[tokio::test]
     async fn missing_program_is_a_clear_error() {
-        let e = ChildTransport::spawn(
-            &CommandSpec::from_argv(["/nonexistent/mcp"]).unwrap(),
-            quick(),
-        )
-        .err()
-        .unwrap();
-        assert!(
-            e.to_string()
-                .starts_with("could not start /nonexistent/mcp:"),
-            "{e}"
-        );
+        let e = ChildTransport::spawn(&CommandSpec::from_argv(["/nonexistent/mcp"]).unwrap(), quick())
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("could not start /nonexistent/mcp:"), "{e}");
     }
 
     #[tokio::test]
@@ -538,9 +471,6 @@ mod tests {
         );
         assert_eq!(t.recv(Duration::from_secs(5)).await, Err(RecvError::Closed));
         let stage = t.shutdown().await.stage;
-        assert!(
-            matches!(stage, Stage::AlreadyExited | Stage::StdinClosed),
-            "{stage:?}"
-        );
+        assert!(matches!(stage, Stage::AlreadyExited | Stage::StdinClosed), "{stage:?}");
     }
 }

@@ -1,0 +1,10 @@
+//! mcpspec's integration tests: the `mcpspec` binary, run as a user runs it, against the
+//! reference server and against fault-injecting test peers (`mcpspec reference server --fault`).
+
+mod faults;
+mod interop;
+mod reference;
+mod report;
+mod robustness;
+mod support;
+mod usage;

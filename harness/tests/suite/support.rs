@@ -1,0 +1,170 @@
+//! Running the binary with a time limit, reading its report, finding leftover processes.
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const MCPSPEC: &str = env!("CARGO_BIN_EXE_mcpspec");
+
+/// The official schemas beside the project, when present (reference data for tests only).
+pub fn shared_schemas() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/schemas"));
+    dir.is_dir().then_some(dir)
+}
+
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub report: Option<Value>,
+    pub elapsed: Duration,
+    pub marker: String,
+}
+
+impl Run {
+    /// Every check of every scenario: (scenario id, revision, check).
+    pub fn checks(&self) -> Vec<(String, String, Value)> {
+        let mut out = Vec::new();
+        for s in self.report.as_ref().and_then(|r| r["scenarios"].as_array()).into_iter().flatten() {
+            for c in s["checks"].as_array().into_iter().flatten() {
+                out.push((
+                    s["id"].as_str().unwrap_or("").to_owned(),
+                    s["revision"].as_str().unwrap_or("").to_owned(),
+                    c.clone(),
+                ));
+            }
+        }
+        out
+    }
+
+    pub fn summary(&self, key: &str) -> u64 {
+        self.report
+            .as_ref()
+            .and_then(|r| r["summary"][key].as_u64())
+            .unwrap_or_else(|| panic!("no summary.{key}: {}", self.describe()))
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "exit {:?} after {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.elapsed, self.stdout, self.stderr
+        )
+    }
+}
+
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs `mcpspec ARGS`, with `--report-dir` appended when `report` is set, killing it (and
+/// failing the test) after `limit`.
+pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let marker = format!("mcpspec-test-{}-{n}", std::process::id());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = Command::new(MCPSPEC);
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    if report {
+        let at = all.iter().position(|a| a == "--").unwrap_or(all.len());
+        all.insert(at, dir.path().display().to_string());
+        all.insert(at, "--report-dir".into());
+    }
+    cmd.args(&all)
+        .env("MCPSPEC_TEST_MARKER", &marker)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("spawn mcpspec");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let elapsed = started.elapsed();
+    let run = Run {
+        code: status.and_then(|s| s.code()),
+        stdout: out_t.join().unwrap_or_default(),
+        stderr: err_t.join().unwrap_or_default(),
+        report: std::fs::read_to_string(dir.path().join("report.json"))
+            .ok()
+            .map(|t| serde_json::from_str(&t).expect("report.json is JSON")),
+        elapsed,
+        marker,
+    };
+    assert!(status.is_some(), "mcpspec did not finish within {limit:?}\n{}", run.describe());
+    run
+}
+
+/// `mcpspec server [EXTRA] -- mcpspec reference server [--fault FAULT]`, with a report and, when
+/// present, the official schemas.
+pub fn certify_reference(fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
+    let schemas = shared_schemas().map(|p| p.display().to_string());
+    let mut args = vec!["server"];
+    if let Some(s) = &schemas {
+        args.extend(["--schema-dir", s.as_str()]);
+    }
+    args.extend(extra);
+    args.extend(["--", MCPSPEC, "reference", "server"]);
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, true, limit)
+}
+
+/// Processes still alive that carry the run's marker in their environment.
+pub fn leftovers(marker: &str) -> Vec<String> {
+    let needle = format!("MCPSPEC_TEST_MARKER={marker}\0");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&env).contains(&needle) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // A zombie is already dead; its parent reaps it.
+        if stat.contains(") Z ") {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        found.push(format!("{pid}: {}", String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+    }
+    found
+}
+
+/// Waits up to a second for the marker's processes to go (the kernel reaps asynchronously).
+pub fn assert_no_leftovers(marker: &str) {
+    let mut left = leftovers(marker);
+    for _ in 0..50 {
+        if left.is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        left = leftovers(marker);
+    }
+    panic!("processes left behind: {left:#?}");
+}
