@@ -19,7 +19,7 @@ pub mod own;
 mod stream;
 
 pub use error::SchemaError;
-pub use stream::StreamValidator;
+pub use stream::{LineOutcome, StreamValidator};
 
 use compile::{table_index, Compiled, DefId, Entry, ResultRule};
 use mcpspec_reference::{Direction, Revision};
@@ -270,6 +270,16 @@ impl RevisionSchema {
         match c.tables[table_index(direction.reverse())].requests.get(answered) {
             Some(rule) => self.check_result(rule.result, message, result),
             None => Validation::UnknownMethod { method: answered.to_owned() },
+        }
+    }
+
+    /// Whether `method` is a request (or notification) the sender on `direction` may send here.
+    pub fn knows_method(&self, direction: Direction, method: &str, is_request: bool) -> bool {
+        let table = &self.compiled.tables[table_index(direction)];
+        if is_request {
+            table.requests.contains_key(method)
+        } else {
+            table.notifications.contains_key(method)
         }
     }
 

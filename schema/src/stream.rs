@@ -74,3 +74,66 @@ impl<'a> StreamValidator<'a> {
         self.pending.iter().map(|((d, id), m)| (*d, id, m.as_str()))
     }
 }
+
+/// What one line of a JSON Lines input holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LineOutcome {
+    /// Nothing but whitespace.
+    Blank,
+    /// Not JSON; `error` says where (`line 1 column 7` refers to the line itself).
+    Malformed { error: String },
+    /// A message (or a batch) travelling in `direction`, with one verdict per message.
+    Judged { direction: Direction, verdicts: Vec<Validation> },
+}
+
+impl StreamValidator<'_> {
+    /// Judges one line of JSON Lines input. Without a `direction`, it is inferred: see
+    /// [`StreamValidator::infer_direction`].
+    pub fn validate_line(&mut self, direction: Option<Direction>, line: &str) -> LineOutcome {
+        let line = line.trim();
+        if line.is_empty() {
+            return LineOutcome::Blank;
+        }
+        let message: Value = match serde_json::from_str(line) {
+            Ok(message) => message,
+            Err(e) => return LineOutcome::Malformed { error: e.to_string() },
+        };
+        let direction = direction.unwrap_or_else(|| self.infer_direction(&message));
+        LineOutcome::Judged { direction, verdicts: self.validate(direction, &message) }
+    }
+
+    /// The direction a message most likely travels: a response goes the other way from the
+    /// request with its id; a request or notification goes the way its method is defined for
+    /// (client-to-server when both sides may send it, e.g. `ping`, or neither may); a response
+    /// to no known request is taken as the server's.
+    pub fn infer_direction(&self, message: &Value) -> Direction {
+        let message = match message {
+            Value::Array(items) => match items.first() {
+                Some(first) => first,
+                None => return Direction::ClientToServer,
+            },
+            other => other,
+        };
+        let id = message.get("id").and_then(RequestId::from_value);
+        match (message.get("method").and_then(Value::as_str), id) {
+            (Some(method), id) => {
+                let is_request = id.is_some();
+                let by_client = self.schema.knows_method(Direction::ClientToServer, method, is_request);
+                let by_server = self.schema.knows_method(Direction::ServerToClient, method, is_request);
+                if by_server && !by_client {
+                    Direction::ServerToClient
+                } else {
+                    Direction::ClientToServer
+                }
+            }
+            (None, Some(id)) => {
+                if self.pending.contains_key(&(Direction::ServerToClient, id)) {
+                    Direction::ClientToServer
+                } else {
+                    Direction::ServerToClient
+                }
+            }
+            (None, None) => Direction::ServerToClient,
+        }
+    }
+}

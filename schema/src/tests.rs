@@ -539,3 +539,39 @@ mod stream {
         }
     }
 }
+
+mod lines {
+    use super::*;
+
+    #[test]
+    fn a_json_lines_transcript_is_judged_line_by_line_with_inferred_directions() {
+        let schema = SchemaSet::builtin();
+        let schema = schema.get(Revision::V2025_06_18).unwrap();
+        let mut stream = StreamValidator::new(schema);
+        let text = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+            "",
+            r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
+            r#"{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file:///a"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc": "2.0", "id": 3, "#,
+        ];
+        let got: Vec<LineOutcome> = text.iter().map(|l| stream.validate_line(None, l)).collect();
+        let judged = |o: &LineOutcome| match o {
+            LineOutcome::Judged { direction, verdicts } => (*direction, verdicts[0].clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(judged(&got[0]), (C2S, Validation::Valid { definition: "InitializeRequest".into() }));
+        assert_eq!(judged(&got[1]), (S2C, Validation::Valid { definition: "InitializeResult".into() }));
+        assert_eq!(got[2], LineOutcome::Blank);
+        assert_eq!(judged(&got[3]), (S2C, Validation::Valid { definition: "ListRootsRequest".into() }));
+        assert_eq!(judged(&got[4]), (C2S, Validation::Valid { definition: "ListRootsResult".into() }));
+        let (direction, verdict) = judged(&got[5]);
+        assert_eq!(direction, C2S);
+        assert!(
+            matches!(verdict, Validation::Invalid { ref violations, .. } if violations[0].instance_path == "/params")
+        );
+        assert!(matches!(&got[6], LineOutcome::Malformed { error } if error.contains("EOF")), "{:?}", got[6]);
+    }
+}
