@@ -200,18 +200,22 @@ impl SessionChecker {
                         inspection.answered_method = Some(method);
                     }
                     None => {
-                        let actual =
-                            match twin_of(id).and_then(|t| requester.outstanding.get(&t).map(|m| (t, m))) {
-                                Some((twin, method)) => format!(
-                                    "id {id} ({}) answering the {method} request with id {twin} ({})",
-                                    id.type_name(),
-                                    twin.type_name()
-                                ),
-                                None if requester.used.contains(id) => {
-                                    format!("a second response to the request with id {id}")
-                                }
-                                None => format!("id {id}, which no outstanding request has"),
-                            };
+                        // A twin (same id, other JSON type) is taken as answered, so the
+                        // response can still be validated as the answer it means to be.
+                        let twin = twin_of(id)
+                            .and_then(|t| requester.outstanding.remove(&t).map(|method| (t, method)));
+                        let actual = match &twin {
+                            Some((twin, method)) => format!(
+                                "id {id} ({}) answering the {method} request with id {twin} ({})",
+                                id.type_name(),
+                                twin.type_name()
+                            ),
+                            None if requester.used.contains(id) => {
+                                format!("a second response to the request with id {id}")
+                            }
+                            None => format!("id {id}, which no outstanding request has"),
+                        };
+                        inspection.answered_method = twin.map(|(_, method)| method);
                         inspection.violations.push(Violation::new(
                             &rules::RESPONSE_ID_MATCHES,
                             "the id of an outstanding request, with the same JSON type",
@@ -327,6 +331,7 @@ mod tests {
         assert!(out[0].violations[0]
             .actual
             .contains("(string) answering the ping request with id 1 (integer)"));
+        assert_eq!(out[0].answered_method.as_deref(), Some("ping"), "still validated as a ping result");
     }
 
     #[test]

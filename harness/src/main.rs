@@ -51,7 +51,8 @@ struct ServerArgs {
     /// Seconds to wait for each expected answer or exit.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
     timeout: f64,
-    /// Validate messages with the schemas in DIR/<revision>/schema.json (e.g. the official ones).
+    /// Validate messages with the schemas in DIR/<revision>/schema.json (e.g. the official ones)
+    /// instead of mcpspec's own.
     #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
     schema_dir: Option<PathBuf>,
     /// Scenarios run at once (default: the number of cores).
@@ -164,17 +165,12 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
                 .expect("non-empty argv")
         }
     };
+    // The official files (or any others) on request; otherwise mcpspec's own schemas.
     let schemas = match &args.schema_dir {
-        Some(dir) => {
-            Some(Arc::new(SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?))
-        }
-        None => None,
+        Some(dir) => SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?,
+        None => SchemaSet::builtin(),
     };
-    if schemas.is_none() {
-        eprintln!(
-            "mcpspec: no JSON Schemas loaded: schema checks are reported as skipped (pass --schema-dir DIR)"
-        );
-    }
+    let schemas = Some(Arc::new(schemas));
     let timeout = Duration::from_secs_f64(args.timeout);
     let child = ChildOptions {
         max_message_bytes: args.max_message_bytes,
