@@ -52,7 +52,29 @@ fn push(
                 }
             }
             let names = alternatives(compiled, &schema_path);
-            format!("{} matches none of the alternatives ({names})", short(error.instance()))
+            let reasons: Vec<String> = context
+                .iter()
+                .enumerate()
+                .map(|(i, branch)| {
+                    let name = names.get(i).copied().unwrap_or("an alternative");
+                    match branch.first() {
+                        Some(first) => {
+                            let at = first.instance_path().as_str();
+                            let place = match at.strip_prefix(own) {
+                                Some("") | None => String::new(),
+                                Some(rest) => format!(" at {rest}"),
+                            };
+                            let more = match branch.len() {
+                                1 => String::new(),
+                                n => format!(" (+{} more)", n - 1),
+                            };
+                            format!("{name}: {}{place}{more}", describe(first))
+                        }
+                        None => format!("{name}: no detail"),
+                    }
+                })
+                .collect();
+            format!("{} matches none of the alternatives; {}", short(error.instance()), reasons.join("; "))
         }
         _ => describe(error),
     };
@@ -89,16 +111,15 @@ fn absolute_schema_path(compiled: &Compiled, base: &str, path: &str) -> String {
 }
 
 /// The names of the alternatives of the `anyOf` at `schema_path`, e.g.
-/// `TextContent, ImageContent, EmbeddedResource`.
-fn alternatives(compiled: &Compiled, schema_path: &str) -> String {
+/// `[TextContent, ImageContent, EmbeddedResource]`.
+fn alternatives<'c>(compiled: &'c Compiled, schema_path: &str) -> Vec<&'c str> {
     let Some(Value::Array(items)) = compiled.doc.pointer(schema_path) else {
-        return "see the schema".to_owned();
+        return Vec::new();
     };
-    let names: Vec<&str> = items
+    items
         .iter()
         .map(|a| a.get("$ref").and_then(Value::as_str).and_then(ref_name).unwrap_or("an inline schema"))
-        .collect();
-    names.join(", ")
+        .collect()
 }
 
 /// The validator's message, with the offending value shown only when it is short.

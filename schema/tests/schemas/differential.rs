@@ -86,6 +86,8 @@ struct Outcome {
     disagreements: usize,
     /// Instances the unpatched official file judges differently from ours: the errata at work.
     deliberate: usize,
+    /// Invalid instances whose violation paths were checked to resolve.
+    paths_checked: usize,
     missing: Vec<String>,
     extra: Vec<String>,
     examples: Vec<String>,
@@ -109,6 +111,7 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
         corpus: 0,
         disagreements: 0,
         deliberate: 0,
+        paths_checked: 0,
         missing: on.difference(&mn).cloned().collect(),
         extra: mn.difference(&on).cloned().collect(),
         examples: Vec::new(),
@@ -139,6 +142,10 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
                 if unpatched.is_valid_as(name, &instance).unwrap() != b {
                     out.deliberate += 1;
                 }
+                if !b && out.paths_checked < 3000 {
+                    out.paths_checked += 1;
+                    check_paths(ours, name, &instance);
+                }
                 if a != b {
                     out.disagreements += 1;
                     if out.examples.len() < 12 {
@@ -167,6 +174,30 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
         }
     }
     out
+}
+
+/// Every violation points at a real place: its schema path resolves in the schema document and
+/// its instance path in the instance.
+fn check_paths(schema: &RevisionSchema, name: &str, instance: &Value) {
+    let Some(Validation::Invalid { violations, .. }) = schema.validate_as(name, instance) else {
+        panic!("{name}: is_valid_as said invalid, validate_as disagrees: {instance}");
+    };
+    assert!(!violations.is_empty(), "{name}: invalid without violations: {instance}");
+    for v in violations {
+        assert!(
+            schema.document().pointer(&v.schema_path).is_some(),
+            "{} {name}: schema path {} does not resolve ({})",
+            schema.revision(),
+            v.schema_path,
+            v.message
+        );
+        assert!(
+            instance.pointer(&v.instance_path).is_some(),
+            "{} {name}: instance path {:?} does not resolve in {instance}",
+            schema.revision(),
+            v.instance_path
+        );
+    }
 }
 
 /// A request or notification instance as a whole message (legacy per-method definitions carry

@@ -5,6 +5,7 @@ mod corpus;
 mod differential;
 mod examples;
 mod generated;
+mod messages;
 mod reference;
 
 use std::path::{Path, PathBuf};
