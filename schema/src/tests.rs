@@ -575,3 +575,76 @@ mod lines {
         assert!(matches!(&got[6], LineOutcome::Malformed { error } if error.contains("EOF")), "{:?}", got[6]);
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+            prop_oneof![
+                Just("2.0".to_owned()),
+                Just("initialize".to_owned()),
+                Just("tools/call".to_owned()),
+                Just("ping".to_owned()),
+                ".{0,8}"
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::vec(
+                    (
+                        prop_oneof![
+                            Just("jsonrpc".to_owned()),
+                            Just("id".to_owned()),
+                            Just("method".to_owned()),
+                            Just("params".to_owned()),
+                            Just("result".to_owned()),
+                            Just("error".to_owned()),
+                            "[a-z]{1,4}"
+                        ],
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn builtin() -> &'static SchemaSet {
+        static SET: OnceLock<SchemaSet> = OnceLock::new();
+        SET.get_or_init(SchemaSet::builtin)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn validate_never_panics(value in json_value(), answered in prop::option::of(prop_oneof![
+            Just("initialize"), Just("tools/call"), Just("ping"), Just("nope")])) {
+            for rev in Revision::ALL {
+                let schema = builtin().get(rev).unwrap();
+                for direction in [C2S, S2C] {
+                    let got = schema.validate(direction, &value, answered);
+                    if let Validation::Invalid { violations, .. } = got {
+                        prop_assert!(!violations.is_empty());
+                    }
+                    StreamValidator::new(schema).validate(direction, &value);
+                }
+            }
+        }
+
+        #[test]
+        fn validate_line_never_panics(line in ".{0,64}") {
+            let schema = builtin().get(Revision::V2025_03_26).unwrap();
+            StreamValidator::new(schema).validate_line(None, &line);
+        }
+    }
+}
