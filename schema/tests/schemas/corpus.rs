@@ -37,6 +37,8 @@ impl Rng {
 pub struct Generator<'a> {
     pub doc: &'a Value,
     pub rng: Rng,
+    /// Include every optional member (down to [`MAX_DEPTH`]), so that mutations reach them all.
+    pub full: bool,
 }
 
 const MAX_DEPTH: usize = 7;
@@ -95,8 +97,8 @@ impl Generator<'_> {
                     .unwrap_or_default();
                 if let Some(Value::Object(props)) = s.get("properties") {
                     for (name, sub) in props {
-                        let wanted =
-                            required.contains(&name.as_str()) || (depth < MAX_DEPTH && self.rng.chance(50));
+                        let wanted = required.contains(&name.as_str())
+                            || (depth < MAX_DEPTH && (self.full || self.rng.chance(50)));
                         if wanted {
                             let v = self.instance(sub, depth + 1);
                             o.insert(name.clone(), v);

@@ -123,11 +123,13 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
             let key = if doc.get("$defs").is_some() { "$defs" } else { "definitions" };
             let root = json!({ "$ref": format!("#/{key}/{name}") });
             seed += 1;
-            let mut generator = Generator { doc, rng: Rng::new(seed) };
+            let mut generator = Generator { doc, rng: Rng::new(seed), full: true };
             let mut instances = Vec::new();
+            // A maximal instance, mutated in every way at every place; then random ones.
             let first = generator.instance(&root, 0);
             instances.extend(generator.mutate_everywhere(&first));
             instances.push(first);
+            generator.full = false;
             for _ in 0..VALID_PER_DEFINITION {
                 let valid = generator.instance(&root, 0);
                 for _ in 0..MUTATIONS_PER_VALID {
