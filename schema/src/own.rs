@@ -149,7 +149,7 @@ fn lex(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, DefsError> {
     let mut line = 1;
     let raw = |i: &mut usize| {
         let start = *i;
-        while *i < chars.len() && !chars[*i].is_whitespace() && !";{},".contains(chars[*i]) {
+        while *i < chars.len() && !chars[*i].is_whitespace() && !";{},()[]|&".contains(chars[*i]) {
             *i += 1;
         }
         chars[start..*i].iter().collect::<String>()
@@ -413,9 +413,9 @@ impl Parser<'_> {
     }
 }
 
-fn parse_all() -> Result<Vec<Def>, DefsError> {
+fn parse_all(sources: &[(&str, &str)]) -> Result<Vec<Def>, DefsError> {
     let mut defs = Vec::new();
-    for (file, text) in SOURCES {
+    for (file, text) in sources {
         let toks = lex(file, text)?;
         defs.extend(Parser { file, toks, pos: 0 }.items()?);
     }
@@ -552,7 +552,12 @@ fn number(s: &str, ctx: &str) -> Result<Value, DefsError> {
 
 /// The generated schema document of one revision.
 pub fn generate(rev: Revision) -> Result<Value, DefsError> {
-    let all = parse_all()?;
+    generate_from(SOURCES, rev)
+}
+
+/// The schema document of one revision generated from `(file name, text)` sources.
+pub fn generate_from(sources: &[(&str, &str)], rev: Revision) -> Result<Value, DefsError> {
+    let all = parse_all(sources)?;
     let mut defs: BTreeMap<&str, &Def> = BTreeMap::new();
     for def in all.iter().filter(|d| d.revs.contains(rev)) {
         if let Some(other) = defs.insert(def.name.as_str(), def) {
@@ -590,4 +595,75 @@ pub fn render(rev: Revision) -> Result<String, DefsError> {
     let mut text = serde_json::to_string_pretty(&generate(rev)?).expect("JSON values print");
     text.push('\n');
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(text: &str, rev: Revision) -> Result<Value, String> {
+        generate_from(&[("t.defs", text)], rev).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn members_follow_revisions_and_extends_overrides() {
+        let text = r#"
+            interface Base { name: string; size?: integer; }
+            interface Item extends Base @2025-06-18.. {
+              size: number %min=0;          # overrides the parent's member, now required
+              title?: string @2025-11-25..;
+              tags: (string %format=uri)[];
+            }
+        "#;
+        assert_eq!(gen(text, Revision::V2025_03_26).unwrap()["definitions"].get("Item"), None);
+        let doc = gen(text, Revision::V2025_06_18).unwrap();
+        assert_eq!(
+            doc["definitions"]["Item"],
+            json!({"properties": {"name": {"type": "string"}, "size": {"minimum": 0, "type": "number"},
+                   "tags": {"items": {"format": "uri", "type": "string"}, "type": "array"}},
+                   "required": ["name", "size", "tags"], "type": "object"})
+        );
+        let doc = gen(text, Revision::V2025_11_25).unwrap();
+        assert_eq!(doc["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(doc["$defs"]["Item"]["properties"]["title"], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn unions_become_enums_type_lists_or_any_of() {
+        let text = r#"
+            type Role = "user" | "assistant";
+            type Id = string | integer;
+            type Either = Role | { [*]: boolean; } | -32700;
+            type Both = Role & Id;
+        "#;
+        let d = &gen(text, Revision::V2024_11_05).unwrap()["definitions"];
+        assert_eq!(d["Role"], json!({"enum": ["user", "assistant"], "type": "string"}));
+        assert_eq!(d["Id"], json!({"type": ["string", "integer"]}));
+        assert_eq!(
+            d["Either"],
+            json!({"anyOf": [{"$ref": "#/definitions/Role"},
+                             {"additionalProperties": {"type": "boolean"}, "type": "object"},
+                             {"const": -32700, "type": "integer"}]})
+        );
+        assert_eq!(
+            d["Both"],
+            json!({"allOf": [{"$ref": "#/definitions/Role"}, {"$ref": "#/definitions/Id"}]})
+        );
+    }
+
+    #[test]
+    fn mistakes_name_the_place() {
+        let e = gen("interface A { b: Missing; }", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("t.defs:1") && e.contains("`Missing` is not defined in 2024-11-05"), "{e}");
+        let e = gen("type A = string;\ntype A = integer;", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("t.defs:2") && e.contains("also defined at t.defs:1"), "{e}");
+        let e = gen("type A = string %pattern=x;", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("unknown annotation %pattern"), "{e}");
+        let e = gen("interface A {\n  b: string\n}", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("t.defs:3") && e.contains("expected `;`"), "{e}");
+        let e = gen("type A = string ^;", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("unexpected character '^'"), "{e}");
+        let e = gen("type A @2025-13-01.. = string;", Revision::V2024_11_05).unwrap_err();
+        assert!(e.contains("unknown MCP revision"), "{e}");
+    }
 }
