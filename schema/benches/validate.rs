@@ -71,6 +71,65 @@ fn legacy_mix(rev: &str) -> Vec<(Direction, Value, Option<&'static str>)> {
     ]
 }
 
+fn modern_mix() -> Vec<(Direction, Value, Option<&'static str>)> {
+    let c2s = Direction::ClientToServer;
+    let s2c = Direction::ServerToClient;
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo":
+        {"name": "bench", "version": "1.0.0"}});
+    let tools: Vec<Value> = (0..50)
+        .map(|i| {
+            json!({"name": format!("tool_{i}"), "description": "Does one thing well",
+                   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                   "required": ["text"]}})
+        })
+        .collect();
+    vec![
+        (
+            c2s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
+            None,
+        ),
+        (
+            s2c,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete",
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "ttlMs": 60000,
+            "cacheScope": "public"}}),
+            Some("server/discover"),
+        ),
+        (c2s, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}), None),
+        (
+            s2c,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete", "tools": tools,
+            "ttlMs": 60000, "cacheScope": "public"}}),
+            Some("tools/list"),
+        ),
+        (
+            c2s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"_meta": meta,
+            "name": "tool_7", "arguments": {"text": "hello"}}}),
+            None,
+        ),
+        (
+            s2c,
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete",
+            "content": [{"type": "text", "text": "hello"}]}}),
+            Some("tools/call"),
+        ),
+        (
+            s2c,
+            json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "t", "progress": 0.5}}),
+            None,
+        ),
+        (
+            s2c,
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found"}}),
+            None,
+        ),
+    ]
+}
+
 fn bench(c: &mut Criterion) {
     let set = SchemaSet::builtin();
     let mut group = c.benchmark_group("validate");
@@ -94,6 +153,26 @@ fn bench(c: &mut Criterion) {
             b.iter(|| std::hint::black_box(schema.validate(list.0, &list.1, list.2)))
         });
     }
+    for rev in [Revision::V2026_07_28] {
+        let schema = set.get(rev).unwrap();
+        let mix = modern_mix();
+        for (d, m, a) in &mix {
+            assert!(schema.validate(*d, m, *a).is_valid(), "{rev}: {m}");
+        }
+        group.throughput(Throughput::Elements(mix.len() as u64));
+        group.bench_function(format!("mix/{rev}"), |b| {
+            b.iter(|| {
+                for (d, m, a) in &mix {
+                    std::hint::black_box(schema.validate(*d, m, *a));
+                }
+            })
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("compile");
+    group.sample_size(10);
+    group.bench_function("builtin/all-revisions", |b| b.iter(SchemaSet::builtin));
     group.finish();
 }
 
