@@ -8,6 +8,7 @@
 //! [`verdict`].
 
 pub mod checker;
+pub mod persona;
 pub mod recorder;
 pub mod report;
 pub mod rules;

@@ -5,7 +5,7 @@
 use crate::checker::{Inspection, SessionChecker};
 use crate::rules::{self, Rule};
 use crate::verdict::{Check, Verdict};
-use mcpspec_reference::framing::{Frame, FrameContent};
+use mcpspec_reference::framing::{Frame, FrameContent, LineDecoder};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
@@ -102,6 +102,11 @@ impl WireRecorder {
     /// Records raw bytes written on purpose (malformed input), for the log only.
     pub fn record_raw(&mut self, direction: Direction, bytes: &[u8]) {
         self.log(direction, None, format!("[raw] {}", String::from_utf8_lossy(bytes).trim_end()));
+        // The checker sees what the receiver will decode, so it knows which answers to expect.
+        for frame in LineDecoder::decode_all(usize::MAX, bytes) {
+            let inspections = self.checker.on_frame(direction, &frame.content);
+            self.judge(direction, &inspections);
+        }
     }
 
     fn judge(&mut self, direction: Direction, inspections: &[Inspection]) {
@@ -210,9 +215,9 @@ impl WireRecorder {
             if n <= FINDINGS_PER_RULE {
                 out.push(Check {
                     id: f.rule.id.to_owned(),
-                    level: f.rule.level,
+                    level: f.rule.level_at(f.revision),
                     spec: f.rule.spec(f.revision),
-                    verdict: f.rule.level.broken(),
+                    verdict: f.rule.level_at(f.revision).broken(),
                     expected: f.expected.clone(),
                     actual: f.actual.clone(),
                 });

@@ -17,6 +17,10 @@ pub struct Rule {
     pub doc_2024: Option<&'static str>,
     /// The requirement, quoted or closely paraphrased from the spec.
     pub requirement: &'static str,
+    /// The level before 2025-06-18, when it was weaker: "Both parties SHOULD … only use
+    /// capabilities that were successfully negotiated" became MUST in 2025-06-18
+    /// (`changelog.mdx` item 9).
+    pub level_before_2025_06_18: Option<Level>,
 }
 
 impl Rule {
@@ -28,16 +32,27 @@ impl Rule {
         };
         format!("{}/{doc}", revision.doc_root())
     }
+
+    /// The level of this rule in `revision`.
+    pub fn level_at(&self, revision: Revision) -> Level {
+        match self.level_before_2025_06_18 {
+            Some(level) if revision < Revision::V2025_06_18 => level,
+            _ => self.level,
+        }
+    }
 }
 
 macro_rules! rules {
-    ($($name:ident = $id:literal, $level:ident, $doc:literal, $doc_2024:expr, $req:literal;)*) => {
+    ($($name:ident = $id:literal, $level:ident $(/ $before:ident)?, $doc:literal, $doc_2024:expr, $req:literal;)*) => {
         $(pub const $name: Rule = Rule {
             id: $id, level: Level::$level, doc: $doc, doc_2024: $doc_2024, requirement: $req,
+            level_before_2025_06_18: rules!(@before $($before)?),
         };)*
         /// Every wire rule, for listings and tests.
         pub const ALL: &[&Rule] = &[$(&$name),*];
     };
+    (@before) => { None };
+    (@before $before:ident) => { Some(Level::$before) };
 }
 
 const MESSAGES_2024: Option<&str> = Some("basic/messages.mdx");
@@ -85,6 +100,28 @@ rules! {
         "All messages MUST follow the JSON-RPC 2.0 specification and the revision's schema (schema.ts, published as schema.json).";
     SCHEMA_KNOWN_METHOD = "schema/known-method", SHOULD, "basic/lifecycle.mdx#operation", None,
         "Both parties SHOULD (2025-06-18: MUST) respect the negotiated protocol version: methods sent are ones the revision defines.";
+    LOGGING_DECLARED = "capabilities/logging-declared", MUST, "server/utilities/logging.mdx#capabilities", None,
+        "Servers that emit log message notifications MUST declare the logging capability.";
+    SERVER_CAPABILITY_NEGOTIATED = "capabilities/server-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: list_changed only with listChanged, resources/updated only with subscribe.";
+    CLIENT_CAPABILITY_NEGOTIATED = "capabilities/server-requests-declared", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: sampling, roots and elicitation requests only to a client that declared them.";
+    SAMPLING_TOOLS_DECLARED = "sampling/tools-capability", MUST, "client/sampling.mdx#capabilities", None,
+        "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the sampling.tools capability.";
+    SAMPLING_TOOL_BALANCE = "sampling/tool-result-balance", MUST, "client/sampling.mdx#tool-use", None,
+        "Every assistant message containing ToolUseContent blocks MUST be followed by a user message that consists entirely of ToolResultContent blocks, each tool use matched by a tool result with its toolUseId, before any other message.";
+    ELICITATION_MODE_DECLARED = "elicitation/mode-declared", MUST, "client/elicitation.mdx#capabilities", None,
+        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.";
+    BEFORE_INITIALIZED = "lifecycle/server-quiet-before-initialized", SHOULD, "basic/lifecycle.mdx#initialization", None,
+        "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.";
+    PROGRESS_TOKEN_KNOWN = "progress/token-active", MUST, "basic/utilities/progress.mdx", None,
+        "Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation.";
+    PROGRESS_INCREASING = "progress/increasing", MUST, "basic/utilities/progress.mdx", None,
+        "The progress value MUST increase with each notification, even if the total is unknown.";
+    PROGRESS_STOPS = "progress/stops-after-completion", MUST, "basic/utilities/progress.mdx", None,
+        "Progress notifications MUST stop after completion.";
+    NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
+        "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }
 
 #[cfg(test)]

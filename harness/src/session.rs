@@ -1,20 +1,25 @@
-//! A live session with an implementation under test: the transport plus the wire recorder.
-//! Every byte sent or received goes through the recorder; requests the server sends to the
-//! client are answered as a plain client would, so a waiting step never stalls on them.
+//! A live session with a server under test: the transport plus the wire recorder. Every byte
+//! sent or received goes through the recorder; requests the server sends are answered by the
+//! client persona, so a waiting step never stalls on them.
 
+use crate::checker::Inspection;
+use crate::persona::ClientPersona;
 use crate::recorder::WireRecorder;
 use mcpspec_reference::framing::FrameContent;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
 };
-use mcpspec_reference::wire::{ErrorObject, Message, Request, RequestId, Response};
+use mcpspec_reference::wire::{Message, Request, RequestId, Response};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
+
+/// How many unsolicited messages a session keeps for steps to look at.
+const KEPT_MESSAGES: usize = 1_000;
 
 /// Why an awaited answer did not come.
 #[derive(Debug, thiserror::Error)]
@@ -38,9 +43,12 @@ pub enum WaitError {
 pub struct ServerSession {
     transport: ChildTransport,
     recorder: WireRecorder,
+    persona: ClientPersona,
     next_id: i64,
     /// Notifications received while waiting for something else.
     pub notifications: Vec<Message>,
+    /// Requests the server sent (answered by the persona).
+    pub server_requests: Vec<Request>,
     shutdown: Option<ShutdownReport>,
 }
 
@@ -55,8 +63,10 @@ impl ServerSession {
         Ok(ServerSession {
             transport: ChildTransport::spawn(command, options)?,
             recorder: WireRecorder::new(revision, Direction::ServerToClient, schemas),
+            persona: ClientPersona::default(),
             next_id: 1,
             notifications: Vec::new(),
+            server_requests: Vec::new(),
             shutdown: None,
         })
     }
@@ -65,15 +75,41 @@ impl ServerSession {
         &self.recorder
     }
 
+    pub fn persona(&self) -> &ClientPersona {
+        &self.persona
+    }
+
+    /// Sets the client the harness plays (before `initialize`).
+    pub fn set_persona(&mut self, persona: ClientPersona) {
+        self.persona = persona;
+    }
+
     pub fn stderr_tail(&self) -> String {
         self.transport.stderr_tail()
     }
 
     /// Sends a message as the client.
     pub async fn send(&mut self, message: &Message) -> Result<(), SendError> {
-        let value = message.to_value();
-        self.recorder.record_value(Direction::ClientToServer, &value);
-        self.transport.send(&value).await
+        self.send_value(&message.to_value()).await
+    }
+
+    /// Sends any JSON value as one line (also values that are not valid messages).
+    pub async fn send_value(&mut self, value: &Value) -> Result<(), SendError> {
+        self.recorder.record_value(Direction::ClientToServer, value);
+        self.transport.send(value).await
+    }
+
+    /// Sends raw bytes, as they are.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        self.recorder.record_raw(Direction::ClientToServer, bytes);
+        self.transport.send_bytes(bytes).await
+    }
+
+    /// A fresh request id.
+    pub fn fresh_id(&mut self) -> RequestId {
+        let id = RequestId::from(self.next_id);
+        self.next_id += 1;
+        id
     }
 
     /// Sends a request with a fresh integer id; returns the id.
@@ -82,8 +118,7 @@ impl ServerSession {
         method: &str,
         params: Option<Value>,
     ) -> Result<RequestId, SendError> {
-        let id = RequestId::from(self.next_id);
-        self.next_id += 1;
+        let id = self.fresh_id();
         self.send(&Message::request(id.clone(), method, params)).await?;
         Ok(id)
     }
@@ -92,6 +127,16 @@ impl ServerSession {
     /// the answer too (the recorder has already failed it), so one fault does not cascade into
     /// a timeout.
     pub async fn wait_response(&mut self, id: &RequestId, within: Duration) -> Result<Response, WaitError> {
+        self.wait_answer(Some(id), within).await
+    }
+
+    /// Waits for the answer to a message: the response to `id`, or — with `None`, for a
+    /// message whose id could not be read — the next error response without an id.
+    pub async fn wait_answer(
+        &mut self,
+        id: Option<&RequestId>,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -102,14 +147,18 @@ impl ServerSession {
             };
             // Which outstanding request a response answers must be asked before recording it.
             let answers_ours = match &frame.content {
-                FrameContent::Json { value, .. } => value
-                    .get("id")
-                    .and_then(RequestId::from_value)
-                    .filter(|_| value.get("method").is_none())
-                    .and_then(|rid| {
-                        self.recorder.checker().outstanding_match(Direction::ClientToServer, &rid)
-                    })
-                    .is_some_and(|matched| &matched == id),
+                FrameContent::Json { value, .. } if value.get("method").is_none() => {
+                    let rid = value.get("id").and_then(RequestId::from_value);
+                    match (id, rid) {
+                        (Some(id), Some(rid)) => self
+                            .recorder
+                            .checker()
+                            .outstanding_match(Direction::ClientToServer, &rid)
+                            .is_some_and(|m| &m == id),
+                        (None, None) => value.get("error").is_some(),
+                        _ => false,
+                    }
+                }
                 _ => false,
             };
             let inspections = self.recorder.record_frame(Direction::ServerToClient, &frame);
@@ -120,16 +169,28 @@ impl ServerSession {
                         let why = i.violations.first().map(|v| v.actual.clone());
                         return Err(WaitError::Malformed(why.unwrap_or_default()));
                     }
-                    Some(Message::Request(r)) => self.answer_server_request(r).await?,
-                    Some(n @ Message::Notification(_)) => {
-                        if self.notifications.len() < 1_000 {
-                            self.notifications.push(n);
-                        }
-                    }
-                    _ => {}
+                    _ => self.take_unsolicited(i).await?,
                 }
             }
         }
+    }
+
+    /// Keeps a message nobody waited for; answers it if it is a request.
+    async fn take_unsolicited(&mut self, inspection: Inspection) -> Result<(), SendError> {
+        match inspection.message {
+            Some(Message::Request(r)) => {
+                let answer = self.persona.answer(&r);
+                if self.server_requests.len() < KEPT_MESSAGES {
+                    self.server_requests.push(r);
+                }
+                self.send(&answer).await?;
+            }
+            Some(n @ Message::Notification(_)) if self.notifications.len() < KEPT_MESSAGES => {
+                self.notifications.push(n)
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Sends a request and waits for its response.
@@ -143,23 +204,8 @@ impl ServerSession {
         self.wait_response(&id, within).await
     }
 
-    /// What a minimal client does with a server's request: ping is answered, the rest are
-    /// capabilities this client did not declare.
-    async fn answer_server_request(&mut self, r: Request) -> Result<(), SendError> {
-        let answer = match r.method.as_str() {
-            "ping" => Message::result(r.id, json!({})),
-            other => Message::error(
-                Some(r.id),
-                ErrorObject::new(
-                    ErrorObject::METHOD_NOT_FOUND,
-                    format!("Method not found: {other} (capability not declared)"),
-                ),
-            ),
-        };
-        self.send(&answer).await
-    }
-
-    /// Reads whatever arrives within `within` (to catch unsolicited messages).
+    /// Reads whatever arrives within `within` (to catch unsolicited messages). Ends early if
+    /// the server closes its stdout.
     pub async fn drain(&mut self, within: Duration) -> Result<(), WaitError> {
         let deadline = Instant::now() + within;
         loop {
@@ -167,9 +213,7 @@ impl ServerSession {
             match self.transport.recv(left).await {
                 Ok(frame) => {
                     for i in self.recorder.record_frame(Direction::ServerToClient, &frame) {
-                        if let Some(Message::Request(r)) = i.message {
-                            self.answer_server_request(r).await?;
-                        }
+                        self.take_unsolicited(i).await?;
                     }
                 }
                 Err(RecvError::Timeout(_)) | Err(RecvError::Closed) => return Ok(()),
@@ -191,8 +235,7 @@ impl ServerSession {
             if left.is_zero() {
                 return None;
             }
-            let step = left.min(Duration::from_millis(20));
-            match self.transport.recv(step).await {
+            match self.transport.recv(left.min(Duration::from_millis(20))).await {
                 Ok(frame) => {
                     self.recorder.record_frame(Direction::ServerToClient, &frame);
                 }

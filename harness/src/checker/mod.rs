@@ -13,6 +13,11 @@ use mcpspec_reference::{Direction, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
+mod features;
+mod sampling;
+
+pub use sampling::tool_balance_violations;
+
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
 const MAX_REMEMBERED_IDS: usize = 100_000;
@@ -44,10 +49,24 @@ pub struct Inspection {
     pub violations: Vec<Violation>,
 }
 
+/// A request awaiting its answer.
+#[derive(Debug, Clone)]
+struct Pending {
+    method: String,
+    /// The progress token the request carried, if any.
+    progress: Option<RequestId>,
+}
+
 #[derive(Debug, Default)]
 struct Side {
-    /// Requests this side sent that await an answer: id → method.
-    outstanding: HashMap<RequestId, String>,
+    /// Requests this side sent that await an answer.
+    outstanding: HashMap<RequestId, Pending>,
+    /// Progress tokens of this side's requests in progress: token → last progress value.
+    progress: HashMap<RequestId, Option<f64>>,
+    /// Tokens of this side's requests that have completed (bounded).
+    progress_done: HashSet<RequestId>,
+    /// Malformed messages this side sent that may get an error without an id in return.
+    unaddressable: usize,
     /// Every id this side has used in the session (bounded).
     used: HashSet<RequestId>,
 }
@@ -58,12 +77,18 @@ pub struct SessionChecker {
     revision: Revision,
     client: Side,
     server: Side,
+    negotiation: features::Negotiation,
 }
 
 impl SessionChecker {
     /// A checker for a session expected to run at `revision`; `initialize` may move it.
     pub fn new(revision: Revision) -> Self {
-        SessionChecker { revision, client: Side::default(), server: Side::default() }
+        SessionChecker {
+            revision,
+            client: Side::default(),
+            server: Side::default(),
+            negotiation: Default::default(),
+        }
     }
 
     /// The revision in force: the one negotiated, once `initialize` has been answered with a
@@ -81,6 +106,7 @@ impl SessionChecker {
                 Violation::new(&rules::BLANK_LINE, "one JSON-RPC message per line", "an empty line"),
             )],
             FrameContent::Invalid(e) => {
+                self.side_mut(direction).unaddressable += 1;
                 let rule = match e {
                     // A big message can't be judged, but a long line that does not even start
                     // like a JSON-RPC message is not one.
@@ -105,6 +131,10 @@ impl SessionChecker {
     pub fn on_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
         if let Value::Array(items) = value {
             let mut out = Vec::with_capacity(items.len().max(1));
+            if !self.revision.allows_batches() || items.is_empty() {
+                // Rejected whole, a batch can only get an error without an id.
+                self.side_mut(direction).unaddressable += 1;
+            }
             if !self.revision.allows_batches() {
                 out.push(bare(
                     direction,
@@ -154,7 +184,20 @@ impl SessionChecker {
                 inspection.message = Some(message);
             }
             Err(EnvelopeError::Batch) => {}
-            Err(e) => inspection.violations.push(envelope_violation(&e)),
+            Err(e) => {
+                // The receiver may answer with an error without an id (it could not trust the
+                // id), or — when the id is readable — with that id (and no method to validate
+                // the answer as). Either is expected.
+                let side = self.side_mut(direction);
+                side.unaddressable += 1;
+                if let Some(id) = value.get("id").and_then(RequestId::from_value) {
+                    if value.get("result").is_none() && value.get("error").is_none() {
+                        side.used.insert(id.clone());
+                        side.outstanding.insert(id, Pending { method: String::new(), progress: None });
+                    }
+                }
+                inspection.violations.push(envelope_violation(&e));
+            }
         }
         inspection
     }
@@ -169,6 +212,12 @@ impl SessionChecker {
                         format!("{} with id {}", r.method, r.id),
                     ));
                 }
+                let progress = r
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get("progressToken"))
+                    .and_then(RequestId::from_value);
                 let side = self.side_mut(direction);
                 let fresh = if side.used.len() < MAX_REMEMBERED_IDS {
                     side.used.insert(r.id.clone())
@@ -182,46 +231,79 @@ impl SessionChecker {
                         format!("id {} again, for {}", r.id, r.method),
                     ));
                 }
-                side.outstanding.insert(r.id.clone(), r.method.clone());
+                if let Some(token) = &progress {
+                    side.progress.insert(token.clone(), None);
+                }
+                side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress });
+                self.on_feature_request(direction, r, &mut inspection.violations);
             }
-            Message::Notification(_) => {}
+            Message::Notification(n) => {
+                self.on_feature_notification(direction, n, &mut inspection.violations)
+            }
             Message::Response(resp) => {
                 let requester = self.side_mut(direction.reverse());
                 let Some(id) = &resp.id else {
-                    // An error without an id answers a request whose id could not be read;
-                    // nothing to match.
+                    // An error without an id answers a message whose id could not be read —
+                    // unless every message the other side sent was well-formed: then it
+                    // answers a notification.
+                    if requester.unaddressable > 0 {
+                        requester.unaddressable -= 1;
+                    } else {
+                        inspection.violations.push(Violation::new(
+                            &rules::NOTIFICATION_UNANSWERED,
+                            "no response to a notification; an error without an id only for a message whose id could not be read",
+                            "an error response without an id, though every message sent to it was well-formed",
+                        ));
+                    }
                     return;
                 };
-                match requester.outstanding.remove(id) {
-                    Some(method) => {
-                        if method == "initialize" {
-                            self.on_initialize_answered(resp);
-                        }
-                        inspection.answered_method = Some(method);
-                    }
+                let (pending, twin) = match requester.outstanding.remove(id) {
+                    Some(pending) => (Some(pending), None),
+                    // A twin (same id, other JSON type) is taken as answered, so the response
+                    // can still be validated as the answer it means to be.
                     None => {
-                        // A twin (same id, other JSON type) is taken as answered, so the
-                        // response can still be validated as the answer it means to be.
-                        let twin = twin_of(id)
-                            .and_then(|t| requester.outstanding.remove(&t).map(|method| (t, method)));
-                        let actual = match &twin {
-                            Some((twin, method)) => format!(
-                                "id {id} ({}) answering the {method} request with id {twin} ({})",
-                                id.type_name(),
-                                twin.type_name()
-                            ),
-                            None if requester.used.contains(id) => {
-                                format!("a second response to the request with id {id}")
-                            }
-                            None => format!("id {id}, which no outstanding request has"),
+                        match twin_of(id).and_then(|t| requester.outstanding.remove(&t).map(|p| (t, p))) {
+                            Some((twin, pending)) => (Some(pending), Some(twin)),
+                            None => (None, None),
+                        }
+                    }
+                };
+                if let Some(token) = pending.as_ref().and_then(|p| p.progress.clone()) {
+                    requester.progress.remove(&token);
+                    if requester.progress_done.len() < MAX_REMEMBERED_IDS {
+                        requester.progress_done.insert(token);
+                    }
+                }
+                match (&pending, &twin) {
+                    (Some(_), None) => {}
+                    (Some(p), Some(twin)) => inspection.violations.push(Violation::new(
+                        &rules::RESPONSE_ID_MATCHES,
+                        "the id of an outstanding request, with the same JSON type",
+                        format!(
+                            "id {id} ({}) answering the {} request with id {twin} ({})",
+                            id.type_name(),
+                            p.method,
+                            twin.type_name()
+                        ),
+                    )),
+                    (None, _) => {
+                        let actual = if requester.used.contains(id) {
+                            format!("a second response to the request with id {id}")
+                        } else {
+                            format!("id {id}, which no outstanding request has")
                         };
-                        inspection.answered_method = twin.map(|(_, method)| method);
                         inspection.violations.push(Violation::new(
                             &rules::RESPONSE_ID_MATCHES,
                             "the id of an outstanding request, with the same JSON type",
                             actual,
                         ));
                     }
+                }
+                if let Some(p) = pending {
+                    if p.method == "initialize" {
+                        self.on_initialize_answered(resp);
+                    }
+                    inspection.answered_method = Some(p.method).filter(|m| !m.is_empty());
                 }
             }
         }
@@ -234,6 +316,7 @@ impl SessionChecker {
             {
                 self.revision = r;
             }
+            self.negotiation.server_capabilities = result.get("capabilities").cloned();
         }
     }
 
@@ -311,6 +394,8 @@ mod tests {
     fn session() -> SessionChecker {
         let mut c = SessionChecker::new(Revision::V2025_06_18);
         c.on_value(C2S, &json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+        // Past the handshake: the phase rules have nothing to say.
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         c
     }
 
@@ -380,6 +465,7 @@ mod tests {
         c.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}));
         c.on_value(S2C, &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26"}}));
         assert_eq!(c.revision(), Revision::V2025_03_26);
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         assert!(ids(&c.on_value(S2C, &json!([{"jsonrpc":"2.0","method":"notifications/x"}]))).is_empty());
     }
 
@@ -389,5 +475,93 @@ mod tests {
         let bad = FrameContent::Invalid(FrameError::NotJson { reason: "x".into(), excerpt: "y".into() });
         assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
         assert_eq!(ids(&c.on_frame(S2C, &FrameContent::Blank)), ["stdio/blank-line"]);
+    }
+}
+
+#[cfg(test)]
+mod feature_tests {
+    use super::*;
+    use serde_json::json;
+
+    const C2S: Direction = Direction::ClientToServer;
+    const S2C: Direction = Direction::ServerToClient;
+
+    fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
+        inspections.iter().flat_map(|i| i.violations.iter().map(|v| v.rule.id)).collect()
+    }
+
+    /// An initialized session: the client declared `client_caps`, the server `server_caps`.
+    fn initialized(client_caps: Value, server_caps: Value) -> SessionChecker {
+        let mut c = SessionChecker::new(Revision::V2025_11_25);
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":client_caps}}));
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":server_caps}}));
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        c
+    }
+
+    #[test]
+    fn notifications_need_their_capability() {
+        let mut c = initialized(json!({}), json!({"tools":{}}));
+        let log =
+            json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}});
+        assert_eq!(ids(&c.on_value(S2C, &log)), ["capabilities/logging-declared"]);
+        let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"});
+        assert_eq!(ids(&c.on_value(S2C, &changed)), ["capabilities/server-uses-negotiated"]);
+        let mut ok = initialized(json!({}), json!({"logging":{},"tools":{"listChanged":true}}));
+        assert!(ids(&ok.on_value(S2C, &log)).is_empty());
+        assert!(ids(&ok.on_value(S2C, &changed)).is_empty());
+    }
+
+    #[test]
+    fn server_requests_need_client_capabilities() {
+        let mut c = initialized(json!({"elicitation":{}}), json!({}));
+        let sampling = json!({"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}});
+        assert_eq!(ids(&c.on_value(S2C, &sampling)), ["capabilities/server-requests-declared"]);
+        let url = json!({"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}});
+        assert_eq!(ids(&c.on_value(S2C, &url)), ["elicitation/mode-declared"]);
+        let mut t = initialized(json!({"sampling":{}}), json!({}));
+        let tools = json!({"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1,"tools":[{"name":"t","inputSchema":{"type":"object"}}]}});
+        assert_eq!(ids(&t.on_value(S2C, &tools)), ["sampling/tools-capability"]);
+    }
+
+    #[test]
+    fn requests_before_initialized_are_flagged() {
+        let mut c = SessionChecker::new(Revision::V2025_06_18);
+        c.on_value(
+            C2S,
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"roots":{}}}}),
+        );
+        c.on_value(
+            S2C,
+            &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}),
+        );
+        assert!(ids(&c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"p","method":"ping"}))).is_empty());
+        let roots = json!({"jsonrpc":"2.0","id":"r","method":"roots/list"});
+        assert_eq!(ids(&c.on_value(S2C, &roots)), ["lifecycle/server-quiet-before-initialized"]);
+    }
+
+    #[test]
+    fn progress_follows_its_request() {
+        let mut c = initialized(json!({}), json!({"tools":{}}));
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"tok"}}}));
+        let p = |v: f64| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":v}});
+        assert!(ids(&c.on_value(S2C, &p(1.0))).is_empty());
+        assert_eq!(ids(&c.on_value(S2C, &p(1.0))), ["progress/increasing"]);
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":5,"result":{"content":[]}}));
+        assert_eq!(ids(&c.on_value(S2C, &p(3.0))), ["progress/stops-after-completion"]);
+        let stranger = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":1}});
+        assert_eq!(ids(&c.on_value(S2C, &stranger)), ["progress/token-active"]);
+    }
+
+    #[test]
+    fn an_error_without_id_answers_only_malformed_input() {
+        let mut c = initialized(json!({}), json!({}));
+        let parse_error = json!({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}});
+        assert_eq!(ids(&c.on_value(S2C, &parse_error)), ["jsonrpc/notification-unanswered"]);
+        c.on_frame(
+            C2S,
+            &FrameContent::Invalid(FrameError::NotJson { reason: "x".into(), excerpt: "y".into() }),
+        );
+        assert!(ids(&c.on_value(S2C, &parse_error)).is_empty());
     }
 }

@@ -1,0 +1,194 @@
+//! Session rules that depend on what was negotiated: capabilities, the initialized phase,
+//! progress tokens and server-initiated requests.
+
+use super::{sampling, SessionChecker, Violation};
+use crate::rules;
+use mcpspec_reference::wire::{Notification, Request, RequestId};
+use mcpspec_reference::{Direction, Revision};
+use serde_json::Value;
+
+/// What the initialize exchange established.
+#[derive(Debug, Default)]
+pub(super) struct Negotiation {
+    /// `params.capabilities` of the client's initialize request.
+    pub client_capabilities: Option<Value>,
+    /// `result.capabilities` of the server's initialize result.
+    pub server_capabilities: Option<Value>,
+    /// The client has sent `notifications/initialized`.
+    pub initialized: bool,
+}
+
+/// Whether `path` (dot-separated) names a present, non-false member of `caps`.
+fn declares(caps: &Value, path: &str) -> bool {
+    let mut at = caps;
+    for key in path.split('.') {
+        match at.get(key) {
+            Some(v) => at = v,
+            None => return false,
+        }
+    }
+    !matches!(at, Value::Null | Value::Bool(false))
+}
+
+impl SessionChecker {
+    pub(super) fn on_feature_request(&mut self, direction: Direction, r: &Request, out: &mut Vec<Violation>) {
+        match direction {
+            Direction::ClientToServer => {
+                if r.method == "initialize" {
+                    self.negotiation.client_capabilities =
+                        r.params.as_ref().and_then(|p| p.get("capabilities")).cloned();
+                }
+            }
+            Direction::ServerToClient => self.on_server_request(r, out),
+        }
+    }
+
+    pub(super) fn on_feature_notification(
+        &mut self,
+        direction: Direction,
+        n: &Notification,
+        out: &mut Vec<Violation>,
+    ) {
+        if n.method == "notifications/progress" {
+            self.on_progress(direction, n, out);
+        }
+        match direction {
+            Direction::ClientToServer => {
+                if n.method == "notifications/initialized" {
+                    self.negotiation.initialized = true;
+                }
+            }
+            Direction::ServerToClient => self.on_server_notification(n, out),
+        }
+    }
+
+    fn on_server_request(&mut self, r: &Request, out: &mut Vec<Violation>) {
+        if !self.negotiation.initialized && r.method != "ping" {
+            out.push(Violation::new(
+                &rules::BEFORE_INITIALIZED,
+                "only ping requests before notifications/initialized",
+                format!("a {} request before the client sent notifications/initialized", r.method),
+            ));
+        }
+        let Some(client) = self.negotiation.client_capabilities.clone() else { return };
+        let needs = match r.method.as_str() {
+            "sampling/createMessage" => Some("sampling"),
+            "roots/list" => Some("roots"),
+            "elicitation/create" => Some("elicitation"),
+            _ => None,
+        };
+        if let Some(cap) = needs {
+            if !declares(&client, cap) {
+                out.push(Violation::new(
+                    &rules::CLIENT_CAPABILITY_NEGOTIATED,
+                    format!("no {} request: the client did not declare {cap:?}", r.method),
+                    format!("{} sent to a client whose capabilities are {client}", r.method),
+                ));
+                return;
+            }
+        }
+        let params = r.params.clone().unwrap_or(Value::Null);
+        if r.method == "sampling/createMessage" && self.revision >= Revision::V2025_11_25 {
+            let uses_tools = params.get("tools").is_some_and(|t| t.as_array().is_none_or(|a| !a.is_empty()))
+                || params.get("toolChoice").is_some();
+            if uses_tools && !declares(&client, "sampling.tools") {
+                out.push(Violation::new(
+                    &rules::SAMPLING_TOOLS_DECLARED,
+                    "no tools in sampling: the client did not declare sampling.tools",
+                    "a sampling/createMessage request with tools",
+                ));
+            }
+            for why in sampling::tool_balance_violations(&params) {
+                out.push(Violation::new(
+                    &rules::SAMPLING_TOOL_BALANCE,
+                    "tool uses answered by matching tool results, alone in the next user message",
+                    why,
+                ));
+            }
+        }
+        if r.method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
+            let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+            let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);
+            // An empty `elicitation: {}` means form mode only (client/elicitation.mdx).
+            let supported = match declared.as_object() {
+                Some(o) if o.is_empty() => mode == "form",
+                Some(o) => o.contains_key(mode),
+                None => false,
+            };
+            if !supported {
+                out.push(Violation::new(
+                    &rules::ELICITATION_MODE_DECLARED,
+                    format!("only elicitation modes the client declared ({declared})"),
+                    format!("an elicitation/create request in mode {mode:?}"),
+                ));
+            }
+        }
+    }
+
+    fn on_server_notification(&mut self, n: &Notification, out: &mut Vec<Violation>) {
+        let quiet_ok = matches!(n.method.as_str(), "notifications/message" | "notifications/progress");
+        if !self.negotiation.initialized && !quiet_ok {
+            out.push(Violation::new(
+                &rules::BEFORE_INITIALIZED,
+                "nothing but pings and logging before notifications/initialized",
+                format!("{} before the client sent notifications/initialized", n.method),
+            ));
+        }
+        let Some(server) = self.negotiation.server_capabilities.clone() else { return };
+        let (rule, needs) = match n.method.as_str() {
+            "notifications/message" => (&rules::LOGGING_DECLARED, "logging"),
+            "notifications/tools/list_changed" => (&rules::SERVER_CAPABILITY_NEGOTIATED, "tools.listChanged"),
+            "notifications/prompts/list_changed" => {
+                (&rules::SERVER_CAPABILITY_NEGOTIATED, "prompts.listChanged")
+            }
+            "notifications/resources/list_changed" => {
+                (&rules::SERVER_CAPABILITY_NEGOTIATED, "resources.listChanged")
+            }
+            "notifications/resources/updated" => {
+                (&rules::SERVER_CAPABILITY_NEGOTIATED, "resources.subscribe")
+            }
+            _ => return,
+        };
+        if !declares(&server, needs) {
+            out.push(Violation::new(
+                rule,
+                format!("{} only from a server that declared {needs}", n.method),
+                format!("{} from a server whose capabilities are {server}", n.method),
+            ));
+        }
+    }
+
+    /// Progress notifications reference the requests the other side sent.
+    fn on_progress(&mut self, direction: Direction, n: &Notification, out: &mut Vec<Violation>) {
+        let params = n.params.clone().unwrap_or(Value::Null);
+        let Some(token) = params.get("progressToken").and_then(RequestId::from_value) else { return };
+        let progress = params.get("progress").and_then(Value::as_f64);
+        let requester = self.side_mut(direction.reverse());
+        match requester.progress.get_mut(&token) {
+            Some(last) => {
+                if let (Some(prev), Some(now)) = (*last, progress) {
+                    if now <= prev {
+                        out.push(Violation::new(
+                            &rules::PROGRESS_INCREASING,
+                            format!("progress greater than {prev} for token {token}"),
+                            format!("progress {now} for token {token}"),
+                        ));
+                    }
+                }
+                if progress.is_some() {
+                    *last = progress;
+                }
+            }
+            None if requester.progress_done.contains(&token) => out.push(Violation::new(
+                &rules::PROGRESS_STOPS,
+                format!("no progress for token {token} after its request was answered"),
+                format!("notifications/progress for token {token} after the response"),
+            )),
+            None => out.push(Violation::new(
+                &rules::PROGRESS_TOKEN_KNOWN,
+                "a progress token of a request in progress",
+                format!("notifications/progress for token {token}, which no request carried"),
+            )),
+        }
+    }
+}

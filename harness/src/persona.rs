@@ -1,0 +1,214 @@
+//! The harness's client persona: what it declares in `initialize` and how it answers the
+//! server's requests — a deterministic stand-in for a user and a model, so a server's sampling
+//! tool loop, elicitation or roots request can run to completion. Sans-IO.
+
+use mcpspec_reference::wire::{ErrorObject, Message, Request};
+use serde_json::{json, Map, Value};
+
+/// How many tool rounds the scripted model plays before it answers with text.
+const MAX_TOOL_ROUNDS: usize = 3;
+
+/// The client mcpspec plays.
+#[derive(Debug, Clone)]
+pub struct ClientPersona {
+    /// The `capabilities` object sent in `initialize`.
+    pub capabilities: Value,
+    tool_rounds: usize,
+}
+
+impl Default for ClientPersona {
+    fn default() -> Self {
+        ClientPersona::new(json!({}))
+    }
+}
+
+/// The root the persona lists (`client/roots.mdx`: roots are `file://` URIs).
+pub const ROOT_URI: &str = "file:///tmp/mcpspec/project";
+
+impl ClientPersona {
+    pub fn new(capabilities: Value) -> Self {
+        ClientPersona { capabilities, tool_rounds: 0 }
+    }
+
+    fn declares(&self, capability: &str) -> bool {
+        self.capabilities.get(capability).is_some()
+    }
+
+    /// The answer to a server's request.
+    pub fn answer(&mut self, request: &Request) -> Message {
+        let id = request.id.clone();
+        let params = request.params.clone().unwrap_or(Value::Null);
+        let undeclared = |what: &str| {
+            Message::error(
+                Some(id.clone()),
+                ErrorObject::new(
+                    ErrorObject::METHOD_NOT_FOUND,
+                    format!("Method not found: this client did not declare {what}"),
+                ),
+            )
+        };
+        match request.method.as_str() {
+            "ping" => Message::result(id, json!({})),
+            "roots/list" if self.declares("roots") => {
+                Message::result(id, json!({ "roots": [{ "uri": ROOT_URI, "name": "project" }] }))
+            }
+            "sampling/createMessage" if self.declares("sampling") => {
+                Message::result(id, self.sample(&params))
+            }
+            "elicitation/create" if self.declares("elicitation") => Message::result(id, elicit(&params)),
+            "roots/list" => undeclared("roots"),
+            "sampling/createMessage" => undeclared("sampling"),
+            "elicitation/create" => undeclared("elicitation"),
+            other => Message::error(
+                Some(id),
+                ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, format!("Method not found: {other}")),
+            ),
+        }
+    }
+
+    /// The scripted model: while tools are offered and allowed, it uses the first one, for at
+    /// most a few rounds per session; then it answers in text.
+    fn sample(&mut self, params: &Value) -> Value {
+        let tools = params.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        let choice = params.pointer("/toolChoice/mode").and_then(Value::as_str).unwrap_or("auto");
+        if let (Some(tool), true) = (tools.first(), choice != "none" && self.tool_rounds < MAX_TOOL_ROUNDS) {
+            self.tool_rounds += 1;
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("tool");
+            let input = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
+            return json!({
+                "role": "assistant",
+                "content": [{
+                    "type": "tool_use",
+                    "id": format!("mcpspec-tool-use-{}", self.tool_rounds),
+                    "name": name,
+                    "input": input,
+                }],
+                "model": "mcpspec-scripted",
+                "stopReason": "toolUse",
+            });
+        }
+        json!({
+            "role": "assistant",
+            "content": { "type": "text", "text": "mcpspec scripted reply" },
+            "model": "mcpspec-scripted",
+            "stopReason": "endTurn",
+        })
+    }
+}
+
+/// Accepts an elicitation: content that satisfies the requested schema (form mode), nothing
+/// for URL mode.
+fn elicit(params: &Value) -> Value {
+    if params.get("mode").and_then(Value::as_str) == Some("url") {
+        return json!({ "action": "accept" });
+    }
+    let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+    json!({ "action": "accept", "content": example_object(schema) })
+}
+
+/// An object holding every required property of an object schema, each with an example value.
+pub fn example_object(schema: &Value) -> Value {
+    let mut out = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, property) in properties.into_iter().flatten() {
+        if required.contains(&name.as_str()) || property.get("default").is_some() {
+            out.insert(name.clone(), example_value(property));
+        }
+    }
+    Value::Object(out)
+}
+
+/// An example value for a (simple) JSON Schema: its default, its first enum value or const,
+/// or a value of its type within its bounds.
+pub fn example_value(schema: &Value) -> Value {
+    if let Some(d) = schema.get("default") {
+        return d.clone();
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(first) =
+        schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array).and_then(|o| o.first())
+    {
+        return example_value(first);
+    }
+    let ty = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => {
+            types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
+        }
+        _ => "string",
+    };
+    match ty {
+        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1).max(1)),
+        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0).max(1.0)),
+        "boolean" => json!(true),
+        "array" => {
+            let item = example_value(schema.get("items").unwrap_or(&Value::Null));
+            let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(1).max(1);
+            Value::Array(vec![item; n as usize])
+        }
+        "object" => example_object(schema),
+        "null" => Value::Null,
+        _ => match schema.get("format").and_then(Value::as_str) {
+            Some("email") => json!("mcpspec@example.com"),
+            Some("uri") => json!("https://example.com/mcpspec"),
+            Some("date") => json!("2026-01-01"),
+            Some("date-time") => json!("2026-01-01T00:00:00Z"),
+            _ => {
+                let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+                json!(format!("mcpspec{}", "x".repeat(min.saturating_sub(7))))
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpspec_reference::wire::RequestId;
+
+    fn request(method: &str, params: Value) -> Request {
+        Request { id: RequestId::from(7), method: method.into(), params: Some(params) }
+    }
+
+    #[test]
+    fn undeclared_capabilities_get_method_not_found() {
+        let mut p = ClientPersona::default();
+        let Message::Response(r) = p.answer(&request("roots/list", json!({}))) else { panic!() };
+        assert!(matches!(r.outcome, mcpspec_reference::wire::Outcome::Error(e) if e.code == -32601));
+    }
+
+    #[test]
+    fn the_scripted_model_runs_a_bounded_tool_loop() {
+        let mut p = ClientPersona::new(json!({"sampling": {"tools": {}}}));
+        let params = json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]});
+        let mut reasons = Vec::new();
+        for _ in 0..5 {
+            let Message::Response(r) = p.answer(&request("sampling/createMessage", params.clone())) else {
+                panic!()
+            };
+            let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
+            reasons.push(v["stopReason"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(reasons, ["toolUse", "toolUse", "toolUse", "endTurn", "endTurn"]);
+    }
+
+    #[test]
+    fn elicitation_content_satisfies_the_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 10}, "age": {"type": "integer", "minimum": 18},
+            "ok": {"type": "boolean", "default": false}, "color": {"type": "string", "enum": ["red", "blue"]}},
+            "required": ["name", "age", "color"]});
+        let v = elicit(&json!({"message": "m", "requestedSchema": schema}));
+        assert_eq!(v["content"], json!({"name": "mcpspecxxx", "age": 18, "ok": false, "color": "red"}));
+    }
+}
