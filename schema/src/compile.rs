@@ -228,7 +228,16 @@ impl Builder<'_> {
                 .collect(),
             _ => match schema.get("$ref").and_then(Value::as_str).and_then(ref_name) {
                 Some(n) => self.find(n).into_iter().collect(),
-                None => vec![id],
+                // An inline shape: name it after an identical definition when there is one
+                // (2026-07-28's `ClientNotification` is `CancelledNotification` written out).
+                None => {
+                    let twin = self
+                        .definitions
+                        .iter()
+                        .find(|(name, s)| name.as_str() != union && *s == schema)
+                        .and_then(|(name, _)| self.find(name));
+                    vec![twin.unwrap_or(id)]
+                }
             },
         };
         targets

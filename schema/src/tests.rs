@@ -648,3 +648,10 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn an_inline_union_member_is_named_after_its_twin_definition() {
+    let Some(s) = official().and_then(|set| set.get(Revision::V2026_07_28)) else { return };
+    let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    assert_valid(s, C2S, msg, None, "CancelledNotification");
+}

@@ -93,12 +93,13 @@ struct Outcome {
     examples: Vec<String>,
 }
 
-fn kind(v: &Validation) -> &'static str {
+/// A verdict without its violation details: kind and definition (or method).
+fn kind(v: &Validation) -> (&'static str, &str) {
     match v {
-        Validation::Valid { .. } => "valid",
-        Validation::Invalid { .. } => "invalid",
-        Validation::UnknownMethod { .. } => "unknown method",
-        Validation::Unmatched { .. } => "unmatched",
+        Validation::Valid { definition } => ("valid", definition),
+        Validation::Invalid { definition, .. } => ("invalid", definition),
+        Validation::UnknownMethod { method } => ("unknown method", method),
+        Validation::Unmatched { .. } => ("unmatched", ""),
     }
 }
 
