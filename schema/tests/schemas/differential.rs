@@ -157,10 +157,10 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
                         out.examples.push(format!("{name}: official {a}, ours {b}: {text}"));
                     }
                 }
-                if let Some(message) = as_message(name, &instance) {
+                if let Some((message, answered)) = as_message(name, &instance) {
                     for direction in [Direction::ClientToServer, Direction::ServerToClient] {
-                        let a = official.validate(direction, &message, None);
-                        let b = ours.validate(direction, &message, None);
+                        let a = official.validate(direction, &message, answered);
+                        let b = ours.validate(direction, &message, answered);
                         if kind(&a) != kind(&b) {
                             out.disagreements += 1;
                             if out.examples.len() < 12 {
@@ -203,9 +203,38 @@ fn check_paths(schema: &RevisionSchema, name: &str, instance: &Value) {
     }
 }
 
-/// A request or notification instance as a whole message (legacy per-method definitions carry
-/// only `method` and `params`).
-fn as_message(name: &str, instance: &Value) -> Option<Value> {
+/// The method whose result each result definition is (or may be).
+const ANSWERS: &[(&str, &str)] = &[
+    ("InitializeResult", "initialize"),
+    ("EmptyResult", "ping"),
+    ("ListToolsResult", "tools/list"),
+    ("CallToolResult", "tools/call"),
+    ("CreateTaskResult", "tools/call"),
+    ("InputRequiredResult", "tools/call"),
+    ("ListResourcesResult", "resources/list"),
+    ("ListResourceTemplatesResult", "resources/templates/list"),
+    ("ReadResourceResult", "resources/read"),
+    ("ListPromptsResult", "prompts/list"),
+    ("GetPromptResult", "prompts/get"),
+    ("CompleteResult", "completion/complete"),
+    ("CreateMessageResult", "sampling/createMessage"),
+    ("ListRootsResult", "roots/list"),
+    ("ElicitResult", "elicitation/create"),
+    ("GetTaskResult", "tasks/get"),
+    ("GetTaskPayloadResult", "tasks/result"),
+    ("CancelTaskResult", "tasks/cancel"),
+    ("ListTasksResult", "tasks/list"),
+    ("DiscoverResult", "server/discover"),
+    ("SubscriptionsListenResult", "subscriptions/listen"),
+];
+
+/// An instance as a whole message, with the method it answers: a request or notification
+/// (legacy per-method definitions carry only `method` and `params`), or a result wrapped in a
+/// result response.
+fn as_message(name: &str, instance: &Value) -> Option<(Value, Option<&'static str>)> {
+    if let Some((_, method)) = ANSWERS.iter().find(|(result, _)| *result == name) {
+        return Some((json!({"jsonrpc": "2.0", "id": 1, "result": instance}), Some(*method)));
+    }
     let object = instance.as_object()?;
     if !(name.ends_with("Request") || name.ends_with("Notification")) || !object.contains_key("method") {
         return None;
@@ -215,7 +244,7 @@ fn as_message(name: &str, instance: &Value) -> Option<Value> {
     if name.ends_with("Request") {
         message.entry("id").or_insert(json!(7));
     }
-    Some(Value::Object(message))
+    Some((Value::Object(message), None))
 }
 
 #[test]
