@@ -2,7 +2,7 @@
 //! for typical faults, as an insta snapshot (review changes with `cargo insta review`).
 
 use mcpspec_reference::{Direction, Revision};
-use mcpspec_schema::{SchemaSet, Validation};
+use mcpspec_schema::Validation;
 use serde_json::json;
 use std::fmt::Write;
 
@@ -50,7 +50,7 @@ fn violations_read_well() {
         (Revision::V2025_03_26, s2c, json!({"jsonrpc": "2.0", "method": "notifications/unknown"}), None),
         (Revision::V2025_03_26, s2c, json!({"jsonrpc": "2.0", "id": 9, "result": {}}), None),
     ];
-    let set = SchemaSet::builtin();
+    let set = crate::ours();
     let mut out = String::new();
     for (rev, direction, message, answered) in cases {
         writeln!(out, "{rev} {direction} {message}").unwrap();
