@@ -9,8 +9,14 @@
 //! message and into the schema file. How definitions are picked is derived from each file (see
 //! `compile.rs`), so a user-supplied directory works the same as the official files.
 //!
+//! [`SchemaSet::builtin`] holds mcpspec's own schemas for every revision, generated from one
+//! source of truth ([`own`], `schema/defs`) and proven to judge like the official files
+//! (`tests/schemas/differential.rs`). [`StreamValidator`] validates a sequence of messages,
+//! matching each result to its request and splitting batches.
+//!
 //! The schemas cannot express envelope rules such as "never both `result` and `error`"
-//! (`docs/specification/<rev>/basic/index.mdx`); those belong to the session checker.
+//! (`docs/specification/<rev>/basic/index.mdx`); those belong to the session checker. A message
+//! with both is checked as an error response.
 
 mod compile;
 mod error;
