@@ -586,6 +586,13 @@ pub fn generate_from(sources: &[(&str, &str)], rev: Revision) -> Result<Value, D
     };
     let mut doc = Map::new();
     doc.insert("$schema".into(), json!(dialect));
+    doc.insert(
+        "$comment".into(),
+        json!(format!(
+            "MCP {rev} message schema by mcpspec, generated from schema/defs/*.defs \
+             (written from the spec's schema.ts and docs); do not edit"
+        )),
+    );
     doc.insert(key.into(), Value::Object(out));
     Ok(Value::Object(doc))
 }
