@@ -137,6 +137,13 @@ impl SchemaSet {
         SchemaSet::from_schemas(results)
     }
 
+    /// [`SchemaSet::builtin`], compiled once per process and shared: for callers (tests, many
+    /// sessions) that would otherwise compile it again and again.
+    pub fn shared_builtin() -> std::sync::Arc<SchemaSet> {
+        static SHARED: std::sync::OnceLock<std::sync::Arc<SchemaSet>> = std::sync::OnceLock::new();
+        SHARED.get_or_init(|| std::sync::Arc::new(SchemaSet::builtin())).clone()
+    }
+
     /// A set of already compiled revisions (the last one wins when a revision repeats).
     pub fn from_schemas(schemas: impl IntoIterator<Item = RevisionSchema>) -> SchemaSet {
         let mut all: Vec<RevisionSchema> = Vec::new();

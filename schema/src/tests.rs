@@ -440,6 +440,9 @@ mod builtin {
     #[test]
     fn holds_every_revision() {
         assert_eq!(builtin().revisions(), Revision::ALL.to_vec());
+        let shared = SchemaSet::shared_builtin();
+        assert!(std::sync::Arc::ptr_eq(&shared, &SchemaSet::shared_builtin()));
+        assert_eq!(shared.revisions(), Revision::ALL.to_vec());
         let s = builtin().get(Revision::V2025_06_18).unwrap();
         assert_eq!(s.origin(), Path::new("<builtin>/2025-06-18/schema.json"));
     }
