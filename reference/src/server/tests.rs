@@ -619,3 +619,37 @@ fn client_errors_and_unknown_responses() {
     );
     assert_eq!(out[0]["result"]["isError"], false);
 }
+
+// ---- stdio ---------------------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn stdio_wakes_for_deadlines_and_exits_at_eof() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let (mut client, server_end) = tokio::io::duplex(1 << 16);
+    let (read_half, write_half) = tokio::io::split(server_end);
+    let task =
+        tokio::spawn(serve_stdio(ReferenceServer::new(ServerConfig::default()), None, read_half, write_half));
+    let script = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":1000}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        "\n",
+    );
+    client.write_all(script.as_bytes()).await.unwrap();
+    let (read_back, mut write_back) = tokio::io::split(client);
+    let mut lines = BufReader::new(read_back).lines();
+    let started = tokio::time::Instant::now();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let line = lines.next_line().await.unwrap().unwrap();
+        ids.push(serde_json::from_str::<Value>(&line).unwrap()["id"].clone());
+    }
+    assert_eq!(ids, [json!(1), json!(3), json!(2)]);
+    assert!(started.elapsed() >= Duration::from_millis(1000));
+    write_back.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap().unwrap();
+}
