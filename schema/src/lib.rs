@@ -75,6 +75,30 @@ pub struct Violation {
     pub message: String,
 }
 
+/// `at /params/protocolVersion: 3 is not of type "string" (schema: /definitions/…/type)`.
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.instance_path.is_empty() { "the message" } else { &self.instance_path };
+        write!(f, "at {at}: {} (schema: {})", self.message, self.schema_path)
+    }
+}
+
+/// One line: `valid (InitializeRequest)`, `invalid against InitializeRequest: 2 violations`,
+/// `unknown method "x/y"`, `unmatched: …`. Violations are listed by their own `Display`.
+impl std::fmt::Display for Validation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Validation::Valid { definition } => write!(f, "valid ({definition})"),
+            Validation::Invalid { definition, violations } => {
+                let s = if violations.len() == 1 { "" } else { "s" };
+                write!(f, "invalid against {definition}: {} violation{s}", violations.len())
+            }
+            Validation::UnknownMethod { method } => write!(f, "unknown method {method:?}"),
+            Validation::Unmatched { reason } => write!(f, "unmatched: {reason}"),
+        }
+    }
+}
+
 impl SchemaSet {
     /// Loads `dir/<revision>/schema.json` for every revision present in `dir`. Folders whose
     /// names are not revisions are ignored; a revision folder without a readable, compilable

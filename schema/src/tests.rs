@@ -658,3 +658,22 @@ fn an_inline_union_member_is_named_after_its_twin_definition() {
     let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
     assert_valid(s, C2S, msg, None, "CancelledNotification");
 }
+
+#[test]
+fn verdicts_and_violations_print_on_one_line() {
+    let v = Violation {
+        instance_path: "/params/protocolVersion".into(),
+        schema_path: "/definitions/InitializeRequest/properties/params/properties/protocolVersion/type"
+            .into(),
+        message: "3 is not of type \"string\"".into(),
+    };
+    assert_eq!(
+        v.to_string(),
+        "at /params/protocolVersion: 3 is not of type \"string\" (schema: \
+         /definitions/InitializeRequest/properties/params/properties/protocolVersion/type)"
+    );
+    let invalid = Validation::Invalid { definition: "InitializeRequest".into(), violations: vec![v] };
+    assert_eq!(invalid.to_string(), "invalid against InitializeRequest: 1 violation");
+    assert_eq!(Validation::Valid { definition: "PingRequest".into() }.to_string(), "valid (PingRequest)");
+    assert_eq!(Validation::UnknownMethod { method: "x/y".into() }.to_string(), "unknown method \"x/y\"");
+}
