@@ -1019,6 +1019,7 @@ impl ReferenceServer {
         let rev = self.rev();
         let interval = self.config.progress_interval;
         let timeout = self.config.client_request_timeout;
+        let operating = self.phase == Phase::Operating;
         let Some(job) = self.jobs.get_mut(&id) else { return };
         job.deadline = None;
         match &mut job.kind {
@@ -1036,7 +1037,10 @@ impl ReferenceServer {
                 // progress.mdx: "The progress value MUST increase with each notification".
                 let value =
                     if fault == Some(Fault::ProgressDecreasing) { PROGRESS_STEPS + 1 - done } else { done };
-                if let Some(token) = &token {
+                // Only once the session operates: before `initialized` the server sends nothing
+                // but pings and logging (lifecycle.mdx), and progress is optional (progress.mdx:
+                // the receiver MAY send none).
+                if let (Some(token), true) = (&token, operating) {
                     self.notify("notifications/progress", progress_params(rev, token, value, done));
                 }
                 if done >= PROGRESS_STEPS {

@@ -382,6 +382,16 @@ fn progress_without_a_token_sends_none() {
     assert_eq!(out[0]["params"]["progressToken"], 7);
 }
 
+#[test]
+fn progress_waits_for_initialized() {
+    let mut t = T::new();
+    t.send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    t.send(json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"tok"}}}));
+    let out = t.advance(100);
+    assert_eq!(out.len(), 1, "only the response: {out:?}");
+    assert_eq!(out[0]["id"], 3);
+}
+
 // ---- logging -------------------------------------------------------------------------------
 
 fn levels(out: &[Value]) -> Vec<String> {
