@@ -321,7 +321,7 @@ impl ReferenceServer {
         while let Some(at) = self.next_deadline().filter(|at| *at <= self.now) {
             if let Some(i) = self.watched_changes.iter().position(|t| *t == at) {
                 self.watched_changes.remove(i);
-                self.watched_resource_changes(at);
+                self.watched_resource_changes();
                 continue;
             }
             let due = self.jobs.iter().find(|(_, j)| j.deadline == Some(at)).map(|(id, _)| id.clone());
@@ -685,11 +685,12 @@ impl ReferenceServer {
         Ok(json!({}))
     }
 
-    fn watched_resource_changes(&mut self, at: Instant) {
+    fn watched_resource_changes(&mut self) {
         if self.phase != Phase::Operating {
-            // Nothing but pings and logging before `initialized`: change a little later.
-            let delay = self.config.watched_update_delay.unwrap_or(Duration::from_millis(50));
-            self.watched_changes.push(at + delay);
+            // Nothing but pings and logging before `initialized`: change a little later (from
+            // now, and never at once, so that a late poll does not spin).
+            let delay = self.config.watched_update_delay.unwrap_or_default().max(Duration::from_millis(1));
+            self.watched_changes.push(self.now + delay);
             return;
         }
         self.touch_watched();
