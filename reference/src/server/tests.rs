@@ -663,3 +663,73 @@ async fn stdio_wakes_for_deadlines_and_exits_at_eof() {
     write_back.shutdown().await.unwrap();
     tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap().unwrap();
 }
+
+// ---- robustness ----------------------------------------------------------------------------
+
+mod properties {
+    use super::*;
+    use crate::wire::tests_support::arb_json;
+    use proptest::prelude::*;
+
+    const METHODS: [&str; 16] = [
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "logging/setLevel",
+        "completion/complete",
+        "notifications/cancelled",
+        "initialize",
+        "no/such",
+        "response",
+    ];
+    const TOOLS: [&str; 6] =
+        ["test_sampling", "test_elicitation", "test_roots", "slow", "test_tool_with_progress", "add"];
+
+    proptest! {
+        /// Any sequence of requests, cancels and client answers, with any params and any time
+        /// between them: no panic, and every request is answered at most once.
+        #[test]
+        fn any_session_is_survived(
+            rev in 0usize..4,
+            steps in proptest::collection::vec((0usize..16, 0usize..6, arb_json(), 0u64..3000), 0..25),
+        ) {
+            let caps = json!({"sampling": {"tools": {}}, "elicitation": {}, "roots": {}});
+            let mut t = T::at(REVS[rev], caps);
+            let mut answered = std::collections::HashSet::new();
+            let mut server_requests: Vec<Value> = Vec::new();
+            for (i, (m, tool, params, ms)) in steps.into_iter().enumerate() {
+                let message = match METHODS[m] {
+                    "tools/call" => json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
+                        "params":{"name":TOOLS[tool],"arguments":params}}),
+                    "notifications/cancelled" => json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params":{"requestId": i.saturating_sub(tool)}}),
+                    "response" => match server_requests.pop() {
+                        Some(id) => json!({"jsonrpc":"2.0","id":id,"result":params}),
+                        None => json!({"jsonrpc":"2.0","id":i,"result":params}),
+                    },
+                    method => json!({"jsonrpc":"2.0","id":i,"method":method,"params":params}),
+                };
+                let mut out = t.send(message);
+                out.extend(t.advance(ms));
+                for v in out {
+                    for one in v.as_array().cloned().unwrap_or_else(|| vec![v.clone()]) {
+                        if one.get("method").is_some() {
+                            if let Some(id) = one.get("id") {
+                                server_requests.push(id.clone());
+                            }
+                        } else if let Some(id) = one.get("id") {
+                            prop_assert!(answered.insert(id.to_string()), "answered twice: {one}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
