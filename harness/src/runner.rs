@@ -122,13 +122,15 @@ fn meta_of(scenario: &gherkin::Scenario) -> Result<ScenarioMeta, String> {
     Ok(ScenarioMeta { id, level, doc })
 }
 
-/// Whether a scenario applies to a revision (`@since:` / `@until:` tags).
+/// Whether a scenario applies to a revision (`@since:`, `@until:` and `@except:` tags).
 fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
     scenario.tags.iter().all(|t| {
         if let Some(since) = t.strip_prefix("since:").and_then(|r| r.parse::<Revision>().ok()) {
             revision >= since
         } else if let Some(until) = t.strip_prefix("until:").and_then(|r| r.parse::<Revision>().ok()) {
             revision <= until
+        } else if let Some(except) = t.strip_prefix("except:").and_then(|r| r.parse::<Revision>().ok()) {
+            revision != except
         } else {
             true
         }
@@ -334,7 +336,7 @@ async fn finish(
     let mut stderr = None;
     let mut transcript = None;
     let mut error = world.error.clone();
-    if error.is_none() && world.halted.is_none() {
+    if error.is_none() && world.halted.is_none() && world.skipped.is_none() {
         error = match finished {
             event::ScenarioFinished::StepSkipped => {
                 Some("a step matches no step definition (see harness/src/steps.rs)".to_owned())
@@ -351,15 +353,23 @@ async fn finish(
         let _ = session.drain(Duration::from_millis(0)).await;
         shutdown = Some(session.shutdown().await.describe());
         checks.extend(session.recorder().checks());
-        let verdict = ScenarioReport::verdict_of(&checks, error.as_deref());
-        if verdict != Verdict::Passed {
+        if ScenarioReport::verdict_of(&checks, error.as_deref()) != Verdict::Passed {
             stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
             transcript = Some(session.recorder().transcript().0.to_vec());
         }
     }
     world.session = None;
-    let verdict = ScenarioReport::verdict_of(&checks, error.as_deref());
-    let reason = error.or_else(|| checks.is_empty().then(|| "no check was exercised".to_owned()));
+    let (verdict, reason) = match (&error, &world.skipped) {
+        // A scenario that does not apply is skipped — unless what it saw on the way broke a rule.
+        (None, Some(why)) => {
+            let worst = checks.iter().map(|c| c.verdict).filter(|v| *v >= Verdict::Warning).max();
+            (worst.unwrap_or(Verdict::Skipped), Some(why.clone()))
+        }
+        _ => (
+            ScenarioReport::verdict_of(&checks, error.as_deref()),
+            error.or_else(|| checks.is_empty().then(|| "no check was exercised".to_owned())),
+        ),
+    };
     ScenarioReport {
         id: meta.id,
         name: scenario.name.clone(),

@@ -5,7 +5,6 @@
 use crate::checker::Inspection;
 use crate::persona::ClientPersona;
 use crate::recorder::WireRecorder;
-use mcpspec_reference::framing::FrameContent;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
@@ -49,6 +48,8 @@ pub struct ServerSession {
     pub notifications: Vec<Message>,
     /// Requests the server sent (answered by the persona).
     pub server_requests: Vec<Request>,
+    /// Responses that arrived while another answer was awaited (out of order, or in a batch).
+    early: Vec<(Value, Response)>,
     shutdown: Option<ShutdownReport>,
 }
 
@@ -67,6 +68,7 @@ impl ServerSession {
             next_id: 1,
             notifications: Vec::new(),
             server_requests: Vec::new(),
+            early: Vec::new(),
             shutdown: None,
         })
     }
@@ -127,16 +129,20 @@ impl ServerSession {
     /// the answer too (the recorder has already failed it), so one fault does not cascade into
     /// a timeout.
     pub async fn wait_response(&mut self, id: &RequestId, within: Duration) -> Result<Response, WaitError> {
-        self.wait_answer(Some(id), within).await
+        self.wait_answer(Some(id), false, within).await
     }
 
-    /// Waits for the answer to a message: the response to `id`, or — with `None`, for a
-    /// message whose id could not be read — the next error response without an id.
+    /// Waits for the answer to a message: the response to `id`, or — when `idless_ok`, for a
+    /// malformed message — an error response without an id.
     pub async fn wait_answer(
         &mut self,
         id: Option<&RequestId>,
+        idless_ok: bool,
         within: Duration,
     ) -> Result<Response, WaitError> {
+        if let Some(at) = self.early.iter().position(|(v, _)| answers(v, id, idless_ok)) {
+            return Ok(self.early.remove(at).1);
+        }
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -145,32 +151,21 @@ impl ServerSession {
                 Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
                 Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
             };
-            // Which outstanding request a response answers must be asked before recording it.
-            let answers_ours = match &frame.content {
-                FrameContent::Json { value, .. } if value.get("method").is_none() => {
-                    let rid = value.get("id").and_then(RequestId::from_value);
-                    match (id, rid) {
-                        (Some(id), Some(rid)) => self
-                            .recorder
-                            .checker()
-                            .outstanding_match(Direction::ClientToServer, &rid)
-                            .is_some_and(|m| &m == id),
-                        (None, None) => value.get("error").is_some(),
-                        _ => false,
-                    }
-                }
-                _ => false,
-            };
             let inspections = self.recorder.record_frame(Direction::ServerToClient, &frame);
+            let mut found = None;
             for i in inspections {
+                let ours = found.is_none() && i.value.as_ref().is_some_and(|v| answers(v, id, idless_ok));
                 match i.message {
-                    Some(Message::Response(r)) if answers_ours => return Ok(r),
-                    None if answers_ours => {
+                    Some(Message::Response(r)) if ours => found = Some(Ok(r)),
+                    None if ours => {
                         let why = i.violations.first().map(|v| v.actual.clone());
-                        return Err(WaitError::Malformed(why.unwrap_or_default()));
+                        found = Some(Err(WaitError::Malformed(why.unwrap_or_default())));
                     }
                     _ => self.take_unsolicited(i).await?,
                 }
+            }
+            if let Some(found) = found {
+                return found;
             }
         }
     }
@@ -187,6 +182,11 @@ impl ServerSession {
             }
             Some(n @ Message::Notification(_)) if self.notifications.len() < KEPT_MESSAGES => {
                 self.notifications.push(n)
+            }
+            Some(Message::Response(r)) if self.early.len() < KEPT_MESSAGES => {
+                if let Some(v) = inspection.value {
+                    self.early.push((v, r));
+                }
             }
             _ => {}
         }
@@ -263,5 +263,19 @@ impl ServerSession {
             Some(status) => format!(" ({})", describe_status(status)),
             None => String::new(),
         }
+    }
+}
+
+/// Whether `value` (one message, perhaps an element of a batch) answers the message awaited:
+/// it carries `id` — also with its JSON type changed, which the recorder fails, so one fault
+/// does not cascade into a timeout — or, when `idless_ok`, it is an error without an id.
+fn answers(value: &Value, id: Option<&RequestId>, idless_ok: bool) -> bool {
+    if value.get("method").is_some() {
+        return false;
+    }
+    match (value.get("id").and_then(RequestId::from_value), id) {
+        (Some(rid), Some(id)) => &rid == id || rid.twin().as_ref() == Some(id),
+        (Some(_), None) => false,
+        (None, _) => idless_ok && value.get("error").is_some(),
     }
 }

@@ -73,6 +73,15 @@ impl RequestId {
         }
     }
 
+    /// The same id with the other JSON type (`1` ↔ `"1"`): what a peer that changed the id's
+    /// type would answer with.
+    pub fn twin(&self) -> Option<RequestId> {
+        match self {
+            RequestId::Integer(i) => Some(RequestId::String(i.to_string())),
+            RequestId::String(s) => s.parse::<i128>().ok().map(RequestId::Integer),
+        }
+    }
+
     /// `integer` or `string`, for messages about a changed id type.
     pub fn type_name(&self) -> &'static str {
         match self {

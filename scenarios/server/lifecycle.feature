@@ -44,3 +44,24 @@ Feature: Lifecycle
     Given an initialized session
     When the client closes the server's stdin
     Then the server exits within the timeout
+
+  @id:lifecycle/request-before-initialize @MAY @spec:basic/lifecycle.mdx#initialization
+  Scenario: a request before initialize is answered or refused, and the session survives
+    Given a server process
+    When the client sends a "tools/list" request
+    Then the server answers with a result or an error
+    And the session is still alive
+
+  @id:lifecycle/second-initialize @MAY @spec:basic/lifecycle.mdx#initialization
+  Scenario: a second initialize is answered or refused, and the session survives
+    Given an initialized session
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result or an error
+    And the session is still alive
+
+  @id:lifecycle/quiet-before-initialized @SHOULD @spec:basic/lifecycle.mdx#initialization
+  Scenario: before notifications/initialized the server sends nothing but pings and logging
+    Given a server process
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result
+    And the server sends nothing but pings and logging for 0.5 s

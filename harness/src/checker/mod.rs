@@ -67,6 +67,8 @@ struct Side {
     progress_done: HashSet<RequestId>,
     /// Malformed messages this side sent that may get an error without an id in return.
     unaddressable: usize,
+    /// The id of this side's request answered last.
+    last_answered: Option<RequestId>,
     /// Every id this side has used in the session (bounded).
     used: HashSet<RequestId>,
 }
@@ -261,13 +263,14 @@ impl SessionChecker {
                     Some(pending) => (Some(pending), None),
                     // A twin (same id, other JSON type) is taken as answered, so the response
                     // can still be validated as the answer it means to be.
-                    None => {
-                        match twin_of(id).and_then(|t| requester.outstanding.remove(&t).map(|p| (t, p))) {
-                            Some((twin, pending)) => (Some(pending), Some(twin)),
-                            None => (None, None),
-                        }
-                    }
+                    None => match id.twin().and_then(|t| requester.outstanding.remove(&t).map(|p| (t, p))) {
+                        Some((twin, pending)) => (Some(pending), Some(twin)),
+                        None => (None, None),
+                    },
                 };
+                if pending.is_some() {
+                    requester.last_answered = Some(twin.clone().unwrap_or_else(|| id.clone()));
+                }
                 if let Some(token) = pending.as_ref().and_then(|p| p.progress.clone()) {
                     requester.progress.remove(&token);
                     if requester.progress_done.len() < MAX_REMEMBERED_IDS {
@@ -320,6 +323,11 @@ impl SessionChecker {
         }
     }
 
+    /// The id of the request of `requester` answered last.
+    pub fn last_answered(&self, requester: Direction) -> Option<RequestId> {
+        self.side(requester).last_answered.clone()
+    }
+
     /// The request a response with this id would answer, if any — also when the id's type was
     /// changed — so a waiting client can stop waiting. Returns the id as the requester sent it.
     pub fn outstanding_match(&self, requester: Direction, id: &RequestId) -> Option<RequestId> {
@@ -327,7 +335,7 @@ impl SessionChecker {
         if side.outstanding.contains_key(id) {
             return Some(id.clone());
         }
-        twin_of(id).filter(|t| side.outstanding.contains_key(t))
+        id.twin().filter(|t| side.outstanding.contains_key(t))
     }
 
     fn side(&self, direction: Direction) -> &Side {
@@ -342,14 +350,6 @@ impl SessionChecker {
             Direction::ClientToServer => &mut self.client,
             Direction::ServerToClient => &mut self.server,
         }
-    }
-}
-
-/// The same id with the other JSON type: `1` ↔ `"1"`.
-fn twin_of(id: &RequestId) -> Option<RequestId> {
-    match id {
-        RequestId::Integer(i) => Some(RequestId::String(i.to_string())),
-        RequestId::String(s) => s.parse::<i128>().ok().map(RequestId::Integer),
     }
 }
 

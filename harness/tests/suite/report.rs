@@ -3,6 +3,9 @@
 use crate::support::*;
 use std::time::Duration;
 
+/// A small suite of its own, so the snapshot does not change with the product's scenarios.
+const SCENARIOS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/suite/scenarios");
+
 #[test]
 fn report_json_shape() {
     // A failing run shows every part of a report: checks of both kinds, transcript, shutdown.
@@ -13,6 +16,8 @@ fn report_json_shape() {
             "2025-06-18",
             "--timeout",
             "2",
+            "--scenarios",
+            SCENARIOS,
             "--",
             MCPSPEC,
             "reference",

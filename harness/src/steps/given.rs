@@ -1,0 +1,159 @@
+//! Given: a session, and what the scenario needs from the server (else it is skipped).
+
+use super::{docstring_json, initialize_params, Halt, ScenarioMeta, ServerWorld};
+use cucumber::gherkin::Step;
+use cucumber::given;
+use mcpspec::persona::ClientPersona;
+use mcpspec::verdict::Level;
+use mcpspec_reference::wire::{Message, Outcome};
+use serde_json::{json, Value};
+
+/// The most pages a Given step reads to find something in a list.
+const SEARCH_PAGES: usize = 100;
+
+#[given("a server process")]
+async fn a_server_process(w: &mut ServerWorld) -> Result<(), Halt> {
+    w.start()
+}
+
+#[given("an initialized session")]
+async fn an_initialized_session(w: &mut ServerWorld) -> Result<(), Halt> {
+    establish(w, json!({})).await
+}
+
+#[given("an initialized session declaring the client capabilities")]
+async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> Result<(), Halt> {
+    let caps = docstring_json(w, step)?.unwrap_or(json!({}));
+    establish(w, caps).await
+}
+
+/// Starts the server and runs the handshake; failures are charged to initialization.
+async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    w.precondition = Some(ScenarioMeta {
+        id: "lifecycle/initialize-result".into(),
+        level: Level::MUST,
+        doc: "basic/lifecycle.mdx#initialization".into(),
+    });
+    let established = initialize_session(w, capabilities).await;
+    w.precondition = None;
+    established
+}
+
+async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    w.start()?;
+    w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
+    let version = w.revision.as_str();
+    let response = w.call("initialize", Some(initialize_params(version, &capabilities))).await?;
+    let result = match response.outcome {
+        Outcome::Result(r) => r,
+        Outcome::Error(e) => {
+            let actual = format!("initialize failed with error {}: {}", e.code, e.message);
+            return Err(w.fail(format!("an initialized session at {version}"), actual));
+        }
+    };
+    w.initialize_result = Some(result);
+    let initialized = Message::notification("notifications/initialized", None);
+    if let Err(e) = w.session()?.send(&initialized).await {
+        return Err(w.not_sent("notifications/initialized", e).await);
+    }
+    w.response = None;
+    Ok(())
+}
+
+#[given(expr = "the server declares the {string} capability")]
+async fn declares(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
+    let caps = w.server_capabilities()?;
+    let mut at = &caps;
+    for key in path.split('.') {
+        match at.get(key) {
+            Some(v) => at = v,
+            None => return Err(w.skip(format!("the server does not declare the {path:?} capability"))),
+        }
+    }
+    if *at == Value::Bool(false) {
+        return Err(w.skip(format!("the server declares {path:?} as false")));
+    }
+    Ok(())
+}
+
+/// Reads up to [`SEARCH_PAGES`] pages of a list and returns the first item `pick` accepts.
+async fn find(
+    w: &mut ServerWorld,
+    method: &str,
+    key: &str,
+    pick: impl Fn(&Value) -> bool,
+) -> Result<Option<Value>, Halt> {
+    let mut cursor: Option<Value> = None;
+    for _ in 0..SEARCH_PAGES {
+        let params = cursor.take().map(|c| json!({ "cursor": c }));
+        let response = w.call(method, params).await?;
+        let Outcome::Result(page) = response.outcome else {
+            return Err(w.skip(format!("the server answers {method} with an error; nothing to pick")));
+        };
+        if let Some(found) =
+            page.get(key).and_then(Value::as_array).and_then(|items| items.iter().find(|i| pick(i)))
+        {
+            return Ok(Some(found.clone()));
+        }
+        match page.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+#[given(expr = "the server offers the tool {string}")]
+async fn offers_tool(w: &mut ServerWorld, name: String) -> Result<(), Halt> {
+    let found =
+        find(w, "tools/list", "tools", |t| t.get("name") == Some(&Value::from(name.as_str()))).await?;
+    match found {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(format!(
+            "the server offers no tool {name:?} (a name of the official conformance fixture)"
+        ))),
+    }
+}
+
+#[given("the server lists a resource")]
+async fn lists_a_resource(w: &mut ServerWorld) -> Result<(), Halt> {
+    match find(w, "resources/list", "resources", |r| r.get("uri").is_some()).await? {
+        Some(r) => {
+            w.subject = Some(r);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no resource".into())),
+    }
+}
+
+#[given("the server lists a prompt with a required argument")]
+async fn lists_prompt_with_required(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_required = |p: &Value| {
+        p.get("arguments")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|arg| arg.get("required") == Some(&Value::Bool(true))))
+    };
+    match find(w, "prompts/list", "prompts", has_required).await? {
+        Some(p) => {
+            w.subject = Some(p);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no prompt with a required argument".into())),
+    }
+}
+
+#[given("the server lists a prompt with an argument")]
+async fn lists_prompt_with_argument(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_argument =
+        |p: &Value| p.get("arguments").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    match find(w, "prompts/list", "prompts", has_argument).await? {
+        Some(p) => {
+            w.subject = Some(p);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no prompt with an argument".into())),
+    }
+}

@@ -1,0 +1,327 @@
+//! The step vocabulary of the scenarios and the cucumber `World` they act on. Steps are thin:
+//! they send, wait and compare; the protocol logic lives in the library (session, recorder,
+//! checker, persona). Kept in the binary crate, with the runner, because cucumber collects
+//! steps with link-time registration that does not survive crossing a crate boundary.
+//!
+//! - [`given`]: sessions, and the capabilities or offers a scenario needs (else it is skipped);
+//! - [`when`]: what the client sends;
+//! - [`then`]: what the server must have done.
+
+mod given;
+mod then;
+mod when;
+
+use crate::runner::SuiteContext;
+use mcpspec::session::{ServerSession, WaitError};
+use mcpspec::verdict::{Check, Level, Verdict};
+use mcpspec_reference::transport::SendError;
+use mcpspec_reference::wire::{describe, Outcome, RequestId, Response};
+use mcpspec_reference::Revision;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Stops a scenario: what it needed did not happen (the failed check is already recorded), it
+/// does not apply (skipped), or the harness could not act.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Halt(String);
+
+/// The scenario's requirement, from its tags.
+#[derive(Debug, Clone)]
+pub struct ScenarioMeta {
+    pub id: String,
+    pub level: Level,
+    /// Document under `docs/specification/<revision>/`.
+    pub doc: String,
+}
+
+/// A message sent that awaits its answer.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The id its answer carries, when it has a readable one.
+    pub id: Option<RequestId>,
+    /// A malformed message may be answered with an error without an id.
+    pub idless_ok: bool,
+    /// What was sent, for messages: `the tools/list request`.
+    pub what: String,
+}
+
+/// A list followed page by page.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub method: String,
+    pub items: Vec<Value>,
+    pub pages: usize,
+    /// Why the listing stopped before its end (an error, a cycle, the page bound).
+    pub unfinished: Option<String>,
+}
+
+/// One scenario in progress.
+#[derive(cucumber::World)]
+#[world(init = Self::new)]
+pub struct ServerWorld {
+    pub ctx: Option<Arc<SuiteContext>>,
+    pub revision: Revision,
+    pub meta: Option<ScenarioMeta>,
+    /// The requirement a Given step is establishing, which its failures are charged to.
+    pub precondition: Option<ScenarioMeta>,
+    pub session: Option<ServerSession>,
+    /// Messages sent whose answers the next Then steps wait for, oldest first.
+    pub pending: Vec<Pending>,
+    /// The version the last initialize offered.
+    pub offered: Option<String>,
+    /// The last answer received.
+    pub response: Option<Response>,
+    /// The server's initialize result.
+    pub initialize_result: Option<Value>,
+    /// The subject a Given step picked (a tool, a resource, a prompt).
+    pub subject: Option<Value>,
+    pub listing: Option<Listing>,
+    pub checks: Vec<Check>,
+    /// Set when a step stopped the scenario because something it needed failed.
+    pub halted: Option<String>,
+    /// Set when the scenario does not apply to this server (it is then skipped).
+    pub skipped: Option<String>,
+    /// Set when the harness could not judge (e.g. the implementation did not start).
+    pub error: Option<String>,
+    pub started: Instant,
+}
+
+impl std::fmt::Debug for ServerWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerWorld")
+            .field("revision", &self.revision)
+            .field("meta", &self.meta)
+            .field("checks", &self.checks.len())
+            .field("halted", &self.halted)
+            .field("skipped", &self.skipped)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerWorld {
+    fn new() -> Self {
+        ServerWorld {
+            ctx: None,
+            revision: Revision::latest_legacy(),
+            meta: None,
+            precondition: None,
+            session: None,
+            pending: Vec::new(),
+            offered: None,
+            response: None,
+            initialize_result: None,
+            subject: None,
+            listing: None,
+            checks: Vec::new(),
+            halted: None,
+            skipped: None,
+            error: None,
+            started: Instant::now(),
+        }
+    }
+
+    fn ctx(&self) -> Arc<SuiteContext> {
+        self.ctx.clone().expect("the before hook sets the suite context")
+    }
+
+    fn timeout(&self) -> std::time::Duration {
+        self.ctx().timeout
+    }
+
+    fn spec(&self, doc: &str) -> String {
+        format!("{}/{doc}", self.revision.doc_root())
+    }
+
+    fn requirement(&self) -> ScenarioMeta {
+        let meta = self.precondition.clone().or_else(|| self.meta.clone());
+        meta.expect("the before hook sets the scenario meta")
+    }
+
+    /// Records a check of the scenario's own requirement — or, while a Given step establishes
+    /// a precondition, of the precondition's requirement.
+    fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
+        let meta = self.requirement();
+        let spec = self.spec(&meta.doc);
+        self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
+    }
+
+    /// Records a warning against the scenario's requirement, citing `doc` (for behaviour the
+    /// spec itself is ambiguous about, or a weaker rule inside a stronger scenario).
+    fn warn(&mut self, doc: &str, expected: impl Into<String>, actual: impl Into<String>) {
+        let meta = self.requirement();
+        self.checks.push(Check {
+            id: meta.id,
+            level: meta.level,
+            spec: self.spec(doc),
+            verdict: Verdict::Warning,
+            expected: expected.into(),
+            actual: actual.into(),
+        });
+    }
+
+    /// Records a failed check of the scenario's requirement and stops the scenario.
+    fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
+        let actual = actual.into();
+        self.check(false, expected, actual.clone());
+        self.halted = Some(actual.clone());
+        Halt(actual)
+    }
+
+    /// The scenario does not apply to this server.
+    fn skip(&mut self, why: String) -> Halt {
+        self.skipped = Some(why.clone());
+        Halt(why)
+    }
+
+    /// The harness could not act: the scenario ends with an error verdict.
+    fn harness_error(&mut self, why: String) -> Halt {
+        self.error = Some(why.clone());
+        Halt(why)
+    }
+
+    fn session(&mut self) -> Result<&mut ServerSession, Halt> {
+        if self.session.is_none() {
+            return Err(
+                self.harness_error("the scenario has no server process (a Given step is missing)".into())
+            );
+        }
+        Ok(self.session.as_mut().expect("checked above"))
+    }
+
+    fn start(&mut self) -> Result<(), Halt> {
+        let ctx = self.ctx();
+        match ServerSession::start(&ctx.command, ctx.child.clone(), self.revision, ctx.schemas.clone()) {
+            Ok(s) => {
+                self.session = Some(s);
+                Ok(())
+            }
+            Err(e) => Err(self.harness_error(e.to_string())),
+        }
+    }
+
+    /// Sends a request and queues it for the Then steps.
+    async fn send_request(&mut self, method: &str, params: Option<Value>) -> Result<RequestId, Halt> {
+        let sent = self.session()?.send_request(method, params).await;
+        match sent {
+            Ok(id) => {
+                self.pending.push(Pending {
+                    id: Some(id.clone()),
+                    idless_ok: false,
+                    what: format!("the {method} request"),
+                });
+                self.response = None;
+                Ok(id)
+            }
+            Err(e) => Err(self.not_sent(&format!("the {method} request"), e).await),
+        }
+    }
+
+    /// Sends a request and waits for its answer: for steps that set up a scenario.
+    async fn call(&mut self, method: &str, params: Option<Value>) -> Result<Response, Halt> {
+        self.send_request(method, params).await?;
+        self.await_answer().await
+    }
+
+    /// Fails the scenario because a message could not be written, saying why the server
+    /// stopped reading.
+    async fn not_sent(&mut self, what: &str, e: SendError) -> Halt {
+        let mut actual = format!("could not send it: {e}");
+        if let Some(session) = self.session.as_mut() {
+            actual.push_str(&session.exit_note().await);
+        }
+        self.append_stderr(&mut actual);
+        self.fail(format!("the server reads {what}"), actual)
+    }
+
+    /// Appends the last stderr line of a server that went away.
+    fn append_stderr(&self, actual: &mut String) {
+        let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
+        if let Some(last) = stderr.trim().lines().last() {
+            actual.push_str(&format!("; last stderr line: {last}"));
+        }
+    }
+
+    /// Waits for the answer to the oldest pending message; a missing one fails the scenario.
+    async fn await_answer(&mut self) -> Result<Response, Halt> {
+        if self.pending.is_empty() {
+            return Err(
+                self.harness_error("no message is awaiting an answer (a When step is missing)".into())
+            );
+        }
+        let Pending { id, idless_ok, what } = self.pending.remove(0);
+        let within = self.timeout();
+        let waited = self.session()?.wait_answer(id.as_ref(), idless_ok, within).await;
+        match waited {
+            Ok(r) => {
+                self.response = Some(r.clone());
+                Ok(r)
+            }
+            Err(e) => {
+                let mut actual = e.to_string();
+                if matches!(e, WaitError::Closed(_)) {
+                    self.append_stderr(&mut actual);
+                }
+                let whose = match (&id, idless_ok) {
+                    (Some(id), false) => format!("a response to {what} (id {id}) within {within:?}"),
+                    (Some(id), true) => {
+                        format!("an error response to {what} (id {id}, or none) within {within:?}")
+                    }
+                    (None, _) => format!("an error response (without id) to {what} within {within:?}"),
+                };
+                Err(self.fail(whose, actual))
+            }
+        }
+    }
+
+    /// The result of the last response, or a failed check.
+    fn last_result(&mut self) -> Result<Value, Halt> {
+        match self.response.as_ref().map(|r| &r.outcome) {
+            Some(Outcome::Result(v)) => Ok(v.clone()),
+            Some(Outcome::Error(e)) => {
+                let actual = format!("error {}: {}", e.code, e.message);
+                Err(self.fail("a result", actual))
+            }
+            None => Err(self.harness_error("no response to inspect (a Then step is missing)".into())),
+        }
+    }
+
+    /// The server's capabilities, from its initialize result.
+    fn server_capabilities(&mut self) -> Result<Value, Halt> {
+        match self.initialize_result.as_ref().and_then(|r| r.get("capabilities")) {
+            Some(c) => Ok(c.clone()),
+            None => Err(self.harness_error("the scenario has no initialized session".into())),
+        }
+    }
+}
+
+/// The params of an initialize request offering `version`.
+fn initialize_params(version: &str, capabilities: &Value) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "clientInfo": { "name": "mcpspec", "version": env!("CARGO_PKG_VERSION") },
+    })
+}
+
+fn outcome_text(r: &Response) -> String {
+    match &r.outcome {
+        Outcome::Result(v) => format!("result {}", describe(Some(v))),
+        Outcome::Error(e) => format!("error {}: {}", e.code, e.message),
+    }
+}
+
+/// Parses JSON written in a step, or stops with a harness error.
+fn step_json(w: &mut ServerWorld, text: &str) -> Result<Value, Halt> {
+    serde_json::from_str(text.trim())
+        .map_err(|e| w.harness_error(format!("the step's JSON {text:?} is invalid: {e}")))
+}
+
+/// The params in a step's docstring, if any.
+fn docstring_json(w: &mut ServerWorld, step: &cucumber::gherkin::Step) -> Result<Option<Value>, Halt> {
+    match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        None => Ok(None),
+        Some(d) => step_json(w, d).map(Some),
+    }
+}

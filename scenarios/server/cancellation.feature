@@ -1,0 +1,36 @@
+Feature: Cancellation
+  Either side may cancel a request it sent with notifications/cancelled. The receiver SHOULD
+  stop and not respond; a response that crossed the cancel is legal; unknown, finished or
+  malformed cancellations SHOULD be ignored. Both parties MUST handle these races gracefully.
+
+  @id:cancellation/in-flight @MUST @spec:basic/utilities/cancellation.mdx#timing-considerations
+  Scenario: a request cancelled at once is answered at most once, and the session stays healthy
+    Given an initialized session
+    When the client sends a "tools/list" request
+    And the client cancels the request
+    Then the server answers the request or drops it
+    And the session is still alive
+
+  @id:cancellation/after-completion @MUST @spec:basic/utilities/cancellation.mdx#timing-considerations
+  Scenario: cancelling a request already answered changes nothing
+    Given an initialized session
+    When the client sends a "ping" request
+    Then the server answers with the result {}
+    When the client cancels the answered request
+    Then the session is still alive
+
+  @id:cancellation/unknown-request @MUST @spec:basic/utilities/cancellation.mdx#error-handling
+  Scenario Outline: a cancellation the server cannot match is ignored (<kind>)
+    Given an initialized session
+    When the client sends the "notifications/cancelled" notification
+      """
+      <params>
+      """
+    Then the session is still alive
+
+    Examples:
+      | kind               | params                                   |
+      | an unknown id      | {"requestId": "mcpspec-never-sent"}      |
+      | no requestId       | {"reason": "mcpspec"}                    |
+      | a null requestId   | {"requestId": null}                      |
+      | a requestId object | {"requestId": {"id": 1}}                 |

@@ -1,0 +1,87 @@
+Feature: Server features
+  Tools, resources, prompts, logging and completion, each tested only when the server declares
+  its capability (otherwise skipped, with the reason).
+
+  @id:tools/unknown-tool @SHOULD @spec:server/tools.mdx#error-handling
+  Scenario: calling a tool that does not exist is a protocol error
+    Given an initialized session
+    And the server declares the "tools" capability
+    When the client calls the tool "mcpspec-no-such-tool"
+    Then the server answers with an error, preferably -32602
+
+  @id:resources/read @MUST @spec:server/resources.mdx#reading-resources
+  Scenario: a listed resource can be read, and its contents name it
+    Given an initialized session
+    And the server declares the "resources" capability
+    And the server lists a resource
+    When the client reads the resource
+    Then the server answers with a result
+    And the contents name the resource
+
+  @id:resources/unknown @SHOULD @spec:server/resources.mdx#error-handling @until:2025-11-25
+  Scenario: reading a resource that does not exist gets error -32002
+    Given an initialized session
+    And the server declares the "resources" capability
+    When the client sends a "resources/read" request
+      """
+      {"uri": "mcpspec://no-such-resource"}
+      """
+    Then the server answers with error -32002
+
+  @id:resources/subscribe @MUST @spec:server/resources.mdx#subscriptions
+  Scenario: a client can subscribe to a listed resource and unsubscribe again
+    Given an initialized session
+    And the server declares the "resources.subscribe" capability
+    And the server lists a resource
+    When the client subscribes to the resource
+    Then the server answers with the result {}
+    When the client unsubscribes to the resource
+    Then the server answers with the result {}
+
+  @id:prompts/unknown @SHOULD @spec:server/prompts.mdx#error-handling
+  Scenario: getting a prompt that does not exist gets error -32602
+    Given an initialized session
+    And the server declares the "prompts" capability
+    When the client sends a "prompts/get" request
+      """
+      {"name": "mcpspec-no-such-prompt"}
+      """
+    Then the server answers with error -32602
+
+  @id:prompts/missing-argument @SHOULD @spec:server/prompts.mdx#error-handling
+  Scenario: getting a prompt without its required arguments gets error -32602
+    Given an initialized session
+    And the server declares the "prompts" capability
+    And the server lists a prompt with a required argument
+    When the client gets the prompt without its required arguments
+    Then the server answers with error -32602
+
+  @id:logging/set-level @MUST @spec:server/utilities/logging.mdx#setting-log-level
+  Scenario: logging/setLevel is answered with an empty result
+    Given an initialized session
+    And the server declares the "logging" capability
+    When the client sends a "logging/setLevel" request
+      """
+      {"level": "debug"}
+      """
+    Then the server answers with the result {}
+
+  @id:logging/invalid-level @SHOULD @spec:server/utilities/logging.mdx#error-handling
+  Scenario: an invalid log level gets error -32602
+    Given an initialized session
+    And the server declares the "logging" capability
+    When the client sends a "logging/setLevel" request
+      """
+      {"level": "mcpspec-loud"}
+      """
+    Then the server answers with error -32602
+
+  @id:completion/at-most-100 @MUST @spec:server/utilities/completion.mdx#completion-results @since:2025-03-26
+  Scenario: completion offers at most 100 values
+    Given an initialized session
+    And the server declares the "completions" capability
+    And the server declares the "prompts" capability
+    And the server lists a prompt with an argument
+    When the client asks to complete the prompt's first argument
+    Then the server answers with a result
+    And the result's "completion.values" holds at most 100 items

@@ -1,0 +1,58 @@
+@fixture
+Feature: The official conformance fixture
+  Servers that implement the tool, resource and prompt names of the official conformance
+  suite's fixture get these deeper scenarios too; on other servers they are skipped.
+
+  @id:fixture/simple-text @MUST @spec:server/tools.mdx#calling-tools
+  Scenario: test_simple_text answers with text content
+    Given an initialized session
+    And the server offers the tool "test_simple_text"
+    When the client calls the tool
+    Then the server answers with a result
+    And the tool result is not an error
+
+  @id:fixture/error-handling @MUST @spec:server/tools.mdx#error-handling
+  Scenario: test_error_handling reports a tool execution error in the result
+    Given an initialized session
+    And the server offers the tool "test_error_handling"
+    When the client calls the tool
+    Then the server answers with a result
+    And the tool result is an error
+
+  @id:fixture/progress @MUST @spec:basic/utilities/progress.mdx
+  Scenario: test_tool_with_progress reports progress with the request's token
+    Given an initialized session
+    And the server offers the tool "test_tool_with_progress"
+    When the client calls the tool with the progress token "mcpspec-progress"
+    Then the server answers with a result
+    And the server sent progress for the token "mcpspec-progress"
+
+  @id:fixture/sampling @MUST @spec:client/sampling.mdx
+  Scenario: test_sampling asks the client for a sampling when the client declared sampling
+    Given an initialized session declaring the client capabilities
+      """
+      {"sampling": {}}
+      """
+    And the server offers the tool "test_sampling"
+    When the client calls the tool
+    Then the server answers with a result
+    And the server sent a "sampling/createMessage" request
+
+  @id:fixture/no-sampling-undeclared @MUST @spec:basic/lifecycle.mdx#operation
+  Scenario: test_sampling sends no sampling request to a client that did not declare sampling
+    Given an initialized session
+    And the server offers the tool "test_sampling"
+    When the client calls the tool
+    Then the server answers with a result or an error
+    And the server sent no "sampling/createMessage" request
+
+  @id:fixture/elicitation @MUST @spec:client/elicitation.mdx @since:2025-06-18
+  Scenario: test_elicitation asks the client when the client declared elicitation
+    Given an initialized session declaring the client capabilities
+      """
+      {"elicitation": {}}
+      """
+    And the server offers the tool "test_elicitation"
+    When the client calls the tool
+    Then the server answers with a result
+    And the server sent a "elicitation/create" request
