@@ -949,6 +949,11 @@ impl ReferenceServer {
                 let why = format!("the model still called tools after {max_rounds} tool-enabled rounds");
                 return self.finish(job_id, Ok(tool_error(&why)));
             }
+            if uses.iter().any(|u| !u["id"].is_string()) {
+                // A tool_result must name its tool_use; without an id there is nothing to name.
+                let why = "the model sent a tool_use without a string id; the tool loop cannot answer it";
+                return self.finish(job_id, Ok(tool_error(why)));
+            }
             let results: Vec<Value> = uses
                 .iter()
                 .map(|u| {
