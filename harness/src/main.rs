@@ -2,6 +2,7 @@
 
 mod runner;
 mod steps;
+mod validate;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -10,7 +11,7 @@ use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_reference::server::{serve_stdio, ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
-use mcpspec_reference::Revision;
+use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -32,6 +33,8 @@ enum Command {
     ///
     /// Without a command, certifies mcpspec's own reference server.
     Server(ServerArgs),
+    /// Validate JSON Lines (one message per line) against a revision's schema.
+    Validate(ValidateArgs),
     /// Run mcpspec's reference implementation.
     Reference {
         #[command(subcommand)]
@@ -69,6 +72,26 @@ struct ServerArgs {
     command: Vec<OsString>,
 }
 
+#[derive(Args)]
+struct ValidateArgs {
+    /// The revision whose schema judges the messages.
+    #[arg(long, value_name = "R", value_parser = parse_revision)]
+    revision: Revision,
+    /// Which way every message travels; by default inferred per message (a response goes the
+    /// other way from its request; a request the way its method is defined for).
+    #[arg(long, value_name = "DIR", value_parser = parse_direction)]
+    direction: Option<Direction>,
+    /// Use the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    schema_dir: Option<PathBuf>,
+    /// The longest line read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// The JSON Lines file (`-` or nothing: standard input).
+    #[arg(value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum ReferenceRole {
     /// The reference MCP server, on stdin/stdout.
@@ -84,6 +107,14 @@ enum ReferenceRole {
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
     s.parse().map_err(|e: mcpspec_reference::UnknownRevision| e.to_string())
+}
+
+fn parse_direction(s: &str) -> Result<Direction, String> {
+    match s {
+        "client-to-server" => Ok(Direction::ClientToServer),
+        "server-to-client" => Ok(Direction::ServerToClient),
+        other => Err(format!("{other:?} is not a direction (client-to-server or server-to-client)")),
+    }
 }
 
 fn parse_fault(s: &str) -> Result<Fault, String> {
@@ -130,6 +161,7 @@ async fn run(cli: Cli) -> u8 {
                 e.downcast_ref::<UsageError>().map_or(exit::ERROR, |_| exit::USAGE)
             }
         },
+        Command::Validate(args) => validate_file(args),
         Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
             let mut config = ServerConfig::default();
             if !revisions.is_empty() {
@@ -145,6 +177,38 @@ async fn run(cli: Cli) -> u8 {
                     exit::ERROR
                 }
             }
+        }
+    }
+}
+
+fn validate_file(args: ValidateArgs) -> u8 {
+    let schemas = match &args.schema_dir {
+        Some(dir) => match SchemaSet::from_dir(dir) {
+            Ok(s) => Arc::new(s),
+            Err(e) => {
+                eprintln!("mcpspec validate: --schema-dir: {e}");
+                return exit::USAGE;
+            }
+        },
+        None => SchemaSet::shared_builtin(),
+    };
+    let input: Box<dyn std::io::Read> = match args.file.as_deref() {
+        None => Box::new(std::io::stdin().lock()),
+        Some(p) if p.as_os_str() == "-" => Box::new(std::io::stdin().lock()),
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("mcpspec validate: cannot read {}: {e}", p.display());
+                return exit::USAGE;
+            }
+        },
+    };
+    let out = std::io::stdout().lock();
+    match validate::run(&schemas, args.revision, args.direction, input, out, args.max_message_bytes) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mcpspec validate: {e}");
+            exit::ERROR
         }
     }
 }

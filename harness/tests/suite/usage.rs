@@ -36,3 +36,32 @@ fn a_bad_timeout_is_a_usage_error() {
     let run = run(&["server", "--timeout", "-1"], false, LIMIT);
     assert_eq!(run.code, Some(2), "{}", run.describe());
 }
+
+#[test]
+fn validate_reads_a_file_and_exits_by_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(
+        &good,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}\n{oops\n")
+        .unwrap();
+    let ok = run(&["validate", "--revision", "2025-11-25", good.to_str().unwrap()], false, LIMIT);
+    assert_eq!(ok.code, Some(0), "{}", ok.describe());
+    assert!(ok.stdout.contains("line 2: valid"), "{}", ok.stdout);
+    let ko = run(&["validate", "--revision", "2025-11-25", bad.to_str().unwrap()], false, LIMIT);
+    assert_eq!(ko.code, Some(1), "{}", ko.describe());
+    assert!(
+        ko.stdout.contains("line 1: INVALID CallToolRequest") && ko.stdout.contains("line 2: not a message"),
+        "{}",
+        ko.stdout
+    );
+    let usage = run(&["validate", "--revision", "1999-01-01", good.to_str().unwrap()], false, LIMIT);
+    assert_eq!(usage.code, Some(2));
+    let missing = run(&["validate", "--revision", "2025-11-25", "/nonexistent.jsonl"], false, LIMIT);
+    assert_eq!(missing.code, Some(2));
+    assert!(missing.stderr.contains("cannot read /nonexistent.jsonl"), "{}", missing.stderr);
+}

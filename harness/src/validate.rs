@@ -1,0 +1,120 @@
+//! `mcpspec validate`: judges a JSON Lines file of messages against a revision's schema, one
+//! verdict per line. Reading goes through the stdio line decoder, so a huge or binary line is
+//! reported, never buffered without bound.
+
+use mcpspec::report::exit;
+use mcpspec_reference::framing::{FrameContent, LineDecoder};
+use mcpspec_reference::{Direction, Revision};
+use mcpspec_schema::{SchemaSet, StreamValidator, Validation};
+use std::io::{Read, Write};
+
+/// Validates every line of `input`; writes one verdict per line to `out`; returns the exit code.
+pub fn run(
+    schemas: &SchemaSet,
+    revision: Revision,
+    direction: Option<Direction>,
+    mut input: impl Read,
+    mut out: impl Write,
+    max_message_bytes: usize,
+) -> std::io::Result<u8> {
+    let Some(schema) = schemas.get(revision) else {
+        writeln!(out, "no schema for {revision} is loaded")?;
+        return Ok(exit::USAGE);
+    };
+    let mut validator = StreamValidator::new(schema);
+    let mut decoder = LineDecoder::new(max_message_bytes);
+    let mut frames = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut valid, mut invalid) = (0usize, 0usize);
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            frames.extend(decoder.finish());
+        } else {
+            decoder.push(&buf[..n], &mut frames);
+        }
+        for frame in frames.drain(..) {
+            let line = frame.line;
+            match frame.content {
+                FrameContent::Blank => {}
+                FrameContent::Invalid(e) => {
+                    invalid += 1;
+                    writeln!(out, "line {line}: not a message: {e}")?;
+                }
+                FrameContent::Json { value, .. } => {
+                    let dir = direction.unwrap_or_else(|| validator.infer_direction(&value));
+                    for verdict in validator.validate(dir, &value) {
+                        let ok = verdict.is_valid();
+                        if ok {
+                            valid += 1;
+                        } else {
+                            invalid += 1;
+                        }
+                        writeln!(out, "line {line}: {}", describe(&verdict, dir))?;
+                    }
+                }
+            }
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    writeln!(out, "{valid} valid, {invalid} invalid ({revision})")?;
+    Ok(if invalid == 0 { exit::OK } else { exit::MUST_FAILED })
+}
+
+fn describe(verdict: &Validation, direction: Direction) -> String {
+    match verdict {
+        Validation::Valid { definition } => format!("valid {definition} ({direction})"),
+        Validation::Invalid { definition, violations } => {
+            let list: Vec<String> = violations
+                .iter()
+                .map(|v| {
+                    let at = if v.instance_path.is_empty() { "/" } else { &v.instance_path };
+                    format!("{at}: {} [schema {}]", v.message, v.schema_path)
+                })
+                .collect();
+            format!("INVALID {definition} ({direction}): {}", list.join("; "))
+        }
+        Validation::UnknownMethod { method } => format!("INVALID: unknown method {method:?} ({direction})"),
+        Validation::Unmatched { reason } => format!("INVALID: {reason} ({direction})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(revision: Revision, input: &str) -> (u8, String) {
+        let mut out = Vec::new();
+        let code =
+            run(&SchemaSet::shared_builtin(), revision, None, input.as_bytes(), &mut out, 1 << 20).unwrap();
+        (code, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn a_valid_session_passes_line_by_line() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+            "\n\n",
+        );
+        let (code, out) = validate(Revision::V2025_06_18, input);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("line 1: valid InitializeRequest (client-to-server)"), "{out}");
+        assert!(out.contains("line 2: valid InitializeResult (server-to-client)"), "{out}");
+        assert!(out.ends_with("2 valid, 0 invalid (2025-06-18)\n"), "{out}");
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_their_numbers() {
+        let input =
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\nnot json\n\u{ff}\n";
+        let (code, out) = validate(Revision::V2025_06_18, input);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("line 1: INVALID InitializeRequest"), "{out}");
+        assert!(out.contains("line 2: not a message: line is not JSON"), "{out}");
+        assert!(out.contains("line 3: not a message"), "{out}");
+    }
+}
