@@ -9,6 +9,7 @@
 
 pub mod checker;
 pub mod persona;
+pub mod props;
 pub mod recorder;
 pub mod report;
 pub mod rules;

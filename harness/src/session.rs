@@ -221,6 +221,26 @@ impl ServerSession {
         }
     }
 
+    /// Waits at most `within` for a progress notification to arrive (one already received
+    /// counts); whatever else arrives is kept as usual.
+    pub async fn wait_progress(&mut self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        let is_progress =
+            |m: &Message| matches!(m, Message::Notification(n) if n.method == "notifications/progress");
+        loop {
+            if self.notifications.iter().any(is_progress) {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(frame) = self.transport.recv(left).await else { return false };
+            for i in self.recorder.record_frame(Direction::ServerToClient, &frame) {
+                if self.take_unsolicited(i).await.is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+
     /// Closes the server's stdin and waits at most `within` for it to exit on its own.
     pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         self.transport.close_stdin();

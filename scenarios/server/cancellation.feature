@@ -34,3 +34,12 @@ Feature: Cancellation
       | no requestId       | {"reason": "mcpspec"}                    |
       | a null requestId   | {"requestId": null}                      |
       | a requestId object | {"requestId": {"id": 1}}                 |
+
+  @id:cancellation/no-response-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements @fixture
+  Scenario: a request cancelled while it runs is not answered
+    Given an initialized session
+    And the server offers the tool "test_tool_with_progress"
+    When the client calls the tool with the progress token "mcpspec-cancel-me"
+    And the client cancels the request once it reports progress
+    Then the server does not answer the cancelled request
+    And the session is still alive

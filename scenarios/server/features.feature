@@ -85,3 +85,26 @@ Feature: Server features
     When the client asks to complete the prompt's first argument
     Then the server answers with a result
     And the result's "completion.values" holds at most 100 items
+
+  @id:tools/structured-output @MUST @spec:server/tools.mdx#output-schema @since:2025-06-18
+  Scenario: a tool with an output schema returns structured content that conforms to it
+    Given an initialized session
+    And the server declares the "tools" capability
+    And the server lists a read-only tool with an output schema
+    When the client calls the tool
+    Then the server answers with a result
+    And the structured content conforms to the output schema
+
+  @id:logging/level-filter @SHOULD @spec:server/utilities/logging.mdx#log-levels @fixture
+  Scenario: after logging/setLevel the server sends only messages at that level or above
+    Given an initialized session
+    And the server declares the "logging" capability
+    And the server offers the tool "test_tool_with_logging"
+    When the client sends a "logging/setLevel" request
+      """
+      {"level": "error"}
+      """
+    Then the server answers with the result {}
+    When the client calls the tool
+    Then the server answers with a result
+    And no log message below "error" arrived

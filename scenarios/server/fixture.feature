@@ -56,3 +56,22 @@ Feature: The official conformance fixture
     When the client calls the tool
     Then the server answers with a result
     And the server sent a "elicitation/create" request
+
+  @id:fixture/no-elicitation-undeclared @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18
+  Scenario: test_elicitation sends no elicitation request to a client that did not declare it
+    Given an initialized session
+    And the server offers the tool "test_elicitation"
+    When the client calls the tool
+    Then the server answers with a result or an error
+    And the server sent no "elicitation/create" request
+
+  @id:fixture/sampling-tool-loop @MUST @spec:client/sampling.mdx#tool-use @since:2025-11-25
+  Scenario: test_sampling runs a balanced tool loop with a client that declared sampling.tools
+    Given an initialized session declaring the client capabilities
+      """
+      {"sampling": {"tools": {}}}
+      """
+    And the server offers the tool "test_sampling"
+    When the client calls the tool
+    Then the server answers with a result
+    And the server sent a "sampling/createMessage" request

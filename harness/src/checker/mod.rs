@@ -112,6 +112,14 @@ impl SessionChecker {
                 let rule = match e {
                     // A big message can't be judged, but a long line that does not even start
                     // like a JSON-RPC message is not one.
+                    // A line that opens an object or array and ends mid-value is a message
+                    // split over several lines (pretty-printed JSON).
+                    FrameError::NotJson { reason, excerpt }
+                        if reason.starts_with("EOF while parsing")
+                            && excerpt.trim_start_matches('"').trim_start().starts_with(['{', '[']) =>
+                    {
+                        &rules::NEWLINE_DELIMITED
+                    }
                     FrameError::TooLong { excerpt, .. }
                         if excerpt.trim_start_matches('"').trim_start().starts_with(['{', '[']) =>
                     {

@@ -157,3 +157,21 @@ async fn lists_prompt_with_argument(w: &mut ServerWorld) -> Result<(), Halt> {
         None => Err(w.skip("the server lists no prompt with an argument".into())),
     }
 }
+
+#[given("the server lists a read-only tool with an output schema")]
+async fn lists_read_only_tool_with_output_schema(w: &mut ServerWorld) -> Result<(), Halt> {
+    // mcpspec calls a server's own tools only when they say they only read (besides the
+    // official fixture's tools): annotations are hints, but this one is the server's word.
+    let fits = |t: &Value| {
+        t.get("outputSchema").is_some() && t.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+    };
+    match find(w, "tools/list", "tools", fits).await? {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(
+            "the server lists no read-only tool (annotations.readOnlyHint) with an outputSchema".into(),
+        )),
+    }
+}

@@ -355,3 +355,74 @@ async fn exits_within_timeout(w: &mut ServerWorld) -> Result<(), Halt> {
     }
     Ok(())
 }
+
+#[then("the server does not answer the cancelled request")]
+async fn does_not_answer_cancelled(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(pending) = w.pending.pop() else {
+        return Err(w.harness_error("no request awaits an answer".into()));
+    };
+    let Some(id) = pending.id else { return Err(w.harness_error("the request has no id".into())) };
+    // The cancel went out after the request reported progress, so it had time to take effect;
+    // cancellation.mdx: the receiver SHOULD not send a response for it.
+    let answer = w.session()?.wait_response(&id, Duration::from_secs(1)).await;
+    let actual = match &answer {
+        Ok(r) => format!("answered anyway ({})", outcome_text(r)),
+        Err(_) => "no response within 1s of the cancel".to_owned(),
+    };
+    w.check(answer.is_err(), "no response once the cancel was processed", actual);
+    Ok(())
+}
+
+#[then("the structured content conforms to the output schema")]
+async fn structured_content_conforms(w: &mut ServerWorld) -> Result<(), Halt> {
+    let result = w.last_result()?;
+    let schema = w.subject.as_ref().and_then(|t| t.get("outputSchema")).cloned().unwrap_or(Value::Null);
+    let Some(content) = result.get("structuredContent") else {
+        w.check(false, "structuredContent conforming to the tool's outputSchema", "no structuredContent");
+        return Ok(());
+    };
+    let validator = match jsonschema::validator_for(&schema) {
+        Ok(v) => v,
+        Err(e) => {
+            w.check(
+                false,
+                "an outputSchema that is a valid JSON Schema",
+                format!("it does not compile: {e}"),
+            );
+            return Ok(());
+        }
+    };
+    let errors: Vec<String> =
+        validator.iter_errors(content).map(|e| format!("{}: {e}", e.instance_path())).take(5).collect();
+    let actual = if errors.is_empty() { "conforms".to_owned() } else { errors.join("; ") };
+    w.check(errors.is_empty(), "structuredContent conforming to the tool's outputSchema", actual);
+    Ok(())
+}
+
+/// RFC 5424 severities, least severe first (logging.mdx).
+const LOG_LEVELS: [&str; 8] =
+    ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+#[then(expr = "no log message below {string} arrived")]
+async fn no_log_below(w: &mut ServerWorld, floor: String) -> Result<(), Halt> {
+    let _ = w.session()?.drain(QUIET).await;
+    let rank = |l: &str| LOG_LEVELS.iter().position(|x| *x == l);
+    let Some(min) = rank(&floor) else {
+        return Err(w.harness_error(format!("{floor:?} is not a log level")));
+    };
+    let levels: Vec<String> = w
+        .session()?
+        .notifications
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification(n) if n.method == "notifications/message" => {
+                n.params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str).map(str::to_owned)
+            }
+            _ => None,
+        })
+        .collect();
+    let below: Vec<&String> = levels.iter().filter(|l| rank(l).is_some_and(|r| r < min)).collect();
+    let actual = format!("log levels received: {levels:?}");
+    w.check(below.is_empty(), format!("no notifications/message below {floor:?}"), actual);
+    Ok(())
+}

@@ -267,3 +267,27 @@ async fn closes_stdin(w: &mut ServerWorld) -> Result<(), Halt> {
     w.session()?;
     Ok(())
 }
+
+#[when("the client cancels the request once it reports progress")]
+async fn cancels_after_progress(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(pending) = w.pending.last().cloned() else {
+        return Err(w.harness_error("no request to cancel (a When step is missing)".into()));
+    };
+    let Some(id) = pending.id else { return Err(w.harness_error("the request has no id".into())) };
+    let within = w.timeout();
+    let progressed = w.session()?.wait_progress(within).await;
+    if !progressed {
+        return Err(w.skip(format!(
+            "the request reported no progress within {within:?}, so it cannot be cancelled mid-way"
+        )));
+    }
+    let cancel = Message::notification(
+        "notifications/cancelled",
+        Some(json!({ "requestId": id.to_value(), "reason": "mcpspec cancels it mid-way" })),
+    );
+    let sent = w.session()?.send(&cancel).await;
+    match sent {
+        Ok(()) => Ok(()),
+        Err(e) => Err(w.not_sent("notifications/cancelled", e).await),
+    }
+}
