@@ -112,7 +112,8 @@ faults! {
     ElicitationWithoutCapability => "elicitation-without-capability",
     /// Responses are pretty-printed over several lines.
     PrettyPrintedJson => "pretty-printed-json",
-    /// Sends a `ping` request right after the initialize response, before `initialized`.
+    /// Sends a `roots/list` request (`sampling/createMessage` to a client that declared only
+    /// sampling) right after the initialize response, before `initialized`.
     RequestBeforeInitialized => "request-before-initialized",
     /// Notifications carry an `id`.
     NotificationWithId => "notification-with-id",
@@ -245,8 +246,19 @@ impl FaultState {
                 Fault::ListChangedBeforeInitialized if init_ok => {
                     answers.push(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
                 }
+                // A ping would be legal here (lifecycle.mdx: "other than pings and logging"):
+                // the early request is roots/list, or sampling for a client that has only that.
                 Fault::RequestBeforeInitialized if init_ok => {
-                    answers.push(json!({"jsonrpc": "2.0", "id": "mcpspec-early-ping", "method": "ping"}))
+                    let caps = incoming.map(|v| &v["params"]["capabilities"]);
+                    let sampling_only =
+                        caps.is_some_and(|c| c.get("roots").is_none() && c.get("sampling").is_some());
+                    answers.push(if sampling_only {
+                        json!({"jsonrpc": "2.0", "id": "mcpspec-early-request", "method": "sampling/createMessage",
+                            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                                "maxTokens": 10}})
+                    } else {
+                        json!({"jsonrpc": "2.0", "id": "mcpspec-early-request", "method": "roots/list"})
+                    });
                 }
                 _ => {}
             }
@@ -487,7 +499,7 @@ mod tests {
         let (_, init) = Peer::at(Fault::ListChangedBeforeInitialized, "2025-06-18", json!({}));
         assert_eq!(init[1]["method"], "notifications/tools/list_changed");
         let (_, init) = Peer::at(Fault::RequestBeforeInitialized, "2025-06-18", json!({}));
-        assert_eq!(init[1]["method"], "ping");
+        assert_eq!(init[1]["method"], "roots/list");
         assert!(init[1].get("id").is_some());
     }
 
