@@ -138,6 +138,16 @@ pub(crate) fn tools(rev: Revision) -> Vec<Value> {
             if rev >= Revision::V2025_06_18 {
                 t["title"] = title.into();
             }
+            // Tool annotations exist from 2025-03-26 (changelog). Every tool but touch_watched
+            // only reads; none reaches outside this server.
+            if rev >= Revision::V2025_03_26 {
+                t["annotations"] = if name == "touch_watched" {
+                    json!({ "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false,
+                        "openWorldHint": false })
+                } else {
+                    json!({ "readOnlyHint": true, "openWorldHint": false })
+                };
+            }
             if name == "add" && rev >= Revision::V2025_06_18 {
                 t["outputSchema"] = object(json!({ "sum": { "type": "number" } }), &["sum"]);
             }

@@ -309,6 +309,9 @@ fn tools_per_revision() {
     let mut t = T::at("2025-03-26", json!({}));
     let add = t.all("tools/list", "tools").into_iter().find(|t| t["name"] == "add").unwrap();
     assert!(add.get("outputSchema").is_none() && add.get("title").is_none());
+    assert_eq!(add["annotations"]["readOnlyHint"], true);
+    let mut t = T::at("2024-11-05", json!({}));
+    assert!(t.all("tools/list", "tools").iter().all(|t| t.get("annotations").is_none()));
 }
 
 #[test]
