@@ -112,8 +112,8 @@ faults! {
     ElicitationWithoutCapability => "elicitation-without-capability",
     /// Responses are pretty-printed over several lines.
     PrettyPrintedJson => "pretty-printed-json",
-    /// Sends a `roots/list` request (`sampling/createMessage` to a client that declared only
-    /// sampling) right after the initialize response, before `initialized`.
+    /// Sends `roots/list` (or `sampling/createMessage`, whichever the client declared; nothing to
+    /// a client that declared neither) right after the initialize response, before `initialized`.
     RequestBeforeInitialized => "request-before-initialized",
     /// Notifications carry an `id`.
     NotificationWithId => "notification-with-id",
@@ -246,19 +246,21 @@ impl FaultState {
                 Fault::ListChangedBeforeInitialized if init_ok => {
                     answers.push(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
                 }
-                // A ping would be legal here (lifecycle.mdx: "other than pings and logging"):
-                // the early request is roots/list, or sampling for a client that has only that.
+                // A ping would be legal here (lifecycle.mdx: "other than pings and logging"),
+                // and a request for an undeclared capability would be a second defect: the early
+                // request is roots/list, or sampling, whichever the client declared.
                 Fault::RequestBeforeInitialized if init_ok => {
                     let caps = incoming.map(|v| &v["params"]["capabilities"]);
-                    let sampling_only =
-                        caps.is_some_and(|c| c.get("roots").is_none() && c.get("sampling").is_some());
-                    answers.push(if sampling_only {
-                        json!({"jsonrpc": "2.0", "id": "mcpspec-early-request", "method": "sampling/createMessage",
-                            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
-                                "maxTokens": 10}})
-                    } else {
-                        json!({"jsonrpc": "2.0", "id": "mcpspec-early-request", "method": "roots/list"})
-                    });
+                    let declared = |c: &str| caps.and_then(|caps| caps.get(c)).is_some_and(|v| !v.is_null());
+                    if declared("roots") {
+                        answers.push(
+                            json!({"jsonrpc": "2.0", "id": "mcpspec-early-request", "method": "roots/list"}),
+                        );
+                    } else if declared("sampling") {
+                        answers.push(json!({"jsonrpc": "2.0", "id": "mcpspec-early-request",
+                            "method": "sampling/createMessage", "params": {"maxTokens": 10,
+                                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}}));
+                    }
                 }
                 _ => {}
             }
@@ -498,8 +500,11 @@ mod tests {
     fn list_changed_and_request_before_initialized() {
         let (_, init) = Peer::at(Fault::ListChangedBeforeInitialized, "2025-06-18", json!({}));
         assert_eq!(init[1]["method"], "notifications/tools/list_changed");
-        let (_, init) = Peer::at(Fault::RequestBeforeInitialized, "2025-06-18", json!({}));
+        let (_, init) = Peer::at(Fault::RequestBeforeInitialized, "2025-06-18", json!({"roots": {}}));
         assert_eq!(init[1]["method"], "roots/list");
+        let (_, init) = Peer::at(Fault::RequestBeforeInitialized, "2025-06-18", json!({"sampling": {}}));
+        assert_eq!(init[1]["method"], "sampling/createMessage");
+        assert_eq!(Peer::at(Fault::RequestBeforeInitialized, "2025-06-18", json!({})).1.len(), 1);
         assert!(init[1].get("id").is_some());
     }
 
