@@ -445,7 +445,7 @@ fn resources_subscribers_hear_about_changes() {
     assert_eq!(t.call("resources/subscribe", json!({"uri": catalog::WATCHED}))["result"], json!({}));
     let updated =
         json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":catalog::WATCHED}});
-    assert_eq!(t.advance(50), [updated.clone()]);
+    assert_eq!(t.advance(50), std::slice::from_ref(&updated));
     let out =
         t.send(json!({"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"touch_watched"}}));
     assert_eq!(out[0], updated);
