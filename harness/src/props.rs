@@ -11,15 +11,16 @@
 //!   answer schema-valid for the negotiated revision, nothing answered after its cancellation.
 
 use crate::checker::SessionChecker;
-use mcpspec_reference::framing::{self, FrameContent, LineDecoder};
-use mcpspec_reference::props::Script;
+use mcpspec_reference::framing::{self, Frame, FrameContent, LineDecoder};
+use mcpspec_reference::props::{ClientOp, Script};
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::wire::{Message, Outcome, RequestId};
-use mcpspec_reference::{props as reference_props, Direction, Era, Revision};
+use mcpspec_reference::{props as reference_props, Direction, Revision};
 use mcpspec_schema::{SchemaSet, StreamValidator, Validation};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The built-in schemas, compiled once per process (compiling takes tens of milliseconds).
 pub fn schemas() -> &'static SchemaSet {
@@ -158,51 +159,113 @@ struct Sent {
 /// The session checker watches both directions too (it must not panic; the client's broken
 /// messages are meant to break rules).
 pub fn play(script: &Script, revision: Revision) {
-    let mut server = ReferenceServer::new(ServerConfig::default());
-    let mut checker = SessionChecker::new(revision);
-    let mut sent: HashMap<RequestId, Vec<Sent>> = HashMap::new();
-    let stream = script.to_stream(revision);
-    let frames = LineDecoder::decode_all(ServerConfig::default().max_message_bytes, &stream);
-    let fail = |why: String| -> ! {
-        panic!("at {revision}: {why}\nscript:\n{}", reference_props::describe(script));
+    let config = ServerConfig::default();
+    let mut server = ReferenceServer::new(config.clone());
+    let mut client = Client {
+        revision,
+        script,
+        checker: SessionChecker::new(revision),
+        sent: HashMap::new(),
+        server_requests: Vec::new(),
     };
-    for frame in &frames {
-        checker.on_frame(Direction::ClientToServer, &frame.content);
+    let start = Instant::now();
+    let mut now = start;
+    let mut decoder = LineDecoder::new(config.max_message_bytes);
+    let mut frames = Vec::new();
+    for op in &script.ops {
+        if let ClientOp::Advance { step } = op {
+            now += Duration::from_millis(u64::from(*step).pow(2));
+            let out = server.poll(now);
+            client.check(&server, &out, None);
+            continue;
+        }
+        if let ClientOp::Answer { .. } = op {
+            client.server_requests.pop();
+        }
+        let server_request = client.server_requests.last().cloned();
+        let Some(line) = op.to_line_in(revision, server_request.as_ref()) else { continue };
+        decoder.push(&line, &mut frames);
+        for frame in frames.drain(..) {
+            client.sends(&server, &frame);
+            let out = server.on_frame_at(&frame.content, now);
+            client.check(&server, &out, Some(frame.line));
+        }
+    }
+    // Then time runs on until nothing is pending: slow tools finish, the server's own requests
+    // time out, subscriptions fire.
+    for _ in 0..256 {
+        let Some(at) = server.next_deadline() else { break };
+        if at.saturating_duration_since(start) > Duration::from_secs(3600) {
+            break;
+        }
+        now = now.max(at);
+        let out = server.poll(now);
+        client.check(&server, &out, None);
+    }
+}
+
+/// The client side of [`play`]: what it sent, and the judging of what it received.
+struct Client<'a> {
+    revision: Revision,
+    script: &'a Script,
+    checker: SessionChecker,
+    sent: HashMap<RequestId, Vec<Sent>>,
+    /// Ids of the server's requests to the client, latest last (what `Answer` ops answer).
+    server_requests: Vec<Value>,
+}
+
+impl Client<'_> {
+    fn fail(&self, why: String) -> ! {
+        panic!("at {}: {why}\nscript:\n{}", self.revision, reference_props::describe(self.script));
+    }
+
+    fn sends(&mut self, server: &ReferenceServer, frame: &Frame) {
+        self.checker.on_frame(Direction::ClientToServer, &frame.content);
         if let FrameContent::Json { value, .. } = &frame.content {
             let elements = match value {
                 Value::Array(items) => items.iter().collect(),
                 single => vec![single],
             };
             for message in elements {
-                note_sent(message, frame.line, &mut sent);
+                note_sent(message, frame.line, |id| server.is_in_flight(id), &mut self.sent);
             }
         }
-        let answers = server.on_frame(&frame.content);
-        let now = server.revision().unwrap_or(revision);
-        let schema = schemas().get(now).unwrap_or_else(|| fail(format!("no schema for {now}")));
-        for answer in &answers {
-            checker.on_value(Direction::ServerToClient, answer);
+    }
+
+    /// Judges what the server wrote after the client's line `line` (`None`: after time passed).
+    fn check(&mut self, server: &ReferenceServer, out: &[Value], line: Option<u64>) {
+        let now = server.revision().unwrap_or(self.revision);
+        let Some(schema) = schemas().get(now) else { self.fail(format!("no schema for {now}")) };
+        for answer in out {
+            self.checker.on_value(Direction::ServerToClient, answer);
             let elements = match answer {
                 Value::Array(items) if now.allows_batches() && !items.is_empty() => items.iter().collect(),
-                Value::Array(_) => fail(format!("a batch answer in {now}: {answer}")),
+                Value::Array(_) => self.fail(format!("a batch answer in {now}: {answer}")),
                 single => vec![single],
             };
             for element in elements {
-                let message = Message::from_value(element).unwrap_or_else(|e| {
-                    fail(format!("the server wrote {element}, which is not a message: {e}"))
-                });
+                let message = match Message::from_value(element) {
+                    Ok(m) => m,
+                    Err(e) => self.fail(format!("the server wrote {element}, which is not a message: {e}")),
+                };
                 let answered = match &message {
                     Message::Response(r) => match &r.id {
-                        Some(id) => answer_of(id, frame.line, &mut sent)
-                            .unwrap_or_else(|why| fail(format!("{why}: {element}"))),
+                        Some(id) => match answer_of(id, line.unwrap_or(u64::MAX), &mut self.sent) {
+                            Ok(method) => method,
+                            Err(why) => self.fail(format!("{why}: {element}")),
+                        },
                         None if matches!(r.outcome, Outcome::Error(_)) => None,
-                        None => fail(format!("a result without an id: {element}")),
+                        None => self.fail(format!("a result without an id: {element}")),
                     },
-                    _ => None,
+                    Message::Request(r) => {
+                        self.server_requests.push(r.id.to_value());
+                        None
+                    }
+                    Message::Notification(_) => None,
                 };
                 let verdict = schema.validate(Direction::ServerToClient, element, answered.as_deref());
                 if !verdict.is_valid() && !idless_error_where_schema_requires_id(element, &verdict) {
-                    fail(format!(
+                    self.fail(format!(
                         "the server wrote {element} (answering {answered:?}), not valid under the {now} schema: \
                          {verdict:?}"
                     ));
@@ -210,8 +273,6 @@ pub fn play(script: &Script, revision: Revision) {
             }
         }
     }
-    // Whatever era the revision is of, the server must have stayed within its own model.
-    let _ = revision.era() == Era::Legacy;
 }
 
 /// JSON-RPC 2.0 answers a request whose id cannot be read (a parse error, an invalid request)
@@ -228,13 +289,22 @@ fn idless_error_where_schema_requires_id(element: &Value, verdict: &Validation) 
         })
 }
 
-/// Records what the client sent: requests by id, and cancellations of requests in flight.
-fn note_sent(message: &Value, line: u64, sent: &mut HashMap<RequestId, Vec<Sent>>) {
+/// Records what the client sent: requests by id, and cancellations of requests `in_flight` says
+/// the server is still working on. (A cancel that reaches a request the server has finished is
+/// too late, even if its answer still waits in a 2025-03-26 batch for the batch's slowest
+/// member.)
+fn note_sent(
+    message: &Value,
+    line: u64,
+    in_flight: impl Fn(&RequestId) -> bool,
+    sent: &mut HashMap<RequestId, Vec<Sent>>,
+) {
     let Some(object) = message.as_object() else { return };
     let method = object.get("method").and_then(Value::as_str);
     if method == Some("notifications/cancelled") && !object.contains_key("id") {
         let target = object.get("params").and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-        for request in target.and_then(|t| sent.get_mut(&t)).into_iter().flatten() {
+        let Some(target) = target.filter(|t| in_flight(t)) else { return };
+        for request in sent.get_mut(&target).into_iter().flatten() {
             // The client MUST NOT cancel initialize (`basic/utilities/cancellation.mdx`); a
             // request earlier in the same batch may be answered before the cancel is reached.
             if request.method.as_deref() != Some("initialize") && request.line < line {
@@ -276,7 +346,9 @@ fn answer_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcpspec_reference::props::{replay, ClientOp, Id, Version, BROKEN, GARBAGE, NUMBERS, OTHER_METHODS};
+    use mcpspec_reference::props::{
+        replay, ClientOp, Id, Version, ANSWERS, BROKEN, GARBAGE, KNOWN, NUMBERS, OTHER_METHODS, TOOLS,
+    };
     use proptest::prelude::*;
 
     const HERE: &str = env!("CARGO_MANIFEST_DIR");
@@ -315,7 +387,7 @@ mod tests {
     #[should_panic(expected = "which no unanswered request has")]
     fn an_answer_nobody_asked_for_is_caught() {
         let mut sent = HashMap::new();
-        note_sent(&serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}), 1, &mut sent);
+        note_sent(&serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}), 1, |_| true, &mut sent);
         assert_eq!(answer_of(&RequestId::from(1), 1, &mut sent), Ok(Some("ping".to_owned())));
         answer_of(&RequestId::from(1), 2, &mut sent).unwrap();
     }
@@ -323,12 +395,17 @@ mod tests {
     #[test]
     fn an_answer_after_a_processed_cancel_is_caught() {
         let mut sent = HashMap::new();
-        note_sent(&serde_json::json!({"jsonrpc":"2.0","id":"a","method":"tools/call"}), 1, &mut sent);
-        note_sent(
-            &serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}),
-            2,
-            &mut sent,
+        let call = serde_json::json!({"jsonrpc":"2.0","id":"a","method":"tools/call"});
+        let cancel = serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}});
+        note_sent(&call, 1, |_| true, &mut sent);
+        note_sent(&cancel, 2, |_| false, &mut sent);
+        assert_eq!(
+            answer_of(&RequestId::from("a"), 3, &mut sent),
+            Ok(Some("tools/call".to_owned())),
+            "too late"
         );
+        note_sent(&call, 4, |_| true, &mut sent);
+        note_sent(&cancel, 5, |_| true, &mut sent);
         let why = answer_of(&RequestId::from("a"), 2, &mut sent).unwrap_err();
         assert!(why.contains("after its cancellation"), "{why}");
     }
@@ -414,14 +491,32 @@ mod tests {
     /// Both directions of a script played against the reference server, as stdio lines.
     fn transcript(script: &Script, revision: Revision) -> Vec<u8> {
         let mut server = ReferenceServer::new(ServerConfig::default());
+        let mut now = Instant::now();
         let mut out = Vec::new();
+        let mut server_requests: Vec<Value> = Vec::new();
         for op in &script.ops {
-            let line = op.to_line(revision);
-            out.extend(&line);
-            for frame in LineDecoder::decode_all(usize::MAX, &line) {
-                for answer in server.on_frame(&frame.content) {
-                    out.extend(framing::encode(&answer));
+            let answers = match op {
+                ClientOp::Advance { step } => {
+                    now += Duration::from_millis(u64::from(*step).pow(2));
+                    server.poll(now)
                 }
+                op => {
+                    if let ClientOp::Answer { .. } = op {
+                        server_requests.pop();
+                    }
+                    let Some(line) = op.to_line_in(revision, server_requests.last()) else { continue };
+                    out.extend(&line);
+                    LineDecoder::decode_all(usize::MAX, &line)
+                        .iter()
+                        .flat_map(|frame| server.on_frame_at(&frame.content, now))
+                        .collect()
+                }
+            };
+            for answer in answers {
+                if answer.get("method").is_some() && answer.get("id").is_some() {
+                    server_requests.push(answer["id"].clone());
+                }
+                out.extend(framing::encode(&answer));
             }
         }
         out
@@ -591,6 +686,135 @@ mod tests {
                             Ping { id: Id::Int(5) },
                         ],
                     },
+                ],
+            ),
+            ("every-tool".into(), {
+                let mut ops = vec![init(Id::Int(0)), Initialized];
+                ops.extend((0..TOOLS.len() as u8).map(|i| CallTool { id: Id::Int(i + 1), tool: i, arg: 2 }));
+                ops.extend([
+                    Advance { step: 40 },
+                    Answer { shape: 0 },
+                    Answer { shape: 1 },
+                    Answer { shape: 2 },
+                ]);
+                ops.push(Advance { step: 255 });
+                ops
+            }),
+            ("every-known-request".into(), {
+                let mut ops = vec![init(Id::Int(0)), Initialized];
+                ops.extend((0..KNOWN.len() as u8).map(|i| Known { id: Id::Name(i), which: i }));
+                ops
+            }),
+            (
+                "slow-cancelled-in-flight".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(5), tool: 11, arg: 10 },
+                    Cancel { target: Id::Int(5) },
+                    Advance { step: 50 },
+                    Ping { id: Id::Int(6) },
+                ],
+            ),
+            (
+                "slow-finishes".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Digits(5), tool: 11, arg: 5 },
+                    Ping { id: Id::Int(5) },
+                    Advance { step: 30 },
+                    Cancel { target: Id::Digits(5) },
+                ],
+            ),
+            (
+                "slow-duplicate-ids".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(1), tool: 11, arg: 3 },
+                    CallTool { id: Id::Int(1), tool: 11, arg: 1 },
+                    Ping { id: Id::Int(1) },
+                    Cancel { target: Id::Int(1) },
+                    Advance { step: 40 },
+                ],
+            ),
+            (
+                "sampling-answered".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(7), tool: 8, arg: 0 },
+                    Answer { shape: 0 },
+                ],
+            ),
+            (
+                "sampling-times-out".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(7), tool: 8, arg: 0 },
+                    Advance { step: 80 },
+                    Answer { shape: 0 },
+                ],
+            ),
+            (
+                "sampling-wrong-answers".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(7), tool: 8, arg: 1 },
+                    Answer { shape: 4 },
+                    Answer { shape: ANSWERS.len() as u8 },
+                ],
+            ),
+            (
+                "elicitation-answered".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(8), tool: 9, arg: 0 },
+                    Answer { shape: 1 },
+                    CallTool { id: Id::Int(9), tool: 9, arg: 0 },
+                    Answer { shape: 5 },
+                ],
+            ),
+            (
+                "roots-answered".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    CallTool { id: Id::Int(8), tool: 10, arg: 0 },
+                    Answer { shape: 2 },
+                ],
+            ),
+            ("progress".into(), {
+                let mut ops =
+                    vec![init(Id::Int(0)), Initialized, CallTool { id: Id::Int(3), tool: 6, arg: 1 }];
+                ops.extend((0..6).map(|_| Advance { step: 4 }));
+                ops
+            }),
+            (
+                "subscribe-watched".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    Known { id: Id::Int(1), which: 5 },
+                    Advance { step: 10 },
+                    CallTool { id: Id::Int(2), tool: 12, arg: 0 },
+                    Known { id: Id::Int(3), which: 6 },
+                    Advance { step: 10 },
+                ],
+            ),
+            (
+                "logging".into(),
+                vec![
+                    init(Id::Int(0)),
+                    Initialized,
+                    Known { id: Id::Int(1), which: 10 },
+                    CallTool { id: Id::Int(2), tool: 5, arg: 0 },
+                    Known { id: Id::Int(3), which: 11 },
+                    CallTool { id: Id::Int(4), tool: 5, arg: 0 },
                 ],
             ),
             (

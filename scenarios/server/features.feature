@@ -77,12 +77,22 @@ Feature: Server features
     Then the server answers with error -32602
 
   @id:completion/at-most-100 @MUST @spec:server/utilities/completion.mdx#completion-results @since:2025-03-26
-  Scenario: completion offers at most 100 values
+  Scenario: completion of a prompt argument offers at most 100 values
     Given an initialized session
     And the server declares the "completions" capability
     And the server declares the "prompts" capability
     And the server lists a prompt with an argument
     When the client asks to complete the prompt's first argument
+    Then the server answers with a result
+    And the result's "completion.values" holds at most 100 items
+
+  @id:completion/template-at-most-100 @MUST @spec:server/utilities/completion.mdx#completion-results @since:2025-03-26
+  Scenario: completion of a resource template variable offers at most 100 values
+    Given an initialized session
+    And the server declares the "completions" capability
+    And the server declares the "resources" capability
+    And the server lists a resource template
+    When the client asks to complete the template's first variable
     Then the server answers with a result
     And the result's "completion.values" holds at most 100 items
 

@@ -75,3 +75,10 @@ Feature: The official conformance fixture
     When the client calls the tool
     Then the server answers with a result
     And the server sent a "sampling/createMessage" request
+
+  @id:fixture/logging @MUST @spec:server/utilities/logging.mdx#capabilities
+  Scenario: test_tool_with_logging logs only as a server that declared logging
+    Given an initialized session
+    And the server offers the tool "test_tool_with_logging"
+    When the client calls the tool
+    Then the server answers with a result

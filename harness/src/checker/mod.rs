@@ -141,10 +141,9 @@ impl SessionChecker {
     pub fn on_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
         if let Value::Array(items) = value {
             let mut out = Vec::with_capacity(items.len().max(1));
-            if !self.revision.allows_batches() || items.is_empty() {
-                // Rejected whole, a batch can only get an error without an id.
-                self.side_mut(direction).unaddressable += 1;
-            }
+            // A batch rejected whole can only get an error without an id; in 2025-03-26 too, a
+            // receiver may refuse it so (what the scenarios then judge).
+            self.side_mut(direction).unaddressable += 1;
             if !self.revision.allows_batches() {
                 out.push(bare(
                     direction,

@@ -175,3 +175,16 @@ async fn lists_read_only_tool_with_output_schema(w: &mut ServerWorld) -> Result<
         )),
     }
 }
+
+#[given("the server lists a resource template")]
+async fn lists_a_resource_template(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_variable =
+        |t: &Value| t.get("uriTemplate").and_then(Value::as_str).is_some_and(|u| u.contains('{'));
+    match find(w, "resources/templates/list", "resourceTemplates", has_variable).await? {
+        Some(t) => {
+            w.subject = Some(t);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no resource template with a variable".into())),
+    }
+}

@@ -261,6 +261,29 @@ async fn completes_prompt_argument(w: &mut ServerWorld) -> Result<(), Halt> {
     w.send_request("completion/complete", Some(params)).await.map(drop)
 }
 
+#[when("the client asks to complete the template's first variable")]
+async fn completes_template_variable(w: &mut ServerWorld) -> Result<(), Halt> {
+    let template =
+        w.subject.as_ref().and_then(|t| t.get("uriTemplate")).and_then(Value::as_str).map(str::to_owned);
+    // RFC 6570: the first expression's first variable name, without operator or modifiers.
+    let variable = template.as_deref().and_then(|t| {
+        let inner = t.split('{').nth(1)?.split('}').next()?;
+        let name =
+            inner.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split([',', ':', '*']).next()?;
+        Some(name.to_owned())
+    });
+    let (Some(uri), Some(variable)) = (template, variable) else {
+        return Err(
+            w.harness_error("no resource template with a variable picked (a Given step is missing)".into())
+        );
+    };
+    let params = json!({
+        "ref": { "type": "ref/resource", "uri": uri },
+        "argument": { "name": variable, "value": "" },
+    });
+    w.send_request("completion/complete", Some(params)).await.map(drop)
+}
+
 #[when("the client closes the server's stdin")]
 async fn closes_stdin(w: &mut ServerWorld) -> Result<(), Halt> {
     // The closing itself happens in the Then step, which also watches the exit.

@@ -76,3 +76,68 @@ fn the_faults_are_caught_at_2024_11_05_with_its_own_document() {
         .unwrap();
     assert_eq!(c.2["spec"], "docs/specification/2024-11-05/basic/messages.mdx");
 }
+
+/// Runs the whole suite at `revision` against the reference server with `fault` and asserts
+/// that the check `check` has the verdict `verdict` (a MUST fails, a SHOULD warns).
+fn assert_caught_at(fault: &str, revision: &str, check: &str, verdict: &str) {
+    let run = certify_reference(
+        Some(fault),
+        &["--timeout", "2", "-j", "8", "--revision", revision],
+        Duration::from_secs(120),
+    );
+    let hits: Vec<_> =
+        run.checks().into_iter().filter(|(_, _, c)| c["id"] == check && c["verdict"] == verdict).collect();
+    assert!(!hits.is_empty(), "{fault}: no {verdict} {check}; the run:\n{}", run.describe());
+    let (_, _, c) = &hits[0];
+    assert!(c["spec"].as_str().unwrap().starts_with(&format!("docs/specification/{revision}/")), "{c}");
+    let code = if verdict == "failed" { Some(1) } else { run.code.filter(|c| *c <= 1) };
+    assert_eq!(run.code, code, "{fault}: exit code\n{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// One test per fault: the fault, the revision it shows in, the check that catches it, and
+/// the verdict (MUST → failed, SHOULD → warning).
+macro_rules! caught {
+    ($($name:ident: $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
+        $(#[test]
+        fn $name() {
+            assert_caught_at($fault, $rev, $check, $verdict);
+        })*
+    };
+}
+
+caught! {
+    unknown_method_wrong_code: "unknown-method-wrong-code" at "2025-11-25" => "jsonrpc/unknown-method" "failed";
+    answer_notifications: "answer-notifications" at "2025-11-25" => "jsonrpc/notification-unanswered" "failed";
+    crash_on_garbage: "crash-on-garbage" at "2025-11-25" => "jsonrpc/survives-malformed-json" "failed";
+    accept_invalid_request: "accept-invalid-request" at "2025-11-25" => "jsonrpc/invalid-request[no method]" "warning";
+    reject_batches: "reject-batches" at "2025-03-26" => "jsonrpc/batch-answered" "failed";
+    accept_batches: "accept-batches" at "2025-06-18" => "jsonrpc/batch-revision" "failed";
+    list_changed_before_initialized: "list-changed-before-initialized" at "2025-11-25" => "lifecycle/server-quiet-before-initialized" "warning";
+    request_before_initialized: "request-before-initialized" at "2025-11-25" => "lifecycle/quiet-before-initialized" "warning";
+    undeclared_logging: "undeclared-logging" at "2025-11-25" => "capabilities/logging-declared" "failed";
+    progress_decreasing: "progress-decreasing" at "2025-11-25" => "progress/increasing" "failed";
+    progress_after_response: "progress-after-response" at "2025-11-25" => "progress/stops-after-completion" "failed";
+    progress_unknown_token: "progress-unknown-token" at "2025-11-25" => "progress/token-active" "failed";
+    respond_after_cancel: "respond-after-cancel" at "2025-11-25" => "cancellation/no-response-after-cancel" "warning";
+    crash_on_unknown_cancel: "crash-on-unknown-cancel" at "2025-11-25" => "cancellation/unknown-request[an unknown id]" "failed";
+    pagination_cycle: "pagination-cycle" at "2025-11-25" => "pagination/ends[tools/list]" "warning";
+    pagination_duplicates: "pagination-duplicates" at "2025-11-25" => "pagination/ends[tools/list]" "warning";
+    accept_invalid_cursor: "accept-invalid-cursor" at "2025-11-25" => "pagination/invalid-cursor[tools/list]" "warning";
+    unknown_tool_is_error_result: "unknown-tool-is-error-result" at "2025-11-25" => "tools/unknown-tool" "warning";
+    structured_content_mismatch: "structured-content-mismatch" at "2025-11-25" => "tools/structured-output" "failed";
+    unknown_resource_wrong_code: "unknown-resource-wrong-code" at "2025-11-25" => "resources/unknown" "warning";
+    prompt_missing_argument_accepted: "prompt-missing-argument-accepted" at "2025-11-25" => "prompts/missing-argument" "warning";
+    invalid_log_level_accepted: "invalid-log-level-accepted" at "2025-11-25" => "logging/invalid-level" "warning";
+    log_level_ignored: "log-level-ignored" at "2025-11-25" => "logging/level-filter" "warning";
+    completion_too_many: "completion-too-many" at "2025-11-25" => "completion/template-at-most-100" "failed";
+    sampling_without_capability: "sampling-without-capability" at "2025-11-25" => "capabilities/server-requests-declared" "failed";
+    sampling_tools_without_capability: "sampling-tools-without-capability" at "2025-11-25" => "sampling/tools-capability" "failed";
+    elicitation_without_capability: "elicitation-without-capability" at "2025-11-25" => "fixture/no-elicitation-undeclared" "failed";
+    pretty_printed_json: "pretty-printed-json" at "2025-11-25" => "stdio/newline-delimited" "failed";
+    notification_with_id: "notification-with-id" at "2025-11-25" => "jsonrpc/notification-no-id" "failed";
+    duplicate_response: "duplicate-response" at "2025-11-25" => "jsonrpc/response-id-matches-request" "failed";
+    null_id_response: "null-id-response" at "2025-11-25" => "jsonrpc/response-id" "failed";
+    error_code_string: "error-code-string" at "2025-11-25" => "jsonrpc/error-code-integer" "failed";
+    ping_non_empty_result: "ping-non-empty-result" at "2025-11-25" => "ping/after-initialize" "failed";
+}
