@@ -2,6 +2,15 @@
 //! revision, and the pure parts of serving them (reading a resource, getting a prompt, completing
 //! an argument). The names of the official conformance fixture (`../shared/anchors.md`) are used
 //! so that suites written against that fixture run here unchanged.
+//!
+//! | kind | names |
+//! | --- | --- |
+//! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000), `touch_watched` |
+//! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource` |
+//! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
+//! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image` |
+//! | completion | `test_prompt_with_arguments`: arg1 (6 words), arg2 (5 numbers); `resourceUri`; template `id` (`1`…`250`: 100 values, `total` 250, `hasMore`), `name`, `word` |
 
 use super::invalid_params;
 use crate::faults::Fault;
