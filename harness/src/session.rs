@@ -224,11 +224,16 @@ impl ServerSession {
     /// Waits at most `within` for a progress notification to arrive (one already received
     /// counts); whatever else arrives is kept as usual.
     pub async fn wait_progress(&mut self, within: Duration) -> bool {
+        self.wait_notification("notifications/progress", within).await
+    }
+
+    /// Waits at most `within` for a notification with `method` (one already received counts);
+    /// whatever else arrives is kept as usual.
+    pub async fn wait_notification(&mut self, method: &str, within: Duration) -> bool {
         let deadline = Instant::now() + within;
-        let is_progress =
-            |m: &Message| matches!(m, Message::Notification(n) if n.method == "notifications/progress");
         loop {
-            if self.notifications.iter().any(is_progress) {
+            if self.notifications.iter().any(|m| matches!(m, Message::Notification(n) if n.method == method))
+            {
                 return true;
             }
             let left = deadline.saturating_duration_since(Instant::now());

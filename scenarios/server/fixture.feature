@@ -82,3 +82,42 @@ Feature: The official conformance fixture
     And the server offers the tool "test_tool_with_logging"
     When the client calls the tool
     Then the server answers with a result
+
+  @id:fixture/static-resources @MUST @spec:server/resources.mdx#reading-resources
+  Scenario Outline: the fixture's <kind> resource is read with its contents
+    Given an initialized session
+    And the server declares the "resources" capability
+    When the client sends a "resources/read" request
+      """
+      {"uri": "<uri>"}
+      """
+    Then the server answers with a result
+    And the result's "contents" is not empty
+
+    Examples:
+      | kind      | uri                     |
+      | text      | test://static-text      |
+      | binary    | test://static-binary    |
+      | templated | test://template/42/data |
+
+  @id:fixture/watched-resource @MUST @spec:server/resources.mdx#subscriptions
+  Scenario: a subscription to the fixture's watched resource brings resources/updated
+    Given an initialized session
+    And the server declares the "resources.subscribe" capability
+    When the client sends a "resources/subscribe" request
+      """
+      {"uri": "test://watched-resource"}
+      """
+    Then the server answers with the result {}
+    And the server sends a "notifications/resources/updated" notification
+
+  @id:fixture/prompt-with-arguments @MUST @spec:server/prompts.mdx#getting-a-prompt
+  Scenario: the fixture's prompt with arguments is filled in
+    Given an initialized session
+    And the server declares the "prompts" capability
+    When the client sends a "prompts/get" request
+      """
+      {"name": "test_prompt_with_arguments", "arguments": {"arg1": "one", "arg2": "two"}}
+      """
+    Then the server answers with a result
+    And the result's "messages" is not empty

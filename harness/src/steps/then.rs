@@ -426,3 +426,31 @@ async fn no_log_below(w: &mut ServerWorld, floor: String) -> Result<(), Halt> {
     w.check(below.is_empty(), format!("no notifications/message below {floor:?}"), actual);
     Ok(())
 }
+
+#[then(expr = "the server sends a {string} notification")]
+async fn server_sends_notification(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+    let within = w.timeout();
+    let arrived = w.session()?.wait_notification(&method, within).await;
+    w.check(
+        arrived,
+        format!("{method} within {within:?}"),
+        if arrived { "received" } else { "none arrived" },
+    );
+    Ok(())
+}
+
+#[then(regex = r#"^the result's "([^"]+)" is not empty$"#)]
+async fn result_member_not_empty(w: &mut ServerWorld, pointer: String) -> Result<(), Halt> {
+    let result = w.last_result()?;
+    let path = format!("/{}", pointer.replace('.', "/"));
+    let found = result.pointer(&path);
+    let ok = match found {
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+        Some(Value::Null) | None => false,
+        Some(_) => true,
+    };
+    w.check(ok, format!("a non-empty {pointer}"), describe(found));
+    Ok(())
+}
