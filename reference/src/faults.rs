@@ -3,7 +3,7 @@
 //! --fault NAME`). Never used unless asked for.
 //!
 //! A fault is either a small transformation of what [`serve_stdio`](crate::server::serve_stdio)
-//! reads or writes ([`FaultState`]), or a flag the server consults where the defect is a decision
+//! reads or writes (`FaultState`), or a flag the server consults where the defect is a decision
 //! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)).
 
 use crate::framing::{self, FrameContent};

@@ -9,8 +9,8 @@
 //! tool finishing, a progress step, a client that never answered). Tests drive it with virtual
 //! time; [`serve_stdio`] drives it with tokio's clock.
 //!
-//! What it serves lives in [`catalog`] (tools, resources, prompts, completion), cursors in
-//! [`pagination`]. Choices the spec leaves open are documented where they are made.
+//! What it serves lives in `catalog.rs` (tools, resources, prompts, completion), cursors in
+//! `pagination.rs`. Choices the spec leaves open are documented where they are made.
 
 mod catalog;
 mod pagination;
