@@ -8,6 +8,7 @@
 
 pub mod faults;
 pub mod framing;
+pub mod props;
 pub mod revision;
 pub mod server;
 pub mod transport;
