@@ -392,6 +392,68 @@ mod tests {
         replays("server_session", server_session);
     }
 
+    /// Regression (found by `any_script_keeps_the_session_properties`): an error answering a
+    /// message whose id cannot be read has no id, as JSON-RPC says, but the schemas of
+    /// 2024-11-05 … 2025-06-18 require `id` on `JSONRPCError`. The property accepts that one
+    /// violation (the spec contradicts itself); any other would fail. Corpus:
+    /// `fuzz/corpus/server_session/seed-regression-idless-error`.
+    #[test]
+    fn an_idless_error_breaks_only_the_required_id_of_old_schemas() {
+        let script = regression_idless_error();
+        for revision in Revision::LEGACY {
+            play(&script, revision);
+        }
+        let error =
+            serde_json::json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: x"}});
+        let verdict =
+            schemas().get(Revision::V2024_11_05).unwrap().validate(Direction::ServerToClient, &error, None);
+        assert!(
+            !verdict.is_valid() && idless_error_where_schema_requires_id(&error, &verdict),
+            "{verdict:?}"
+        );
+        let wrong = serde_json::json!({"jsonrpc":"2.0","error":{"code":"x","message":"y"}});
+        let verdict =
+            schemas().get(Revision::V2024_11_05).unwrap().validate(Direction::ServerToClient, &wrong, None);
+        assert!(!idless_error_where_schema_requires_id(&wrong, &verdict), "other violations still count");
+    }
+
+    fn regression_idless_error() -> Script {
+        let ops = vec![
+            ClientOp::Batch { ops: vec![ClientOp::Initialize { id: Id::Int(1), version: Version::Target }] },
+            ClientOp::Broken { id: Id::Int(2), which: 0 },
+            ClientOp::Garbage { which: 6, bytes: vec![] },
+        ];
+        Script { ops }
+    }
+
+    /// Regression (found by `any_script_after_a_handshake_keeps_the_session_properties`): in
+    /// 2025-03-26 a batch's answers wait for its slowest member, so the answer to a ping in a
+    /// batch with a slow tool is written after a later cancel of that ping. The ping was
+    /// finished when the cancel came, so the cancel was too late: not a breach. Corpus:
+    /// `fuzz/corpus/server_session/seed-regression-cancel-after-batched-answer`.
+    #[test]
+    fn a_cancel_of_a_finished_request_waiting_in_a_batch_is_too_late() {
+        play(&regression_cancel_after_batched_answer(), Revision::V2025_03_26);
+    }
+
+    fn regression_cancel_after_batched_answer() -> Script {
+        use ClientOp::*;
+        let ops = vec![
+            Initialize { id: Id::Int(1), version: Version::Target },
+            Initialized,
+            Batch {
+                ops: vec![
+                    Cancel { target: Id::Int(0) },
+                    CallTool { id: Id::Int(0), tool: 11, arg: 1 },
+                    Ping { id: Id::Edge(5) },
+                ],
+            },
+            Initialize { id: Id::Int(0), version: Version::Target },
+            Cancel { target: Id::Edge(5) },
+        ];
+        Script { ops }
+    }
+
     #[test]
     fn a_full_session_passes_at_every_revision() {
         server_session(&handshake(vec![
@@ -707,6 +769,8 @@ mod tests {
                     },
                 ],
             ),
+            ("regression-idless-error".into(), regression_idless_error().ops),
+            ("regression-cancel-after-batched-answer".into(), regression_cancel_after_batched_answer().ops),
             ("every-tool".into(), {
                 let mut ops = vec![init(Id::Int(0)), Initialized];
                 ops.extend((0..TOOLS.len() as u8).map(|i| CallTool { id: Id::Int(i + 1), tool: i, arg: 2 }));

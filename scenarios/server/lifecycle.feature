@@ -63,5 +63,8 @@ Feature: Lifecycle
   Scenario: before notifications/initialized the server sends nothing but pings and logging
     Given a server process
     When the client sends "initialize" offering the revision under test
+      """
+      {"roots": {"listChanged": true}, "sampling": {}}
+      """
     Then the server answers with a result
     And the server sends nothing but pings and logging for 0.5 s

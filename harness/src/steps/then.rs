@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 /// How long "nothing more arrives" is watched for.
-const QUIET: Duration = Duration::from_millis(200);
+const QUIET: Duration = Duration::from_millis(100);
 
 #[then("the server answers with a result")]
 async fn answers_with_a_result(w: &mut ServerWorld) -> Result<(), Halt> {
@@ -178,7 +178,7 @@ async fn answers_or_drops(w: &mut ServerWorld) -> Result<(), Halt> {
     let Some(id) = pending.id else { return Err(w.harness_error("the request has no id".into())) };
     // cancellation.mdx: after a cancel the receiver SHOULD not respond, but a response that
     // crossed the cancel is legal; either way, at most one (the checker fails a second).
-    let answer = w.session()?.wait_response(&id, Duration::from_secs(1)).await;
+    let answer = w.session()?.wait_response(&id, Duration::from_millis(500)).await;
     let actual = match answer {
         Ok(r) => format!("answered ({}) — it crossed the cancel", outcome_text(&r)),
         Err(_) => "no response, as the cancel asked".to_owned(),

@@ -11,11 +11,14 @@ use std::collections::HashSet;
 /// The most pages a listing follows before it calls the list endless.
 pub const MAX_PAGES: usize = 1_000;
 
+/// With a docstring, the client declares those capabilities (and answers as a client that has them).
 #[when(expr = "the client sends {string} offering the revision under test")]
-async fn sends_initialize_at_revision(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+async fn sends_initialize_at_revision(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
+    let capabilities = docstring_json(w, step)?.unwrap_or(json!({}));
+    w.session()?.set_persona(mcpspec::persona::ClientPersona::new(capabilities.clone()));
     let version = w.revision.as_str().to_owned();
     w.offered = Some(version.clone());
-    w.send_request(&method, Some(initialize_params(&version, &json!({})))).await.map(drop)
+    w.send_request(&method, Some(initialize_params(&version, &capabilities))).await.map(drop)
 }
 
 #[when(expr = "the client sends {string} offering {string}")]
