@@ -269,7 +269,12 @@ impl Client<'_> {
                 };
                 let answered = match &message {
                     Message::Response(r) => match &r.id {
-                        Some(id) => match answer_of(id, line.unwrap_or(u64::MAX), &mut self.sent) {
+                        Some(id) => match answer_of(
+                            id,
+                            line.unwrap_or(u64::MAX),
+                            |method| schema.validate(Direction::ServerToClient, element, method).is_valid(),
+                            &mut self.sent,
+                        ) {
                             Ok(method) => method,
                             Err(why) => self.fail(format!("{why}: {element}")),
                         },
@@ -344,22 +349,28 @@ fn note_sent(
     }
 }
 
-/// Takes the unanswered, uncancelled request with this id (same JSON type) that came in `line`,
-/// the line just handled, or else the oldest one (ids may repeat, and a request in a rejected
-/// batch is never answered); returns its method, or says why the response answers nothing.
+/// Takes the unanswered, uncancelled request with this id (same JSON type) that this response
+/// answers; returns its method, or says why the response answers nothing. Ids may repeat, so
+/// among the candidates (those of `line`, the line just handled, first; then the oldest) it takes
+/// the first whose method the response `fits` (is schema-valid as the answer to), else the first.
 fn answer_of(
     id: &RequestId,
     line: u64,
+    fits: impl Fn(Option<&str>) -> bool,
     sent: &mut HashMap<RequestId, Vec<Sent>>,
 ) -> Result<Option<String>, String> {
     let requests = sent.get_mut(id).filter(|r| !r.is_empty()).ok_or_else(|| {
         format!("a response with id {id} ({}), which no unanswered request has", id.type_name())
     })?;
-    let this_line = requests.iter().position(|r| !r.cancelled && r.line == line);
-    match this_line.or_else(|| requests.iter().position(|r| !r.cancelled)) {
-        Some(i) => Ok(requests.remove(i).method),
-        None => Err(format!("a response to request {id} after its cancellation was processed")),
-    }
+    let open = |r: &Sent| !r.cancelled;
+    let mut order: Vec<usize> =
+        (0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line == line).collect();
+    order.extend((0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line != line));
+    let Some(&first) = order.first() else {
+        return Err(format!("a response to request {id} after its cancellation was processed"));
+    };
+    let pick = order.iter().copied().find(|&i| fits(requests[i].method.as_deref())).unwrap_or(first);
+    Ok(requests.remove(pick).method)
 }
 
 #[cfg(test)]
@@ -454,6 +465,19 @@ mod tests {
         Script { ops }
     }
 
+    /// Regression (found by the `server_session` fuzz target in its first second, a bug of this
+    /// property): a slow tool's answer falls due and is written first when the next line comes,
+    /// and that line reuses the tool call's id; the answer was matched to the new request.
+    /// Corpus: `fuzz/corpus/server_session/crash-duplicate-id-answered-by-due-job`.
+    #[test]
+    fn an_answer_that_fell_due_is_matched_to_the_request_it_answers() {
+        let script = Script::from_bytes(
+            b"\0\0\0\0\x01\x0d\x01\x05\x0b\0\0\x01\x05\x02\0\x05\x0f\x1e\x07\x01\x05\0\x01",
+        );
+        assert!(script.ops.iter().any(|op| matches!(op, ClientOp::CallTool { tool: 11, .. })), "{script:?}");
+        play(&script, Revision::V2024_11_05);
+    }
+
     #[test]
     fn a_full_session_passes_at_every_revision() {
         server_session(&handshake(vec![
@@ -469,8 +493,8 @@ mod tests {
     fn an_answer_nobody_asked_for_is_caught() {
         let mut sent = HashMap::new();
         note_sent(&serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}), 1, |_| true, &mut sent);
-        assert_eq!(answer_of(&RequestId::from(1), 1, &mut sent), Ok(Some("ping".to_owned())));
-        answer_of(&RequestId::from(1), 2, &mut sent).unwrap();
+        assert_eq!(answer_of(&RequestId::from(1), 1, |_| true, &mut sent), Ok(Some("ping".to_owned())));
+        answer_of(&RequestId::from(1), 2, |_| true, &mut sent).unwrap();
     }
 
     #[test]
@@ -481,13 +505,13 @@ mod tests {
         note_sent(&call, 1, |_| true, &mut sent);
         note_sent(&cancel, 2, |_| false, &mut sent);
         assert_eq!(
-            answer_of(&RequestId::from("a"), 3, &mut sent),
+            answer_of(&RequestId::from("a"), 3, |_| true, &mut sent),
             Ok(Some("tools/call".to_owned())),
             "too late"
         );
         note_sent(&call, 4, |_| true, &mut sent);
         note_sent(&cancel, 5, |_| true, &mut sent);
-        let why = answer_of(&RequestId::from("a"), 2, &mut sent).unwrap_err();
+        let why = answer_of(&RequestId::from("a"), 2, |_| true, &mut sent).unwrap_err();
         assert!(why.contains("after its cancellation"), "{why}");
     }
 
