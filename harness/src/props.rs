@@ -190,8 +190,9 @@ pub fn play(script: &Script, revision: Revision) {
             let out = server.on_frame_at(&frame.content, now);
             client.check(&server, &out, Some(frame.line));
             let batch = matches!(frame.content, FrameContent::Json { value: Value::Array(_), .. });
-            // A batch's answers wait for its slowest member (2025-03-26), unless it was rejected.
-            if !batch || !client.revision_now(&server).allows_batches() || out.iter().any(Value::is_array) {
+            // A batch's answers wait for its slowest member (2025-03-26), unless it was rejected;
+            // an array written now may be another batch's.
+            if !batch || !client.revision_now(&server).allows_batches() {
                 client.settle(&server, frame.line);
             }
         }
@@ -476,6 +477,19 @@ mod tests {
         );
         assert!(script.ops.iter().any(|op| matches!(op, ClientOp::CallTool { tool: 11, .. })), "{script:?}");
         play(&script, Revision::V2024_11_05);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): the
+    /// answers of one 2025-03-26 batch were forgotten when another batch's array was written
+    /// after it. Corpus: `fuzz/corpus/server_session/crash-answers-of-a-waiting-batch`.
+    #[test]
+    fn the_answers_of_a_waiting_batch_are_expected_while_another_batch_completes() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-answers-of-a-waiting-batch"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
     }
 
     #[test]
