@@ -186,6 +186,10 @@ pub fn play(script: &Script, revision: Revision) {
         let Some(line) = op.to_line_in(revision, server_request.as_ref()) else { continue };
         decoder.push(&line, &mut frames);
         for frame in frames.drain(..) {
+            // What fell due by now is written before the line is read (`on_frame_at` does the
+            // same): a request finished then was not in flight when a cancel on this line came.
+            let due = server.poll(now);
+            client.check(&server, &due, None);
             client.sends(&server, &frame);
             let out = server.on_frame_at(&frame.content, now);
             client.check(&server, &out, Some(frame.line));
@@ -490,6 +494,20 @@ mod tests {
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a 0 ms
+    /// tool finishes when the next line is read, before that line's cancel of it is processed;
+    /// the property took the cancel as processed first. Corpus:
+    /// `fuzz/corpus/server_session/crash-cancel-of-a-request-that-fell-due`.
+    #[test]
+    fn a_cancel_on_the_line_that_finds_its_request_finished_is_too_late() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-cancel-of-a-request-that-fell-due"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
     }
 
     #[test]
