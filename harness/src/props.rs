@@ -260,45 +260,49 @@ impl Client<'_> {
     fn check(&mut self, server: &ReferenceServer, out: &[Value], line: Option<u64>) {
         let now = server.revision().unwrap_or(self.revision);
         let Some(schema) = schemas().get(now) else { self.fail(format!("no schema for {now}")) };
+        let mut elements: Vec<&Value> = Vec::new();
         for answer in out {
             self.checker.on_value(Direction::ServerToClient, answer);
-            let elements = match answer {
-                Value::Array(items) if now.allows_batches() && !items.is_empty() => items.iter().collect(),
+            match answer {
+                Value::Array(items) if now.allows_batches() && !items.is_empty() => elements.extend(items),
                 Value::Array(_) => self.fail(format!("a batch answer in {now}: {answer}")),
-                single => vec![single],
+                single => elements.push(single),
+            }
+        }
+        // Results pick their request by method; an error fits any, so it is matched last (a
+        // batch may answer a slow tool and an invalid request with the same id together).
+        elements.sort_by_key(|e| e.get("result").is_none());
+        for element in elements {
+            let message = match Message::from_value(element) {
+                Ok(m) => m,
+                Err(e) => self.fail(format!("the server wrote {element}, which is not a message: {e}")),
             };
-            for element in elements {
-                let message = match Message::from_value(element) {
-                    Ok(m) => m,
-                    Err(e) => self.fail(format!("the server wrote {element}, which is not a message: {e}")),
-                };
-                let answered = match &message {
-                    Message::Response(r) => match &r.id {
-                        Some(id) => match answer_of(
-                            id,
-                            line.unwrap_or(u64::MAX),
-                            |method| schema.validate(Direction::ServerToClient, element, method).is_valid(),
-                            &mut self.sent,
-                        ) {
-                            Ok(method) => method,
-                            Err(why) => self.fail(format!("{why}: {element}")),
-                        },
-                        None if matches!(r.outcome, Outcome::Error(_)) => None,
-                        None => self.fail(format!("a result without an id: {element}")),
+            let answered = match &message {
+                Message::Response(r) => match &r.id {
+                    Some(id) => match answer_of(
+                        id,
+                        line.unwrap_or(u64::MAX),
+                        |method| schema.validate(Direction::ServerToClient, element, method).is_valid(),
+                        &mut self.sent,
+                    ) {
+                        Ok(method) => method,
+                        Err(why) => self.fail(format!("{why}: {element}")),
                     },
-                    Message::Request(r) => {
-                        self.server_requests.push(r.id.to_value());
-                        None
-                    }
-                    Message::Notification(_) => None,
-                };
-                let verdict = schema.validate(Direction::ServerToClient, element, answered.as_deref());
-                if !verdict.is_valid() && !idless_error_where_schema_requires_id(element, &verdict) {
-                    self.fail(format!(
-                        "the server wrote {element} (answering {answered:?}), not valid under the {now} schema: \
-                         {verdict:?}"
-                    ));
+                    None if matches!(r.outcome, Outcome::Error(_)) => None,
+                    None => self.fail(format!("a result without an id: {element}")),
+                },
+                Message::Request(r) => {
+                    self.server_requests.push(r.id.to_value());
+                    None
                 }
+                Message::Notification(_) => None,
+            };
+            let verdict = schema.validate(Direction::ServerToClient, element, answered.as_deref());
+            if !verdict.is_valid() && !idless_error_where_schema_requires_id(element, &verdict) {
+                self.fail(format!(
+                    "the server wrote {element} (answering {answered:?}), not valid under the {now} schema: \
+                         {verdict:?}"
+                ));
             }
         }
     }
@@ -508,6 +512,20 @@ mod tests {
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): one
+    /// 2025-03-26 batch answered a slow tool and an invalid `initialize` that share an id; the
+    /// error was matched to the tool call, the tool's result to `initialize`. Corpus:
+    /// `fuzz/corpus/server_session/crash-result-and-error-for-one-id-in-a-batch`.
+    #[test]
+    fn a_result_and_an_error_for_one_id_in_a_batch_each_find_their_request() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-result-and-error-for-one-id-in-a-batch"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
     }
 
     #[test]
