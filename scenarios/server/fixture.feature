@@ -87,6 +87,7 @@ Feature: The official conformance fixture
   Scenario Outline: the fixture's <kind> resource is read with its contents
     Given an initialized session
     And the server declares the "resources" capability
+    And the server lists the <listing> "<listed>"
     When the client sends a "resources/read" request
       """
       {"uri": "<uri>"}
@@ -95,15 +96,16 @@ Feature: The official conformance fixture
     And the result's "contents" is not empty
 
     Examples:
-      | kind      | uri                     |
-      | text      | test://static-text      |
-      | binary    | test://static-binary    |
-      | templated | test://template/42/data |
+      | kind      | uri                     | listing           | listed                    |
+      | text      | test://static-text      | resource          | test://static-text        |
+      | binary    | test://static-binary    | resource          | test://static-binary      |
+      | templated | test://template/42/data | resource template | test://template/{id}/data |
 
   @id:fixture/watched-resource @MUST @spec:server/resources.mdx#subscriptions
   Scenario: a subscription to the fixture's watched resource brings resources/updated
     Given an initialized session
     And the server declares the "resources.subscribe" capability
+    And the server lists the resource "test://watched-resource"
     When the client sends a "resources/subscribe" request
       """
       {"uri": "test://watched-resource"}
@@ -115,6 +117,7 @@ Feature: The official conformance fixture
   Scenario: the fixture's prompt with arguments is filled in
     Given an initialized session
     And the server declares the "prompts" capability
+    And the server lists the prompt "test_prompt_with_arguments"
     When the client sends a "prompts/get" request
       """
       {"name": "test_prompt_with_arguments", "arguments": {"arg1": "one", "arg2": "two"}}

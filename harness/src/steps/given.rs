@@ -77,7 +77,7 @@ async fn declares(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
 }
 
 /// Reads up to [`SEARCH_PAGES`] pages of a list and returns the first item `pick` accepts.
-async fn find(
+pub(super) async fn find(
     w: &mut ServerWorld,
     method: &str,
     key: &str,

@@ -7,6 +7,7 @@
 //! - [`when`]: what the client sends;
 //! - [`then`]: what the server must have done.
 
+mod fixture;
 mod given;
 mod then;
 mod when;
