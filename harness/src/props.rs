@@ -256,23 +256,40 @@ impl Client<'_> {
         }
     }
 
+    /// The oldest batch line with an open request for every id a batch answer holds.
+    fn batch_line(&self, items: &[Value]) -> Option<u64> {
+        let ids: Vec<RequestId> =
+            items.iter().filter_map(|i| i.get("id").and_then(RequestId::from_value)).collect();
+        let open_at = |id: &RequestId, line: u64| {
+            self.sent.get(id).is_some_and(|rs| rs.iter().any(|r| !r.cancelled && r.line == line))
+        };
+        let mut lines: Vec<u64> =
+            self.sent.get(ids.first()?)?.iter().filter(|r| !r.cancelled).map(|r| r.line).collect();
+        lines.sort_unstable();
+        lines.into_iter().find(|line| ids.iter().all(|id| open_at(id, *line)))
+    }
+
     /// Judges what the server wrote after the client's line `line` (`None`: after time passed).
     fn check(&mut self, server: &ReferenceServer, out: &[Value], line: Option<u64>) {
         let now = server.revision().unwrap_or(self.revision);
         let Some(schema) = schemas().get(now) else { self.fail(format!("no schema for {now}")) };
-        let mut elements: Vec<&Value> = Vec::new();
+        // Each batch answer answers one batch line (maybe an earlier one, completed now).
+        let mut elements: Vec<(&Value, u64)> = Vec::new();
         for answer in out {
             self.checker.on_value(Direction::ServerToClient, answer);
             match answer {
-                Value::Array(items) if now.allows_batches() && !items.is_empty() => elements.extend(items),
+                Value::Array(items) if now.allows_batches() && !items.is_empty() => {
+                    let from = self.batch_line(items).or(line).unwrap_or(u64::MAX);
+                    elements.extend(items.iter().map(|item| (item, from)));
+                }
                 Value::Array(_) => self.fail(format!("a batch answer in {now}: {answer}")),
-                single => elements.push(single),
+                single => elements.push((single, line.unwrap_or(u64::MAX))),
             }
         }
         // Results pick their request by method; an error fits any, so it is matched last (a
         // batch may answer a slow tool and an invalid request with the same id together).
-        elements.sort_by_key(|e| e.get("result").is_none());
-        for element in elements {
+        elements.sort_by_key(|(e, _)| e.get("result").is_none());
+        for (element, from) in elements {
             let message = match Message::from_value(element) {
                 Ok(m) => m,
                 Err(e) => self.fail(format!("the server wrote {element}, which is not a message: {e}")),
@@ -281,7 +298,7 @@ impl Client<'_> {
                 Message::Response(r) => match &r.id {
                     Some(id) => match answer_of(
                         id,
-                        line.unwrap_or(u64::MAX),
+                        from,
                         |method| schema.validate(Direction::ServerToClient, element, method).is_valid(),
                         &mut self.sent,
                     ) {
@@ -322,8 +339,8 @@ fn idless_error_where_schema_requires_id(element: &Value, verdict: &Validation) 
         })
 }
 
-/// Records what the client sent: requests by id, and cancellations of requests `in_flight` says
-/// the server is still working on. (A cancel that reaches a request the server has finished is
+/// Records what the client sent: requests by id, and cancellations of tool calls `in_flight`
+/// says the server is still working on. (A cancel that reaches a request the server has finished is
 /// too late, even if its answer still waits in a 2025-03-26 batch for the batch's slowest
 /// member.)
 fn note_sent(
@@ -337,12 +354,18 @@ fn note_sent(
     if method == Some("notifications/cancelled") && !object.contains_key("id") {
         let target = object.get("params").and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
         let Some(target) = target.filter(|t| in_flight(t)) else { return };
-        for request in sent.get_mut(&target).into_iter().flatten() {
-            // The client MUST NOT cancel initialize (`basic/utilities/cancellation.mdx`); a
-            // request earlier in the same batch may be answered before the cancel is reached.
-            if request.method.as_deref() != Some("initialize") && request.line < line {
-                request.cancelled = true;
-            }
+        // The server works on one request per id at a time, and only tool calls take time: the
+        // cancel reaches the latest tool call with that id sent before this line (a request
+        // earlier in the same batch may be answered before the cancel is read; `initialize`,
+        // which the client MUST NOT cancel, is never a tool call).
+        let latest = sent
+            .get_mut(&target)
+            .into_iter()
+            .flatten()
+            .rev()
+            .find(|r| !r.cancelled && r.line < line && r.method.as_deref() == Some("tools/call"));
+        if let Some(request) = latest {
+            request.cancelled = true;
         }
         return;
     }
@@ -523,6 +546,19 @@ mod tests {
         let bytes = std::fs::read(
             mcpspec_reference::props::corpus_dir(HERE, "server_session")
                 .join("crash-result-and-error-for-one-id-in-a-batch"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a batch
+    /// completed by a cancel on a later batch line was matched to that later line's requests.
+    /// Corpus: `fuzz/corpus/server_session/crash-batch-completed-by-a-later-cancel`.
+    #[test]
+    fn a_batch_completed_by_a_later_line_answers_its_own_requests() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-batch-completed-by-a-later-cancel"),
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
