@@ -8,9 +8,11 @@
 //! [`verdict`].
 
 pub mod checker;
+pub mod client_session;
 pub mod persona;
 pub mod props;
 pub mod recorder;
+pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod session;

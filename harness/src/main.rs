@@ -2,10 +2,12 @@
 
 mod runner;
 mod steps;
+mod steps_client;
 mod validate;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use mcpspec::reference_client::ClientFault;
 use mcpspec::report::{exit, Report};
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
@@ -33,6 +35,19 @@ enum Command {
     ///
     /// Without a command, certifies mcpspec's own reference server.
     Server(ServerArgs),
+    /// Certify an MCP client: `mcpspec client -- CMD [ARGS...]`.
+    ///
+    /// Per scenario, mcpspec plays the server and runs CMD with MCP_CONFORMANCE_SERVER_COMMAND
+    /// (a JSON array: the argv of the server the client must spawn, a relay to mcpspec),
+    /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and MCP_CONFORMANCE_CONTEXT.
+    /// Without a command, certifies mcpspec's own reference client.
+    Client(ClientArgs),
+    /// The relay a client under test spawns as its server: bridges stdin and stdout to mcpspec.
+    Peer {
+        /// The socket mcpspec listens on.
+        #[arg(long, value_name = "SOCKET")]
+        connect: PathBuf,
+    },
     /// Validate JSON Lines (one message per line) against a revision's schema.
     Validate(ValidateArgs),
     /// Run mcpspec's reference implementation.
@@ -73,6 +88,34 @@ struct ServerArgs {
 }
 
 #[derive(Args)]
+struct ClientArgs {
+    /// A revision the scenario server speaks (repeatable). Default: every legacy revision.
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    revisions: Vec<Revision>,
+    /// Write DIR/report.json.
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+    /// Seconds to wait for each expected message, connection or exit.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    timeout: f64,
+    /// Validate messages with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    schema_dir: Option<PathBuf>,
+    /// Scenarios run at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+    /// The longest line (one message) read from the client, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// Read the .feature files from DIR (or DIR/client) instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
+    /// The client's command line.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Args)]
 struct ValidateArgs {
     /// The revision whose schema judges the messages.
     #[arg(long, value_name = "R", value_parser = parse_revision)]
@@ -102,6 +145,23 @@ enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
+    },
+    /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
+    /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
+    Client {
+        /// A revision the client supports (repeatable). Default: every legacy revision.
+        #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+        revisions: Vec<Revision>,
+        /// The scenario (also read from MCP_CONFORMANCE_SCENARIO); the reference client does
+        /// the same in every scenario.
+        #[arg(long, value_name = "NAME", env = "MCP_CONFORMANCE_SCENARIO")]
+        scenario: Option<String>,
+        /// Seconds to wait for each answer of the server.
+        #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+        timeout: f64,
+        /// Inject a deliberate defect (for mcpspec's own tests).
+        #[arg(long, value_name = "NAME", hide = true)]
+        fault: Option<ClientFault>,
     },
 }
 
@@ -154,13 +214,36 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Server(args) => match certify_server(args).await {
+        Command::Server(args) => match certify(Role::Server, args).await {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("mcpspec: {e:#}");
                 e.downcast_ref::<UsageError>().map_or(exit::ERROR, |_| exit::USAGE)
             }
         },
+        Command::Client(args) => match certify(Role::Client, args.into()).await {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("mcpspec: {e:#}");
+                e.downcast_ref::<UsageError>().map_or(exit::ERROR, |_| exit::USAGE)
+            }
+        },
+        Command::Peer { connect } => {
+            let within = Duration::from_secs(10);
+            match mcpspec::client_session::relay(&connect, tokio::io::stdin(), tokio::io::stdout(), within)
+                .await
+            {
+                Ok(()) => exit::OK,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+                Err(e) => {
+                    eprintln!("mcpspec peer: {}: {e}", connect.display());
+                    exit::ERROR
+                }
+            }
+        }
+        Command::Reference { role: ReferenceRole::Client { revisions, scenario: _, timeout, fault } } => {
+            reference_client(revisions, timeout, fault).await
+        }
         Command::Validate(args) => validate_file(args),
         Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
             let mut config = ServerConfig::default();
@@ -218,14 +301,32 @@ fn validate_file(args: ValidateArgs) -> u8 {
 #[error("{0}")]
 struct UsageError(String);
 
-async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
+/// Which side of MCP a run certifies.
+#[derive(Clone, Copy)]
+enum Role {
+    Server,
+    Client,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Server => "server",
+            Role::Client => "client",
+        }
+    }
+}
+
+/// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
+async fn certify(role: Role, args: ServerArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
     let command = match CommandSpec::from_argv(args.command.clone()) {
         Some(c) => c,
         None => {
             let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
-            eprintln!("mcpspec: no server command given; certifying the built-in reference server");
-            CommandSpec::from_argv([me.into_os_string(), "reference".into(), "server".into()])
+            let role = role.name();
+            eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
+            CommandSpec::from_argv([me.into_os_string(), "reference".into(), role.into()])
                 .expect("non-empty argv")
         }
     };
@@ -252,10 +353,13 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
         jobs,
         scenarios: args.scenarios.clone(),
     };
-    let (scenarios, revisions) =
-        runner::run_server_suite(config).await.map_err(|e| UsageError(format!("{e:#}")))?;
+    let suite = match role {
+        Role::Server => runner::run_server_suite(config).await,
+        Role::Client => runner::run_client_suite(config).await,
+    };
+    let (scenarios, revisions) = suite.map_err(|e| UsageError(format!("{e:#}")))?;
     let report = Report::new(
-        "server",
+        role.name(),
         command.display(),
         revisions.iter().map(|r| r.to_string()).collect(),
         scenarios,
@@ -269,4 +373,48 @@ async fn certify_server(args: ServerArgs) -> anyhow::Result<u8> {
     }
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(report.exit_code())
+}
+
+/// `mcpspec reference client`: runs the reference client against the server command in
+/// `MCP_CONFORMANCE_SERVER_COMMAND`.
+async fn reference_client(revisions: Vec<Revision>, timeout: f64, fault: Option<ClientFault>) -> u8 {
+    let var = mcpspec::client_session::SERVER_COMMAND_ENV;
+    let Ok(text) = std::env::var(var) else {
+        eprintln!("mcpspec reference client: {var} is not set (a JSON array: the server's argv)");
+        return exit::USAGE;
+    };
+    let argv: Vec<String> = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("mcpspec reference client: {var} is not a JSON array of strings: {e}");
+            return exit::USAGE;
+        }
+    };
+    let Some(command) = CommandSpec::from_argv(argv) else {
+        eprintln!("mcpspec reference client: {var} is an empty array");
+        return exit::USAGE;
+    };
+    let timeout = Duration::from_secs_f64(timeout);
+    match mcpspec::reference_client::run_stdio(&command, revisions, fault, timeout).await {
+        Ok(()) => exit::OK,
+        Err(why) => {
+            eprintln!("mcpspec reference client: {why}");
+            exit::ERROR
+        }
+    }
+}
+
+impl From<ClientArgs> for ServerArgs {
+    fn from(a: ClientArgs) -> ServerArgs {
+        ServerArgs {
+            revisions: a.revisions,
+            report_dir: a.report_dir,
+            timeout: a.timeout,
+            schema_dir: a.schema_dir,
+            jobs: a.jobs,
+            max_message_bytes: a.max_message_bytes,
+            scenarios: a.scenarios,
+            command: a.command,
+        }
+    }
 }

@@ -1,13 +1,18 @@
-//! Runs the server suite: loads the feature files, finds which revisions the server speaks,
-//! runs every scenario once per revision under cucumber (each in a fresh session, `-j` at a
-//! time), and collects one [`ScenarioReport`] per scenario and revision.
+//! Runs a suite: loads the feature files of a role (`server`, `client`), decides which
+//! revisions to run (for servers: those the server speaks), runs every scenario once per
+//! revision under cucumber (each in a fresh session, `-j` at a time), and collects one
+//! [`ScenarioReport`] per scenario and revision. Each role brings its own cucumber `World`
+//! ([`RoleWorld`]); loading, planning, hooks and reports are shared.
 
 use crate::steps::{ScenarioMeta, ServerWorld};
+use crate::steps_client::ClientWorld;
 use cucumber::gherkin::{self, GherkinEnv};
-use cucumber::{event, feature::Ext as _, parser, writer, Event, World as _};
+use cucumber::{event, feature::Ext as _, parser, writer, Event};
 use futures::FutureExt as _;
 use include_dir::{include_dir, Dir};
+use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
 use mcpspec_reference::wire::Outcome;
@@ -200,6 +205,40 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<Scenar
         }
     }
 
+    let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
+    run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
+    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
+    Ok((results, revisions))
+}
+
+/// Runs the client suite: every scenario at every revision asked for (default: every legacy
+/// revision), each with a fresh run of the client command.
+pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
+    let features = parse(&sources("client", config.scenarios.as_deref())?)?;
+    let ctx = Arc::new(SuiteContext {
+        command: config.command,
+        timeout: config.timeout,
+        child: config.child,
+        schemas: config.schemas,
+        results: Mutex::new(Vec::new()),
+    });
+    let revisions =
+        if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
+    let run_features = plan(&ctx, &features, &revisions, &revisions, &[]);
+    run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
+    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
+    Ok((results, revisions))
+}
+
+/// One copy of each feature per revision to run, holding the scenarios that apply to it;
+/// scenarios of `skipped` revisions are reported at once, with the reason.
+fn plan(
+    ctx: &SuiteContext,
+    features: &[gherkin::Feature],
+    revisions: &[Revision],
+    to_run: &[Revision],
+    skipped: &[(Revision, Verdict, String)],
+) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
     for (order, feature) in features.iter().enumerate() {
         for (rev_index, revision) in revisions.iter().enumerate() {
@@ -226,39 +265,77 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<Scenar
             run_features.push(copy);
         }
     }
+    run_features
+}
 
-    if !run_features.is_empty() {
-        let before_ctx = ctx.clone();
-        let after_ctx = ctx.clone();
-        ServerWorld::cucumber::<&str>()
-            .with_parser(Features(run_features))
-            .with_writer(Silent)
-            .with_default_cli()
-            .max_concurrent_scenarios(config.jobs.max(1))
-            .before(move |feature, _rule, scenario, world| {
-                let ctx = before_ctx.clone();
-                async move {
-                    world.ctx = Some(ctx);
-                    world.revision = feature_revision(feature);
-                    world.meta = meta_of(scenario).ok();
-                    world.started = Instant::now();
-                }
-                .boxed_local()
-            })
-            .after(move |feature, _rule, scenario, finished, world| {
-                let ctx = after_ctx.clone();
-                async move {
-                    let report = finish(feature, scenario, finished, world).await;
-                    println!("{}", console_entry(&report));
-                    ctx.results.lock().expect("results lock").push(report);
-                }
-                .boxed_local()
-            })
-            .run(())
-            .await;
+/// What a role's cucumber `World` tells the runner about a scenario.
+pub trait RoleWorld: cucumber::World + cucumber::codegen::WorldInventory + std::fmt::Debug {
+    /// Prepares the world for a scenario (the before hook).
+    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>);
+    /// The scenario's own state: its checks so far, a harness error, whether a step stopped
+    /// it (halted or skipped), why it was skipped, when it started.
+    fn take_state(&mut self) -> WorldState;
+    /// Ends the session with the implementation under test: adds the wire checks to `checks`;
+    /// returns how it ended, and — when `failing` says the scenario does not pass with the
+    /// checks given — the end of its stderr and the wire transcript.
+    fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+    ) -> impl std::future::Future<Output = SessionEnd>;
+}
+
+/// See [`RoleWorld::take_state`].
+pub struct WorldState {
+    pub meta: Option<ScenarioMeta>,
+    pub checks: Vec<Check>,
+    pub error: Option<String>,
+    pub halted: bool,
+    pub skipped: Option<String>,
+    pub started: Instant,
+}
+
+/// See [`RoleWorld::end_session`].
+#[derive(Default)]
+pub struct SessionEnd {
+    pub shutdown: Option<String>,
+    pub stderr: Option<String>,
+    pub transcript: Option<Vec<TranscriptEntry>>,
+}
+
+async fn run_cucumber<W: RoleWorld>(
+    ctx: &Arc<SuiteContext>,
+    run_features: Vec<gherkin::Feature>,
+    jobs: usize,
+) {
+    if run_features.is_empty() {
+        return;
     }
-    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok((results, revisions))
+    let before_ctx = ctx.clone();
+    let after_ctx = ctx.clone();
+    W::cucumber::<&str>()
+        .with_parser(Features(run_features))
+        .with_writer(Silent)
+        .with_default_cli()
+        .max_concurrent_scenarios(jobs.max(1))
+        .before(move |feature, _rule, scenario, world| {
+            let ctx = before_ctx.clone();
+            async move {
+                world.begin(ctx, feature_revision(feature), meta_of(scenario).ok());
+            }
+            .boxed_local()
+        })
+        .after(move |feature, _rule, scenario, finished, world| {
+            let ctx = after_ctx.clone();
+            async move {
+                let report = finish(feature, scenario, finished, world).await;
+                println!("{}", console_entry(&report));
+                ctx.results.lock().expect("results lock").push(report);
+            }
+            .boxed_local()
+        })
+        .run(())
+        .await;
 }
 
 fn feature_revision(feature: &gherkin::Feature) -> Revision {
@@ -309,12 +386,13 @@ fn unrun(
     }
 }
 
-/// Ends a scenario: shuts the server down, gathers the step and wire checks, and judges.
-async fn finish(
+/// Ends a scenario: ends the session with the implementation, gathers the step and wire checks,
+/// and judges.
+async fn finish<W: RoleWorld>(
     feature: &gherkin::Feature,
     scenario: &gherkin::Scenario,
     finished: &event::ScenarioFinished,
-    world: Option<&mut ServerWorld>,
+    world: Option<&mut W>,
 ) -> ScenarioReport {
     let revision = feature_revision(feature);
     let (feature_index, rev_index) = feature_order(feature);
@@ -329,17 +407,12 @@ async fn finish(
             order,
         );
     };
-    let meta =
-        world.meta.clone().unwrap_or(ScenarioMeta { id: "?".into(), level: Level::MUST, doc: String::new() });
-    let mut checks = std::mem::take(&mut world.checks);
-    let mut shutdown = None;
-    let mut stderr = None;
-    let mut transcript = None;
-    let mut error = world.error.clone();
-    if error.is_none() && world.halted.is_none() && world.skipped.is_none() {
+    let WorldState { meta, mut checks, mut error, halted, skipped, started } = world.take_state();
+    let meta = meta.unwrap_or(ScenarioMeta { id: "?".into(), level: Level::MUST, doc: String::new() });
+    if error.is_none() && !halted && skipped.is_none() {
         error = match finished {
             event::ScenarioFinished::StepSkipped => {
-                Some("a step matches no step definition (see harness/src/steps.rs)".to_owned())
+                Some("a step matches no step definition (see harness/src/steps/)".to_owned())
             }
             event::ScenarioFinished::StepFailed(_, _, e) => Some(format!("harness error: {e}")),
             event::ScenarioFinished::BeforeHookFailed(_) => {
@@ -348,18 +421,9 @@ async fn finish(
             event::ScenarioFinished::StepPassed => None,
         };
     }
-    if let Some(session) = world.session.as_mut() {
-        // The session is over: read what is still in flight, then end the process.
-        let _ = session.drain(Duration::from_millis(0)).await;
-        shutdown = Some(session.shutdown().await.describe());
-        checks.extend(session.recorder().checks());
-        if ScenarioReport::verdict_of(&checks, error.as_deref()) != Verdict::Passed {
-            stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
-            transcript = Some(session.recorder().transcript().0.to_vec());
-        }
-    }
-    world.session = None;
-    let (verdict, reason) = match (&error, &world.skipped) {
+    let failing = |checks: &[Check]| ScenarioReport::verdict_of(checks, error.as_deref()) != Verdict::Passed;
+    let SessionEnd { shutdown, stderr, transcript } = world.end_session(&mut checks, &failing).await;
+    let (verdict, reason) = match (&error, &skipped) {
         // A scenario that does not apply is skipped — unless what it saw on the way broke a rule.
         (None, Some(why)) => {
             let worst = checks.iter().map(|c| c.verdict).filter(|v| *v >= Verdict::Warning).max();
@@ -380,7 +444,7 @@ async fn finish(
         verdict,
         reason,
         checks,
-        duration_ms: world.started.elapsed().as_millis() as u64,
+        duration_ms: started.elapsed().as_millis() as u64,
         shutdown,
         stderr,
         transcript,

@@ -101,6 +101,46 @@ impl std::fmt::Debug for ServerWorld {
     }
 }
 
+impl crate::runner::RoleWorld for ServerWorld {
+    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
+        self.ctx = Some(ctx);
+        self.revision = revision;
+        self.meta = meta;
+        self.started = Instant::now();
+    }
+
+    fn take_state(&mut self) -> crate::runner::WorldState {
+        crate::runner::WorldState {
+            meta: self.meta.clone(),
+            checks: std::mem::take(&mut self.checks),
+            error: self.error.clone(),
+            halted: self.halted.is_some(),
+            skipped: self.skipped.clone(),
+            started: self.started,
+        }
+    }
+
+    async fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+    ) -> crate::runner::SessionEnd {
+        let mut end = crate::runner::SessionEnd::default();
+        if let Some(session) = self.session.as_mut() {
+            // The session is over: read what is still in flight, then end the process.
+            let _ = session.drain(std::time::Duration::from_millis(0)).await;
+            end.shutdown = Some(session.shutdown().await.describe());
+            checks.extend(session.recorder().checks());
+            if failing(checks) {
+                end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
+                end.transcript = Some(session.recorder().transcript().0.to_vec());
+            }
+        }
+        self.session = None;
+        end
+    }
+}
+
 impl ServerWorld {
     fn new() -> Self {
         ServerWorld {

@@ -1,0 +1,434 @@
+//! A live session with a client under test: mcpspec plays the server. The client command is
+//! started (in its own process group) with `MCP_CONFORMANCE_SERVER_COMMAND` naming a relay,
+//! `mcpspec peer --connect SOCKET`, which the client spawns as its MCP server; the relay bridges
+//! its stdin and stdout to a Unix socket in a private folder that the harness listens on. Every
+//! byte between client and relay thus crosses the harness, where the [`WireRecorder`] judges the
+//! client's direction. Requests the steps do not handle are answered by the sans-IO
+//! [`ReferenceServer`]. Every wait is bounded.
+
+use crate::checker::Inspection;
+use crate::recorder::WireRecorder;
+use mcpspec_reference::framing::{Frame, LineDecoder};
+use mcpspec_reference::server::{ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport};
+use mcpspec_reference::wire::{Message, RequestId};
+use mcpspec_reference::{Direction, Revision};
+use mcpspec_schema::SchemaSet;
+use serde_json::Value;
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::time::Instant;
+
+/// The environment variable holding the relay's argv (a JSON array of strings).
+pub const SERVER_COMMAND_ENV: &str = "MCP_CONFORMANCE_SERVER_COMMAND";
+pub const SCENARIO_ENV: &str = "MCP_CONFORMANCE_SCENARIO";
+pub const PROTOCOL_VERSION_ENV: &str = "MCP_CONFORMANCE_PROTOCOL_VERSION";
+pub const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
+
+/// How many client messages a session keeps for steps to look at.
+const KEPT_MESSAGES: usize = 1_000;
+
+/// Why a client session could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The private socket folder or the socket could not be made.
+    #[error("cannot listen for the client's relay at {path}: {source}")]
+    Listen { path: PathBuf, source: std::io::Error },
+    /// The client command could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
+
+/// Why an awaited message from the client did not come.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientWaitError {
+    /// Nothing arrived in time.
+    #[error("nothing within {0:?}")]
+    Timeout(Duration),
+    /// The relay never connected (the client did not start its server).
+    #[error("the client did not start the server command within {0:?}{1}")]
+    NotConnected(Duration, String),
+    /// The client closed the server's stdin (or exited).
+    #[error("the client closed the server's stdin{0}")]
+    Closed(String),
+    /// A message to the client could not be written.
+    #[error("cannot write to the client: {0}")]
+    Send(String),
+}
+
+/// What the scenario server is told to do differently from the reference server.
+#[derive(Debug, Clone, Default)]
+pub struct ServerScript {
+    /// Answer `initialize` with this `protocolVersion` instead of the negotiated one.
+    pub protocol_version: Option<String>,
+}
+
+/// The server side of one session with a client under test.
+pub struct ClientSession {
+    client: ChildTransport,
+    socket_dir: PathBuf,
+    listener: Option<UnixListener>,
+    reader: Option<OwnedReadHalf>,
+    writer: Option<OwnedWriteHalf>,
+    decoder: LineDecoder,
+    queued: VecDeque<Inspection>,
+    eof: bool,
+    recorder: WireRecorder,
+    server: ReferenceServer,
+    /// What the scenario server does differently from the reference server.
+    pub script: ServerScript,
+    own_requests: HashSet<RequestId>,
+    next_id: u64,
+    options: ChildOptions,
+    /// Every message value the client sent, in order (bounded).
+    pub received: Vec<Value>,
+    shutdown: Option<ShutdownReport>,
+}
+
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh private folder (mode 0700) for one session's socket.
+fn private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("mcpspec-{}-{n}-{nanos:x}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+impl ClientSession {
+    /// Listens on a private socket and starts the client command with the conformance
+    /// environment. `relay` is the program and leading arguments of the relay (`mcpspec peer`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        command: &CommandSpec,
+        relay: &[String],
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+        scenario: &str,
+        context: &Value,
+        script: ServerScript,
+    ) -> Result<ClientSession, StartError> {
+        let socket_dir =
+            private_dir().map_err(|source| StartError::Listen { path: std::env::temp_dir(), source })?;
+        let socket = socket_dir.join("s");
+        let listener = match UnixListener::bind(&socket) {
+            Ok(l) => l,
+            Err(source) => {
+                let _ = std::fs::remove_dir_all(&socket_dir);
+                return Err(StartError::Listen { path: socket, source });
+            }
+        };
+        let mut argv: Vec<String> = relay.to_vec();
+        argv.extend(["--connect".to_owned(), socket.display().to_string()]);
+        let mut spec = command.clone();
+        let env = [
+            (SERVER_COMMAND_ENV, Value::from(argv).to_string()),
+            (SCENARIO_ENV, scenario.to_owned()),
+            (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
+            (CONTEXT_ENV, context.to_string()),
+        ];
+        spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        let client = match ChildTransport::spawn(&spec, options.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&socket_dir);
+                return Err(e.into());
+            }
+        };
+        let config = ServerConfig { supported: vec![revision], page_size: 2, ..ServerConfig::default() };
+        Ok(ClientSession {
+            client,
+            socket_dir,
+            listener: Some(listener),
+            reader: None,
+            writer: None,
+            decoder: LineDecoder::new(options.max_message_bytes),
+            queued: VecDeque::new(),
+            eof: false,
+            recorder: WireRecorder::new(revision, Direction::ClientToServer, schemas),
+            server: ReferenceServer::new(config),
+            script,
+            own_requests: HashSet::new(),
+            next_id: 1,
+            options,
+            received: Vec::new(),
+            shutdown: None,
+        })
+    }
+
+    pub fn recorder(&self) -> &WireRecorder {
+        &self.recorder
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.client.stderr_tail()
+    }
+
+    /// Whether the client has closed the server's stdin.
+    pub fn closed(&self) -> bool {
+        self.eof && self.queued.is_empty()
+    }
+
+    /// Waits at most `within` for the client's relay to connect.
+    pub async fn accept(&mut self, within: Duration) -> Result<(), ClientWaitError> {
+        if self.reader.is_some() {
+            return Ok(());
+        }
+        let Some(listener) = self.listener.take() else {
+            return Err(ClientWaitError::NotConnected(within, String::new()));
+        };
+        let client = &mut self.client;
+        let accepted = tokio::select! {
+            r = tokio::time::timeout(within, listener.accept()) => match r {
+                Ok(Ok((stream, _))) => Ok(stream),
+                Ok(Err(e)) => Err(format!(" (accept failed: {e})")),
+                Err(_) => Err(String::new()),
+            },
+            status = client.wait_exit(within) => match status {
+                Some(s) => Err(format!(" (the client {})", describe_status(s))),
+                None => Err(String::new()),
+            },
+        };
+        // One connection per session: nobody else may connect later.
+        drop(listener);
+        let _ = std::fs::remove_file(self.socket_dir.join("s"));
+        match accepted {
+            Ok(stream) => {
+                let stream: UnixStream = stream;
+                let (r, w) = stream.into_split();
+                self.reader = Some(r);
+                self.writer = Some(w);
+                Ok(())
+            }
+            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
+        }
+    }
+
+    /// The next message (one element of a batch) the client sent, recorded; waits at most
+    /// `within`.
+    pub async fn recv(&mut self, within: Duration) -> Result<Inspection, ClientWaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(i) = self.queued.pop_front() {
+                return Ok(i);
+            }
+            if self.eof {
+                return Err(ClientWaitError::Closed(self.exit_note().await));
+            }
+            let Some(reader) = self.reader.as_mut() else {
+                return Err(ClientWaitError::Closed(" (it never connected)".into()));
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut buf = [0u8; 16 * 1024];
+            let mut frames = Vec::new();
+            match tokio::time::timeout(left, reader.read(&mut buf)).await {
+                Err(_) => return Err(ClientWaitError::Timeout(within)),
+                Ok(Ok(0)) | Ok(Err(_)) => {
+                    self.eof = true;
+                    frames.extend(self.decoder.finish());
+                }
+                Ok(Ok(n)) => self.decoder.push(&buf[..n], &mut frames),
+            }
+            for frame in frames {
+                self.take(&frame);
+            }
+        }
+    }
+
+    fn take(&mut self, frame: &Frame) {
+        for i in self.recorder.record_frame(Direction::ClientToServer, frame) {
+            if let Some(v) = &i.value {
+                if self.received.len() < KEPT_MESSAGES {
+                    self.received.push(v.clone());
+                }
+            }
+            self.queued.push_back(i);
+        }
+    }
+
+    /// Sends a message to the client.
+    pub async fn send(&mut self, message: &Message) -> Result<(), ClientWaitError> {
+        self.send_value(&message.to_value()).await
+    }
+
+    pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
+        self.recorder.record_value(Direction::ServerToClient, value);
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(ClientWaitError::Send("the client is not connected".into()));
+        };
+        let bytes = mcpspec_reference::framing::encode(value);
+        let write = async {
+            writer.write_all(&bytes).await?;
+            writer.flush().await
+        };
+        match tokio::time::timeout(self.options.write_timeout, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(ClientWaitError::Send(e.to_string())),
+            Err(_) => Err(ClientWaitError::Send(format!(
+                "the client read nothing for {:?}",
+                self.options.write_timeout
+            ))),
+        }
+    }
+
+    /// Sends a request of the harness's own (ids `mcpspec-N`, never the reference server's).
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, ClientWaitError> {
+        let id = RequestId::from(format!("mcpspec-{}", self.next_id).as_str());
+        self.next_id += 1;
+        self.own_requests.insert(id.clone());
+        self.send(&Message::request(id.clone(), method, params)).await?;
+        Ok(id)
+    }
+
+    /// The scenario server's answer to a client message (the reference server's, as scripted),
+    /// sent to the client. Responses to the harness's own requests are dropped.
+    pub async fn serve(&mut self, inspection: &Inspection) -> Result<(), ClientWaitError> {
+        let Some(value) = &inspection.value else { return Ok(()) };
+        if let Some(Message::Response(r)) = &inspection.message {
+            if r.id.as_ref().is_some_and(|id| self.own_requests.contains(id)) {
+                return Ok(());
+            }
+        }
+        let is_initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
+        let mut out = self.server.on_value(value);
+        out.extend(self.server.poll(std::time::Instant::now()));
+        for mut answer in out {
+            if is_initialize && answer.get("id") == value.get("id") {
+                if let (Some(version), Some(result)) =
+                    (&self.script.protocol_version, answer.get_mut("result"))
+                {
+                    result["protocolVersion"] = Value::from(version.clone());
+                }
+            }
+            self.send_value(&answer).await?;
+        }
+        Ok(())
+    }
+
+    /// Reads and serves client messages until `want` matches one (returned, not served) or
+    /// `within` passes.
+    pub async fn wait_for(
+        &mut self,
+        within: Duration,
+        mut want: impl FnMut(&Inspection) -> bool,
+    ) -> Result<Inspection, ClientWaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let i = self.recv(left).await.map_err(|e| match e {
+                ClientWaitError::Timeout(_) => ClientWaitError::Timeout(within),
+                other => other,
+            })?;
+            if want(&i) {
+                return Ok(i);
+            }
+            self.serve(&i).await?;
+        }
+    }
+
+    /// Serves the client until it closes the server's stdin; `Ok` when it did within `within`.
+    pub async fn serve_until_closed(&mut self, within: Duration) -> Result<(), ClientWaitError> {
+        match self.wait_for(within, |_| false).await {
+            Err(ClientWaitError::Closed(_)) => Ok(()),
+            Err(e) => Err(e),
+            Ok(_) => unreachable!("the predicate matches nothing"),
+        }
+    }
+
+    /// How the client ended, if it has (waiting briefly).
+    pub async fn exit_note(&mut self) -> String {
+        match self.client.wait_exit(Duration::from_millis(200)).await {
+            Some(status) => format!(" (the client {})", describe_status(status)),
+            None => String::new(),
+        }
+    }
+
+    /// Ends the session: closes the connection (the relay then exits), waits briefly for the
+    /// client to exit on its own, then ends its process group (stdin closed, SIGTERM, SIGKILL).
+    /// Idempotent.
+    pub async fn shutdown(&mut self) -> ShutdownReport {
+        if let Some(r) = &self.shutdown {
+            return r.clone();
+        }
+        self.listener = None;
+        self.reader = None;
+        self.writer = None;
+        let _ = self.client.wait_exit(self.options.shutdown_grace.min(Duration::from_millis(500))).await;
+        let report = self.client.shutdown().await;
+        let _ = std::fs::remove_dir_all(&self.socket_dir);
+        self.shutdown = Some(report.clone());
+        report
+    }
+}
+
+impl Drop for ClientSession {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.socket_dir);
+    }
+}
+
+/// The relay (`mcpspec peer --connect SOCKET`): bridges this process's stdin and stdout to the
+/// harness's socket. End of file on stdin is passed on (the harness sees the client close the
+/// server's stdin); the relay exits when the harness closes the connection.
+pub async fn relay<R, W>(
+    socket: &Path,
+    mut input: R,
+    mut output: W,
+    connect_within: Duration,
+) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let stream =
+        tokio::time::timeout(connect_within, UnixStream::connect(socket)).await.map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::TimedOut, "the harness did not accept in time")
+        })??;
+    let (mut from_harness, mut to_harness) = stream.into_split();
+    let up = async {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = input.read(&mut buf).await?;
+            if n == 0 {
+                to_harness.shutdown().await?;
+                // Stay until the harness closes the connection.
+                return std::future::pending::<std::io::Result<()>>().await;
+            }
+            to_harness.write_all(&buf[..n]).await?;
+        }
+    };
+    let down = async {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = from_harness.read(&mut buf).await?;
+            if n == 0 {
+                return Ok::<(), std::io::Error>(());
+            }
+            output.write_all(&buf[..n]).await?;
+            output.flush().await?;
+        }
+    };
+    tokio::select! {
+        r = up => r,
+        r = down => r,
+    }
+}

@@ -1,0 +1,380 @@
+//! The reference MCP client: a sans-IO state machine ([`ReferenceClient`]) that initializes
+//! (offering its latest revision, accepting a counter-offer it supports, disconnecting
+//! otherwise), confirms with `notifications/initialized`, lists the tools page by page (each
+//! `nextCursor` sent back unchanged), calls one, and is then done; requests from the server are
+//! answered by the [`ClientPersona`] per the capabilities it declared. [`run_stdio`] drives it
+//! against a server process. [`ClientFault`]s inject deliberate defects for mcpspec's own tests.
+
+use crate::persona::ClientPersona;
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
+use mcpspec_reference::wire::{Message, Outcome, RequestId};
+use mcpspec_reference::Revision;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// A deliberate defect of the reference client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientFault {
+    /// Never sends `notifications/initialized`.
+    SkipInitialized,
+    /// Uses id 1 for every request.
+    ReuseIds,
+    /// Sends `tools/list` before `initialize`.
+    RequestBeforeInitialize,
+    /// Sends a ping with a null id after `notifications/initialized`.
+    NullId,
+    /// Sends `notifications/initialized` right after `initialize`, before its answer.
+    EarlyInitialized,
+    /// Does not answer the server's requests.
+    IgnoreRequests,
+    /// Carries on at a revision it does not support.
+    AcceptAnyVersion,
+    /// Offers its oldest revision instead of its latest.
+    OfferOldest,
+    /// Never closes the server's stdin (and never exits on its own).
+    NoShutdown,
+    /// Exits at once, without starting the server.
+    ExitEarly,
+}
+
+impl ClientFault {
+    pub const ALL: [ClientFault; 10] = [
+        ClientFault::SkipInitialized,
+        ClientFault::ReuseIds,
+        ClientFault::RequestBeforeInitialize,
+        ClientFault::NullId,
+        ClientFault::EarlyInitialized,
+        ClientFault::IgnoreRequests,
+        ClientFault::AcceptAnyVersion,
+        ClientFault::OfferOldest,
+        ClientFault::NoShutdown,
+        ClientFault::ExitEarly,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientFault::SkipInitialized => "skip-initialized",
+            ClientFault::ReuseIds => "reuse-ids",
+            ClientFault::RequestBeforeInitialize => "request-before-initialize",
+            ClientFault::NullId => "null-id",
+            ClientFault::EarlyInitialized => "early-initialized",
+            ClientFault::IgnoreRequests => "ignore-requests",
+            ClientFault::AcceptAnyVersion => "accept-any-version",
+            ClientFault::OfferOldest => "offer-oldest",
+            ClientFault::NoShutdown => "no-shutdown",
+            ClientFault::ExitEarly => "exit-early",
+        }
+    }
+}
+
+impl std::str::FromStr for ClientFault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ClientFault::ALL.iter().copied().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<_> = ClientFault::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown client fault {s:?} (known: {})", names.join(", "))
+        })
+    }
+}
+
+/// Where the client is in its session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// `initialize` sent, its answer awaited.
+    Initializing,
+    /// Listing tools.
+    Listing,
+    /// A tool call awaits its answer.
+    Calling,
+    /// Finished: the driver closes the server's stdin.
+    Done,
+    /// Disconnected because the server could not be used (the reason).
+    Gave(String),
+}
+
+/// The reference client's logic, without I/O.
+#[derive(Debug)]
+pub struct ReferenceClient {
+    supported: Vec<Revision>,
+    fault: Option<ClientFault>,
+    persona: ClientPersona,
+    phase: Phase,
+    next_id: i64,
+    outstanding: HashMap<RequestId, &'static str>,
+    tools: Vec<Value>,
+    /// The revision negotiated.
+    pub revision: Option<Revision>,
+}
+
+impl ReferenceClient {
+    /// A client speaking `supported` (every legacy revision when empty).
+    pub fn new(supported: Vec<Revision>, fault: Option<ClientFault>) -> Self {
+        let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
+        ReferenceClient {
+            supported,
+            fault,
+            persona: ClientPersona::new(json!({ "roots": { "listChanged": true }, "sampling": {} })),
+            phase: Phase::Initializing,
+            next_id: 1,
+            outstanding: HashMap::new(),
+            tools: Vec::new(),
+            revision: None,
+        }
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// Whether the client has finished (done, or gave up).
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Done | Phase::Gave(_))
+    }
+
+    fn request(&mut self, method: &'static str, params: Option<Value>) -> Value {
+        let id = RequestId::from(self.next_id);
+        if self.fault != Some(ClientFault::ReuseIds) {
+            self.next_id += 1;
+        }
+        self.outstanding.insert(id.clone(), method);
+        Message::request(id, method, params).to_value()
+    }
+
+    /// The first messages: `initialize` (offering the latest supported revision).
+    pub fn start(&mut self) -> Vec<Value> {
+        let mut out = Vec::new();
+        if self.fault == Some(ClientFault::RequestBeforeInitialize) {
+            out.push(self.request("tools/list", None));
+        }
+        let offer = match self.fault {
+            Some(ClientFault::OfferOldest) => self.supported.iter().min(),
+            _ => self.supported.iter().max(),
+        };
+        let offer = offer.copied().unwrap_or_else(Revision::latest_legacy);
+        let params = json!({
+            "protocolVersion": offer.as_str(),
+            "capabilities": self.persona.capabilities.clone(),
+            "clientInfo": { "name": "mcpspec-reference-client", "version": env!("CARGO_PKG_VERSION") },
+        });
+        out.push(self.request("initialize", Some(params)));
+        if self.fault == Some(ClientFault::EarlyInitialized) {
+            out.push(Message::notification("notifications/initialized", None).to_value());
+        }
+        out
+    }
+
+    /// What the client sends in answer to one message from the server.
+    pub fn on_message(&mut self, value: &Value) -> Vec<Value> {
+        let Ok(message) = Message::from_value(value) else { return Vec::new() };
+        match message {
+            Message::Request(r) => {
+                if self.fault == Some(ClientFault::IgnoreRequests) {
+                    return Vec::new();
+                }
+                vec![self.persona.answer(&r).to_value()]
+            }
+            Message::Notification(_) => Vec::new(),
+            Message::Response(r) => {
+                let Some(method) = r.id.as_ref().and_then(|id| self.outstanding.remove(id)) else {
+                    return Vec::new();
+                };
+                let result = match r.outcome {
+                    Outcome::Result(v) => v,
+                    Outcome::Error(e) => {
+                        self.phase = Phase::Gave(format!("{method} failed: {} {}", e.code, e.message));
+                        return Vec::new();
+                    }
+                };
+                match method {
+                    "initialize" => self.on_initialized(&result),
+                    "tools/list" if self.phase == Phase::Listing => self.on_tools(&result),
+                    "tools/call" => {
+                        self.phase = Phase::Done;
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                }
+            }
+        }
+    }
+
+    fn on_initialized(&mut self, result: &Value) -> Vec<Value> {
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        let revision = version.parse::<Revision>().ok().filter(|r| self.supported.contains(r));
+        let revision = match (revision, self.fault) {
+            (Some(r), _) => r,
+            (None, Some(ClientFault::AcceptAnyVersion)) => Revision::latest_legacy(),
+            (None, _) => {
+                // lifecycle.mdx: a client that does not support the server's version SHOULD
+                // disconnect.
+                self.phase = Phase::Gave(format!("the server counter-offered {version:?}, not supported"));
+                return Vec::new();
+            }
+        };
+        self.revision = Some(revision);
+        let mut out = Vec::new();
+        if !matches!(self.fault, Some(ClientFault::SkipInitialized | ClientFault::EarlyInitialized)) {
+            out.push(Message::notification("notifications/initialized", None).to_value());
+        }
+        if self.fault == Some(ClientFault::NullId) {
+            out.push(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
+        }
+        let has_tools = result.pointer("/capabilities/tools").is_some();
+        if has_tools {
+            self.phase = Phase::Listing;
+            out.push(self.request("tools/list", None));
+        } else {
+            self.phase = Phase::Done;
+        }
+        out
+    }
+
+    fn on_tools(&mut self, result: &Value) -> Vec<Value> {
+        let page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        self.tools.extend(page);
+        // pagination.mdx: the cursor is opaque; it goes back exactly as received.
+        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()) {
+            if self.tools.len() < 10_000 {
+                return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
+            }
+        }
+        // The first tool that needs no arguments.
+        let tool = self.tools.iter().find(|t| {
+            t.pointer("/inputSchema/required").and_then(Value::as_array).is_none_or(|r| r.is_empty())
+        });
+        match tool.and_then(|t| t.get("name")).cloned() {
+            Some(name) => {
+                self.phase = Phase::Calling;
+                vec![self.request("tools/call", Some(json!({ "name": name, "arguments": {} })))]
+            }
+            None => {
+                self.phase = Phase::Done;
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// Runs the reference client against the server `command`: initializes, lists, calls, then
+/// closes the server's stdin and waits for it to exit. Each wait is bounded by `timeout`.
+/// Returns why the session ended early, if it did.
+pub async fn run_stdio(
+    command: &CommandSpec,
+    supported: Vec<Revision>,
+    fault: Option<ClientFault>,
+    timeout: Duration,
+) -> Result<(), String> {
+    if fault == Some(ClientFault::ExitEarly) {
+        return Err("exit-early: the server was never started".into());
+    }
+    let options = ChildOptions { write_timeout: timeout, ..ChildOptions::default() };
+    let mut server = ChildTransport::spawn(command, options).map_err(|e| e.to_string())?;
+    let mut client = ReferenceClient::new(supported, fault);
+    let mut outcome = Ok(());
+    let mut out = client.start();
+    loop {
+        for value in out.drain(..) {
+            if let Err(e) = server.send(&value).await {
+                outcome = Err(format!("cannot write to the server: {e}"));
+            }
+        }
+        if outcome.is_err() || client.finished() {
+            break;
+        }
+        match server.recv(timeout).await {
+            Ok(frame) => {
+                if let mcpspec_reference::framing::FrameContent::Json { value, .. } = &frame.content {
+                    let values = match value {
+                        Value::Array(items) => items.clone(),
+                        other => vec![other.clone()],
+                    };
+                    for v in &values {
+                        out.extend(client.on_message(v));
+                    }
+                }
+            }
+            Err(RecvError::Timeout(t)) => {
+                outcome = Err(format!("the server sent nothing for {t:?} ({:?})", client.phase()));
+                break;
+            }
+            Err(RecvError::Closed) => {
+                outcome = Err(format!("the server closed its stdout ({:?})", client.phase()));
+                break;
+            }
+        }
+    }
+    if let Phase::Gave(why) = client.phase() {
+        outcome = Err(why.clone());
+    }
+    if fault == Some(ClientFault::NoShutdown) {
+        // Keep the server's stdin open and answer nothing more, until killed.
+        loop {
+            let _ = server.recv(Duration::from_secs(3600)).await;
+        }
+    }
+    // lifecycle.mdx (stdio shutdown): close the server's stdin, wait, then SIGTERM, SIGKILL.
+    server.shutdown().await;
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(id: i64, result: Value) -> Value {
+        json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    }
+
+    #[test]
+    fn initializes_lists_every_page_and_calls_a_tool() {
+        let mut c = ReferenceClient::new(vec![], None);
+        let init = c.start();
+        assert_eq!(init.len(), 1);
+        assert_eq!(init[0]["params"]["protocolVersion"], Revision::latest_legacy().as_str());
+        let out = c.on_message(&answer(
+            1,
+            json!({ "protocolVersion": "2024-11-05", "capabilities": { "tools": {} }, "serverInfo": {} }),
+        ));
+        assert_eq!(out[0]["method"], "notifications/initialized");
+        assert_eq!(out[1]["method"], "tools/list");
+        assert_eq!(c.revision, Some(Revision::V2024_11_05));
+        let out = c.on_message(&answer(2, json!({ "tools": [{ "name": "a", "inputSchema": { "type": "object", "required": ["x"] } }], "nextCursor": { "odd": [1] } })));
+        assert_eq!(out[0]["params"]["cursor"], json!({ "odd": [1] }), "the cursor goes back unchanged");
+        let out = c.on_message(&answer(
+            3,
+            json!({ "tools": [{ "name": "b", "inputSchema": { "type": "object" } }] }),
+        ));
+        assert_eq!(out[0]["method"], "tools/call");
+        assert_eq!(out[0]["params"]["name"], "b");
+        assert!(!c.finished());
+        c.on_message(&answer(4, json!({ "content": [] })));
+        assert_eq!(c.phase(), &Phase::Done);
+    }
+
+    #[test]
+    fn an_unsupported_counter_offer_ends_the_session() {
+        let mut c = ReferenceClient::new(vec![], None);
+        c.start();
+        let out = c.on_message(&answer(1, json!({ "protocolVersion": "1999-01-01", "capabilities": {} })));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+    }
+
+    #[test]
+    fn pings_are_answered_with_an_empty_result() {
+        let mut c = ReferenceClient::new(vec![], None);
+        c.start();
+        let out = c.on_message(&json!({ "jsonrpc": "2.0", "id": "p", "method": "ping" }));
+        assert_eq!(out, vec![json!({ "jsonrpc": "2.0", "id": "p", "result": {} })]);
+    }
+
+    #[test]
+    fn fault_names_round_trip() {
+        for f in ClientFault::ALL {
+            assert_eq!(f.name().parse::<ClientFault>(), Ok(f));
+        }
+    }
+}

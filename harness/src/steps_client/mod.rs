@@ -1,0 +1,425 @@
+//! The step vocabulary of the client scenarios and their cucumber `World`: mcpspec plays the
+//! server (the scenario server), the client under test connects to it through the relay. Steps
+//! are thin; the session logic lives in `mcpspec::client_session`. Kept in the binary crate,
+//! like the server steps (cucumber's step registration does not cross crates).
+
+use crate::runner::{RoleWorld, SessionEnd, SuiteContext, WorldState};
+use crate::steps::ScenarioMeta;
+use cucumber::{given, then, when};
+use mcpspec::checker::Inspection;
+use mcpspec::client_session::{ClientSession, ClientWaitError, ServerScript};
+use mcpspec::verdict::Check;
+use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
+use mcpspec_reference::Revision;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Stops a scenario (the failed check, skip or harness error is already recorded).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Halt(String);
+
+/// How long the harness watches for messages the client must not send (e.g. before the
+/// initialize response).
+const QUIET: Duration = Duration::from_millis(300);
+
+/// One client scenario in progress.
+#[derive(cucumber::World)]
+#[world(init = Self::new)]
+pub struct ClientWorld {
+    pub ctx: Option<Arc<SuiteContext>>,
+    pub revision: Revision,
+    pub meta: Option<ScenarioMeta>,
+    pub session: Option<ClientSession>,
+    /// The client's initialize request, held until a step answers it.
+    pub initialize: Option<Inspection>,
+    /// A request of the scenario server's awaiting the client's answer.
+    pub pending: Option<RequestId>,
+    pub checks: Vec<Check>,
+    pub halted: Option<String>,
+    pub error: Option<String>,
+    pub started: Instant,
+}
+
+impl std::fmt::Debug for ClientWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientWorld")
+            .field("revision", &self.revision)
+            .field("meta", &self.meta)
+            .field("checks", &self.checks.len())
+            .field("halted", &self.halted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RoleWorld for ClientWorld {
+    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
+        self.ctx = Some(ctx);
+        self.revision = revision;
+        self.meta = meta;
+        self.started = Instant::now();
+    }
+
+    fn take_state(&mut self) -> WorldState {
+        WorldState {
+            meta: self.meta.clone(),
+            checks: std::mem::take(&mut self.checks),
+            error: self.error.clone(),
+            halted: self.halted.is_some(),
+            skipped: None,
+            started: self.started,
+        }
+    }
+
+    async fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+    ) -> SessionEnd {
+        let mut end = SessionEnd::default();
+        if let Some(session) = self.session.as_mut() {
+            end.shutdown = Some(session.shutdown().await.describe());
+            checks.extend(session.recorder().checks());
+            if failing(checks) {
+                end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
+                end.transcript = Some(session.recorder().transcript().0.to_vec());
+            }
+        }
+        self.session = None;
+        end
+    }
+}
+
+impl ClientWorld {
+    fn new() -> Self {
+        ClientWorld {
+            ctx: None,
+            revision: Revision::latest_legacy(),
+            meta: None,
+            session: None,
+            initialize: None,
+            pending: None,
+            checks: Vec::new(),
+            halted: None,
+            error: None,
+            started: Instant::now(),
+        }
+    }
+
+    fn ctx(&self) -> Arc<SuiteContext> {
+        self.ctx.clone().expect("the before hook sets the suite context")
+    }
+
+    fn timeout(&self) -> Duration {
+        self.ctx().timeout
+    }
+
+    fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
+        let meta = self.meta.clone().expect("the before hook sets the scenario meta");
+        let spec = format!("{}/{}", self.revision.doc_root(), meta.doc);
+        self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
+    }
+
+    fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
+        let actual = actual.into();
+        self.check(false, expected, actual.clone());
+        self.halted = Some(actual.clone());
+        Halt(actual)
+    }
+
+    fn harness_error(&mut self, why: String) -> Halt {
+        self.error = Some(why.clone());
+        Halt(why)
+    }
+
+    fn session(&mut self) -> Result<&mut ClientSession, Halt> {
+        if self.session.is_none() {
+            return Err(self.harness_error("the scenario has no client (a Given step is missing)".into()));
+        }
+        Ok(self.session.as_mut().expect("checked above"))
+    }
+
+    /// Fails the scenario because the client did not do what was `expected`, with the last
+    /// line of its stderr when it went away.
+    fn lost(&mut self, expected: String, e: ClientWaitError) -> Halt {
+        let mut actual = e.to_string();
+        if !matches!(e, ClientWaitError::Timeout(_)) {
+            let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
+            if let Some(last) = stderr.trim().lines().last() {
+                actual.push_str(&format!("; last stderr line: {last}"));
+            }
+        }
+        self.fail(expected, actual)
+    }
+}
+
+/// The relay the client spawns as its server: this very executable, `peer`.
+fn relay() -> Result<Vec<String>, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
+    Ok(vec![me.display().to_string(), "peer".into()])
+}
+
+fn is_request(i: &Inspection, method: &str) -> bool {
+    matches!(&i.message, Some(Message::Request(r)) if r.method == method)
+}
+
+fn what(i: &Inspection) -> String {
+    match (&i.message, &i.value) {
+        (Some(Message::Request(r)), _) => format!("a {} request", r.method),
+        (Some(Message::Notification(n)), _) => format!("a {} notification", n.method),
+        (Some(Message::Response(_)), v) => format!("a response {}", describe(v.as_ref())),
+        (None, v) => format!("a malformed message {}", describe(v.as_ref())),
+    }
+}
+
+#[given("a client connected to the scenario server")]
+async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
+    let ctx = w.ctx();
+    let relay = relay().map_err(|e| w.harness_error(e))?;
+    let scenario = w.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let started = ClientSession::start(
+        &ctx.command,
+        &relay,
+        ctx.child.clone(),
+        w.revision,
+        ctx.schemas.clone(),
+        &scenario,
+        &json!({}),
+        ServerScript::default(),
+    );
+    let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
+    let accepted = session.accept(ctx.timeout).await;
+    w.session = Some(session);
+    accepted.map_err(|e| w.lost("the client starts the server command".into(), e))
+}
+
+#[then("the client's first message is an initialize request")]
+async fn first_message_is_initialize(w: &mut ClientWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    let first = w.session()?.recv(within).await;
+    match first {
+        Ok(i) if is_request(&i, "initialize") => {
+            let offered = i.value.as_ref().and_then(|v| v.pointer("/params/protocolVersion")).cloned();
+            w.check(
+                true,
+                "an initialize request first",
+                format!("initialize offering {}", describe(offered.as_ref())),
+            );
+            w.initialize = Some(i);
+            Ok(())
+        }
+        Ok(i) => {
+            let actual = what(&i);
+            Err(w.fail("an initialize request first", actual))
+        }
+        Err(e) => Err(w.lost("an initialize request first".into(), e)),
+    }
+}
+
+#[then("the client sends nothing but pings before the answer")]
+async fn nothing_but_pings(w: &mut ClientWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    let mut others = Vec::new();
+    let deadline = tokio::time::Instant::now() + QUIET;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match session.recv(left).await {
+            Ok(i) if is_request(&i, "ping") => {
+                let _ = session.serve(&i).await;
+            }
+            Ok(i) => others.push(what(&i)),
+            Err(_) => break,
+        }
+    }
+    let expected = "nothing but ping requests before the initialize response";
+    match others.is_empty() {
+        true => {
+            w.check(true, expected, format!("nothing else within {QUIET:?}"));
+            Ok(())
+        }
+        false => Err(w.fail(expected, others.join(", "))),
+    }
+}
+
+#[then("the client offers the latest protocol revision")]
+async fn offers_latest(w: &mut ClientWorld) -> Result<(), Halt> {
+    let offered = w
+        .initialize
+        .as_ref()
+        .and_then(|i| i.value.as_ref())
+        .and_then(|v| v.pointer("/params/protocolVersion"))
+        .cloned();
+    let latest = Revision::latest_legacy();
+    let ok = offered.as_ref().and_then(Value::as_str) == Some(latest.as_str());
+    w.check(
+        ok,
+        format!("the latest revision the client supports (the latest mcpspec knows: {latest})"),
+        format!("offered {}", describe(offered.as_ref())),
+    );
+    Ok(())
+}
+
+#[when("the scenario server answers it")]
+async fn server_answers(w: &mut ClientWorld) -> Result<(), Halt> {
+    answer_initialize(w, None).await
+}
+
+#[when(regex = r#"^the scenario server answers it with protocol version "([^"]*)"$"#)]
+async fn server_answers_with(w: &mut ClientWorld, version: String) -> Result<(), Halt> {
+    answer_initialize(w, Some(version)).await
+}
+
+async fn answer_initialize(w: &mut ClientWorld, version: Option<String>) -> Result<(), Halt> {
+    let Some(init) = w.initialize.take() else {
+        return Err(w.harness_error("no initialize request to answer (a Then step is missing)".into()));
+    };
+    let session = w.session()?;
+    session.script.protocol_version = version;
+    match session.serve(&init).await {
+        Ok(()) => Ok(()),
+        Err(e) => Err(w.lost("the client reads the initialize response".into(), e)),
+    }
+}
+
+#[then("the client sends notifications/initialized")]
+async fn sends_initialized(w: &mut ClientWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    let found = w
+        .session()?
+        .wait_for(within, |i| matches!(&i.message, Some(Message::Notification(n)) if n.method == "notifications/initialized"))
+        .await;
+    let expected = "notifications/initialized after the initialize response";
+    match found {
+        Ok(i) => {
+            let _ = w.session()?.serve(&i).await;
+            w.check(true, expected, "notifications/initialized");
+            Ok(())
+        }
+        Err(e) => Err(w.lost(expected.into(), e)),
+    }
+}
+
+#[when(regex = r#"^the scenario server sends a "([^"]+)" request$"#)]
+async fn server_sends_request(w: &mut ClientWorld, method: String) -> Result<(), Halt> {
+    let sent = w.session()?.send_request(&method, None).await;
+    match sent {
+        Ok(id) => {
+            w.pending = Some(id);
+            Ok(())
+        }
+        Err(e) => Err(w.lost(format!("the client reads the {method} request"), e)),
+    }
+}
+
+#[then(regex = r"^the client answers it with the result (.+)$")]
+async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<(), Halt> {
+    let want: Value = serde_json::from_str(expected.trim())
+        .map_err(|e| w.harness_error(format!("the step's JSON {expected:?} is invalid: {e}")))?;
+    let Some(id) = w.pending.take() else {
+        return Err(w.harness_error("no request awaits an answer (a When step is missing)".into()));
+    };
+    let within = w.timeout();
+    let answered = w
+        .session()?
+        .wait_for(within, |i| matches!(&i.message, Some(Message::Response(r)) if r.id.as_ref() == Some(&id)))
+        .await;
+    let expected = format!("a response to request {id} with the result {want} within {within:?}");
+    match answered {
+        Ok(Inspection { message: Some(Message::Response(r)), .. }) => match r.outcome {
+            Outcome::Result(v) => {
+                w.check(v == want, expected, format!("result {v}"));
+                Ok(())
+            }
+            Outcome::Error(e) => Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+        },
+        Ok(_) => unreachable!("the predicate matches responses only"),
+        Err(e) => Err(w.lost(expected, e)),
+    }
+}
+
+#[then("the client closes the server's stdin when it is done")]
+async fn closes_stdin(w: &mut ClientWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    let closed = w.session()?.serve_until_closed(within).await;
+    let expected = format!("the client closes the server's stdin within {within:?}");
+    match closed {
+        Ok(()) => {
+            w.check(true, expected, "the relay read end of file");
+            Ok(())
+        }
+        Err(ClientWaitError::Timeout(_)) => {
+            Err(w.fail(expected, format!("the connection was still open after {within:?}")))
+        }
+        Err(e) => Err(w.lost(expected, e)),
+    }
+}
+
+#[then("the client disconnects without sending another request")]
+async fn disconnects(w: &mut ClientWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    let session = w.session()?;
+    let deadline = tokio::time::Instant::now() + within;
+    let mut sent = Vec::new();
+    let outcome = loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match session.recv(left).await {
+            Ok(i) => {
+                if matches!(i.message, Some(Message::Request(_) | Message::Notification(_))) {
+                    sent.push(what(&i));
+                }
+                let _ = session.serve(&i).await;
+            }
+            Err(ClientWaitError::Closed(_)) => break Ok(()),
+            Err(ClientWaitError::Timeout(_)) => {
+                break Err(format!("the connection was still open after {within:?}"))
+            }
+            Err(e) => break Err(e.to_string()),
+        }
+    };
+    let expected = format!("the client closes the server's stdin within {within:?}, sending nothing more");
+    match (outcome, sent.is_empty()) {
+        (Ok(()), true) => {
+            w.check(true, expected, "it disconnected");
+            Ok(())
+        }
+        (Ok(()), false) => Err(w.fail(expected, format!("it sent {} before disconnecting", sent.join(", ")))),
+        (Err(mut actual), _) => {
+            if !sent.is_empty() {
+                actual.push_str(&format!("; it sent {}", sent.join(", ")));
+            }
+            Err(w.fail(expected, actual))
+        }
+    }
+}
+
+#[then("the client's request ids are unique and not null")]
+async fn ids_unique(w: &mut ClientWorld) -> Result<(), Halt> {
+    let received = w.session()?.received.clone();
+    let mut seen = Vec::new();
+    let mut problems = Vec::new();
+    let requests = received.iter().filter(|v| v.get("method").is_some() && v.get("id").is_some());
+    let mut n = 0;
+    for v in requests {
+        n += 1;
+        let id = &v["id"];
+        let method = v["method"].as_str().unwrap_or("?");
+        if id.is_null() {
+            problems.push(format!("{method} with a null id"));
+        } else if seen.contains(id) {
+            problems.push(format!("{method} reuses id {id}"));
+        } else {
+            seen.push(id.clone());
+        }
+    }
+    let expected = "every request id unique in the session and not null";
+    w.check(
+        problems.is_empty() && n > 0,
+        expected,
+        match problems.is_empty() {
+            true => format!("{n} request(s), all ids unique and non-null"),
+            false => problems.join("; "),
+        },
+    );
+    Ok(())
+}

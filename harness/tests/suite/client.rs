@@ -1,0 +1,175 @@
+//! The client suite: `mcpspec client` certifies the reference client at every legacy revision,
+//! catches each fault of the fault-injecting reference client (`mcpspec reference client
+//! --fault NAME`) with the check that names it, and ends uncooperative clients within the
+//! timeout, leaving no process behind.
+
+use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
+use std::time::Duration;
+
+/// `mcpspec client --timeout 2 --revision 2025-06-18 -- mcpspec reference client --fault F`.
+fn certify_faulty(fault: &str) -> Run {
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "2",
+        "--revision",
+        "2025-06-18",
+        "--",
+        MCPSPEC,
+        "reference",
+        "client",
+        "--fault",
+        fault,
+    ];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_no_leftovers(&run.marker);
+    run
+}
+
+/// The verdict of check `check` in scenario `scenario` (the worst, if it occurs more than once).
+fn verdicts(run: &Run, scenario: &str, check: &str) -> Vec<String> {
+    run.checks()
+        .into_iter()
+        .filter(|(s, _, c)| s == scenario && c["id"] == check)
+        .map(|(_, _, c)| c["verdict"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn assert_caught(fault: &str, scenario: &str, check: &str, verdict: &str) {
+    let run = certify_faulty(fault);
+    let seen = verdicts(&run, scenario, check);
+    assert!(
+        seen.iter().any(|v| v == verdict),
+        "--fault {fault}: expected {check} {verdict} in {scenario}, saw {seen:?}\n{}",
+        run.describe()
+    );
+    let expected_code = if verdict == "failed" { 1 } else { 0 };
+    assert_eq!(run.code, Some(expected_code), "{}", run.describe());
+}
+
+#[test]
+fn client_reference_passes_every_legacy_revision() {
+    let run = run(&["client", "-j", "8", "--timeout", "5"], true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("failed"), 0, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 0, "{}", run.describe());
+    let report = run.report.as_ref().unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    // 8 scenarios at each of the 4 legacy revisions.
+    assert_eq!(scenarios.len(), 32, "{}", run.describe());
+    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 8);
+    }
+    // The client's own messages were judged: envelope and schema, at the negotiated revision.
+    let checks = run.checks();
+    for id in ["jsonrpc/envelope", "schema/message-valid"] {
+        assert!(checks.iter().any(|(_, _, c)| c["id"] == id && c["verdict"] == "passed"), "no passed {id}");
+    }
+    assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn client_fault_skip_initialized() {
+    assert_caught(
+        "skip-initialized",
+        "client-lifecycle/initialized-after-response",
+        "client-lifecycle/initialized-after-response",
+        "failed",
+    );
+}
+
+#[test]
+fn client_fault_early_initialized() {
+    assert_caught(
+        "early-initialized",
+        "client-lifecycle/initialized-after-response",
+        "client-lifecycle/initialized-after-response",
+        "failed",
+    );
+}
+
+#[test]
+fn client_fault_reuse_ids() {
+    assert_caught("reuse-ids", "client-lifecycle/request-ids", "jsonrpc/request-id-unique", "failed");
+    assert_caught("reuse-ids", "client-lifecycle/request-ids", "client-lifecycle/request-ids", "failed");
+}
+
+#[test]
+fn client_fault_null_id() {
+    assert_caught("null-id", "client-lifecycle/request-ids", "jsonrpc/request-id-not-null", "failed");
+}
+
+#[test]
+fn client_fault_request_before_initialize() {
+    assert_caught(
+        "request-before-initialize",
+        "client-lifecycle/initialize-first",
+        "client-lifecycle/initialize-first",
+        "failed",
+    );
+}
+
+#[test]
+fn client_fault_ignore_requests() {
+    assert_caught("ignore-requests", "client-lifecycle/ping", "client-lifecycle/ping", "failed");
+}
+
+#[test]
+fn client_fault_accept_any_version() {
+    assert_caught(
+        "accept-any-version",
+        "client-version/counter-offer-unsupported",
+        "client-version/counter-offer-unsupported",
+        "warning",
+    );
+}
+
+#[test]
+fn client_fault_offer_oldest() {
+    assert_caught("offer-oldest", "client-version/offers-latest", "client-version/offers-latest", "warning");
+}
+
+#[test]
+fn client_fault_no_shutdown_is_bounded() {
+    let run = certify_faulty("no-shutdown");
+    let seen = verdicts(&run, "client-lifecycle/shutdown", "client-lifecycle/shutdown");
+    assert!(seen.contains(&"warning".to_owned()), "{seen:?}\n{}", run.describe());
+    assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
+}
+
+#[test]
+fn client_fault_exit_early_is_a_failure() {
+    let run = certify_faulty("exit-early");
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let checks = verdicts(&run, "client-lifecycle/initialize-first", "client-lifecycle/initialize-first");
+    assert_eq!(checks, ["failed"], "{}", run.describe());
+    assert!(run.stdout.contains("did not start the server command"), "{}", run.describe());
+}
+
+#[test]
+fn client_that_never_connects_ends_within_the_timeout() {
+    let args =
+        ["client", "-j", "8", "--timeout", "2", "--revision", "2025-11-25", "--", "sh", "-c", "sleep 60"];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    assert_eq!(run.summary("failed"), 5, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 3, "{}", run.describe());
+    assert!(
+        run.stdout.contains("the client did not start the server command within 2s"),
+        "{}",
+        run.describe()
+    );
+    // 8 scenarios, 8 at a time, 2 s each, plus the shutdown of each client.
+    assert!(run.elapsed < Duration::from_secs(15), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn client_that_cannot_start_is_an_error_of_the_run() {
+    let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_eq!(run.summary("errors"), 8, "{}", run.describe());
+}

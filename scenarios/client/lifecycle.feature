@@ -1,0 +1,42 @@
+Feature: Client lifecycle
+  mcpspec plays the server. The client starts the server command it is given, sends initialize
+  first, waits for the answer (sending nothing but pings meanwhile), confirms with
+  notifications/initialized, answers the server's pings, and on stdio ends the session by
+  closing the server's stdin.
+
+  @id:client-lifecycle/initialize-first @MUST @spec:basic/lifecycle.mdx#initialization
+  Scenario: initialize is the client's first message
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+
+  @id:client-lifecycle/initialized-after-response @MUST @spec:basic/lifecycle.mdx#initialization
+  Scenario: notifications/initialized follows the initialize response, and only pings precede it
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    And the client sends nothing but pings before the answer
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+
+  @id:client-lifecycle/request-ids @MUST @spec:basic/index.mdx#requests
+  Scenario: the client's request ids are unique in the session and never null
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    Then the client closes the server's stdin when it is done
+    And the client's request ids are unique and not null
+
+  @id:client-lifecycle/ping @MUST @spec:basic/utilities/ping.mdx
+  Scenario: the client answers the server's ping with an empty result
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "ping" request
+    Then the client answers it with the result {}
+
+  @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown
+  Scenario: the client ends the session by closing the server's stdin
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    Then the client closes the server's stdin when it is done
