@@ -256,17 +256,35 @@ impl Client<'_> {
         }
     }
 
-    /// The oldest batch line with an open request for every id a batch answer holds.
-    fn batch_line(&self, items: &[Value]) -> Option<u64> {
-        let ids: Vec<RequestId> =
-            items.iter().filter_map(|i| i.get("id").and_then(RequestId::from_value)).collect();
-        let open_at = |id: &RequestId, line: u64| {
-            self.sent.get(id).is_some_and(|rs| rs.iter().any(|r| !r.cancelled && r.line == line))
+    /// The batch line a batch answer answers: the line just handled if its open requests are
+    /// exactly the answer's ids (an immediate answer), else the oldest line with an open request
+    /// for each of them, counting repeats (a batch that waited for its slowest member).
+    fn batch_line(&self, items: &[Value], line: Option<u64>) -> Option<u64> {
+        let mut want: HashMap<RequestId, usize> = HashMap::new();
+        for id in items.iter().filter_map(|i| i.get("id").and_then(RequestId::from_value)) {
+            *want.entry(id).or_default() += 1;
+        }
+        let open_at = |line: u64| -> HashMap<RequestId, usize> {
+            let mut open = HashMap::new();
+            for (id, requests) in &self.sent {
+                let n = requests.iter().filter(|r| !r.cancelled && r.line == line).count();
+                if n > 0 {
+                    open.insert(id.clone(), n);
+                }
+            }
+            open
         };
+        if let Some(line) = line.filter(|l| open_at(*l) == want) {
+            return Some(line);
+        }
         let mut lines: Vec<u64> =
-            self.sent.get(ids.first()?)?.iter().filter(|r| !r.cancelled).map(|r| r.line).collect();
+            self.sent.values().flatten().filter(|r| !r.cancelled).map(|r| r.line).collect();
         lines.sort_unstable();
-        lines.into_iter().find(|line| ids.iter().all(|id| open_at(id, *line)))
+        lines.dedup();
+        lines.into_iter().find(|l| {
+            let open = open_at(*l);
+            want.iter().all(|(id, n)| open.get(id).is_some_and(|have| have >= n))
+        })
     }
 
     /// Judges what the server wrote after the client's line `line` (`None`: after time passed).
@@ -279,7 +297,7 @@ impl Client<'_> {
             self.checker.on_value(Direction::ServerToClient, answer);
             match answer {
                 Value::Array(items) if now.allows_batches() && !items.is_empty() => {
-                    let from = self.batch_line(items).or(line).unwrap_or(u64::MAX);
+                    let from = self.batch_line(items, line).or(line).unwrap_or(u64::MAX);
                     elements.extend(items.iter().map(|item| (item, from)));
                 }
                 Value::Array(_) => self.fail(format!("a batch answer in {now}: {answer}")),
@@ -559,6 +577,19 @@ mod tests {
         let bytes = std::fs::read(
             mcpspec_reference::props::corpus_dir(HERE, "server_session")
                 .join("crash-batch-completed-by-a-later-cancel"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a batch
+    /// answered at once was matched to an older batch still waiting, whose ids it shared.
+    /// Corpus: `fuzz/corpus/server_session/crash-batch-answered-at-once-beside-a-waiting-one`.
+    #[test]
+    fn a_batch_answered_at_once_answers_its_own_line() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-batch-answered-at-once-beside-a-waiting-one"),
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
