@@ -247,6 +247,9 @@ impl Client<'_> {
         self.checker.on_frame(Direction::ClientToServer, &frame.content);
         if let FrameContent::Json { value, .. } = &frame.content {
             let elements = match value {
+                // A batch outside 2025-03-26 (or before a session is open) is rejected whole
+                // with one error: nothing in it is a request, nor a cancel.
+                Value::Array(_) if !server.revision().is_some_and(Revision::allows_batches) => vec![],
                 Value::Array(items) => items.iter().collect(),
                 single => vec![single],
             };
@@ -593,6 +596,19 @@ mod tests {
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a cancel
+    /// inside a batch that 2025-06-18 rejects whole was taken as processed. Corpus:
+    /// `fuzz/corpus/server_session/crash-cancel-in-a-rejected-batch`.
+    #[test]
+    fn a_cancel_in_a_rejected_batch_cancels_nothing() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-cancel-in-a-rejected-batch"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
     }
 
     #[test]
