@@ -11,7 +11,7 @@ use crate::recorder::WireRecorder;
 use mcpspec_reference::framing::{Frame, LineDecoder};
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
-use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport};
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
 use mcpspec_reference::wire::{Message, RequestId};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
@@ -192,17 +192,33 @@ impl ClientSession {
         let Some(listener) = self.listener.take() else {
             return Err(ClientWaitError::NotConnected(within, String::new()));
         };
-        let client = &mut self.client;
-        let accepted = tokio::select! {
-            r = tokio::time::timeout(within, listener.accept()) => match r {
-                Ok(Ok((stream, _))) => Ok(stream),
-                Ok(Err(e)) => Err(format!(" (accept failed: {e})")),
-                Err(_) => Err(String::new()),
-            },
-            status = client.wait_exit(within) => match status {
+        let deadline = Instant::now() + within;
+        let mut stdout_open = true;
+        let accepted = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let accept = tokio::time::timeout(left, listener.accept());
+            let client = &mut self.client;
+            let status = if stdout_open {
+                tokio::select! {
+                    r = accept => break accepted(r),
+                    // What the client prints on its stdout is read (and dropped) meanwhile.
+                    r = client.recv(left) => {
+                        if matches!(r, Err(RecvError::Closed)) {
+                            stdout_open = false;
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                tokio::select! {
+                    r = accept => break accepted(r),
+                    status = client.wait_exit(left) => status,
+                }
+            };
+            break match status {
                 Some(s) => Err(format!(" (the client {})", describe_status(s))),
                 None => Err(String::new()),
-            },
+            };
         };
         // One connection per session: nobody else may connect later.
         drop(listener);
@@ -236,7 +252,14 @@ impl ClientSession {
             let left = deadline.saturating_duration_since(Instant::now());
             let mut buf = [0u8; 16 * 1024];
             let mut frames = Vec::new();
-            match tokio::time::timeout(left, reader.read(&mut buf)).await {
+            let client = &mut self.client;
+            let read = tokio::select! {
+                r = tokio::time::timeout(left, reader.read(&mut buf)) => r,
+                // The client's own stdout is not MCP traffic; read it so a chatty client never
+                // blocks on a full pipe.
+                Ok(_) = client.recv(left) => continue,
+            };
+            match read {
                 Err(_) => return Err(ClientWaitError::Timeout(within)),
                 Ok(Ok(0)) | Ok(Err(_)) => {
                     self.eof = true;
@@ -377,6 +400,17 @@ impl ClientSession {
         let _ = std::fs::remove_dir_all(&self.socket_dir);
         self.shutdown = Some(report.clone());
         report
+    }
+}
+
+/// What an accept with a timeout yielded: the connection, or a note on why none came.
+fn accepted(
+    r: Result<std::io::Result<(UnixStream, tokio::net::unix::SocketAddr)>, tokio::time::error::Elapsed>,
+) -> Result<UnixStream, String> {
+    match r {
+        Ok(Ok((stream, _))) => Ok(stream),
+        Ok(Err(e)) => Err(format!(" (accept failed: {e})")),
+        Err(_) => Err(String::new()),
     }
 }
 

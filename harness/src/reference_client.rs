@@ -37,10 +37,12 @@ pub enum ClientFault {
     NoShutdown,
     /// Exits at once, without starting the server.
     ExitEarly,
+    /// Starts the server and never sends anything.
+    Silent,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 10] = [
+    pub const ALL: [ClientFault; 11] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -51,6 +53,7 @@ impl ClientFault {
         ClientFault::OfferOldest,
         ClientFault::NoShutdown,
         ClientFault::ExitEarly,
+        ClientFault::Silent,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +68,7 @@ impl ClientFault {
             ClientFault::OfferOldest => "offer-oldest",
             ClientFault::NoShutdown => "no-shutdown",
             ClientFault::ExitEarly => "exit-early",
+            ClientFault::Silent => "silent",
         }
     }
 }
@@ -275,6 +279,9 @@ pub async fn run_stdio(
     let mut client = ReferenceClient::new(supported, fault);
     let mut outcome = Ok(());
     let mut out = client.start();
+    if fault == Some(ClientFault::Silent) {
+        out.clear();
+    }
     loop {
         for value in out.drain(..) {
             if let Err(e) = server.send(&value).await {
@@ -309,7 +316,7 @@ pub async fn run_stdio(
     if let Phase::Gave(why) = client.phase() {
         outcome = Err(why.clone());
     }
-    if fault == Some(ClientFault::NoShutdown) {
+    if matches!(fault, Some(ClientFault::NoShutdown | ClientFault::Silent)) {
         // Keep the server's stdin open and answer nothing more, until killed.
         loop {
             let _ = server.recv(Duration::from_secs(3600)).await;

@@ -481,9 +481,15 @@ mod tests {
 
     #[test]
     fn every_embedded_scenario_has_id_level_and_spec() {
-        let features = parse(&sources("server", None).unwrap()).unwrap();
+        for (role, at_least) in [("server", 10), ("client", 8)] {
+            every_scenario_of(role, at_least);
+        }
+    }
+
+    fn every_scenario_of(role: &str, at_least: usize) {
+        let features = parse(&sources(role, None).unwrap()).unwrap();
         let n: usize = features.iter().map(|f| f.scenarios.len()).sum();
-        assert!(n >= 10, "{n} scenarios");
+        assert!(n >= at_least, "{n} {role} scenarios");
         let mut ids: Vec<String> =
             features.iter().flat_map(|f| &f.scenarios).map(|s| meta_of(s).unwrap().id).collect();
         let total = ids.len();

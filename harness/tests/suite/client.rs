@@ -173,3 +173,39 @@ fn client_that_cannot_start_is_an_error_of_the_run() {
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.summary("errors"), 8, "{}", run.describe());
 }
+
+#[test]
+fn client_fault_silent_ends_within_the_timeout() {
+    let run = certify_faulty("silent");
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let checks = verdicts(&run, "client-lifecycle/initialize-first", "client-lifecycle/initialize-first");
+    assert_eq!(checks, ["failed"], "{}", run.describe());
+    assert!(run.stdout.contains("nothing within 2s"), "{}", run.describe());
+    assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
+}
+
+/// Regression: the client's own stdout (not MCP traffic) is read while mcpspec waits, so a
+/// client that prints more than the frame queue holds is not blocked on a full pipe.
+#[test]
+fn client_printing_on_its_stdout_is_not_blocked() {
+    // 3 MB in 3,000 lines: more than the pipe and the frame queue hold.
+    let script = "yes \"$(printf '%0999d' 0)\" | head -n 3000; exec \"$0\" reference client";
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "5",
+        "--revision",
+        "2025-11-25",
+        "--",
+        "sh",
+        "-c",
+        script,
+        MCPSPEC,
+    ];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("passed"), 8, "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
