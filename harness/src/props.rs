@@ -141,6 +141,9 @@ struct Sent {
     method: Option<String>,
     /// A `notifications/cancelled` for it was processed while it was unanswered.
     cancelled: bool,
+    /// The tool call the server is working on (the latest with its id while the id is in
+    /// flight): not answerable yet.
+    running: bool,
     /// The line it came in.
     line: u64,
 }
@@ -270,7 +273,7 @@ impl Client<'_> {
         let open_at = |line: u64| -> HashMap<RequestId, usize> {
             let mut open = HashMap::new();
             for (id, requests) in &self.sent {
-                let n = requests.iter().filter(|r| !r.cancelled && r.line == line).count();
+                let n = requests.iter().filter(|r| r.open() && r.line == line).count();
                 if n > 0 {
                     open.insert(id.clone(), n);
                 }
@@ -280,8 +283,7 @@ impl Client<'_> {
         if let Some(line) = line.filter(|l| open_at(*l) == want) {
             return Some(line);
         }
-        let mut lines: Vec<u64> =
-            self.sent.values().flatten().filter(|r| !r.cancelled).map(|r| r.line).collect();
+        let mut lines: Vec<u64> = self.sent.values().flatten().filter(|r| r.open()).map(|r| r.line).collect();
         lines.sort_unstable();
         lines.dedup();
         lines.into_iter().find(|l| {
@@ -292,6 +294,16 @@ impl Client<'_> {
 
     /// Judges what the server wrote after the client's line `line` (`None`: after time passed).
     fn check(&mut self, server: &ReferenceServer, out: &[Value], line: Option<u64>) {
+        for (id, requests) in self.sent.iter_mut() {
+            requests.iter_mut().for_each(|r| r.running = false);
+            if server.is_in_flight(id) {
+                let latest =
+                    requests.iter_mut().rev().find(|r| r.open() && r.method.as_deref() == Some("tools/call"));
+                if let Some(r) = latest {
+                    r.running = true;
+                }
+            }
+        }
         let now = server.revision().unwrap_or(self.revision);
         let Some(schema) = schemas().get(now) else { self.fail(format!("no schema for {now}")) };
         // Each batch answer answers one batch line (maybe an earlier one, completed now).
@@ -360,6 +372,12 @@ fn idless_error_where_schema_requires_id(element: &Value, verdict: &Validation) 
         })
 }
 
+impl Sent {
+    fn open(&self) -> bool {
+        !self.cancelled && !self.running
+    }
+}
+
 /// Records what the client sent: requests by id, and cancellations of tool calls `in_flight`
 /// says the server is still working on. (A cancel that reaches a request the server has finished is
 /// too late, even if its answer still waits in a 2025-03-26 batch for the batch's slowest
@@ -398,7 +416,7 @@ fn note_sent(
     }
     if let Some(id) = object.get("id").and_then(RequestId::from_value) {
         let method = parsed.ok().and_then(|m| m.method().map(str::to_owned));
-        sent.entry(id).or_default().push(Sent { method, cancelled: false, line });
+        sent.entry(id).or_default().push(Sent { method, cancelled: false, running: false, line });
     }
 }
 
@@ -415,12 +433,15 @@ fn answer_of(
     let requests = sent.get_mut(id).filter(|r| !r.is_empty()).ok_or_else(|| {
         format!("a response with id {id} ({}), which no unanswered request has", id.type_name())
     })?;
-    let open = |r: &Sent| !r.cancelled;
+    let open = Sent::open;
     let mut order: Vec<usize> =
         (0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line == line).collect();
     order.extend((0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line != line));
     let Some(&first) = order.first() else {
-        return Err(format!("a response to request {id} after its cancellation was processed"));
+        return Err(match requests.iter().any(|r| r.cancelled) {
+            true => format!("a response to request {id} after its cancellation was processed"),
+            false => format!("a response with id {id} while its only request is still in flight"),
+        });
     };
     let pick = order.iter().copied().find(|&i| fits(requests[i].method.as_deref())).unwrap_or(first);
     Ok(requests.remove(pick).method)
@@ -609,6 +630,19 @@ mod tests {
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a
+    /// waiting batch's error was matched to a tool call of the same id still running. Corpus:
+    /// `fuzz/corpus/server_session/crash-error-matched-to-a-running-tool-call`.
+    #[test]
+    fn a_running_tool_call_is_not_answered_by_another_requests_error() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-error-matched-to-a-running-tool-call"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
     }
 
     #[test]
