@@ -209,3 +209,19 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     assert_eq!(run.summary("passed"), 8, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
+
+/// A plain client on the official Python SDK (`harness/tests/iut/python_mcp_client.py`), run
+/// with the Python of `MCPSPEC_IUT_PYTHON` (set by `.ci/run`): no finding at any legacy
+/// revision. Run with `cargo test -- --ignored interop`.
+#[test]
+#[ignore = "needs the Python SDK that .ci/run installs"]
+fn interop_python_sdk_client() {
+    let server = std::env::var("MCPSPEC_IUT_PYTHON").expect("MCPSPEC_IUT_PYTHON is not set: .ci/run sets it");
+    let python = server.split_whitespace().next().expect("a python command").to_owned();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/python_mcp_client.py");
+    let args = ["client", "-j", "4", "--timeout", "10", "--", python.as_str(), script];
+    let run = run(&args, true, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("passed"), 32, "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}

@@ -1,0 +1,36 @@
+"""A plain MCP client written on the official Python SDK (PyPI package `mcp`, 2.x), used as a
+third-party client under test by mcpspec's client suite: it spawns the server named by
+MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), initializes, lists the tools page by page, calls
+the first tool that needs no arguments, and exits."""
+
+import asyncio
+import json
+import os
+
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+
+async def main() -> None:
+    argv = json.loads(os.environ["MCP_CONFORMANCE_SERVER_COMMAND"])
+    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = []
+            cursor = None
+            while True:
+                page_params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_tools(params=page_params)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            for tool in tools:
+                if not (tool.input_schema or {}).get("required"):
+                    await session.call_tool(tool.name, {})
+                    break
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
