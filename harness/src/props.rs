@@ -141,8 +141,8 @@ struct Sent {
     method: Option<String>,
     /// A `notifications/cancelled` for it was processed while it was unanswered.
     cancelled: bool,
-    /// The tool call the server is working on (the latest with its id while the id is in
-    /// flight): not answerable yet.
+    /// The tool call the server is working on (the oldest open one with its id while the id is
+    /// in flight; later ones with that id are refused): not answerable yet.
     running: bool,
     /// The line it came in.
     line: u64,
@@ -298,7 +298,7 @@ impl Client<'_> {
             requests.iter_mut().for_each(|r| r.running = false);
             if server.is_in_flight(id) {
                 let latest =
-                    requests.iter_mut().rev().find(|r| r.open() && r.method.as_deref() == Some("tools/call"));
+                    requests.iter_mut().find(|r| r.open() && r.method.as_deref() == Some("tools/call"));
                 if let Some(r) = latest {
                     r.running = true;
                 }
@@ -393,17 +393,16 @@ fn note_sent(
     if method == Some("notifications/cancelled") && !object.contains_key("id") {
         let target = object.get("params").and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
         let Some(target) = target.filter(|t| in_flight(t)) else { return };
-        // The server works on one request per id at a time, and only tool calls take time: the
-        // cancel reaches the latest tool call with that id sent before this line (a request
-        // earlier in the same batch may be answered before the cancel is read; `initialize`,
-        // which the client MUST NOT cancel, is never a tool call).
-        let latest = sent
+        // The server works on one request per id at a time (refusing others with that id), and
+        // only tool calls take time: the cancel reaches the oldest open tool call with that id
+        // (a request earlier in the same batch may be answered before the cancel is read;
+        // `initialize`, which the client MUST NOT cancel, is never a tool call).
+        let running = sent
             .get_mut(&target)
             .into_iter()
             .flatten()
-            .rev()
             .find(|r| !r.cancelled && r.line < line && r.method.as_deref() == Some("tools/call"));
-        if let Some(request) = latest {
+        if let Some(request) = running {
             request.cancelled = true;
         }
         return;
@@ -437,6 +436,10 @@ fn answer_of(
     let mut order: Vec<usize> =
         (0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line == line).collect();
     order.extend((0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line != line));
+    if line == u64::MAX {
+        // Written as time passed, not after a line: only tool calls take time to answer.
+        order.sort_by_key(|&i| requests[i].method.as_deref() != Some("tools/call"));
+    }
     let Some(&first) = order.first() else {
         return Err(match requests.iter().any(|r| r.cancelled) {
             true => format!("a response to request {id} after its cancellation was processed"),
@@ -640,6 +643,21 @@ mod tests {
         let bytes = std::fs::read(
             mcpspec_reference::props::corpus_dir(HERE, "server_session")
                 .join("crash-error-matched-to-a-running-tool-call"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a slow
+    /// tool's result, written as time passed, was matched to a ping of the same id waiting in a
+    /// batch (an empty result fits any), and a later tool call with that id, refused as in
+    /// progress, was taken for the one running. Corpus:
+    /// `fuzz/corpus/server_session/crash-tool-result-matched-to-a-waiting-ping`.
+    #[test]
+    fn a_result_written_as_time_passes_answers_a_tool_call() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-tool-result-matched-to-a-waiting-ping"),
         )
         .unwrap();
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
