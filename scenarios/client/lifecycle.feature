@@ -34,6 +34,17 @@ Feature: Client lifecycle
     When the scenario server sends a "ping" request
     Then the client answers it with the result {}
 
+  @id:client-lifecycle/ping-while-waiting @MUST @spec:basic/utilities/ping.mdx
+  Scenario: the client answers a ping while it waits for the answer to its own request
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    And the client sends a "tools/list" request
+    And the scenario server sends a "ping" request
+    Then the client answers it with the result {}
+    When the scenario server answers it
+    Then the client closes the server's stdin when it is done
+
   @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown
   Scenario: the client ends the session by closing the server's stdin
     Given a client connected to the scenario server

@@ -32,12 +32,14 @@ pub struct ClientWorld {
     pub revision: Revision,
     pub meta: Option<ScenarioMeta>,
     pub session: Option<ClientSession>,
-    /// The client's initialize request, held until a step answers it.
-    pub initialize: Option<Inspection>,
+    /// A request of the client's (initialize, …) held unanswered until a step answers it.
+    pub held: Option<Inspection>,
     /// A request of the scenario server's awaiting the client's answer.
     pub pending: Option<RequestId>,
     pub checks: Vec<Check>,
     pub halted: Option<String>,
+    /// Set when the client did not do what the scenario needs to apply (it is then skipped).
+    pub skipped: Option<String>,
     pub error: Option<String>,
     pub started: Instant,
 }
@@ -67,7 +69,7 @@ impl RoleWorld for ClientWorld {
             checks: std::mem::take(&mut self.checks),
             error: self.error.clone(),
             halted: self.halted.is_some(),
-            skipped: None,
+            skipped: self.skipped.clone(),
             started: self.started,
         }
     }
@@ -98,7 +100,8 @@ impl ClientWorld {
             revision: Revision::latest_legacy(),
             meta: None,
             session: None,
-            initialize: None,
+            held: None,
+            skipped: None,
             pending: None,
             checks: Vec::new(),
             halted: None,
@@ -126,6 +129,12 @@ impl ClientWorld {
         self.check(false, expected, actual.clone());
         self.halted = Some(actual.clone());
         Halt(actual)
+    }
+
+    /// The scenario does not apply to this client.
+    fn skip(&mut self, why: String) -> Halt {
+        self.skipped = Some(why.clone());
+        Halt(why)
     }
 
     fn harness_error(&mut self, why: String) -> Halt {
@@ -206,7 +215,7 @@ async fn first_message_is_initialize(w: &mut ClientWorld) -> Result<(), Halt> {
                 "an initialize request first",
                 format!("initialize offering {}", describe(offered.as_ref())),
             );
-            w.initialize = Some(i);
+            w.held = Some(i);
             Ok(())
         }
         Ok(i) => {
@@ -245,7 +254,7 @@ async fn nothing_but_pings(w: &mut ClientWorld) -> Result<(), Halt> {
 #[then("the client offers the latest protocol revision")]
 async fn offers_latest(w: &mut ClientWorld) -> Result<(), Halt> {
     let offered = w
-        .initialize
+        .held
         .as_ref()
         .and_then(|i| i.value.as_ref())
         .and_then(|v| v.pointer("/params/protocolVersion"))
@@ -262,23 +271,23 @@ async fn offers_latest(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[when("the scenario server answers it")]
 async fn server_answers(w: &mut ClientWorld) -> Result<(), Halt> {
-    answer_initialize(w, None).await
+    answer_held(w, None).await
 }
 
 #[when(regex = r#"^the scenario server answers it with protocol version "([^"]*)"$"#)]
 async fn server_answers_with(w: &mut ClientWorld, version: String) -> Result<(), Halt> {
-    answer_initialize(w, Some(version)).await
+    answer_held(w, Some(version)).await
 }
 
-async fn answer_initialize(w: &mut ClientWorld, version: Option<String>) -> Result<(), Halt> {
-    let Some(init) = w.initialize.take() else {
-        return Err(w.harness_error("no initialize request to answer (a Then step is missing)".into()));
+async fn answer_held(w: &mut ClientWorld, version: Option<String>) -> Result<(), Halt> {
+    let Some(init) = w.held.take() else {
+        return Err(w.harness_error("no request of the client's to answer (a step is missing)".into()));
     };
     let session = w.session()?;
     session.script.protocol_version = version;
     match session.serve(&init).await {
         Ok(()) => Ok(()),
-        Err(e) => Err(w.lost("the client reads the initialize response".into(), e)),
+        Err(e) => Err(w.lost("the client reads the answer to its request".into(), e)),
     }
 }
 
@@ -422,4 +431,18 @@ async fn ids_unique(w: &mut ClientWorld) -> Result<(), Halt> {
         },
     );
     Ok(())
+}
+
+#[when(regex = r#"^the client sends a "([^"]+)" request$"#)]
+async fn client_sends_request(w: &mut ClientWorld, method: String) -> Result<(), Halt> {
+    let within = w.timeout();
+    let found = w.session()?.wait_for(within, |i| is_request(i, &method)).await;
+    match found {
+        Ok(i) => {
+            w.held = Some(i);
+            Ok(())
+        }
+        // A client need not list anything: the scenario does not apply.
+        Err(e) => Err(w.skip(format!("the client sent no {method} request ({e})"))),
+    }
 }

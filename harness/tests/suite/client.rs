@@ -58,10 +58,10 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 8 scenarios at each of the 4 legacy revisions.
-    assert_eq!(scenarios.len(), 32, "{}", run.describe());
+    // 9 scenarios at each of the 4 legacy revisions.
+    assert_eq!(scenarios.len(), 36, "{}", run.describe());
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 8);
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 9);
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -151,19 +151,31 @@ fn client_fault_exit_early_is_a_failure() {
 
 #[test]
 fn client_that_never_connects_ends_within_the_timeout() {
-    let args =
-        ["client", "-j", "8", "--timeout", "2", "--revision", "2025-11-25", "--", "sh", "-c", "sleep 60"];
+    // The client also starts a child of its own, which must not outlive the run.
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "2",
+        "--revision",
+        "2025-11-25",
+        "--",
+        "sh",
+        "-c",
+        "sleep 60 & sleep 60",
+    ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    assert_eq!(run.summary("failed"), 5, "{}", run.describe());
+    assert_eq!(run.summary("failed"), 6, "{}", run.describe());
     assert_eq!(run.summary("warnings"), 3, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 8 scenarios, 8 at a time, 2 s each, plus the shutdown of each client.
-    assert!(run.elapsed < Duration::from_secs(15), "{}", run.describe());
+    // 9 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -171,7 +183,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 8, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 9, "{}", run.describe());
 }
 
 #[test]
@@ -206,7 +218,7 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 8, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 9, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -222,6 +234,6 @@ fn interop_python_sdk_client() {
     let args = ["client", "-j", "4", "--timeout", "10", "--", python.as_str(), script];
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 32, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 36, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
