@@ -332,7 +332,18 @@ impl Client<'_> {
                     Some(id) => match answer_of(
                         id,
                         from,
-                        |method| schema.validate(Direction::ServerToClient, element, method).is_valid(),
+                        |method| {
+                            // 2: valid as the answer to `method`, whose result is not just any
+                            // object; 1: valid, but so is an empty result (ping); 0: invalid.
+                            let empty = serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}});
+                            let valid =
+                                |v: &Value| schema.validate(Direction::ServerToClient, v, method).is_valid();
+                            match (valid(element), valid(&empty)) {
+                                (false, _) => 0,
+                                (true, true) => 1,
+                                (true, false) => 2,
+                            }
+                        },
                         &mut self.sent,
                     ) {
                         Ok(method) => method,
@@ -422,11 +433,12 @@ fn note_sent(
 /// Takes the unanswered, uncancelled request with this id (same JSON type) that this response
 /// answers; returns its method, or says why the response answers nothing. Ids may repeat, so
 /// among the candidates (those of `line`, the line just handled, first; then the oldest) it takes
-/// the first whose method the response `fits` (is schema-valid as the answer to), else the first.
+/// the one whose method the response `fits` best (a score: 0 when not schema-valid as its
+/// answer), the earliest among equals.
 fn answer_of(
     id: &RequestId,
     line: u64,
-    fits: impl Fn(Option<&str>) -> bool,
+    fits: impl Fn(Option<&str>) -> u8,
     sent: &mut HashMap<RequestId, Vec<Sent>>,
 ) -> Result<Option<String>, String> {
     let requests = sent.get_mut(id).filter(|r| !r.is_empty()).ok_or_else(|| {
@@ -446,7 +458,9 @@ fn answer_of(
             false => format!("a response with id {id} while its only request is still in flight"),
         });
     };
-    let pick = order.iter().copied().find(|&i| fits(requests[i].method.as_deref())).unwrap_or(first);
+    let scores: Vec<u8> = order.iter().map(|&i| fits(requests[i].method.as_deref())).collect();
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let pick = order.iter().zip(&scores).find(|(_, s)| **s == best).map_or(first, |(i, _)| *i);
     Ok(requests.remove(pick).method)
 }
 
@@ -663,6 +677,20 @@ mod tests {
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
     }
 
+    /// Regression (found by the `server_session` fuzz target, a bug of this property): a tool
+    /// result was matched to a ping with the same id (an empty result accepts any object); a
+    /// result now prefers the request whose result it fits strictly. Corpus:
+    /// `fuzz/corpus/server_session/crash-tool-result-fits-a-ping-loosely`.
+    #[test]
+    fn a_result_prefers_the_request_it_fits_strictly() {
+        let bytes = std::fs::read(
+            mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join("crash-tool-result-fits-a-ping-loosely"),
+        )
+        .unwrap();
+        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+    }
+
     #[test]
     fn a_full_session_passes_at_every_revision() {
         server_session(&handshake(vec![
@@ -678,8 +706,8 @@ mod tests {
     fn an_answer_nobody_asked_for_is_caught() {
         let mut sent = HashMap::new();
         note_sent(&serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}), 1, |_| true, &mut sent);
-        assert_eq!(answer_of(&RequestId::from(1), 1, |_| true, &mut sent), Ok(Some("ping".to_owned())));
-        answer_of(&RequestId::from(1), 2, |_| true, &mut sent).unwrap();
+        assert_eq!(answer_of(&RequestId::from(1), 1, |_| 1, &mut sent), Ok(Some("ping".to_owned())));
+        answer_of(&RequestId::from(1), 2, |_| 1, &mut sent).unwrap();
     }
 
     #[test]
@@ -690,13 +718,13 @@ mod tests {
         note_sent(&call, 1, |_| true, &mut sent);
         note_sent(&cancel, 2, |_| false, &mut sent);
         assert_eq!(
-            answer_of(&RequestId::from("a"), 3, |_| true, &mut sent),
+            answer_of(&RequestId::from("a"), 3, |_| 1, &mut sent),
             Ok(Some("tools/call".to_owned())),
             "too late"
         );
         note_sent(&call, 4, |_| true, &mut sent);
         note_sent(&cancel, 5, |_| true, &mut sent);
-        let why = answer_of(&RequestId::from("a"), 2, |_| true, &mut sent).unwrap_err();
+        let why = answer_of(&RequestId::from("a"), 2, |_| 1, &mut sent).unwrap_err();
         assert!(why.contains("after its cancellation"), "{why}");
     }
 
