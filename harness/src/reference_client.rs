@@ -39,10 +39,15 @@ pub enum ClientFault {
     ExitEarly,
     /// Starts the server and never sends anything.
     Silent,
+    /// Lists a root whose URI is not a `file://` URI.
+    RootsNotFile,
+    /// Declares no capability (not a defect: a plainer client, for the scenarios about
+    /// undeclared capabilities).
+    DeclareNothing,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 11] = [
+    pub const ALL: [ClientFault; 13] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -54,6 +59,8 @@ impl ClientFault {
         ClientFault::NoShutdown,
         ClientFault::ExitEarly,
         ClientFault::Silent,
+        ClientFault::RootsNotFile,
+        ClientFault::DeclareNothing,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +76,8 @@ impl ClientFault {
             ClientFault::NoShutdown => "no-shutdown",
             ClientFault::ExitEarly => "exit-early",
             ClientFault::Silent => "silent",
+            ClientFault::RootsNotFile => "roots-not-file",
+            ClientFault::DeclareNothing => "declare-nothing",
         }
     }
 }
@@ -117,10 +126,14 @@ impl ReferenceClient {
     /// A client speaking `supported` (every legacy revision when empty).
     pub fn new(supported: Vec<Revision>, fault: Option<ClientFault>) -> Self {
         let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
+        let capabilities = match fault {
+            Some(ClientFault::DeclareNothing) => json!({}),
+            _ => json!({ "roots": { "listChanged": true }, "sampling": {} }),
+        };
         ReferenceClient {
             supported,
             fault,
-            persona: ClientPersona::new(json!({ "roots": { "listChanged": true }, "sampling": {} })),
+            persona: ClientPersona::new(capabilities),
             phase: Phase::Initializing,
             next_id: 1,
             outstanding: HashMap::new(),
@@ -178,7 +191,11 @@ impl ReferenceClient {
                 if self.fault == Some(ClientFault::IgnoreRequests) {
                     return Vec::new();
                 }
-                vec![self.persona.answer(&r).to_value()]
+                let mut answer = self.persona.answer(&r).to_value();
+                if self.fault == Some(ClientFault::RootsNotFile) && r.method == "roots/list" {
+                    answer["result"]["roots"] = json!([{ "uri": "https://example.com/project" }]);
+                }
+                vec![answer]
             }
             Message::Notification(_) => Vec::new(),
             Message::Response(r) => {

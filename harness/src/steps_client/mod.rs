@@ -34,6 +34,8 @@ pub struct ClientWorld {
     pub session: Option<ClientSession>,
     /// A request of the client's (initialize, …) held unanswered until a step answers it.
     pub held: Option<Inspection>,
+    /// The `capabilities` the client declared in `initialize`.
+    pub client_capabilities: Option<Value>,
     /// A request of the scenario server's awaiting the client's answer.
     pub pending: Option<RequestId>,
     pub checks: Vec<Check>,
@@ -101,6 +103,7 @@ impl ClientWorld {
             meta: None,
             session: None,
             held: None,
+            client_capabilities: None,
             skipped: None,
             pending: None,
             checks: Vec::new(),
@@ -210,6 +213,7 @@ async fn first_message_is_initialize(w: &mut ClientWorld) -> Result<(), Halt> {
     match first {
         Ok(i) if is_request(&i, "initialize") => {
             let offered = i.value.as_ref().and_then(|v| v.pointer("/params/protocolVersion")).cloned();
+            w.client_capabilities = i.value.as_ref().and_then(|v| v.pointer("/params/capabilities")).cloned();
             w.check(
                 true,
                 "an initialize request first",
@@ -321,10 +325,8 @@ async fn server_sends_request(w: &mut ClientWorld, method: String) -> Result<(),
     }
 }
 
-#[then(regex = r"^the client answers it with the result (.+)$")]
-async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<(), Halt> {
-    let want: Value = serde_json::from_str(expected.trim())
-        .map_err(|e| w.harness_error(format!("the step's JSON {expected:?} is invalid: {e}")))?;
+/// Waits for the client's answer to the scenario server's pending request.
+async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
     let Some(id) = w.pending.take() else {
         return Err(w.harness_error("no request awaits an answer (a When step is missing)".into()));
     };
@@ -333,17 +335,71 @@ async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<()
         .session()?
         .wait_for(within, |i| matches!(&i.message, Some(Message::Response(r)) if r.id.as_ref() == Some(&id)))
         .await;
-    let expected = format!("a response to request {id} with the result {want} within {within:?}");
+    let expected = format!("a response to request {id} with {expected} within {within:?}");
     match answered {
-        Ok(Inspection { message: Some(Message::Response(r)), .. }) => match r.outcome {
-            Outcome::Result(v) => {
-                w.check(v == want, expected, format!("result {v}"));
-                Ok(())
-            }
-            Outcome::Error(e) => Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
-        },
+        Ok(Inspection { message: Some(Message::Response(r)), .. }) => Ok(r.outcome),
         Ok(_) => unreachable!("the predicate matches responses only"),
         Err(e) => Err(w.lost(expected, e)),
+    }
+}
+
+#[then(regex = r"^the client answers it with the result (.+)$")]
+async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<(), Halt> {
+    let want: Value = serde_json::from_str(expected.trim())
+        .map_err(|e| w.harness_error(format!("the step's JSON {expected:?} is invalid: {e}")))?;
+    let expected = format!("the result {want}");
+    match client_answer(w, &expected).await? {
+        Outcome::Result(v) => {
+            w.check(v == want, expected, format!("result {v}"));
+            Ok(())
+        }
+        Outcome::Error(e) => Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+    }
+}
+
+#[then(regex = r"^the client answers it with error (-?\d+)$")]
+async fn client_answers_with_error(w: &mut ClientWorld, code: i64) -> Result<(), Halt> {
+    let expected = format!("error {code}");
+    match client_answer(w, &expected).await? {
+        Outcome::Error(e) => {
+            w.check(e.code == code, expected, format!("error {}: {}", e.code, e.message));
+            Ok(())
+        }
+        Outcome::Result(v) => Err(w.fail(expected, format!("result {}", describe(Some(&v))))),
+    }
+}
+
+#[then("the client answers it with roots whose URIs are file:// URIs")]
+async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
+    let expected = "a result listing roots, each with a file:// URI";
+    let result = match client_answer(w, expected).await? {
+        Outcome::Result(v) => v,
+        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+    };
+    let Some(roots) = result.get("roots").and_then(Value::as_array) else {
+        return Err(w.fail(expected, format!("result {}", describe(Some(&result)))));
+    };
+    let bad: Vec<String> = roots
+        .iter()
+        .map(|r| r.get("uri"))
+        .filter(|u| !u.and_then(Value::as_str).is_some_and(|u| u.starts_with("file://")))
+        .map(|u| describe(u))
+        .collect();
+    let actual = match bad.is_empty() {
+        true => format!("{} root(s), all file:// URIs", roots.len()),
+        false => format!("root URIs that are not file:// URIs: {}", bad.join(", ")),
+    };
+    w.check(bad.is_empty(), expected, actual);
+    Ok(())
+}
+
+#[given(regex = r#"^the client (declared|did not declare) the "([^"]+)" capability$"#)]
+async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -> Result<(), Halt> {
+    let declared = w.client_capabilities.as_ref().is_some_and(|c| c.get(&capability).is_some());
+    match (how == "declared", declared) {
+        (true, false) => Err(w.skip(format!("the client did not declare the {capability} capability"))),
+        (false, true) => Err(w.skip(format!("the client declared the {capability} capability"))),
+        _ => Ok(()),
     }
 }
 

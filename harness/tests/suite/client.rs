@@ -58,10 +58,12 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 9 scenarios at each of the 4 legacy revisions.
-    assert_eq!(scenarios.len(), 36, "{}", run.describe());
+    // 11 scenarios at each of the 4 legacy revisions; the reference client declares roots, so
+    // client-roots/undeclared is skipped.
+    assert_eq!(run.summary("skipped"), 4, "{}", run.describe());
+    assert_eq!(scenarios.len(), 44, "{}", run.describe());
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 9);
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 11);
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -128,6 +130,16 @@ fn client_fault_accept_any_version() {
 }
 
 #[test]
+fn client_fault_roots_not_file() {
+    assert_caught("roots-not-file", "client-roots/list", "client-roots/list", "failed");
+}
+
+#[test]
+fn client_without_roots_answers_roots_list_with_method_not_found() {
+    assert_caught("declare-nothing", "client-roots/undeclared", "client-roots/undeclared", "passed");
+}
+
+#[test]
 fn client_fault_offer_oldest() {
     assert_caught("offer-oldest", "client-version/offers-latest", "client-version/offers-latest", "warning");
 }
@@ -167,14 +179,14 @@ fn client_that_never_connects_ends_within_the_timeout() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    assert_eq!(run.summary("failed"), 6, "{}", run.describe());
-    assert_eq!(run.summary("warnings"), 3, "{}", run.describe());
+    assert_eq!(run.summary("failed"), 7, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 9 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    // 11 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -183,7 +195,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 9, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 11, "{}", run.describe());
 }
 
 #[test]
@@ -218,13 +230,13 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 9, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 10, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
 /// A plain client on the official Python SDK (`harness/tests/iut/python_mcp_client.py`), run
-/// with the Python of `MCPSPEC_IUT_PYTHON` (set by `.ci/run`): no finding at any legacy
-/// revision. Run with `cargo test -- --ignored interop`.
+/// with the Python of `MCPSPEC_IUT_PYTHON` (set by `.ci/run`): one SHOULD finding, pinned
+/// below, at every legacy revision. Run with `cargo test -- --ignored interop`.
 #[test]
 #[ignore = "needs the Python SDK that .ci/run installs"]
 fn interop_python_sdk_client() {
@@ -235,5 +247,12 @@ fn interop_python_sdk_client() {
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("passed"), 36, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 4, "no roots capability: {}", run.describe());
+    // Finding (SHOULD, client/roots.mdx#error-handling): without the roots capability, the
+    // SDK answers roots/list with -32600 "List roots not supported", not -32601.
+    assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
+    let warned: Vec<_> =
+        run.checks().into_iter().filter(|(_, _, c)| c["verdict"] == "warning").map(|(s, ..)| s).collect();
+    assert!(warned.iter().all(|s| s == "client-roots/undeclared"), "{warned:?}");
     assert_no_leftovers(&run.marker);
 }
