@@ -256,3 +256,24 @@ fn interop_python_sdk_client() {
     assert!(warned.iter().all(|s| s == "client-roots/undeclared"), "{warned:?}");
     assert_no_leftovers(&run.marker);
 }
+
+/// A plain client on the official TypeScript SDK (`harness/tests/iut/ts_sdk_client.mjs`, stdio),
+/// with the SDK that `.ci/run` installs beside server-everything (`MCPSPEC_IUT_EVERYTHING`): no
+/// finding at any legacy revision; it declares no roots. Run with `cargo test -- --ignored interop`.
+#[test]
+#[ignore = "needs the TypeScript SDK that .ci/run installs"]
+fn interop_typescript_sdk_client() {
+    let everything =
+        std::env::var("MCPSPEC_IUT_EVERYTHING").expect("MCPSPEC_IUT_EVERYTHING is not set: .ci/run sets it");
+    let entry = everything.split_whitespace().last().expect("a script path").to_owned();
+    let modules = &entry[..entry.find("node_modules/").expect("installed under node_modules") + 13];
+    let sdk = format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_client.mjs");
+    let args = ["client", "-j", "4", "--timeout", "10", "--", "env", sdk.as_str(), "node", script];
+    let run = run(&args, true, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("passed"), 40, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 4, "no roots capability: {}", run.describe());
+    assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
