@@ -41,13 +41,15 @@ pub enum ClientFault {
     Silent,
     /// Lists a root whose URI is not a `file://` URI.
     RootsNotFile,
+    /// Answers sampling/createMessage with a result without `model`.
+    SamplingWithoutModel,
     /// Declares no capability (not a defect: a plainer client, for the scenarios about
     /// undeclared capabilities).
     DeclareNothing,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 13] = [
+    pub const ALL: [ClientFault; 14] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -60,6 +62,7 @@ impl ClientFault {
         ClientFault::ExitEarly,
         ClientFault::Silent,
         ClientFault::RootsNotFile,
+        ClientFault::SamplingWithoutModel,
         ClientFault::DeclareNothing,
     ];
 
@@ -77,6 +80,7 @@ impl ClientFault {
             ClientFault::ExitEarly => "exit-early",
             ClientFault::Silent => "silent",
             ClientFault::RootsNotFile => "roots-not-file",
+            ClientFault::SamplingWithoutModel => "sampling-without-model",
             ClientFault::DeclareNothing => "declare-nothing",
         }
     }
@@ -194,6 +198,11 @@ impl ReferenceClient {
                 let mut answer = self.persona.answer(&r).to_value();
                 if self.fault == Some(ClientFault::RootsNotFile) && r.method == "roots/list" {
                     answer["result"]["roots"] = json!([{ "uri": "https://example.com/project" }]);
+                }
+                if self.fault == Some(ClientFault::SamplingWithoutModel) {
+                    if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                        result.remove("model");
+                    }
                 }
                 vec![answer]
             }

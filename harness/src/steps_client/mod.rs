@@ -313,9 +313,20 @@ async fn sends_initialized(w: &mut ClientWorld) -> Result<(), Halt> {
     }
 }
 
-#[when(regex = r#"^the scenario server sends a "([^"]+)" request$"#)]
-async fn server_sends_request(w: &mut ClientWorld, method: String) -> Result<(), Halt> {
-    let sent = w.session()?.send_request(&method, None).await;
+#[when(regex = r#"^the scenario server sends a "([^"]+)" request(?: with the params)?$"#)]
+async fn server_sends_request(
+    w: &mut ClientWorld,
+    method: String,
+    step: &cucumber::gherkin::Step,
+) -> Result<(), Halt> {
+    let params = match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        None => None,
+        Some(d) => Some(
+            serde_json::from_str::<Value>(d)
+                .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}")))?,
+        ),
+    };
+    let sent = w.session()?.send_request(&method, params).await;
     match sent {
         Ok(id) => {
             w.pending = Some(id);
@@ -501,4 +512,24 @@ async fn client_sends_request(w: &mut ClientWorld, method: String) -> Result<(),
         // A client need not list anything: the scenario does not apply.
         Err(e) => Err(w.skip(format!("the client sent no {method} request ({e})"))),
     }
+}
+
+#[then("the client answers it with a sampled message, or error -1 (the user rejected it)")]
+async fn client_answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
+    let expected = "a result with role, content and model, or error -1";
+    match client_answer(w, expected).await? {
+        Outcome::Result(v) => {
+            let missing: Vec<&str> =
+                ["role", "content", "model"].into_iter().filter(|m| v.get(*m).is_none()).collect();
+            let actual = match missing.is_empty() {
+                true => format!("result {}", describe(Some(&v))),
+                false => format!("a result without {}", missing.join(", ")),
+            };
+            w.check(missing.is_empty(), expected, actual);
+        }
+        Outcome::Error(e) => {
+            w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message));
+        }
+    }
+    Ok(())
 }

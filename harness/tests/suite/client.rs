@@ -58,12 +58,12 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 11 scenarios at each of the 4 legacy revisions; the reference client declares roots, so
+    // 12 scenarios at each of the 4 legacy revisions; the reference client declares roots, so
     // client-roots/undeclared is skipped.
     assert_eq!(run.summary("skipped"), 4, "{}", run.describe());
-    assert_eq!(scenarios.len(), 44, "{}", run.describe());
+    assert_eq!(scenarios.len(), 48, "{}", run.describe());
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 11);
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 12);
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -140,6 +140,22 @@ fn client_without_roots_answers_roots_list_with_method_not_found() {
 }
 
 #[test]
+fn client_fault_sampling_without_model() {
+    assert_caught(
+        "sampling-without-model",
+        "client-sampling/create-message",
+        "client-sampling/create-message",
+        "failed",
+    );
+    assert_caught(
+        "sampling-without-model",
+        "client-sampling/create-message",
+        "schema/message-valid",
+        "failed",
+    );
+}
+
+#[test]
 fn client_fault_offer_oldest() {
     assert_caught("offer-oldest", "client-version/offers-latest", "client-version/offers-latest", "warning");
 }
@@ -179,14 +195,14 @@ fn client_that_never_connects_ends_within_the_timeout() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    assert_eq!(run.summary("failed"), 7, "{}", run.describe());
+    assert_eq!(run.summary("failed"), 8, "{}", run.describe());
     assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 11 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    // 12 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -195,7 +211,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 11, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 12, "{}", run.describe());
 }
 
 #[test]
@@ -230,7 +246,7 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 10, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 11, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -247,7 +263,7 @@ fn interop_python_sdk_client() {
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("passed"), 36, "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 4, "no roots capability: {}", run.describe());
+    assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
     // Finding (SHOULD, client/roots.mdx#error-handling): without the roots capability, the
     // SDK answers roots/list with -32600 "List roots not supported", not -32601.
     assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
@@ -259,7 +275,7 @@ fn interop_python_sdk_client() {
 
 /// A plain client on the official TypeScript SDK (`harness/tests/iut/ts_sdk_client.mjs`, stdio),
 /// with the SDK that `.ci/run` installs beside server-everything (`MCPSPEC_IUT_EVERYTHING`): no
-/// finding at any legacy revision; it declares no roots. Run with `cargo test -- --ignored interop`.
+/// finding at any legacy revision; it declares neither roots nor sampling. Run with `cargo test -- --ignored interop`.
 #[test]
 #[ignore = "needs the TypeScript SDK that .ci/run installs"]
 fn interop_typescript_sdk_client() {
@@ -273,7 +289,7 @@ fn interop_typescript_sdk_client() {
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("passed"), 40, "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 4, "no roots capability: {}", run.describe());
+    assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
     assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
