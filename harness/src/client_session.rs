@@ -143,6 +143,10 @@ impl ClientSession {
             (CONTEXT_ENV, context.to_string()),
         ];
         spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        // A client has nothing to finish once its server is gone: each shutdown stage (stdin
+        // closed, SIGTERM) waits at most half a second before the next.
+        let mut options = options;
+        options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
         let client = match ChildTransport::spawn(&spec, options.clone()) {
             Ok(c) => c,
             Err(e) => {
