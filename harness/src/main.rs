@@ -34,14 +34,14 @@ enum Command {
     /// Certify an MCP server that speaks stdio: `mcpspec server -- CMD [ARGS...]`.
     ///
     /// Without a command, certifies mcpspec's own reference server.
-    Server(ServerArgs),
+    Server(CertifyArgs),
     /// Certify an MCP client: `mcpspec client -- CMD [ARGS...]`.
     ///
     /// Per scenario, mcpspec plays the server and runs CMD with MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array: the argv of the server the client must spawn, a relay to mcpspec),
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and MCP_CONFORMANCE_CONTEXT.
     /// Without a command, certifies mcpspec's own reference client.
-    Client(ClientArgs),
+    Client(CertifyArgs),
     /// The relay a client under test spawns as its server: bridges stdin and stdout to mcpspec.
     Peer {
         /// The socket mcpspec listens on.
@@ -57,16 +57,17 @@ enum Command {
     },
 }
 
+/// The options of `mcpspec server` and `mcpspec client`: one certification, either role.
 #[derive(Args)]
-struct ServerArgs {
-    /// A revision to certify (repeatable). Default: every legacy revision the server accepts;
-    /// revisions it counter-offers are then reported as skipped.
+struct CertifyArgs {
+    /// A revision to certify (repeatable). Default: every legacy revision; a server that
+    /// counter-offers one gets it reported as skipped.
     #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
     revisions: Vec<Revision>,
     /// Write DIR/report.json.
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
-    /// Seconds to wait for each expected answer or exit.
+    /// Seconds to wait for each expected message, connection or exit.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
     timeout: f64,
     /// Validate messages with the schemas in DIR/<revision>/schema.json (e.g. the official ones)
@@ -79,38 +80,10 @@ struct ServerArgs {
     /// The longest line (one message) read from the implementation, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
-    /// Read the .feature files from DIR (or DIR/server) instead of the built-in ones.
+    /// Read the .feature files from DIR (or DIR/server, DIR/client) instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     scenarios: Option<PathBuf>,
-    /// The server's command line.
-    #[arg(last = true, value_name = "CMD")]
-    command: Vec<OsString>,
-}
-
-#[derive(Args)]
-struct ClientArgs {
-    /// A revision the scenario server speaks (repeatable). Default: every legacy revision.
-    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
-    revisions: Vec<Revision>,
-    /// Write DIR/report.json.
-    #[arg(long, value_name = "DIR")]
-    report_dir: Option<PathBuf>,
-    /// Seconds to wait for each expected message, connection or exit.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
-    timeout: f64,
-    /// Validate messages with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
-    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
-    schema_dir: Option<PathBuf>,
-    /// Scenarios run at once (default: the number of cores).
-    #[arg(short = 'j', long, value_name = "N")]
-    jobs: Option<usize>,
-    /// The longest line (one message) read from the client, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
-    max_message_bytes: usize,
-    /// Read the .feature files from DIR (or DIR/client) instead of the built-in ones.
-    #[arg(long, value_name = "DIR")]
-    scenarios: Option<PathBuf>,
-    /// The client's command line.
+    /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
 }
@@ -221,7 +194,7 @@ async fn run(cli: Cli) -> u8 {
                 e.downcast_ref::<UsageError>().map_or(exit::ERROR, |_| exit::USAGE)
             }
         },
-        Command::Client(args) => match certify(Role::Client, args.into()).await {
+        Command::Client(args) => match certify(Role::Client, args).await {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("mcpspec: {e:#}");
@@ -318,7 +291,7 @@ impl Role {
 }
 
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
-async fn certify(role: Role, args: ServerArgs) -> anyhow::Result<u8> {
+async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
     let command = match CommandSpec::from_argv(args.command.clone()) {
         Some(c) => c,
@@ -400,21 +373,6 @@ async fn reference_client(revisions: Vec<Revision>, timeout: f64, fault: Option<
         Err(why) => {
             eprintln!("mcpspec reference client: {why}");
             exit::ERROR
-        }
-    }
-}
-
-impl From<ClientArgs> for ServerArgs {
-    fn from(a: ClientArgs) -> ServerArgs {
-        ServerArgs {
-            revisions: a.revisions,
-            report_dir: a.report_dir,
-            timeout: a.timeout,
-            schema_dir: a.schema_dir,
-            jobs: a.jobs,
-            max_message_bytes: a.max_message_bytes,
-            scenarios: a.scenarios,
-            command: a.command,
         }
     }
 }
