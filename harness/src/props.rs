@@ -1184,23 +1184,9 @@ mod tests {
                 ],
             ),
         ];
-        for (i, r) in [
-            "2024-11-05",
-            "2025-03-26",
-            "2025-06-18",
-            "2025-11-25",
-            "2026-07-28",
-            "draft",
-            "1999-01-01",
-            "2099-12-31",
-            "",
-            "garbage",
-            "number",
-            "missing",
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        // `Version::Listed(i)` indexes VERSIONS; the two past its end send a number or nothing.
+        let listed = mcpspec_reference::props::VERSIONS.into_iter().chain(["number", "missing"]);
+        for (i, r) in listed.enumerate() {
             seeds.push((
                 format!("initialize-asks-{}", if r.is_empty() { "empty" } else { r }),
                 vec![

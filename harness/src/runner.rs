@@ -34,6 +34,19 @@ pub struct SuiteContext {
     results: Mutex<Vec<ScenarioReport>>,
 }
 
+impl SuiteContext {
+    /// The context every scenario of a run shares.
+    fn of(config: &SuiteConfig) -> Arc<SuiteContext> {
+        Arc::new(SuiteContext {
+            command: config.command.clone(),
+            timeout: config.timeout,
+            child: config.child.clone(),
+            schemas: config.schemas.clone(),
+            results: Mutex::new(Vec::new()),
+        })
+    }
+}
+
 /// How one run is configured.
 pub struct SuiteConfig {
     pub command: CommandSpec,
@@ -179,13 +192,7 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
 pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
     let features = parse(&sources("server", config.scenarios.as_deref())?)?;
-    let ctx = Arc::new(SuiteContext {
-        command: config.command,
-        timeout: config.timeout,
-        child: config.child,
-        schemas: config.schemas,
-        results: Mutex::new(Vec::new()),
-    });
+    let ctx = SuiteContext::of(&config);
     let explicit = !config.revisions.is_empty();
     let revisions = if explicit { config.revisions.clone() } else { Revision::LEGACY.to_vec() };
 
@@ -215,13 +222,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<Scenar
 /// revision), each with a fresh run of the client command.
 pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
     let features = parse(&sources("client", config.scenarios.as_deref())?)?;
-    let ctx = Arc::new(SuiteContext {
-        command: config.command,
-        timeout: config.timeout,
-        child: config.child,
-        schemas: config.schemas,
-        results: Mutex::new(Vec::new()),
-    });
+    let ctx = SuiteContext::of(&config);
     let revisions =
         if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
     let run_features = plan(&ctx, &features, &revisions, &revisions, &[]);
