@@ -70,6 +70,23 @@ pub enum ClientWaitError {
 pub struct ServerScript {
     /// Answer `initialize` with this `protocolVersion` instead of the negotiated one.
     pub protocol_version: Option<String>,
+    /// Declare these server capabilities instead of the reference server's (all of them); a
+    /// request for one not declared gets -32601, as from a server without the feature.
+    pub capabilities: Option<Value>,
+}
+
+impl ServerScript {
+    /// The error a server without the capability `method` needs would answer with.
+    fn refusal(&self, method: &str, revision: Revision) -> Option<Value> {
+        let caps = self.capabilities.as_ref()?;
+        let needs = crate::checker::server_capability_for(method, revision)?;
+        match crate::checker::declares(caps, needs) {
+            true => None,
+            false => {
+                Some(serde_json::json!({ "code": -32601, "message": format!("Method not found: {method}") }))
+            }
+        }
+    }
 }
 
 /// The server side of one session with a client under test.
@@ -91,6 +108,9 @@ pub struct ClientSession {
     options: ChildOptions,
     /// Every message value the client sent, in order (bounded).
     pub received: Vec<Value>,
+    /// The capabilities the scenario server declared in its initialize result.
+    pub server_capabilities: Option<Value>,
+    internal_id: u64,
     shutdown: Option<ShutdownReport>,
 }
 
@@ -166,6 +186,8 @@ impl ClientSession {
             eof: false,
             recorder: WireRecorder::new(revision, Direction::ClientToServer, schemas),
             server: ReferenceServer::new(config),
+            server_capabilities: None,
+            internal_id: 0,
             script,
             own_requests: HashSet::new(),
             next_id: 1,
@@ -335,20 +357,53 @@ impl ClientSession {
                 return Ok(());
             }
         }
-        let is_initialize = value.get("method").and_then(Value::as_str) == Some("initialize");
+        let method = value.get("method").and_then(Value::as_str);
+        let is_initialize = method == Some("initialize");
+        if let (Some(method), Some(id)) = (method, value.get("id")) {
+            if let Some(error) = self.script.refusal(method, self.recorder.revision()) {
+                let refusal = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
+                return self.send_value(&refusal).await;
+            }
+        }
         let mut out = self.server.on_value(value);
         out.extend(self.server.poll(std::time::Instant::now()));
         for mut answer in out {
             if is_initialize && answer.get("id") == value.get("id") {
-                if let (Some(version), Some(result)) =
-                    (&self.script.protocol_version, answer.get_mut("result"))
-                {
-                    result["protocolVersion"] = Value::from(version.clone());
+                if let Some(result) = answer.get_mut("result") {
+                    if let Some(version) = &self.script.protocol_version {
+                        result["protocolVersion"] = Value::from(version.clone());
+                    }
+                    if let Some(capabilities) = &self.script.capabilities {
+                        result["capabilities"] = capabilities.clone();
+                    }
+                    self.server_capabilities = result.get("capabilities").cloned();
                 }
             }
             self.send_value(&answer).await?;
         }
         Ok(())
+    }
+
+    /// Every tool of the scenario server, read page by page from the reference server behind
+    /// it (nothing crosses the wire); for steps that page the list themselves.
+    pub fn reference_tools(&mut self) -> Vec<Value> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        // The reference server's pages are small and its list is fixed; the bound is a guard.
+        for _ in 0..1_000 {
+            self.internal_id += 1;
+            let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let id = RequestId::from(format!("mcpspec-internal-{}", self.internal_id).as_str());
+            let request = Message::request(id, "tools/list", params).to_value();
+            let answer = self.server.on_value(&request).into_iter().next();
+            let Some(result) = answer.as_ref().and_then(|a| a.get("result")) else { break };
+            tools.extend(result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default());
+            match result.get("nextCursor").filter(|c| !c.is_null()) {
+                Some(c) => cursor = Some(c.clone()),
+                None => break,
+            }
+        }
+        tools
     }
 
     /// Reads and serves client messages until `want` matches one (returned, not served) or

@@ -126,7 +126,8 @@ enum ReferenceRole {
         #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
         revisions: Vec<Revision>,
         /// The scenario (also read from MCP_CONFORMANCE_SCENARIO); the reference client does
-        /// the same in every scenario.
+        /// the same in every scenario, except that it cancels its tool call in
+        /// client-cancellation/late-response.
         #[arg(long, value_name = "NAME", env = "MCP_CONFORMANCE_SCENARIO")]
         scenario: Option<String>,
         /// Seconds to wait for each answer of the server.
@@ -214,8 +215,8 @@ async fn run(cli: Cli) -> u8 {
                 }
             }
         }
-        Command::Reference { role: ReferenceRole::Client { revisions, scenario: _, timeout, fault } } => {
-            reference_client(revisions, timeout, fault).await
+        Command::Reference { role: ReferenceRole::Client { revisions, scenario, timeout, fault } } => {
+            reference_client(revisions, scenario, timeout, fault).await
         }
         Command::Validate(args) => validate_file(args),
         Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
@@ -350,7 +351,12 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
 
 /// `mcpspec reference client`: runs the reference client against the server command in
 /// `MCP_CONFORMANCE_SERVER_COMMAND`.
-async fn reference_client(revisions: Vec<Revision>, timeout: f64, fault: Option<ClientFault>) -> u8 {
+async fn reference_client(
+    revisions: Vec<Revision>,
+    scenario: Option<String>,
+    timeout: f64,
+    fault: Option<ClientFault>,
+) -> u8 {
     let var = mcpspec::client_session::SERVER_COMMAND_ENV;
     let Ok(text) = std::env::var(var) else {
         eprintln!("mcpspec reference client: {var} is not set (a JSON array: the server's argv)");
@@ -368,7 +374,8 @@ async fn reference_client(revisions: Vec<Revision>, timeout: f64, fault: Option<
         return exit::USAGE;
     };
     let timeout = Duration::from_secs_f64(timeout);
-    match mcpspec::reference_client::run_stdio(&command, revisions, fault, timeout).await {
+    match mcpspec::reference_client::run_stdio(&command, revisions, scenario.as_deref(), fault, timeout).await
+    {
         Ok(()) => exit::OK,
         Err(why) => {
             eprintln!("mcpspec reference client: {why}");

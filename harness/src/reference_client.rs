@@ -7,7 +7,7 @@
 
 use crate::persona::ClientPersona;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
-use mcpspec_reference::wire::{Message, Outcome, RequestId};
+use mcpspec_reference::wire::{ErrorObject, Message, Outcome, RequestId};
 use mcpspec_reference::Revision;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -46,10 +46,26 @@ pub enum ClientFault {
     /// Declares no capability (not a defect: a plainer client, for the scenarios about
     /// undeclared capabilities).
     DeclareNothing,
+    /// Sends the `nextCursor` back altered (as if it had been URL-encoded).
+    CursorAltered,
+    /// Asks once more, with the last cursor, after the page without `nextCursor`.
+    PagesPastEnd,
+    /// Cancels its own `initialize` request.
+    CancelInitialize,
+    /// Cancels a request id it never used.
+    CancelUnissued,
+    /// Sends a ping carrying the progress token of its tool call while the call is active.
+    ReuseProgressToken,
+    /// Lists tools even when the server did not declare the tools capability.
+    UndeclaredRequests,
+    /// Gives up the session when the server cancels one of its requests.
+    ExitOnCancel,
+    /// Answers a response to a request it cancelled with an error.
+    LateResponseError,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 14] = [
+    pub const ALL: [ClientFault; 22] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -64,6 +80,14 @@ impl ClientFault {
         ClientFault::RootsNotFile,
         ClientFault::SamplingWithoutModel,
         ClientFault::DeclareNothing,
+        ClientFault::CursorAltered,
+        ClientFault::PagesPastEnd,
+        ClientFault::CancelInitialize,
+        ClientFault::CancelUnissued,
+        ClientFault::ReuseProgressToken,
+        ClientFault::UndeclaredRequests,
+        ClientFault::ExitOnCancel,
+        ClientFault::LateResponseError,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +106,14 @@ impl ClientFault {
             ClientFault::RootsNotFile => "roots-not-file",
             ClientFault::SamplingWithoutModel => "sampling-without-model",
             ClientFault::DeclareNothing => "declare-nothing",
+            ClientFault::CursorAltered => "cursor-altered",
+            ClientFault::PagesPastEnd => "pages-past-end",
+            ClientFault::CancelInitialize => "cancel-initialize",
+            ClientFault::CancelUnissued => "cancel-unissued",
+            ClientFault::ReuseProgressToken => "reuse-progress-token",
+            ClientFault::UndeclaredRequests => "undeclared-requests",
+            ClientFault::ExitOnCancel => "exit-on-cancel",
+            ClientFault::LateResponseError => "late-response-error",
         }
     }
 }
@@ -97,6 +129,17 @@ impl std::str::FromStr for ClientFault {
     }
 }
 
+/// The scenario in which the reference client cancels its tool call.
+pub const LATE_RESPONSE_SCENARIO: &str = "client-cancellation/late-response";
+
+fn cancel(id: &RequestId, reason: &str) -> Value {
+    Message::notification(
+        "notifications/cancelled",
+        Some(json!({ "requestId": id.to_value(), "reason": reason })),
+    )
+    .to_value()
+}
+
 /// Where the client is in its session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Phase {
@@ -106,6 +149,9 @@ pub enum Phase {
     Listing,
     /// A tool call awaits its answer.
     Calling,
+    /// The tool call was cancelled; a ping of the client's own confirms the server still
+    /// answers before the client is done.
+    Cancelled,
     /// Finished: the driver closes the server's stdin.
     Done,
     /// Disconnected because the server could not be used (the reason).
@@ -121,6 +167,13 @@ pub struct ReferenceClient {
     phase: Phase,
     next_id: i64,
     outstanding: HashMap<RequestId, &'static str>,
+    /// Requests the client cancelled: a response to one is ignored.
+    cancelled: Vec<RequestId>,
+    /// Cancel the tool call right after sending it (the `client-cancellation/late-response`
+    /// scenario asks for this by name).
+    cancel_call: bool,
+    /// The last `nextCursor` followed.
+    last_cursor: Option<Value>,
     tools: Vec<Value>,
     /// The revision negotiated.
     pub revision: Option<Revision>,
@@ -141,9 +194,19 @@ impl ReferenceClient {
             phase: Phase::Initializing,
             next_id: 1,
             outstanding: HashMap::new(),
+            cancelled: Vec::new(),
+            cancel_call: false,
+            last_cursor: None,
             tools: Vec::new(),
             revision: None,
         }
+    }
+
+    /// Opts into what scenario `name` (from `MCP_CONFORMANCE_SCENARIO`) asks of a client
+    /// beyond the plain session; every other scenario gets the plain session.
+    pub fn for_scenario(mut self, name: Option<&str>) -> Self {
+        self.cancel_call = name == Some(LATE_RESPONSE_SCENARIO);
+        self
     }
 
     pub fn phase(&self) -> &Phase {
@@ -181,6 +244,9 @@ impl ReferenceClient {
             "clientInfo": { "name": "mcpspec-reference-client", "version": env!("CARGO_PKG_VERSION") },
         });
         out.push(self.request("initialize", Some(params)));
+        if self.fault == Some(ClientFault::CancelInitialize) {
+            out.push(cancel(&RequestId::from(self.next_id - 1), "cancel-initialize fault"));
+        }
         if self.fault == Some(ClientFault::EarlyInitialized) {
             out.push(Message::notification("notifications/initialized", None).to_value());
         }
@@ -206,10 +272,24 @@ impl ReferenceClient {
                 }
                 vec![answer]
             }
-            Message::Notification(_) => Vec::new(),
+            Message::Notification(n) => {
+                if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {
+                    self.phase = Phase::Gave("exit-on-cancel: the server cancelled a request".into());
+                }
+                Vec::new()
+            }
             Message::Response(r) => {
                 let Some(method) = r.id.as_ref().and_then(|id| self.outstanding.remove(id)) else {
-                    return Vec::new();
+                    // cancellation.mdx: a response to a cancelled request is ignored.
+                    let late = r.id.as_ref().filter(|id| self.cancelled.contains(id));
+                    return match (late, self.fault) {
+                        (Some(id), Some(ClientFault::LateResponseError)) => vec![Message::error(
+                            Some(id.clone()),
+                            ErrorObject::new(-32603, "a response to a cancelled request"),
+                        )
+                        .to_value()],
+                        _ => Vec::new(),
+                    };
                 };
                 let result = match r.outcome {
                     Outcome::Result(v) => v,
@@ -222,6 +302,10 @@ impl ReferenceClient {
                     "initialize" => self.on_initialized(&result),
                     "tools/list" if self.phase == Phase::Listing => self.on_tools(&result),
                     "tools/call" => {
+                        self.phase = Phase::Done;
+                        Vec::new()
+                    }
+                    "ping" if self.phase == Phase::Cancelled => {
                         self.phase = Phase::Done;
                         Vec::new()
                     }
@@ -252,7 +336,12 @@ impl ReferenceClient {
         if self.fault == Some(ClientFault::NullId) {
             out.push(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
         }
-        let has_tools = result.pointer("/capabilities/tools").is_some();
+        if self.fault == Some(ClientFault::CancelUnissued) {
+            out.push(cancel(&RequestId::from("never-sent"), "cancel-unissued fault"));
+        }
+        // lifecycle.mdx#operation: only capabilities the server declared are used.
+        let has_tools = result.pointer("/capabilities/tools").is_some()
+            || self.fault == Some(ClientFault::UndeclaredRequests);
         if has_tools {
             self.phase = Phase::Listing;
             out.push(self.request("tools/list", None));
@@ -266,8 +355,20 @@ impl ReferenceClient {
         let page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
         self.tools.extend(page);
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
-        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()) {
+        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
             if self.tools.len() < 10_000 {
+                self.last_cursor = Some(cursor.clone());
+                let cursor = match (self.fault, cursor) {
+                    (Some(ClientFault::CursorAltered), Value::String(c)) => {
+                        Value::String(c.replace(' ', "%20").replace('/', "%2F") + "=")
+                    }
+                    (_, cursor) => cursor,
+                };
+                return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
+            }
+        }
+        if self.fault == Some(ClientFault::PagesPastEnd) {
+            if let Some(cursor) = self.last_cursor.take() {
                 return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
             }
         }
@@ -278,7 +379,22 @@ impl ReferenceClient {
         match tool.and_then(|t| t.get("name")).cloned() {
             Some(name) => {
                 self.phase = Phase::Calling;
-                vec![self.request("tools/call", Some(json!({ "name": name, "arguments": {} })))]
+                // progress.mdx: the token is unique among the client's active requests.
+                let token = format!("progress-{}", self.next_id);
+                let params = json!({ "name": name, "arguments": {}, "_meta": { "progressToken": token } });
+                let mut out = vec![self.request("tools/call", Some(params))];
+                let call = RequestId::from(self.next_id - 1);
+                if self.fault == Some(ClientFault::ReuseProgressToken) {
+                    out.push(self.request("ping", Some(json!({ "_meta": { "progressToken": token } }))));
+                }
+                if self.cancel_call {
+                    self.outstanding.remove(&call);
+                    out.push(cancel(&call, "the scenario asks the client to cancel its tool call"));
+                    self.cancelled.push(call);
+                    self.phase = Phase::Cancelled;
+                    out.push(self.request("ping", None));
+                }
+                out
             }
             None => {
                 self.phase = Phase::Done;
@@ -294,6 +410,7 @@ impl ReferenceClient {
 pub async fn run_stdio(
     command: &CommandSpec,
     supported: Vec<Revision>,
+    scenario: Option<&str>,
     fault: Option<ClientFault>,
     timeout: Duration,
 ) -> Result<(), String> {
@@ -302,7 +419,7 @@ pub async fn run_stdio(
     }
     let options = ChildOptions { write_timeout: timeout, ..ChildOptions::default() };
     let mut server = ChildTransport::spawn(command, options).map_err(|e| e.to_string())?;
-    let mut client = ReferenceClient::new(supported, fault);
+    let mut client = ReferenceClient::new(supported, fault).for_scenario(scenario);
     let mut outcome = Ok(());
     let mut out = client.start();
     if fault == Some(ClientFault::Silent) {

@@ -120,6 +120,14 @@ rules! {
         "The progress value MUST increase with each notification, even if the total is unknown.";
     PROGRESS_STOPS = "progress/stops-after-completion", MUST, "basic/utilities/progress.mdx", None,
         "Progress notifications MUST stop after completion.";
+    PROGRESS_TOKEN_UNIQUE = "progress/token-unique", MUST, "basic/utilities/progress.mdx", None,
+        "Progress tokens MUST be unique across all active requests.";
+    CANCEL_IN_FLIGHT = "cancellation/in-flight-only", MUST, "basic/utilities/cancellation.mdx", None,
+        "Cancellation notifications MUST only reference requests that were previously issued in the same direction and are believed to still be in-progress.";
+    CANCEL_NOT_INITIALIZE = "cancellation/not-initialize", MUST, "basic/utilities/cancellation.mdx", None,
+        "The initialize request MUST NOT be cancelled by clients.";
+    SERVER_CAPABILITY_USED = "capabilities/client-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: tools, resources, prompts, logging and completion requests only to a server that declared them; roots/list_changed only from a client that declared roots.listChanged.";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

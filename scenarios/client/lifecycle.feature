@@ -51,3 +51,15 @@ Feature: Client lifecycle
     Then the client's first message is an initialize request
     When the scenario server answers it
     Then the client closes the server's stdin when it is done
+
+  # Before 2025-06-18 the rule was a SHOULD; the session checker judges it there
+  # (capabilities/client-uses-negotiated), in every scenario.
+  @id:client-lifecycle/negotiated-capabilities @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18
+  Scenario: the client uses only the capabilities the server declared
+    Given a client connected to the scenario server
+    And the scenario server declares the capabilities {}
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    And the client closes the server's stdin when it is done
+    And the client sent only requests the scenario server declared

@@ -16,10 +16,27 @@ pub(super) struct Negotiation {
     pub server_capabilities: Option<Value>,
     /// The client has sent `notifications/initialized`.
     pub initialized: bool,
+    /// The id of the client's initialize request.
+    pub initialize_id: Option<RequestId>,
+}
+
+/// The server capability (a dot-separated path) a client request of `method` needs at
+/// `revision`, if any.
+pub fn server_capability_for(method: &str, revision: Revision) -> Option<&'static str> {
+    Some(match method {
+        "tools/list" | "tools/call" => "tools",
+        "resources/list" | "resources/templates/list" | "resources/read" => "resources",
+        "resources/subscribe" | "resources/unsubscribe" => "resources.subscribe",
+        "prompts/list" | "prompts/get" => "prompts",
+        "logging/setLevel" => "logging",
+        // 2024-11-05 had completion/complete without a capability to declare.
+        "completion/complete" if revision >= Revision::V2025_03_26 => "completions",
+        _ => return None,
+    })
 }
 
 /// Whether `path` (dot-separated) names a present, non-false member of `caps`.
-fn declares(caps: &Value, path: &str) -> bool {
+pub fn declares(caps: &Value, path: &str) -> bool {
     let mut at = caps;
     for key in path.split('.') {
         match at.get(key) {
@@ -37,7 +54,9 @@ impl SessionChecker {
                 if r.method == "initialize" {
                     self.negotiation.client_capabilities =
                         r.params.as_ref().and_then(|p| p.get("capabilities")).cloned();
+                    self.negotiation.initialize_id = Some(r.id.clone());
                 }
+                self.on_client_uses(&r.method, out);
             }
             Direction::ServerToClient => self.on_server_request(r, out),
         }
@@ -49,13 +68,18 @@ impl SessionChecker {
         n: &Notification,
         out: &mut Vec<Violation>,
     ) {
-        if n.method == "notifications/progress" {
-            self.on_progress(direction, n, out);
+        match n.method.as_str() {
+            "notifications/progress" => self.on_progress(direction, n, out),
+            "notifications/cancelled" => self.on_cancelled(direction, n, out),
+            _ => {}
         }
         match direction {
             Direction::ClientToServer => {
                 if n.method == "notifications/initialized" {
                     self.negotiation.initialized = true;
+                }
+                if n.method == "notifications/roots/list_changed" {
+                    self.on_client_uses(&n.method, out);
                 }
             }
             Direction::ServerToClient => self.on_server_notification(n, out),
@@ -154,6 +178,74 @@ impl SessionChecker {
                 rule,
                 format!("{} only from a server that declared {needs}", n.method),
                 format!("{} from a server whose capabilities are {server}", n.method),
+            ));
+        }
+    }
+
+    /// The client's requests (and its roots/list_changed notification) use only what was
+    /// negotiated: the server's declared capabilities, or its own for roots.
+    fn on_client_uses(&mut self, method: &str, out: &mut Vec<Violation>) {
+        let (whose, caps, needs) = match method {
+            "notifications/roots/list_changed" => {
+                ("the client", self.negotiation.client_capabilities.as_ref(), "roots.listChanged")
+            }
+            _ => {
+                let Some(needs) = server_capability_for(method, self.revision) else { return };
+                ("the server", self.negotiation.server_capabilities.as_ref(), needs)
+            }
+        };
+        // Before the initialize result, nothing is negotiated yet; the lifecycle scenarios judge
+        // what a client sends that early.
+        let Some(caps) = caps else { return };
+        if !declares(caps, needs) {
+            out.push(Violation::new(
+                &rules::SERVER_CAPABILITY_USED,
+                format!("{method} only when {whose} declared {needs}"),
+                format!("{method}, though {whose}'s capabilities are {caps}"),
+            ));
+        }
+    }
+
+    /// Cancellations name a request the canceller itself issued, never `initialize`
+    /// (basic/utilities/cancellation.mdx). A request already answered is tolerated: the
+    /// answer may have crossed the cancel.
+    fn on_cancelled(&mut self, direction: Direction, n: &Notification, out: &mut Vec<Violation>) {
+        // 2025-11-25 makes requestId optional (tasks are cancelled with tasks/cancel); a
+        // missing one is the schema's to judge.
+        let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value)
+        else {
+            return;
+        };
+        if direction == Direction::ClientToServer && self.negotiation.initialize_id.as_ref() == Some(&id) {
+            out.push(Violation::new(
+                &rules::CANCEL_NOT_INITIALIZE,
+                "no cancellation of initialize",
+                format!("notifications/cancelled for the initialize request {id}"),
+            ));
+        }
+        let canceller = self.side_mut(direction);
+        let issued = canceller.used.contains(&id);
+        let remembered_all = canceller.used.len() < super::MAX_REMEMBERED_IDS;
+        if let Some(pending) = canceller.outstanding.get(&id) {
+            // A cancelled request's progress token may be used again; a progress notification
+            // that crossed the cancel is still tolerated (the token stays known).
+            if let Some(token) = &pending.progress {
+                canceller.active_tokens.remove(token);
+            }
+        } else if !issued && remembered_all {
+            let twin = id.twin().filter(|t| canceller.used.contains(t));
+            let actual = match twin {
+                Some(t) => format!(
+                    "notifications/cancelled for id {id} ({}); the request had id {t} ({})",
+                    id.type_name(),
+                    t.type_name()
+                ),
+                None => format!("notifications/cancelled for id {id}, which this side never used"),
+            };
+            out.push(Violation::new(
+                &rules::CANCEL_IN_FLIGHT,
+                "a cancellation naming a request the canceller issued",
+                actual,
             ));
         }
     }

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod features;
 mod sampling;
 
+pub use features::{declares, server_capability_for};
 pub use sampling::tool_balance_violations;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
@@ -71,6 +72,9 @@ struct Side {
     last_answered: Option<RequestId>,
     /// Every id this side has used in the session (bounded).
     used: HashSet<RequestId>,
+    /// Progress tokens of this side's requests that are active (neither answered nor
+    /// cancelled): token → the request carrying it.
+    active_tokens: HashMap<RequestId, RequestId>,
 }
 
 /// Tracks one session and judges each message.
@@ -241,6 +245,18 @@ impl SessionChecker {
                     ));
                 }
                 if let Some(token) = &progress {
+                    if let Some(holder) = side.active_tokens.get(token) {
+                        inspection.violations.push(Violation::new(
+                            &rules::PROGRESS_TOKEN_UNIQUE,
+                            "a progress token no active request carries",
+                            format!(
+                                "{} request {} with progress token {token}, which request {holder} still carries",
+                                r.method, r.id
+                            ),
+                        ));
+                    } else if side.active_tokens.len() < MAX_REMEMBERED_IDS {
+                        side.active_tokens.insert(token.clone(), r.id.clone());
+                    }
                     side.progress.insert(token.clone(), None);
                 }
                 side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress });
@@ -280,6 +296,7 @@ impl SessionChecker {
                 }
                 if let Some(token) = pending.as_ref().and_then(|p| p.progress.clone()) {
                     requester.progress.remove(&token);
+                    requester.active_tokens.remove(&token);
                     if requester.progress_done.len() < MAX_REMEMBERED_IDS {
                         requester.progress_done.insert(token);
                     }
@@ -558,6 +575,75 @@ mod feature_tests {
         assert_eq!(ids(&c.on_value(S2C, &p(3.0))), ["progress/stops-after-completion"]);
         let stranger = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":1}});
         assert_eq!(ids(&c.on_value(S2C, &stranger)), ["progress/token-active"]);
+    }
+
+    #[test]
+    fn progress_tokens_are_unique_among_active_requests() {
+        let mut c = initialized(json!({}), json!({"tools":{}}));
+        let call = |id: i64, token: Value| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":token}}});
+        assert!(ids(&c.on_value(C2S, &call(1, json!("tok")))).is_empty());
+        assert_eq!(ids(&c.on_value(C2S, &call(2, json!("tok")))), ["progress/token-unique"]);
+        // A token of another JSON type is another token.
+        assert!(ids(&c.on_value(C2S, &call(3, json!(7)))).is_empty());
+        // Free again once its request is answered, or cancelled by its sender.
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":1,"result":{"content":[]}}));
+        assert!(ids(&c.on_value(C2S, &call(4, json!("tok")))).is_empty());
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}});
+        assert!(ids(&c.on_value(C2S, &cancel)).is_empty());
+        assert!(ids(&c.on_value(C2S, &call(5, json!(7)))).is_empty());
+    }
+
+    #[test]
+    fn cancellations_name_the_cancellers_own_requests_and_never_initialize() {
+        let mut c = initialized(json!({}), json!({"tools":{}}));
+        let cancel = |id: Value| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id,"reason":"r"}});
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"t"}}));
+        assert!(ids(&c.on_value(C2S, &cancel(json!("c1")))).is_empty());
+        // Already answered: the answer may have crossed the cancel.
+        c.on_value(C2S, &json!({"jsonrpc":"2.0","id":"c2","method":"tools/list"}));
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"c2","result":{"tools":[]}}));
+        assert!(ids(&c.on_value(C2S, &cancel(json!("c2")))).is_empty());
+        assert_eq!(ids(&c.on_value(C2S, &cancel(json!("never")))), ["cancellation/in-flight-only"]);
+        // The other side's request is not the client's to cancel.
+        c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"s1","method":"ping"}));
+        assert_eq!(ids(&c.on_value(C2S, &cancel(json!("s1")))), ["cancellation/in-flight-only"]);
+        let twin = c.on_value(C2S, &cancel(json!(0)));
+        assert_eq!(ids(&twin), ["cancellation/not-initialize"]);
+        let wrong_type = c.on_value(C2S, &cancel(json!("0")));
+        assert_eq!(ids(&wrong_type), ["cancellation/in-flight-only"]);
+        assert!(wrong_type[0].violations[0].actual.contains("the request had id 0 (integer)"));
+        // The server's cancellation of its own request is fine.
+        assert!(ids(&c.on_value(S2C, &cancel(json!("s1")))).is_empty());
+    }
+
+    #[test]
+    fn client_requests_need_server_capabilities() {
+        let mut c = initialized(json!({"roots":{}}), json!({"tools":{},"resources":{}}));
+        let req = |id: i64, method: &str| json!({"jsonrpc":"2.0","id":id,"method":method,"params":{}});
+        assert!(ids(&c.on_value(C2S, &req(1, "tools/list"))).is_empty());
+        assert!(ids(&c.on_value(C2S, &req(2, "resources/read"))).is_empty());
+        assert!(ids(&c.on_value(C2S, &req(3, "ping"))).is_empty());
+        for (id, method) in [
+            (4, "prompts/list"),
+            (5, "resources/subscribe"),
+            (6, "logging/setLevel"),
+            (7, "completion/complete"),
+        ] {
+            assert_eq!(
+                ids(&c.on_value(C2S, &req(id, method))),
+                ["capabilities/client-uses-negotiated"],
+                "{method}"
+            );
+        }
+        let changed = json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"});
+        assert_eq!(ids(&c.on_value(C2S, &changed)), ["capabilities/client-uses-negotiated"]);
+        // Before the server has answered initialize nothing is negotiated, so nothing is judged.
+        let mut early = SessionChecker::new(Revision::V2025_06_18);
+        early.on_value(
+            C2S,
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{}}}),
+        );
+        assert!(ids(&early.on_value(C2S, &req(1, "prompts/list"))).is_empty());
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //! are thin; the session logic lives in `mcpspec::client_session`. Kept in the binary crate,
 //! like the server steps (cucumber's step registration does not cross crates).
 
+mod cancellation;
+mod pagination;
+
 use crate::runner::{RoleWorld, SessionEnd, SuiteContext, WorldState};
 use crate::steps::ScenarioMeta;
 use cucumber::{given, then, when};
@@ -38,6 +41,10 @@ pub struct ClientWorld {
     pub client_capabilities: Option<Value>,
     /// A request of the scenario server's awaiting the client's answer.
     pub pending: Option<RequestId>,
+    /// A request cancelled in the scenario (by either side), whose answers are watched.
+    pub cancelled: Option<RequestId>,
+    /// The opaque cursor the scenario server handed out, and the page it stands for.
+    pub cursor: Option<(String, Vec<Value>)>,
     pub checks: Vec<Check>,
     pub halted: Option<String>,
     /// Set when the client did not do what the scenario needs to apply (it is then skipped).
@@ -106,6 +113,8 @@ impl ClientWorld {
             client_capabilities: None,
             skipped: None,
             pending: None,
+            cancelled: None,
+            cursor: None,
             checks: Vec::new(),
             halted: None,
             error: None,
@@ -531,5 +540,40 @@ async fn client_answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
             w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message));
         }
     }
+    Ok(())
+}
+
+#[given(regex = r"^the scenario server declares the capabilities (.+)$")]
+async fn server_declares(w: &mut ClientWorld, capabilities: String) -> Result<(), Halt> {
+    let capabilities: Value = serde_json::from_str(capabilities.trim())
+        .map_err(|e| w.harness_error(format!("the step's JSON {capabilities:?} is invalid: {e}")))?;
+    w.session()?.script.capabilities = Some(capabilities);
+    Ok(())
+}
+
+#[then("the client sent only requests the scenario server declared")]
+async fn only_declared_requests(w: &mut ClientWorld) -> Result<(), Halt> {
+    let revision = w.revision;
+    let session = w.session()?;
+    let declared = session.server_capabilities.clone().unwrap_or(json!({}));
+    let requests: Vec<String> = session
+        .received
+        .iter()
+        .filter(|v| v.get("id").is_some())
+        .filter_map(|v| v.get("method").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    let beyond: Vec<String> = requests
+        .iter()
+        .filter_map(|m| {
+            let needs = mcpspec::checker::server_capability_for(m, revision)?;
+            (!mcpspec::checker::declares(&declared, needs)).then(|| format!("{m} (needs {needs})"))
+        })
+        .collect();
+    let expected = format!("only requests the server's capabilities {declared} allow");
+    let actual = match beyond.is_empty() {
+        true => format!("{} request(s): {}", requests.len(), requests.join(", ")),
+        false => format!("requests beyond them: {}", beyond.join(", ")),
+    };
+    w.check(beyond.is_empty(), expected, actual);
     Ok(())
 }

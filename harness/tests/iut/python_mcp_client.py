@@ -1,11 +1,13 @@
 """A plain MCP client written on the official Python SDK (PyPI package `mcp`, 2.x), used as a
 third-party client under test by mcpspec's client suite: it spawns the server named by
-MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), initializes, lists the tools page by page, calls
+MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), initializes, lists the tools page by page (when the server declares tools), calls
 the first tool that needs no arguments, and exits."""
 
 import asyncio
 import json
 import os
+
+import anyio
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
@@ -16,7 +18,10 @@ async def main() -> None:
     params = StdioServerParameters(command=argv[0], args=argv[1:])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            await session.initialize()
+            init = await session.initialize()
+            # Only what the server declared (lifecycle.mdx#operation).
+            if init.capabilities.tools is None:
+                return
             tools = []
             cursor = None
             while True:
@@ -28,7 +33,15 @@ async def main() -> None:
                     break
             for tool in tools:
                 if not (tool.input_schema or {}).get("required"):
-                    await session.call_tool(tool.name, {})
+                    if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "client-cancellation/late-response":
+                        # The scenario asks the client to cancel its call: give up after 200 ms
+                        # (the SDK then sends notifications/cancelled), and wait for the late
+                        # response before closing.
+                        with anyio.move_on_after(0.2):
+                            await session.call_tool(tool.name, {})
+                        await anyio.sleep(0.5)
+                    else:
+                        await session.call_tool(tool.name, {})
                     break
 
 

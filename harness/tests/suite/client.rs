@@ -58,12 +58,13 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 12 scenarios at each of the 4 legacy revisions; the reference client declares roots, so
-    // client-roots/undeclared is skipped.
+    // 18 scenarios at each of the 4 legacy revisions, and client-lifecycle/negotiated-capabilities
+    // from 2025-06-18 on; the reference client declares roots, so client-roots/undeclared is
+    // skipped.
     assert_eq!(run.summary("skipped"), 4, "{}", run.describe());
-    assert_eq!(scenarios.len(), 48, "{}", run.describe());
-    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 12);
+    assert_eq!(scenarios.len(), 74, "{}", run.describe());
+    for (rev, n) in [("2024-11-05", 18), ("2025-03-26", 18), ("2025-06-18", 19), ("2025-11-25", 19)] {
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -195,14 +196,15 @@ fn client_that_never_connects_ends_within_the_timeout() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    assert_eq!(run.summary("failed"), 8, "{}", run.describe());
-    assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
+    // 12 MUST scenarios fail and 7 SHOULD ones warn.
+    assert_eq!(run.summary("failed"), 12, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 7, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 12 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    // 19 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -211,7 +213,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 12, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 19, "{}", run.describe());
 }
 
 #[test]
@@ -246,7 +248,7 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 11, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 18, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -262,7 +264,7 @@ fn interop_python_sdk_client() {
     let args = ["client", "-j", "4", "--timeout", "10", "--", python.as_str(), script];
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 36, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 62, "{}", run.describe());
     assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
     // Finding (SHOULD, client/roots.mdx#error-handling): without the roots capability, the
     // SDK answers roots/list with -32600 "List roots not supported", not -32601.
@@ -288,8 +290,77 @@ fn interop_typescript_sdk_client() {
     let args = ["client", "-j", "4", "--timeout", "10", "--", "env", sdk.as_str(), "node", script];
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 40, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 66, "{}", run.describe());
     assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
     assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
     assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn client_fault_cursor_altered() {
+    assert_caught(
+        "cursor-altered",
+        "client-pagination/cursor-opaque",
+        "client-pagination/cursor-opaque",
+        "failed",
+    );
+}
+
+#[test]
+fn client_fault_pages_past_end() {
+    assert_caught(
+        "pages-past-end",
+        "client-pagination/end-of-results",
+        "client-pagination/end-of-results",
+        "warning",
+    );
+}
+
+#[test]
+fn client_fault_cancel_initialize() {
+    assert_caught(
+        "cancel-initialize",
+        "client-lifecycle/request-ids",
+        "cancellation/not-initialize",
+        "failed",
+    );
+}
+
+#[test]
+fn client_fault_cancel_unissued() {
+    assert_caught("cancel-unissued", "client-lifecycle/request-ids", "cancellation/in-flight-only", "failed");
+}
+
+#[test]
+fn client_fault_reuse_progress_token() {
+    assert_caught("reuse-progress-token", "client-lifecycle/request-ids", "progress/token-unique", "failed");
+}
+
+#[test]
+fn client_fault_undeclared_requests() {
+    let scenario = "client-lifecycle/negotiated-capabilities";
+    assert_caught("undeclared-requests", scenario, scenario, "failed");
+    assert_caught("undeclared-requests", scenario, "capabilities/client-uses-negotiated", "failed");
+}
+
+#[test]
+fn client_fault_exit_on_cancel() {
+    let scenario = "client-cancellation/server-cancels";
+    assert_caught("exit-on-cancel", scenario, scenario, "failed");
+}
+
+#[test]
+fn client_fault_late_response_error() {
+    // The error it sends answers no request of the server's: a MUST of JSON-RPC as well.
+    let run = certify_faulty("late-response-error");
+    let scenario = "client-cancellation/late-response";
+    assert_eq!(
+        verdicts(&run, scenario, scenario),
+        ["passed", "passed", "passed", "warning", "passed"],
+        "{}",
+        run.describe()
+    );
+    let ids = verdicts(&run, scenario, "jsonrpc/response-id-matches-request");
+    assert!(ids.iter().any(|v| v == "failed"), "{ids:?}\n{}", run.describe());
+    assert_eq!(run.code, Some(1), "{}", run.describe());
 }

@@ -1,0 +1,184 @@
+//! Steps of the cancellation and progress scenarios (basic/utilities/cancellation.mdx,
+//! basic/utilities/progress.mdx): the scenario server cancels its own requests, cancels one it
+//! never sent, answers a request the client cancelled, and sends progress and list_changed
+//! notifications while the client waits.
+
+use super::{what, ClientWorld, Halt, QUIET};
+use cucumber::{then, when};
+use mcpspec::checker::declares;
+use mcpspec::client_session::ClientWaitError;
+use mcpspec_reference::wire::{Message, RequestId};
+use mcpspec_reference::Revision;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// How long a client has to cancel its own request in client-cancellation/late-response (a
+/// client opts into it by the scenario's name; one that does not is skipped after this).
+const CANCEL_WITHIN: Duration = Duration::from_secs(2);
+
+fn cancel(id: &RequestId, reason: &str) -> Value {
+    Message::notification(
+        "notifications/cancelled",
+        Some(json!({ "requestId": id.to_value(), "reason": reason })),
+    )
+    .to_value()
+}
+
+/// Whether `i` is a response (result or error) with this id.
+fn answers(i: &Value, id: &RequestId) -> bool {
+    i.get("method").is_none() && i.get("id") == Some(&id.to_value())
+}
+
+#[when("the scenario server sends a request and cancels it at once")]
+async fn sends_and_cancels(w: &mut ClientWorld) -> Result<(), Halt> {
+    // The request the client is likeliest to still be working on when the cancel arrives.
+    let caps = w.client_capabilities.clone().unwrap_or(json!({}));
+    let (method, params) = if declares(&caps, "sampling") {
+        let ask = json!({ "role": "user", "content": { "type": "text", "text": "Say hello." } });
+        ("sampling/createMessage", Some(json!({ "messages": [ask], "maxTokens": 50 })))
+    } else if declares(&caps, "roots") {
+        ("roots/list", None)
+    } else {
+        ("ping", None)
+    };
+    let session = w.session()?;
+    let sent = match session.send_request(method, params).await {
+        Ok(id) => {
+            session.send_value(&cancel(&id, "mcpspec: the scenario cancels it at once")).await.map(|()| id)
+        }
+        Err(e) => Err(e),
+    };
+    match sent {
+        Ok(id) => {
+            w.cancelled = Some(id);
+            Ok(())
+        }
+        Err(e) => Err(w.lost(format!("the client reads the {method} request and its cancellation"), e)),
+    }
+}
+
+#[when("the scenario server cancels a request it never sent")]
+async fn cancels_unknown(w: &mut ClientWorld) -> Result<(), Halt> {
+    let never = RequestId::from("mcpspec-never-sent");
+    let sent =
+        w.session()?.send_value(&cancel(&never, "mcpspec: a cancellation the client must ignore")).await;
+    sent.map_err(|e| w.lost("the client reads the cancellation".into(), e))
+}
+
+#[then("the client answered the cancelled request at most once")]
+async fn answered_at_most_once(w: &mut ClientWorld) -> Result<(), Halt> {
+    let Some(id) = w.cancelled.clone() else {
+        return Err(w.harness_error("no request was cancelled (a When step is missing)".into()));
+    };
+    let n = w.session()?.received.iter().filter(|v| answers(v, &id)).count();
+    let actual = match n {
+        0 => "no answer: it stopped processing the request, as receivers SHOULD".to_owned(),
+        1 => "one answer, tolerated: it may have crossed the cancellation".to_owned(),
+        n => format!("{n} answers to request {id}"),
+    };
+    w.check(n <= 1, format!("at most one answer to the cancelled request {id}"), actual);
+    Ok(())
+}
+
+#[then("the client cancels it")]
+async fn client_cancels(w: &mut ClientWorld) -> Result<(), Halt> {
+    let Some((id, method)) = w.held.as_ref().and_then(|i| match &i.message {
+        Some(Message::Request(r)) => Some((r.id.clone(), r.method.clone())),
+        _ => None,
+    }) else {
+        return Err(w.harness_error("no request of the client's is held (a When step is missing)".into()));
+    };
+    let within = CANCEL_WITHIN.min(w.timeout());
+    let is_cancel = |i: &mcpspec::checker::Inspection| matches!(&i.message, Some(Message::Notification(n)) if n.method == "notifications/cancelled");
+    let found = w.session()?.wait_for(within, is_cancel).await;
+    let expected = format!("notifications/cancelled naming request {id} ({})", id.type_name());
+    match found {
+        Ok(i) => {
+            let named = i.value.as_ref().and_then(|v| v.pointer("/params/requestId")).cloned();
+            let ok = named.as_ref() == Some(&id.to_value());
+            let actual = format!(
+                "notifications/cancelled naming {}",
+                mcpspec_reference::wire::describe(named.as_ref())
+            );
+            w.check(ok, expected, actual);
+            w.cancelled = Some(id);
+            Ok(())
+        }
+        Err(ClientWaitError::Timeout(_)) => Err(w.skip(format!(
+            "the client did not cancel its {method} request within {within:?} (a client opts into this \
+             scenario by its name in MCP_CONFORMANCE_SCENARIO)"
+        ))),
+        Err(e) => Err(w.skip(format!("the client did not cancel its {method} request: {e}"))),
+    }
+}
+
+#[then("the client ignores the late response")]
+async fn ignores_late_response(w: &mut ClientWorld) -> Result<(), Halt> {
+    let Some(id) = w.cancelled.clone() else {
+        return Err(w.harness_error("no request was cancelled (a step is missing)".into()));
+    };
+    let session = w.session()?;
+    let deadline = tokio::time::Instant::now() + QUIET;
+    let mut about_it = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match session.recv(left).await {
+            Ok(i) => {
+                if i.value.as_ref().is_some_and(|v| answers(v, &id)) {
+                    about_it.push(what(&i));
+                }
+                let _ = session.serve(&i).await;
+            }
+            Err(_) => break,
+        }
+    }
+    let expected = format!("no reply to the response that arrived after request {id} was cancelled");
+    let actual = match about_it.is_empty() {
+        true => format!("nothing about it within {QUIET:?}"),
+        false => format!("the client sent {}", about_it.join(", ")),
+    };
+    w.check(about_it.is_empty(), expected, actual);
+    Ok(())
+}
+
+#[when("the scenario server sends progress and list_changed notifications")]
+async fn sends_progress(w: &mut ClientWorld) -> Result<(), Halt> {
+    let token = w
+        .held
+        .as_ref()
+        .and_then(|i| i.value.as_ref())
+        .and_then(|v| v.pointer("/params/_meta/progressToken"))
+        .cloned();
+    let revision = w.revision;
+    let session = w.session()?;
+    let declared = session.server_capabilities.clone().unwrap_or(json!({}));
+    let mut notifications = Vec::new();
+    if let Some(token) = token {
+        for progress in [1, 2] {
+            let mut params = json!({ "progressToken": token, "progress": progress, "total": 2 });
+            // `message` arrived in 2025-03-26.
+            if revision >= Revision::V2025_03_26 {
+                params["message"] = json!(format!("step {progress} of 2"));
+            }
+            notifications.push(Message::notification("notifications/progress", Some(params)));
+        }
+    }
+    for (method, needs) in [
+        ("notifications/tools/list_changed", "tools.listChanged"),
+        ("notifications/prompts/list_changed", "prompts.listChanged"),
+        ("notifications/resources/list_changed", "resources.listChanged"),
+    ] {
+        if declares(&declared, needs) {
+            notifications.push(Message::notification(method, None));
+        }
+    }
+    if notifications.is_empty() {
+        return Err(w.skip("no progress token to report on and no listChanged capability declared".into()));
+    }
+    for n in &notifications {
+        if let Err(e) = w.session()?.send(n).await {
+            return Err(w.lost("the client reads the notifications".into(), e));
+        }
+    }
+    Ok(())
+}
