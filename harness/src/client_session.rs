@@ -427,6 +427,19 @@ impl ClientSession {
         }
     }
 
+    /// Watches what the client sends for `within` (or until it closes the connection): each
+    /// message goes to `look`, and is served when `look` says so.
+    pub async fn watch(&mut self, within: Duration, mut look: impl FnMut(&Inspection) -> bool) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(i) = self.recv(left).await else { return };
+            if look(&i) {
+                let _ = self.serve(&i).await;
+            }
+        }
+    }
+
     /// Serves the client until it closes the server's stdin; `Ok` when it did within `within`.
     pub async fn serve_until_closed(&mut self, within: Duration) -> Result<(), ClientWaitError> {
         match self.wait_for(within, |_| false).await {

@@ -117,21 +117,15 @@ async fn ignores_late_response(w: &mut ClientWorld) -> Result<(), Halt> {
     let Some(id) = w.cancelled.clone() else {
         return Err(w.harness_error("no request was cancelled (a step is missing)".into()));
     };
-    let session = w.session()?;
-    let deadline = tokio::time::Instant::now() + QUIET;
     let mut about_it = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match session.recv(left).await {
-            Ok(i) => {
-                if i.value.as_ref().is_some_and(|v| answers(v, &id)) {
-                    about_it.push(what(&i));
-                }
-                let _ = session.serve(&i).await;
+    w.session()?
+        .watch(QUIET, |i| {
+            if i.value.as_ref().is_some_and(|v| answers(v, &id)) {
+                about_it.push(what(i));
             }
-            Err(_) => break,
-        }
-    }
+            true
+        })
+        .await;
     let expected = format!("no reply to the response that arrived after request {id} was cancelled");
     let actual = match about_it.is_empty() {
         true => format!("nothing about it within {QUIET:?}"),
@@ -143,12 +137,7 @@ async fn ignores_late_response(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[when("the scenario server sends progress and list_changed notifications")]
 async fn sends_progress(w: &mut ClientWorld) -> Result<(), Halt> {
-    let token = w
-        .held
-        .as_ref()
-        .and_then(|i| i.value.as_ref())
-        .and_then(|v| v.pointer("/params/_meta/progressToken"))
-        .cloned();
+    let token = w.held_value("/params/_meta/progressToken");
     let revision = w.revision;
     let session = w.session()?;
     let declared = session.server_capabilities.clone().unwrap_or(json!({}));

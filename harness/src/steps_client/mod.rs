@@ -122,6 +122,11 @@ impl ClientWorld {
         }
     }
 
+    /// The member at `pointer` of the held request of the client's.
+    fn held_value(&self, pointer: &str) -> Option<Value> {
+        self.held.as_ref()?.value.as_ref()?.pointer(pointer).cloned()
+    }
+
     fn ctx(&self) -> Arc<SuiteContext> {
         self.ctx.clone().expect("the before hook sets the suite context")
     }
@@ -241,19 +246,16 @@ async fn first_message_is_initialize(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[then("the client sends nothing but pings before the answer")]
 async fn nothing_but_pings(w: &mut ClientWorld) -> Result<(), Halt> {
-    let session = w.session()?;
     let mut others = Vec::new();
-    let deadline = tokio::time::Instant::now() + QUIET;
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match session.recv(left).await {
-            Ok(i) if is_request(&i, "ping") => {
-                let _ = session.serve(&i).await;
+    w.session()?
+        .watch(QUIET, |i| {
+            let ping = is_request(i, "ping");
+            if !ping {
+                others.push(what(i));
             }
-            Ok(i) => others.push(what(&i)),
-            Err(_) => break,
-        }
-    }
+            ping
+        })
+        .await;
     let expected = "nothing but ping requests before the initialize response";
     match others.is_empty() {
         true => {
@@ -266,12 +268,7 @@ async fn nothing_but_pings(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[then("the client offers the latest protocol revision")]
 async fn offers_latest(w: &mut ClientWorld) -> Result<(), Halt> {
-    let offered = w
-        .held
-        .as_ref()
-        .and_then(|i| i.value.as_ref())
-        .and_then(|v| v.pointer("/params/protocolVersion"))
-        .cloned();
+    let offered = w.held_value("/params/protocolVersion");
     let latest = Revision::latest_legacy();
     let ok = offered.as_ref().and_then(Value::as_str) == Some(latest.as_str());
     w.check(
