@@ -1,6 +1,7 @@
 //! The `mcpspec` command line.
 
 mod runner;
+mod scenario;
 mod steps;
 mod steps_client;
 mod validate;

@@ -173,7 +173,7 @@ impl WireRecorder {
                 rule: &rules::SCHEMA_KNOWN_METHOD,
                 revision,
                 expected: format!("a method {revision} defines for {direction}"),
-                actual: format!("{method}"),
+                actual: method.to_string(),
             }),
             // Nothing to match it to (a response to no known request): the checker has said so.
             Validation::Unmatched { .. } => {}

@@ -4,7 +4,8 @@
 //! [`ScenarioReport`] per scenario and revision. Each role brings its own cucumber `World`
 //! ([`RoleWorld`]); loading, planning, hooks and reports are shared.
 
-use crate::steps::{ScenarioMeta, ServerWorld};
+use crate::scenario::{Scenario, ScenarioMeta};
+use crate::steps::ServerWorld;
 use crate::steps_client::ClientWorld;
 use cucumber::gherkin::{self, GherkinEnv};
 use cucumber::{event, feature::Ext as _, parser, writer, Event};
@@ -270,12 +271,18 @@ fn plan(
 }
 
 /// What a role's cucumber `World` tells the runner about a scenario.
-pub trait RoleWorld: cucumber::World + cucumber::codegen::WorldInventory + std::fmt::Debug {
+pub trait RoleWorld:
+    Scenario + cucumber::World + cucumber::codegen::WorldInventory + std::fmt::Debug
+{
     /// Prepares the world for a scenario (the before hook).
-    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>);
+    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
+        self.state_mut().begin(ctx, revision, meta);
+    }
     /// The scenario's own state: its checks so far, a harness error, whether a step stopped
     /// it (halted or skipped), why it was skipped, when it started.
-    fn take_state(&mut self) -> WorldState;
+    fn take_state(&mut self) -> WorldState {
+        self.state_mut().take()
+    }
     /// Ends the session with the implementation under test: adds the wire checks to `checks`;
     /// returns how it ended, and — when `failing` says the scenario does not pass with the
     /// checks given — the end of its stderr and the wire transcript.

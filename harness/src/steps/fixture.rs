@@ -3,6 +3,7 @@
 
 use super::given::find;
 use super::{Halt, ServerWorld};
+use crate::scenario::Scenario as _;
 use cucumber::given;
 use serde_json::Value;
 

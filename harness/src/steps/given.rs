@@ -1,6 +1,7 @@
 //! Given: a session, and what the scenario needs from the server (else it is skipped).
 
 use super::{docstring_json, initialize_params, Halt, ScenarioMeta, ServerWorld};
+use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::persona::ClientPersona;
@@ -29,20 +30,20 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
 
 /// Starts the server and runs the handshake; failures are charged to initialization.
 async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
-    w.precondition = Some(ScenarioMeta {
+    w.scenario.precondition = Some(ScenarioMeta {
         id: "lifecycle/initialize-result".into(),
         level: Level::MUST,
         doc: "basic/lifecycle.mdx#initialization".into(),
     });
     let established = initialize_session(w, capabilities).await;
-    w.precondition = None;
+    w.scenario.precondition = None;
     established
 }
 
 async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
     w.start()?;
     w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
-    let version = w.revision.as_str();
+    let version = w.scenario.revision.as_str();
     let response = w.call("initialize", Some(initialize_params(version, &capabilities))).await?;
     let result = match response.outcome {
         Outcome::Result(r) => r,

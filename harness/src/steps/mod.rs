@@ -12,30 +12,12 @@ mod given;
 mod then;
 mod when;
 
-use crate::runner::SuiteContext;
+pub use crate::scenario::{Halt, Scenario, ScenarioMeta, ScenarioState};
 use mcpspec::session::{ServerSession, WaitError};
-use mcpspec::verdict::{Check, Level, Verdict};
+use mcpspec::verdict::Check;
 use mcpspec_reference::transport::SendError;
 use mcpspec_reference::wire::{describe, Outcome, RequestId, Response};
-use mcpspec_reference::Revision;
 use serde_json::{json, Value};
-use std::sync::Arc;
-use std::time::Instant;
-
-/// Stops a scenario: what it needed did not happen (the failed check is already recorded), it
-/// does not apply (skipped), or the harness could not act.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Halt(String);
-
-/// The scenario's requirement, from its tags.
-#[derive(Debug, Clone)]
-pub struct ScenarioMeta {
-    pub id: String,
-    pub level: Level,
-    /// Document under `docs/specification/<revision>/`.
-    pub doc: String,
-}
 
 /// A message sent that awaits its answer.
 #[derive(Debug, Clone)]
@@ -62,11 +44,7 @@ pub struct Listing {
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
 pub struct ServerWorld {
-    pub ctx: Option<Arc<SuiteContext>>,
-    pub revision: Revision,
-    pub meta: Option<ScenarioMeta>,
-    /// The requirement a Given step is establishing, which its failures are charged to.
-    pub precondition: Option<ScenarioMeta>,
+    pub scenario: ScenarioState,
     pub session: Option<ServerSession>,
     /// Messages sent whose answers the next Then steps wait for, oldest first.
     pub pending: Vec<Pending>,
@@ -79,47 +57,25 @@ pub struct ServerWorld {
     /// The subject a Given step picked (a tool, a resource, a prompt).
     pub subject: Option<Value>,
     pub listing: Option<Listing>,
-    pub checks: Vec<Check>,
-    /// Set when a step stopped the scenario because something it needed failed.
-    pub halted: Option<String>,
-    /// Set when the scenario does not apply to this server (it is then skipped).
-    pub skipped: Option<String>,
-    /// Set when the harness could not judge (e.g. the implementation did not start).
-    pub error: Option<String>,
-    pub started: Instant,
 }
 
 impl std::fmt::Debug for ServerWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerWorld")
-            .field("revision", &self.revision)
-            .field("meta", &self.meta)
-            .field("checks", &self.checks.len())
-            .field("halted", &self.halted)
-            .field("skipped", &self.skipped)
-            .finish_non_exhaustive()
+        f.debug_struct("ServerWorld").field("scenario", &self.scenario).finish_non_exhaustive()
+    }
+}
+
+impl Scenario for ServerWorld {
+    fn state(&self) -> &ScenarioState {
+        &self.scenario
+    }
+
+    fn state_mut(&mut self) -> &mut ScenarioState {
+        &mut self.scenario
     }
 }
 
 impl crate::runner::RoleWorld for ServerWorld {
-    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
-        self.ctx = Some(ctx);
-        self.revision = revision;
-        self.meta = meta;
-        self.started = Instant::now();
-    }
-
-    fn take_state(&mut self) -> crate::runner::WorldState {
-        crate::runner::WorldState {
-            meta: self.meta.clone(),
-            checks: std::mem::take(&mut self.checks),
-            error: self.error.clone(),
-            halted: self.halted.is_some(),
-            skipped: self.skipped.clone(),
-            started: self.started,
-        }
-    }
-
     async fn end_session(
         &mut self,
         checks: &mut Vec<Check>,
@@ -144,10 +100,7 @@ impl crate::runner::RoleWorld for ServerWorld {
 impl ServerWorld {
     fn new() -> Self {
         ServerWorld {
-            ctx: None,
-            revision: Revision::latest_legacy(),
-            meta: None,
-            precondition: None,
+            scenario: ScenarioState::default(),
             session: None,
             pending: Vec::new(),
             offered: None,
@@ -155,71 +108,7 @@ impl ServerWorld {
             initialize_result: None,
             subject: None,
             listing: None,
-            checks: Vec::new(),
-            halted: None,
-            skipped: None,
-            error: None,
-            started: Instant::now(),
         }
-    }
-
-    fn ctx(&self) -> Arc<SuiteContext> {
-        self.ctx.clone().expect("the before hook sets the suite context")
-    }
-
-    fn timeout(&self) -> std::time::Duration {
-        self.ctx().timeout
-    }
-
-    fn spec(&self, doc: &str) -> String {
-        format!("{}/{doc}", self.revision.doc_root())
-    }
-
-    fn requirement(&self) -> ScenarioMeta {
-        let meta = self.precondition.clone().or_else(|| self.meta.clone());
-        meta.expect("the before hook sets the scenario meta")
-    }
-
-    /// Records a check of the scenario's own requirement — or, while a Given step establishes
-    /// a precondition, of the precondition's requirement.
-    fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
-        let meta = self.requirement();
-        let spec = self.spec(&meta.doc);
-        self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
-    }
-
-    /// Records a warning against the scenario's requirement, citing `doc` (for behaviour the
-    /// spec itself is ambiguous about, or a weaker rule inside a stronger scenario).
-    fn warn(&mut self, doc: &str, expected: impl Into<String>, actual: impl Into<String>) {
-        let meta = self.requirement();
-        self.checks.push(Check {
-            id: meta.id,
-            level: meta.level,
-            spec: self.spec(doc),
-            verdict: Verdict::Warning,
-            expected: expected.into(),
-            actual: actual.into(),
-        });
-    }
-
-    /// Records a failed check of the scenario's requirement and stops the scenario.
-    fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
-        let actual = actual.into();
-        self.check(false, expected, actual.clone());
-        self.halted = Some(actual.clone());
-        Halt(actual)
-    }
-
-    /// The scenario does not apply to this server.
-    fn skip(&mut self, why: String) -> Halt {
-        self.skipped = Some(why.clone());
-        Halt(why)
-    }
-
-    /// The harness could not act: the scenario ends with an error verdict.
-    fn harness_error(&mut self, why: String) -> Halt {
-        self.error = Some(why.clone());
-        Halt(why)
     }
 
     fn session(&mut self) -> Result<&mut ServerSession, Halt> {
@@ -233,7 +122,12 @@ impl ServerWorld {
 
     fn start(&mut self) -> Result<(), Halt> {
         let ctx = self.ctx();
-        match ServerSession::start(&ctx.command, ctx.child.clone(), self.revision, ctx.schemas.clone()) {
+        match ServerSession::start(
+            &ctx.command,
+            ctx.child.clone(),
+            self.scenario.revision,
+            ctx.schemas.clone(),
+        ) {
             Ok(s) => {
                 self.session = Some(s);
                 Ok(())

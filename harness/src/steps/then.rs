@@ -1,6 +1,7 @@
 //! Then: what the server must have done.
 
 use super::{outcome_text, step_json, Halt, ServerWorld};
+use crate::scenario::Scenario as _;
 use cucumber::then;
 use mcpspec_reference::transport::child::describe_status;
 use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
@@ -60,7 +61,7 @@ async fn answers_with_an_error_preferably(w: &mut ServerWorld, code: String) -> 
             w.check(true, format!("error {preferred}"), outcome_text(&r))
         }
         Outcome::Error(_) => {
-            let doc = w.meta.as_ref().map(|m| m.doc.clone()).unwrap_or_default();
+            let doc = w.scenario.meta.as_ref().map(|m| m.doc.clone()).unwrap_or_default();
             w.warn(&doc, format!("error {preferred}, the code the spec's example uses"), outcome_text(&r));
         }
         Outcome::Result(_) => {
@@ -97,7 +98,7 @@ async fn result_has_members(w: &mut ServerWorld, list: String) -> Result<(), Hal
 #[then(expr = "the result's {string} is the revision under test")]
 async fn result_member_is_revision(w: &mut ServerWorld, member: String) -> Result<(), Halt> {
     let result = w.last_result()?;
-    let want = w.revision.as_str();
+    let want = w.scenario.revision.as_str();
     let got = result.get(&member);
     w.check(got == Some(&Value::from(want)), format!("{member:?}: \"{want}\""), describe(got));
     Ok(())

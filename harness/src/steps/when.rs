@@ -1,6 +1,7 @@
 //! When: what the client sends.
 
 use super::{docstring_json, initialize_params, step_json, Halt, Listing, Pending, ServerWorld};
+use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::when;
 use mcpspec::persona::example_object;
@@ -16,7 +17,7 @@ pub const MAX_PAGES: usize = 1_000;
 async fn sends_initialize_at_revision(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
     let capabilities = docstring_json(w, step)?.unwrap_or(json!({}));
     w.session()?.set_persona(mcpspec::persona::ClientPersona::new(capabilities.clone()));
-    let version = w.revision.as_str().to_owned();
+    let version = w.scenario.revision.as_str().to_owned();
     w.offered = Some(version.clone());
     w.send_request(&method, Some(initialize_params(&version, &capabilities))).await.map(drop)
 }

@@ -4,6 +4,7 @@
 //! notifications while the client waits.
 
 use super::{what, ClientWorld, Halt, QUIET};
+use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::checker::declares;
 use mcpspec::client_session::ClientWaitError;
@@ -138,7 +139,7 @@ async fn ignores_late_response(w: &mut ClientWorld) -> Result<(), Halt> {
 #[when("the scenario server sends progress and list_changed notifications")]
 async fn sends_progress(w: &mut ClientWorld) -> Result<(), Halt> {
     let token = w.held_value("/params/_meta/progressToken");
-    let revision = w.revision;
+    let revision = w.scenario.revision;
     let session = w.session()?;
     let declared = session.server_capabilities.clone().unwrap_or(json!({}));
     let mut notifications = Vec::new();

@@ -6,8 +6,8 @@
 mod cancellation;
 mod pagination;
 
-use crate::runner::{RoleWorld, SessionEnd, SuiteContext, WorldState};
-use crate::steps::ScenarioMeta;
+use crate::runner::{RoleWorld, SessionEnd};
+pub use crate::scenario::{Halt, Scenario, ScenarioState};
 use cucumber::{given, then, when};
 use mcpspec::checker::Inspection;
 use mcpspec::client_session::{ClientSession, ClientWaitError, ServerScript};
@@ -15,13 +15,7 @@ use mcpspec::verdict::Check;
 use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
 use mcpspec_reference::Revision;
 use serde_json::{json, Value};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Stops a scenario (the failed check, skip or harness error is already recorded).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Halt(String);
+use std::time::Duration;
 
 /// How long the harness watches for messages the client must not send (e.g. before the
 /// initialize response).
@@ -31,9 +25,7 @@ const QUIET: Duration = Duration::from_millis(300);
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
 pub struct ClientWorld {
-    pub ctx: Option<Arc<SuiteContext>>,
-    pub revision: Revision,
-    pub meta: Option<ScenarioMeta>,
+    pub scenario: ScenarioState,
     pub session: Option<ClientSession>,
     /// A request of the client's (initialize, …) held unanswered until a step answers it.
     pub held: Option<Inspection>,
@@ -45,44 +37,25 @@ pub struct ClientWorld {
     pub cancelled: Option<RequestId>,
     /// The opaque cursor the scenario server handed out, and the page it stands for.
     pub cursor: Option<(String, Vec<Value>)>,
-    pub checks: Vec<Check>,
-    pub halted: Option<String>,
-    /// Set when the client did not do what the scenario needs to apply (it is then skipped).
-    pub skipped: Option<String>,
-    pub error: Option<String>,
-    pub started: Instant,
 }
 
 impl std::fmt::Debug for ClientWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientWorld")
-            .field("revision", &self.revision)
-            .field("meta", &self.meta)
-            .field("checks", &self.checks.len())
-            .field("halted", &self.halted)
-            .finish_non_exhaustive()
+        f.debug_struct("ClientWorld").field("scenario", &self.scenario).finish_non_exhaustive()
+    }
+}
+
+impl Scenario for ClientWorld {
+    fn state(&self) -> &ScenarioState {
+        &self.scenario
+    }
+
+    fn state_mut(&mut self) -> &mut ScenarioState {
+        &mut self.scenario
     }
 }
 
 impl RoleWorld for ClientWorld {
-    fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
-        self.ctx = Some(ctx);
-        self.revision = revision;
-        self.meta = meta;
-        self.started = Instant::now();
-    }
-
-    fn take_state(&mut self) -> WorldState {
-        WorldState {
-            meta: self.meta.clone(),
-            checks: std::mem::take(&mut self.checks),
-            error: self.error.clone(),
-            halted: self.halted.is_some(),
-            skipped: self.skipped.clone(),
-            started: self.started,
-        }
-    }
-
     async fn end_session(
         &mut self,
         checks: &mut Vec<Check>,
@@ -105,58 +78,19 @@ impl RoleWorld for ClientWorld {
 impl ClientWorld {
     fn new() -> Self {
         ClientWorld {
-            ctx: None,
-            revision: Revision::latest_legacy(),
-            meta: None,
+            scenario: ScenarioState::default(),
             session: None,
             held: None,
             client_capabilities: None,
-            skipped: None,
             pending: None,
             cancelled: None,
             cursor: None,
-            checks: Vec::new(),
-            halted: None,
-            error: None,
-            started: Instant::now(),
         }
     }
 
     /// The member at `pointer` of the held request of the client's.
     fn held_value(&self, pointer: &str) -> Option<Value> {
         self.held.as_ref()?.value.as_ref()?.pointer(pointer).cloned()
-    }
-
-    fn ctx(&self) -> Arc<SuiteContext> {
-        self.ctx.clone().expect("the before hook sets the suite context")
-    }
-
-    fn timeout(&self) -> Duration {
-        self.ctx().timeout
-    }
-
-    fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
-        let meta = self.meta.clone().expect("the before hook sets the scenario meta");
-        let spec = format!("{}/{}", self.revision.doc_root(), meta.doc);
-        self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
-    }
-
-    fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
-        let actual = actual.into();
-        self.check(false, expected, actual.clone());
-        self.halted = Some(actual.clone());
-        Halt(actual)
-    }
-
-    /// The scenario does not apply to this client.
-    fn skip(&mut self, why: String) -> Halt {
-        self.skipped = Some(why.clone());
-        Halt(why)
-    }
-
-    fn harness_error(&mut self, why: String) -> Halt {
-        self.error = Some(why.clone());
-        Halt(why)
     }
 
     fn session(&mut self) -> Result<&mut ClientSession, Halt> {
@@ -203,12 +137,12 @@ fn what(i: &Inspection) -> String {
 async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
     let ctx = w.ctx();
     let relay = relay().map_err(|e| w.harness_error(e))?;
-    let scenario = w.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
     let started = ClientSession::start(
         &ctx.command,
         &relay,
         ctx.child.clone(),
-        w.revision,
+        w.scenario.revision,
         ctx.schemas.clone(),
         &scenario,
         &json!({}),
@@ -550,7 +484,7 @@ async fn server_declares(w: &mut ClientWorld, capabilities: String) -> Result<()
 
 #[then("the client sent only requests the scenario server declared")]
 async fn only_declared_requests(w: &mut ClientWorld) -> Result<(), Halt> {
-    let revision = w.revision;
+    let revision = w.scenario.revision;
     let session = w.session()?;
     let declared = session.server_capabilities.clone().unwrap_or(json!({}));
     let requests: Vec<String> = session

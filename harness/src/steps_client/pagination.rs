@@ -2,6 +2,7 @@
 //! pages its tool list itself, with a cursor a careless client would alter.
 
 use super::{is_request, what, ClientWorld, Halt, QUIET};
+use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::checker::Inspection;
 use mcpspec::client_session::ClientWaitError;
