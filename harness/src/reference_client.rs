@@ -62,10 +62,12 @@ pub enum ClientFault {
     ExitOnCancel,
     /// Answers a response to a request it cancelled with an error.
     LateResponseError,
+    /// Declares roots without listChanged, then sends notifications/roots/list_changed.
+    RootsChangedUndeclared,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 22] = [
+    pub const ALL: [ClientFault; 23] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -88,6 +90,7 @@ impl ClientFault {
         ClientFault::UndeclaredRequests,
         ClientFault::ExitOnCancel,
         ClientFault::LateResponseError,
+        ClientFault::RootsChangedUndeclared,
     ];
 
     pub fn name(self) -> &'static str {
@@ -114,6 +117,7 @@ impl ClientFault {
             ClientFault::UndeclaredRequests => "undeclared-requests",
             ClientFault::ExitOnCancel => "exit-on-cancel",
             ClientFault::LateResponseError => "late-response-error",
+            ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
         }
     }
 }
@@ -185,6 +189,7 @@ impl ReferenceClient {
         let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
         let capabilities = match fault {
             Some(ClientFault::DeclareNothing) => json!({}),
+            Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
             _ => json!({ "roots": { "listChanged": true }, "sampling": {} }),
         };
         ReferenceClient {
@@ -335,6 +340,9 @@ impl ReferenceClient {
         }
         if self.fault == Some(ClientFault::NullId) {
             out.push(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
+        }
+        if self.fault == Some(ClientFault::RootsChangedUndeclared) {
+            out.push(Message::notification("notifications/roots/list_changed", None).to_value());
         }
         if self.fault == Some(ClientFault::CancelUnissued) {
             out.push(cancel(&RequestId::from("never-sent"), "cancel-unissued fault"));

@@ -364,3 +364,9 @@ fn client_fault_late_response_error() {
     assert!(ids.iter().any(|v| v == "failed"), "{ids:?}\n{}", run.describe());
     assert_eq!(run.code, Some(1), "{}", run.describe());
 }
+
+#[test]
+fn client_fault_roots_changed_undeclared() {
+    let check = "capabilities/client-uses-negotiated";
+    assert_caught("roots-changed-undeclared", "client-lifecycle/request-ids", check, "failed");
+}
