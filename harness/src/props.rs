@@ -171,6 +171,7 @@ pub fn play(script: &Script, revision: Revision) {
         sent: HashMap::new(),
         server_requests: Vec::new(),
         ambiguous: HashSet::new(),
+        reused: HashMap::new(),
     };
     let start = Instant::now();
     let mut now = start;
@@ -228,6 +229,11 @@ struct Client<'a> {
     server_requests: Vec<Value>,
     /// Ids once open for requests of different methods at the same time (see `answer_of`).
     ambiguous: HashSet<RequestId>,
+    /// Ids the client reused while a request with the id could still be answered, against the
+    /// MUST that ids are not reused in a session (basic/index.mdx#requests): which answer is
+    /// which cannot be told from the wire then, so for these ids only the count is judged —
+    /// (requests that may be answered, answers seen): never more answers than requests.
+    reused: HashMap<RequestId, (usize, usize)>,
 }
 
 fn message_id(message: &Message) -> Option<&RequestId> {
@@ -267,7 +273,13 @@ impl Client<'_> {
                 single => vec![single],
             };
             for message in elements {
-                note_sent(message, frame.line, |id| server.is_in_flight(id), &mut self.sent);
+                note_sent(
+                    message,
+                    frame.line,
+                    |id| server.is_in_flight(id),
+                    &mut self.sent,
+                    &mut self.reused,
+                );
             }
         }
     }
@@ -339,6 +351,12 @@ impl Client<'_> {
             };
             let answered = match &message {
                 Message::Response(r) => match &r.id {
+                    Some(id) if self.reused.contains_key(id) => {
+                        if let Err(why) = answer_reused(id, &mut self.sent, &mut self.reused) {
+                            self.fail(format!("{why}: {element}"));
+                        }
+                        None
+                    }
                     Some(id) => match answer_of(
                         id,
                         from,
@@ -376,7 +394,8 @@ impl Client<'_> {
             let verdict = schema.validate(Direction::ServerToClient, element, answered.as_deref());
             // With one id open for requests of different methods, an answer may have been
             // matched to the wrong one before; the schema check then cannot name the method.
-            let repeated = message_id(&message).is_some_and(|id| self.ambiguous.contains(id));
+            let repeated = message_id(&message)
+                .is_some_and(|id| self.ambiguous.contains(id) || self.reused.contains_key(id));
             if !verdict.is_valid() && !repeated && !idless_error_where_schema_requires_id(element, &verdict) {
                 self.fail(format!(
                     "the server wrote {element} (answering {answered:?}), not valid under the {now} schema: \
@@ -416,6 +435,7 @@ fn note_sent(
     line: u64,
     in_flight: impl Fn(&RequestId) -> bool,
     sent: &mut HashMap<RequestId, Vec<Sent>>,
+    reused: &mut HashMap<RequestId, (usize, usize)>,
 ) {
     let Some(object) = message.as_object() else { return };
     let method = object.get("method").and_then(Value::as_str);
@@ -444,8 +464,40 @@ fn note_sent(
     }
     if let Some(id) = object.get("id").and_then(RequestId::from_value) {
         let method = parsed.ok().and_then(|m| m.method().map(str::to_owned));
-        sent.entry(id).or_default().push(Sent { method, cancelled: false, running: false, line });
+        let requests = sent.entry(id.clone()).or_default();
+        let answerable = requests.iter().filter(|r| !r.cancelled).count();
+        match reused.get_mut(&id) {
+            Some((n, _)) => *n += 1,
+            None if answerable > 0 => {
+                reused.insert(id, (answerable + 1, 0));
+            }
+            None => {}
+        }
+        requests.push(Sent { method, cancelled: false, running: false, line });
     }
+}
+
+/// Counts an answer to an id the client reused while it could still be answered (see
+/// `Client::reused`), and forgets one of its requests (which one cannot be told) so that the
+/// batch lines stay matched; says why when it is one answer too many.
+fn answer_reused(
+    id: &RequestId,
+    sent: &mut HashMap<RequestId, Vec<Sent>>,
+    reused: &mut HashMap<RequestId, (usize, usize)>,
+) -> Result<(), String> {
+    let Some((requests, answers)) = reused.get_mut(id) else {
+        return Err(format!("id {id} was not reused"));
+    };
+    *answers += 1;
+    if *answers > *requests {
+        return Err(format!("answer {answers} to the {requests} request(s) with the reused id {id}"));
+    }
+    if let Some(open) = sent.get_mut(id) {
+        if let Some(i) = open.iter().position(|r| !r.cancelled) {
+            open.remove(i);
+        }
+    }
+    Ok(())
 }
 
 /// Takes the unanswered, uncancelled request with this id (same JSON type) that this response
@@ -728,6 +780,45 @@ mod tests {
         play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
     }
 
+    /// Regression (the three `fuzz/corpus/server_session/crash-id-reused-across-a-held-batch-*`
+    /// inputs, found by the `server_session` target): in 2025-03-26 a batch's answers wait for
+    /// its slowest member, and the client reused an id of that batch (in the batch itself, or
+    /// on a later line) before the batch answer came. The server answered each request once,
+    /// but no bookkeeping can tell from the wire which answer is which: the property now only
+    /// counts the answers to such an id.
+    #[test]
+    fn an_id_reused_while_a_batch_holds_its_answer_is_judged_by_count() {
+        for name in ["a", "b", "c"] {
+            let path = mcpspec_reference::props::corpus_dir(HERE, "server_session")
+                .join(format!("crash-id-reused-across-a-held-batch-{name}"));
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+        }
+    }
+
+    #[test]
+    fn a_reused_id_gets_no_more_answers_than_requests() {
+        let (mut sent, mut reused) = (HashMap::new(), HashMap::new());
+        let ping = serde_json::json!({"jsonrpc":"2.0","id":7,"method":"ping"});
+        note_sent(&ping, 1, |_| true, &mut sent, &mut reused);
+        assert!(reused.is_empty(), "one request with the id is not a reuse");
+        note_sent(&ping, 2, |_| true, &mut sent, &mut reused);
+        let id = RequestId::from(7);
+        assert_eq!(reused.get(&id), Some(&(2, 0)));
+        answer_reused(&id, &mut sent, &mut reused).unwrap();
+        answer_reused(&id, &mut sent, &mut reused).unwrap();
+        let why = answer_reused(&id, &mut sent, &mut reused).unwrap_err();
+        assert!(why.starts_with("answer 3 to the 2 request(s)"), "{why}");
+        // An id reused only after its request was cancelled can still be matched exactly.
+        let (mut sent, mut reused) = (HashMap::new(), HashMap::new());
+        let call = serde_json::json!({"jsonrpc":"2.0","id":"c","method":"tools/call"});
+        let cancel = serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}});
+        note_sent(&call, 1, |_| true, &mut sent, &mut reused);
+        note_sent(&cancel, 2, |_| true, &mut sent, &mut reused);
+        note_sent(&call, 3, |_| true, &mut sent, &mut reused);
+        assert!(reused.is_empty());
+    }
+
     #[test]
     fn a_full_session_passes_at_every_revision() {
         server_session(&handshake(vec![
@@ -741,26 +832,32 @@ mod tests {
     #[test]
     #[should_panic(expected = "which no unanswered request has")]
     fn an_answer_nobody_asked_for_is_caught() {
-        let mut sent = HashMap::new();
-        note_sent(&serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}), 1, |_| true, &mut sent);
+        let (mut sent, mut reused) = (HashMap::new(), HashMap::new());
+        note_sent(
+            &serde_json::json!({"jsonrpc":"2.0","id":1,"method":"ping"}),
+            1,
+            |_| true,
+            &mut sent,
+            &mut reused,
+        );
         assert_eq!(answer_of(&RequestId::from(1), 1, |_| 1, &mut sent), Ok((Some("ping".to_owned()), false)));
         answer_of(&RequestId::from(1), 2, |_| 1, &mut sent).unwrap();
     }
 
     #[test]
     fn an_answer_after_a_processed_cancel_is_caught() {
-        let mut sent = HashMap::new();
+        let (mut sent, mut reused) = (HashMap::new(), HashMap::new());
         let call = serde_json::json!({"jsonrpc":"2.0","id":"a","method":"tools/call"});
         let cancel = serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}});
-        note_sent(&call, 1, |_| true, &mut sent);
-        note_sent(&cancel, 2, |_| false, &mut sent);
+        note_sent(&call, 1, |_| true, &mut sent, &mut reused);
+        note_sent(&cancel, 2, |_| false, &mut sent, &mut reused);
         assert_eq!(
             answer_of(&RequestId::from("a"), 3, |_| 1, &mut sent),
             Ok((Some("tools/call".to_owned()), false)),
             "too late"
         );
-        note_sent(&call, 4, |_| true, &mut sent);
-        note_sent(&cancel, 5, |_| true, &mut sent);
+        note_sent(&call, 4, |_| true, &mut sent, &mut reused);
+        note_sent(&cancel, 5, |_| true, &mut sent, &mut reused);
         let why = answer_of(&RequestId::from("a"), 2, |_| 1, &mut sent).unwrap_err();
         assert!(why.contains("after its cancellation"), "{why}");
     }
