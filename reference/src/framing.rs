@@ -181,7 +181,46 @@ fn decode_line(raw: &[u8]) -> FrameContent {
 /// The first bytes of a line, printable, for error messages.
 const EXCERPT_BYTES: usize = 80;
 
+///
+/// The text is what `String::from_utf8_lossy` and `str::escape_debug` make of it, quoted. A
+/// hostile peer can fill every line with garbage, so the common cases (ASCII, and bytes that are
+/// not UTF-8) take a fast path: `escape_debug`'s Unicode tables cost more than all the rest of
+/// decoding such a line.
 fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = EXCERPT_BYTES;
+    let head = &bytes[..bytes.len().min(MAX)];
+    let mut s = String::with_capacity(head.len() + 8);
+    s.push('"');
+    for chunk in head.utf8_chunks() {
+        if !chunk.valid().is_ascii() {
+            // Other scripts: escape_debug treats a grapheme extender at the start of the
+            // whole text differently, so the text goes through it in one piece.
+            return excerpt_of_text(bytes);
+        }
+        // Runs of printable ASCII go in whole; quotes, backslashes and controls are escaped.
+        let text = chunk.valid();
+        let mut plain = 0;
+        for (i, b) in text.bytes().enumerate() {
+            if !matches!(b, b' '..=b'~') || matches!(b, b'"' | b'\'' | b'\\') {
+                s.push_str(&text[plain..i]);
+                s.extend(char::from(b).escape_debug());
+                plain = i + 1;
+            }
+        }
+        s.push_str(&text[plain..]);
+        if !chunk.invalid().is_empty() {
+            s.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    if bytes.len() > MAX {
+        s.push('…');
+    }
+    s.push('"');
+    s
+}
+
+/// [`excerpt`] of any text: the lossy UTF-8 of the first bytes, escaped for debugging, quoted.
+fn excerpt_of_text(bytes: &[u8]) -> String {
     const MAX: usize = EXCERPT_BYTES;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
     let mut s: String = text.escape_debug().collect();
@@ -296,6 +335,14 @@ mod tests {
             for c in cuts { pieces.push(&bytes[start..c]); start = c; }
             pieces.push(&bytes[start..]);
             prop_assert_eq!(frames(max, &pieces), whole);
+        }
+
+        /// The fast excerpt is the lossy, debug-escaped text it stands for, byte for byte.
+        #[test]
+        fn excerpt_fast_path_matches_the_text(bytes in proptest::collection::vec(
+                prop_oneof![Just(b'"'), Just(b'\''), Just(b'\\'), Just(0x7f), Just(0u8), Just(0xff),
+                    Just(0xe9), Just(0xcc), Just(0x81), 0x20u8..0x7f, any::<u8>()], 0..120)) {
+            prop_assert_eq!(excerpt(&bytes), excerpt_of_text(&bytes));
         }
 
         /// What `encode` writes, the decoder reads back unchanged.
