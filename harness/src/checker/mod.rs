@@ -13,9 +13,11 @@ use mcpspec_reference::{Direction, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
+pub mod elicitation;
 mod features;
-mod sampling;
+pub mod sampling;
 
+pub use features::declares;
 pub use sampling::tool_balance_violations;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;

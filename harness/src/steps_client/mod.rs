@@ -15,6 +15,9 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod elicitation;
+mod sampling;
+
 /// Stops a scenario (the failed check, skip or harness error is already recorded).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -38,6 +41,10 @@ pub struct ClientWorld {
     pub client_capabilities: Option<Value>,
     /// A request of the scenario server's awaiting the client's answer.
     pub pending: Option<RequestId>,
+    /// The params of the scenario server's last request (what the answer is judged against).
+    pub sent_params: Option<Value>,
+    /// The client's last result to a scenario server's request (a tool loop continues from it).
+    pub last_result: Option<Value>,
     pub checks: Vec<Check>,
     pub halted: Option<String>,
     /// Set when the client did not do what the scenario needs to apply (it is then skipped).
@@ -106,6 +113,8 @@ impl ClientWorld {
             client_capabilities: None,
             skipped: None,
             pending: None,
+            sent_params: None,
+            last_result: None,
             checks: Vec::new(),
             halted: None,
             error: None,
@@ -113,21 +122,21 @@ impl ClientWorld {
         }
     }
 
-    fn ctx(&self) -> Arc<SuiteContext> {
+    pub(super) fn ctx(&self) -> Arc<SuiteContext> {
         self.ctx.clone().expect("the before hook sets the suite context")
     }
 
-    fn timeout(&self) -> Duration {
+    pub(super) fn timeout(&self) -> Duration {
         self.ctx().timeout
     }
 
-    fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
+    pub(super) fn check(&mut self, ok: bool, expected: impl Into<String>, actual: impl Into<String>) {
         let meta = self.meta.clone().expect("the before hook sets the scenario meta");
         let spec = format!("{}/{}", self.revision.doc_root(), meta.doc);
         self.checks.push(Check::judge(meta.id, meta.level, spec, ok, expected, actual));
     }
 
-    fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
+    pub(super) fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
         let actual = actual.into();
         self.check(false, expected, actual.clone());
         self.halted = Some(actual.clone());
@@ -135,17 +144,17 @@ impl ClientWorld {
     }
 
     /// The scenario does not apply to this client.
-    fn skip(&mut self, why: String) -> Halt {
+    pub(super) fn skip(&mut self, why: String) -> Halt {
         self.skipped = Some(why.clone());
         Halt(why)
     }
 
-    fn harness_error(&mut self, why: String) -> Halt {
+    pub(super) fn harness_error(&mut self, why: String) -> Halt {
         self.error = Some(why.clone());
         Halt(why)
     }
 
-    fn session(&mut self) -> Result<&mut ClientSession, Halt> {
+    pub(super) fn session(&mut self) -> Result<&mut ClientSession, Halt> {
         if self.session.is_none() {
             return Err(self.harness_error("the scenario has no client (a Given step is missing)".into()));
         }
@@ -154,7 +163,7 @@ impl ClientWorld {
 
     /// Fails the scenario because the client did not do what was `expected`, with the last
     /// line of its stderr when it went away.
-    fn lost(&mut self, expected: String, e: ClientWaitError) -> Halt {
+    pub(super) fn lost(&mut self, expected: String, e: ClientWaitError) -> Halt {
         let mut actual = e.to_string();
         if !matches!(e, ClientWaitError::Timeout(_)) {
             let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
@@ -326,6 +335,7 @@ async fn server_sends_request(
                 .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}")))?,
         ),
     };
+    w.sent_params = params.clone();
     let sent = w.session()?.send_request(&method, params).await;
     match sent {
         Ok(id) => {
@@ -337,7 +347,7 @@ async fn server_sends_request(
 }
 
 /// Waits for the client's answer to the scenario server's pending request.
-async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
+pub(super) async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
     let Some(id) = w.pending.take() else {
         return Err(w.harness_error("no request awaits an answer (a When step is missing)".into()));
     };
@@ -406,7 +416,13 @@ async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[given(regex = r#"^the client (declared|did not declare) the "([^"]+)" capability$"#)]
 async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -> Result<(), Halt> {
-    let declared = w.client_capabilities.as_ref().is_some_and(|c| c.get(&capability).is_some());
+    // A dotted path names a nested capability (`sampling.tools`); elicitation modes follow
+    // client/elicitation.mdx, where an empty `elicitation: {}` declares form mode only.
+    let declared =
+        w.client_capabilities.as_ref().is_some_and(|c| match capability.strip_prefix("elicitation.") {
+            Some(mode) => mcpspec::checker::elicitation::mode_declared(c, mode),
+            None => mcpspec::checker::declares(c, &capability),
+        });
     match (how == "declared", declared) {
         (true, false) => Err(w.skip(format!("the client did not declare the {capability} capability"))),
         (false, true) => Err(w.skip(format!("the client declared the {capability} capability"))),
@@ -512,24 +528,4 @@ async fn client_sends_request(w: &mut ClientWorld, method: String) -> Result<(),
         // A client need not list anything: the scenario does not apply.
         Err(e) => Err(w.skip(format!("the client sent no {method} request ({e})"))),
     }
-}
-
-#[then("the client answers it with a sampled message, or error -1 (the user rejected it)")]
-async fn client_answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
-    let expected = "a result with role, content and model, or error -1";
-    match client_answer(w, expected).await? {
-        Outcome::Result(v) => {
-            let missing: Vec<&str> =
-                ["role", "content", "model"].into_iter().filter(|m| v.get(*m).is_none()).collect();
-            let actual = match missing.is_empty() {
-                true => format!("result {}", describe(Some(&v))),
-                false => format!("a result without {}", missing.join(", ")),
-            };
-            w.check(missing.is_empty(), expected, actual);
-        }
-        Outcome::Error(e) => {
-            w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message));
-        }
-    }
-    Ok(())
 }

@@ -58,12 +58,21 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 12 scenarios at each of the 4 legacy revisions; the reference client declares roots, so
-    // client-roots/undeclared is skipped.
-    assert_eq!(run.summary("skipped"), 4, "{}", run.describe());
-    assert_eq!(scenarios.len(), 48, "{}", run.describe());
-    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), 12);
+    // 12 scenarios at every legacy revision, plus client-elicitation/form from 2025-06-18 and 8
+    // more sampling and elicitation scenarios at 2025-11-25 (`@since`). Skipped, because the
+    // reference client declares what they need absent: client-roots/undeclared at each
+    // revision (it declares roots), and at 2025-11-25 client-sampling/tools-undeclared (it
+    // declares sampling.tools) and client-elicitation/undeclared-mode (it declares
+    // elicitation.url).
+    assert_eq!(run.summary("skipped"), 6, "{}", run.describe());
+    assert_eq!(scenarios.len(), 58, "{}", run.describe());
+    for (rev, n) in [("2024-11-05", 12), ("2025-03-26", 12), ("2025-06-18", 13), ("2025-11-25", 21)] {
+        assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
+    }
+    let skipped: Vec<_> =
+        scenarios.iter().filter(|s| s["verdict"] == "skipped").map(|s| s["id"].clone()).collect();
+    for id in ["client-sampling/tools-undeclared", "client-elicitation/undeclared-mode"] {
+        assert!(skipped.contains(&serde_json::json!(id)), "{id} not skipped: {skipped:?}");
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -195,14 +204,15 @@ fn client_that_never_connects_ends_within_the_timeout() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    assert_eq!(run.summary("failed"), 8, "{}", run.describe());
-    assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
+    // The 21 scenarios at 2025-11-25: 12 MUST ones fail, 9 SHOULD ones warn.
+    assert_eq!(run.summary("failed"), 12, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 9, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 12 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    // 21 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -211,7 +221,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 12, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 21, "{}", run.describe());
 }
 
 #[test]
@@ -246,7 +256,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 11, "{}", run.describe());
+    // 21 scenarios at 2025-11-25, 3 skipped (see client_reference_passes_every_legacy_revision).
+    assert_eq!(run.summary("passed"), 18, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -292,4 +303,95 @@ fn interop_typescript_sdk_client() {
     assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
     assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
     assert_no_leftovers(&run.marker);
+}
+
+/// `mcpspec client --timeout 2 --revision REVISION -- mcpspec reference client --fault F`, then:
+/// `check` has `verdict` in `scenario`, and no other scenario fails or warns — the fault is
+/// caught by the check that names it, and by nothing else.
+fn assert_caught_alone(revision: &str, fault: &str, scenario: &str, check: &str, verdict: &str) {
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "2",
+        "--revision",
+        revision,
+        "--",
+        MCPSPEC,
+        "reference",
+        "client",
+        "--fault",
+        fault,
+    ];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_no_leftovers(&run.marker);
+    let seen = verdicts(&run, scenario, check);
+    assert!(
+        seen.iter().any(|v| v == verdict),
+        "--fault {fault}: expected {check} {verdict} in {scenario}, saw {seen:?}\n{}",
+        run.describe()
+    );
+    let report = run.report.as_ref().expect("a report");
+    let others: Vec<String> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s["id"] != scenario && matches!(s["verdict"].as_str(), Some("failed" | "warning" | "error"))
+        })
+        .map(|s| format!("{} {}", s["id"], s["verdict"]))
+        .collect();
+    assert!(others.is_empty(), "--fault {fault} also shows in {others:?}\n{}", run.describe());
+    let expected_code = if verdict == "failed" { 1 } else { 0 };
+    assert_eq!(run.code, Some(expected_code), "{}", run.describe());
+}
+
+#[test]
+fn client_fault_sampling_accepts_unbalanced() {
+    let s = "client-sampling/tool-result-missing";
+    assert_caught_alone("2025-11-25", "sampling-accepts-unbalanced", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_accepts_unknown_tool_use_id() {
+    let s = "client-sampling/unknown-tool-use-id";
+    assert_caught_alone("2025-11-25", "sampling-accepts-unknown-tool-use-id", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_accepts_mixed_tool_results() {
+    let s = "client-sampling/tool-results-mixed";
+    assert_caught_alone("2025-11-25", "sampling-accepts-mixed-tool-results", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_tools_undeclared() {
+    let s = "client-sampling/tools-undeclared";
+    assert_caught_alone("2025-11-25", "sampling-tools-undeclared", s, s, "failed");
+}
+
+#[test]
+fn client_fault_sampling_without_stop_reason() {
+    let (s, check) = ("client-sampling/tool-loop", "client-sampling/stop-reason");
+    assert_caught_alone("2025-11-25", "sampling-without-stop-reason", s, check, "warning");
+}
+
+#[test]
+fn client_fault_elicit_content_off_schema() {
+    let s = "client-elicitation/form";
+    assert_caught_alone("2025-06-18", "elicit-content-off-schema", s, s, "warning");
+    assert_caught_alone("2025-11-25", "elicit-content-off-schema", s, s, "warning");
+}
+
+#[test]
+fn client_fault_elicit_ignores_defaults() {
+    let s = "client-elicitation/defaults";
+    assert_caught_alone("2025-11-25", "elicit-ignores-defaults", s, s, "warning");
+}
+
+#[test]
+fn client_fault_elicit_undeclared_mode() {
+    let s = "client-elicitation/undeclared-mode";
+    assert_caught_alone("2025-11-25", "elicit-undeclared-mode", s, s, "failed");
 }
