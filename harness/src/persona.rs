@@ -2,6 +2,7 @@
 //! server's requests — a deterministic stand-in for a user and a model, so a server's sampling
 //! tool loop, elicitation or roots request can run to completion. Sans-IO.
 
+use crate::checker::{declares, elicitation, tool_balance_violations};
 use mcpspec_reference::wire::{ErrorObject, Message, Request};
 use serde_json::{json, Map, Value};
 
@@ -34,6 +35,12 @@ impl ClientPersona {
         self.capabilities.get(capability).is_some()
     }
 
+    /// Whether the persona uses tools in sampling: only when it declared `sampling.tools`
+    /// (client/sampling.mdx#tools-in-sampling: tool use is declared before it is used).
+    pub fn uses_tools(&self) -> bool {
+        declares(&self.capabilities, "sampling.tools")
+    }
+
     /// The answer to a server's request.
     pub fn answer(&mut self, request: &Request) -> Message {
         let id = request.id.clone();
@@ -52,10 +59,14 @@ impl ClientPersona {
             "roots/list" if self.declares("roots") => {
                 Message::result(id, json!({ "roots": [{ "uri": ROOT_URI, "name": "project" }] }))
             }
-            "sampling/createMessage" if self.declares("sampling") => {
-                Message::result(id, self.sample(&params))
-            }
-            "elicitation/create" if self.declares("elicitation") => Message::result(id, elicit(&params)),
+            "sampling/createMessage" if self.declares("sampling") => match self.sample(&params) {
+                Ok(result) => Message::result(id, result),
+                Err(e) => Message::error(Some(id), e),
+            },
+            "elicitation/create" if self.declares("elicitation") => match self.elicit(&params) {
+                Ok(result) => Message::result(id, result),
+                Err(e) => Message::error(Some(id), e),
+            },
             "roots/list" => undeclared("roots"),
             "sampling/createMessage" => undeclared("sampling"),
             "elicitation/create" => undeclared("elicitation"),
@@ -66,16 +77,32 @@ impl ClientPersona {
         }
     }
 
-    /// The scripted model: while tools are offered and allowed, it uses the first one, for at
-    /// most a few rounds per session; then it answers in text.
-    fn sample(&mut self, params: &Value) -> Value {
-        let tools = params.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    /// The scripted model: while tools are offered and allowed (and `sampling.tools` was
+    /// declared), it uses the first one, for at most a few rounds per session; then it answers
+    /// in text. A request that breaks the tool-use balance gets -32602, as client/sampling.mdx
+    /// (error handling) says clients SHOULD answer it.
+    fn sample(&mut self, params: &Value) -> Result<Value, ErrorObject> {
+        let unbalanced = tool_balance_violations(params);
+        if let Some(first) = unbalanced.first() {
+            let what = match first.contains("mixes") {
+                true => "Tool results mixed with other content",
+                false => "Tool result missing in request",
+            };
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                format!("{what}: {}", unbalanced.join("; ")),
+            ));
+        }
+        let tools = match self.uses_tools() {
+            true => params.get("tools").and_then(Value::as_array).cloned().unwrap_or_default(),
+            false => Vec::new(),
+        };
         let choice = params.pointer("/toolChoice/mode").and_then(Value::as_str).unwrap_or("auto");
         if let (Some(tool), true) = (tools.first(), choice != "none" && self.tool_rounds < MAX_TOOL_ROUNDS) {
             self.tool_rounds += 1;
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("tool");
             let input = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
-            return json!({
+            return Ok(json!({
                 "role": "assistant",
                 "content": [{
                     "type": "tool_use",
@@ -85,25 +112,36 @@ impl ClientPersona {
                 }],
                 "model": "mcpspec-scripted",
                 "stopReason": "toolUse",
-            });
+            }));
         }
-        json!({
+        Ok(json!({
             "role": "assistant",
             "content": { "type": "text", "text": "mcpspec scripted reply" },
             "model": "mcpspec-scripted",
             "stopReason": "endTurn",
-        })
+        }))
     }
-}
 
-/// Accepts an elicitation: content that satisfies the requested schema (form mode), nothing
-/// for URL mode.
-fn elicit(params: &Value) -> Value {
-    if params.get("mode").and_then(Value::as_str) == Some("url") {
-        return json!({ "action": "accept" });
+    /// Accepts an elicitation in a mode it declared: content that satisfies the requested
+    /// schema, its defaults pre-populated (form mode), nothing for URL mode. A mode it did not
+    /// declare gets -32602 (client/elicitation.mdx#error-handling, 2025-11-25: MUST).
+    fn elicit(&self, params: &Value) -> Result<Value, ErrorObject> {
+        let mode = elicitation::mode(params);
+        if !elicitation::mode_declared(&self.capabilities, mode) {
+            let declared = self.capabilities.get("elicitation").cloned().unwrap_or(Value::Null);
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                format!(
+                    "Invalid params: elicitation mode {mode:?} was not declared (elicitation: {declared})"
+                ),
+            ));
+        }
+        if mode == "url" {
+            return Ok(json!({ "action": "accept" }));
+        }
+        let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+        Ok(json!({ "action": "accept", "content": example_object(schema) }))
     }
-    let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
-    json!({ "action": "accept", "content": example_object(schema) })
 }
 
 /// An object holding every required property of an object schema, each with an example value.
@@ -190,7 +228,7 @@ mod tests {
     #[test]
     fn the_scripted_model_runs_a_bounded_tool_loop() {
         let mut p = ClientPersona::new(json!({"sampling": {"tools": {}}}));
-        let params = json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]});
+        let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "go"}}], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]});
         let mut reasons = Vec::new();
         for _ in 0..5 {
             let Message::Response(r) = p.answer(&request("sampling/createMessage", params.clone())) else {
@@ -208,7 +246,45 @@ mod tests {
             "name": {"type": "string", "minLength": 10}, "age": {"type": "integer", "minimum": 18},
             "ok": {"type": "boolean", "default": false}, "color": {"type": "string", "enum": ["red", "blue"]}},
             "required": ["name", "age", "color"]});
-        let v = elicit(&json!({"message": "m", "requestedSchema": schema}));
+        let p = ClientPersona::new(json!({"elicitation": {}}));
+        let v = p.elicit(&json!({"message": "m", "requestedSchema": schema})).unwrap();
         assert_eq!(v["content"], json!({"name": "mcpspecxxx", "age": 18, "ok": false, "color": "red"}));
+    }
+
+    fn error_code(p: &mut ClientPersona, method: &str, params: Value) -> Option<i64> {
+        let Message::Response(r) = p.answer(&request(method, params)) else { panic!() };
+        match r.outcome {
+            mcpspec_reference::wire::Outcome::Error(e) => Some(e.code),
+            mcpspec_reference::wire::Outcome::Result(_) => None,
+        }
+    }
+
+    #[test]
+    fn unbalanced_tool_loops_get_invalid_params() {
+        let mut p = ClientPersona::new(json!({"sampling": {"tools": {}}}));
+        let tool_use = json!({"role": "assistant", "content": {"type": "tool_use", "id": "a", "name": "t", "input": {}}});
+        let params = json!({"messages": [tool_use, {"role": "user", "content": {"type": "text", "text": "?"}}], "maxTokens": 5});
+        assert_eq!(error_code(&mut p, "sampling/createMessage", params), Some(-32602));
+    }
+
+    #[test]
+    fn tools_are_used_only_when_declared() {
+        let mut p = ClientPersona::new(json!({"sampling": {}}));
+        let params = json!({"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
+        let Message::Response(r) = p.answer(&request("sampling/createMessage", params)) else { panic!() };
+        let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
+        assert_eq!(v["stopReason"], "endTurn");
+    }
+
+    #[test]
+    fn elicitation_modes_must_be_declared() {
+        let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
+        let form = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});
+        let mut form_only = ClientPersona::new(json!({"elicitation": {}}));
+        assert_eq!(error_code(&mut form_only, "elicitation/create", url.clone()), Some(-32602));
+        assert_eq!(error_code(&mut form_only, "elicitation/create", form.clone()), None);
+        let mut url_only = ClientPersona::new(json!({"elicitation": {"url": {}}}));
+        assert_eq!(error_code(&mut url_only, "elicitation/create", url), None);
+        assert_eq!(error_code(&mut url_only, "elicitation/create", form), Some(-32602));
     }
 }

@@ -5,6 +5,7 @@
 //! answered by the [`ClientPersona`] per the capabilities it declared. [`run_stdio`] drives it
 //! against a server process. [`ClientFault`]s inject deliberate defects for mcpspec's own tests.
 
+use crate::checker::{elicitation, tool_balance_violations};
 use crate::persona::ClientPersona;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
 use mcpspec_reference::wire::{ErrorObject, Message, Outcome, RequestId};
@@ -64,10 +65,26 @@ pub enum ClientFault {
     LateResponseError,
     /// Declares roots without listChanged, then sends notifications/roots/list_changed.
     RootsChangedUndeclared,
+    /// Samples from a request whose tool use has no tool result, instead of answering -32602.
+    SamplingAcceptsUnbalanced,
+    /// Samples from a request whose tool result answers a tool use that was never made.
+    SamplingAcceptsUnknownToolUseId,
+    /// Samples from a request whose user message mixes tool results with other content.
+    SamplingAcceptsMixedToolResults,
+    /// Uses tools in sampling without declaring `sampling.tools`.
+    SamplingToolsUndeclared,
+    /// Answers sampling/createMessage without `stopReason`, tool uses included.
+    SamplingWithoutStopReason,
+    /// Accepts form elicitations with content of the wrong types for the requested schema.
+    ElicitContentOffSchema,
+    /// Accepts form elicitations without the optional fields that have defaults.
+    ElicitIgnoresDefaults,
+    /// Declares form elicitation only, yet accepts URL mode requests.
+    ElicitUndeclaredMode,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 23] = [
+    pub const ALL: [ClientFault; 31] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -91,6 +108,14 @@ impl ClientFault {
         ClientFault::ExitOnCancel,
         ClientFault::LateResponseError,
         ClientFault::RootsChangedUndeclared,
+        ClientFault::SamplingAcceptsUnbalanced,
+        ClientFault::SamplingAcceptsUnknownToolUseId,
+        ClientFault::SamplingAcceptsMixedToolResults,
+        ClientFault::SamplingToolsUndeclared,
+        ClientFault::SamplingWithoutStopReason,
+        ClientFault::ElicitContentOffSchema,
+        ClientFault::ElicitIgnoresDefaults,
+        ClientFault::ElicitUndeclaredMode,
     ];
 
     pub fn name(self) -> &'static str {
@@ -118,6 +143,14 @@ impl ClientFault {
             ClientFault::ExitOnCancel => "exit-on-cancel",
             ClientFault::LateResponseError => "late-response-error",
             ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
+            ClientFault::SamplingAcceptsUnbalanced => "sampling-accepts-unbalanced",
+            ClientFault::SamplingAcceptsUnknownToolUseId => "sampling-accepts-unknown-tool-use-id",
+            ClientFault::SamplingAcceptsMixedToolResults => "sampling-accepts-mixed-tool-results",
+            ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
+            ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
+            ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
+            ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
+            ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
         }
     }
 }
@@ -167,6 +200,9 @@ pub enum Phase {
 pub struct ReferenceClient {
     supported: Vec<Revision>,
     fault: Option<ClientFault>,
+    /// The `capabilities` sent in `initialize` (what the persona can do, unless a fault hides
+    /// some of it).
+    declared: Value,
     persona: ClientPersona,
     phase: Phase,
     next_id: i64,
@@ -187,14 +223,22 @@ impl ReferenceClient {
     /// A client speaking `supported` (every legacy revision when empty).
     pub fn new(supported: Vec<Revision>, fault: Option<ClientFault>) -> Self {
         let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
+        let offer = supported.iter().max().copied().unwrap_or_else(Revision::latest_legacy);
         let capabilities = match fault {
             Some(ClientFault::DeclareNothing) => json!({}),
             Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
-            _ => json!({ "roots": { "listChanged": true }, "sampling": {} }),
+            _ => capabilities_at(offer),
         };
+        let mut declared = capabilities.clone();
+        match fault {
+            Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
+            Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
+            _ => {}
+        }
         ReferenceClient {
             supported,
             fault,
+            declared,
             persona: ClientPersona::new(capabilities),
             phase: Phase::Initializing,
             next_id: 1,
@@ -245,7 +289,7 @@ impl ReferenceClient {
         let offer = offer.copied().unwrap_or_else(Revision::latest_legacy);
         let params = json!({
             "protocolVersion": offer.as_str(),
-            "capabilities": self.persona.capabilities.clone(),
+            "capabilities": self.declared.clone(),
             "clientInfo": { "name": "mcpspec-reference-client", "version": env!("CARGO_PKG_VERSION") },
         });
         out.push(self.request("initialize", Some(params)));
@@ -274,6 +318,12 @@ impl ReferenceClient {
                     if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
                         result.remove("model");
                     }
+                }
+                let params = r.params.clone().unwrap_or(Value::Null);
+                match r.method.as_str() {
+                    "sampling/createMessage" => self.sampling_fault(&params, &mut answer),
+                    "elicitation/create" => self.elicitation_fault(&params, &mut answer),
+                    _ => {}
                 }
                 vec![answer]
             }
@@ -317,6 +367,73 @@ impl ReferenceClient {
                     _ => Vec::new(),
                 }
             }
+        }
+    }
+
+    /// The sampling faults: samples from a request the persona rejected as unbalanced (each
+    /// fault only for its own kind of imbalance), or drops `stopReason`.
+    fn sampling_fault(&self, params: &Value, answer: &mut Value) {
+        let broken = tool_balance_violations(params);
+        let kind = if broken.iter().any(|b| b.contains("did not make")) {
+            Some(ClientFault::SamplingAcceptsUnknownToolUseId)
+        } else if broken.iter().any(|b| b.contains("mixes")) {
+            Some(ClientFault::SamplingAcceptsMixedToolResults)
+        } else if !broken.is_empty() {
+            Some(ClientFault::SamplingAcceptsUnbalanced)
+        } else {
+            None
+        };
+        if kind.is_some() && kind == self.fault {
+            let reply = json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcpspec sampled it anyway" },
+                "model": "mcpspec-scripted",
+                "stopReason": "endTurn",
+            });
+            let id = answer.get("id").cloned().unwrap_or(Value::Null);
+            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+        }
+        if self.fault == Some(ClientFault::SamplingWithoutStopReason) {
+            if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                result.remove("stopReason");
+            }
+        }
+    }
+
+    /// The elicitation faults: off-schema content, defaults left out, an undeclared mode
+    /// accepted.
+    fn elicitation_fault(&self, params: &Value, answer: &mut Value) {
+        let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
+        match self.fault {
+            Some(ClientFault::ElicitContentOffSchema) => {
+                // Each value swapped for one of another primitive type; the ElicitResult schema
+                // still holds (string, integer or boolean), the requested schema does not.
+                if let Some(content) = answer.pointer_mut("/result/content").and_then(Value::as_object_mut) {
+                    for v in content.values_mut() {
+                        *v = match v {
+                            Value::String(_) => json!(0),
+                            _ => json!("off-schema"),
+                        };
+                    }
+                }
+            }
+            Some(ClientFault::ElicitIgnoresDefaults) => {
+                let required = schema.get("required").cloned().unwrap_or(json!([]));
+                if let Some(content) = answer.pointer_mut("/result/content").and_then(Value::as_object_mut) {
+                    content.retain(|name, _| {
+                        let defaulted = schema
+                            .get("properties")
+                            .and_then(|p| p.get(name.as_str()))
+                            .is_some_and(|p| p.get("default").is_some());
+                        !defaulted || required.as_array().is_some_and(|r| r.iter().any(|n| n == name))
+                    });
+                }
+            }
+            Some(ClientFault::ElicitUndeclaredMode) if elicitation::mode(params) == "url" => {
+                let id = answer.get("id").cloned().unwrap_or(Value::Null);
+                *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept" } });
+            }
+            _ => {}
         }
     }
 
@@ -410,6 +527,21 @@ impl ReferenceClient {
             }
         }
     }
+}
+
+/// What the reference client declares when it offers `revision`: roots and sampling always;
+/// elicitation from 2025-06-18 (form mode only, `{}`, as that revision knows no modes); from
+/// 2025-11-25, tool use in sampling and both elicitation modes.
+pub fn capabilities_at(revision: Revision) -> Value {
+    let mut caps = json!({ "roots": { "listChanged": true }, "sampling": {} });
+    if revision >= Revision::V2025_06_18 {
+        caps["elicitation"] = json!({});
+    }
+    if revision >= Revision::V2025_11_25 {
+        caps["sampling"] = json!({ "tools": {} });
+        caps["elicitation"] = json!({ "form": {}, "url": {} });
+    }
+    caps
 }
 
 /// Runs the reference client against the server `command`: initializes, lists, calls, then

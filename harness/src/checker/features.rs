@@ -35,7 +35,8 @@ pub fn server_capability_for(method: &str, revision: Revision) -> Option<&'stati
     })
 }
 
-/// Whether `path` (dot-separated) names a present, non-false member of `caps`.
+/// Whether `path` (dot-separated, e.g. `sampling.tools`) names a present, non-false member of
+/// `caps`.
 pub fn declares(caps: &Value, path: &str) -> bool {
     let mut at = caps;
     for key in path.split('.') {
@@ -131,14 +132,9 @@ impl SessionChecker {
             }
         }
         if r.method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
-            let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+            let mode = super::elicitation::mode(&params);
             let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);
-            // An empty `elicitation: {}` means form mode only (client/elicitation.mdx).
-            let supported = match declared.as_object() {
-                Some(o) if o.is_empty() => mode == "form",
-                Some(o) => o.contains_key(mode),
-                None => false,
-            };
+            let supported = super::elicitation::mode_declared(&client, mode);
             if !supported {
                 out.push(Violation::new(
                     &rules::ELICITATION_MODE_DECLARED,

@@ -13,8 +13,9 @@ use mcpspec_reference::{Direction, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
+pub mod elicitation;
 mod features;
-mod sampling;
+pub mod sampling;
 
 pub use features::{declares, server_capability_for};
 pub use sampling::tool_balance_violations;

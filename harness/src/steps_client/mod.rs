@@ -4,7 +4,9 @@
 //! like the server steps (cucumber's step registration does not cross crates).
 
 mod cancellation;
+mod elicitation;
 mod pagination;
+mod sampling;
 
 use crate::runner::{RoleWorld, SessionEnd};
 pub use crate::scenario::{Halt, Scenario, ScenarioState};
@@ -37,6 +39,10 @@ pub struct ClientWorld {
     pub cancelled: Option<RequestId>,
     /// The opaque cursor the scenario server handed out, and the page it stands for.
     pub cursor: Option<(String, Vec<Value>)>,
+    /// The params of the scenario server's last request (what the answer is judged against).
+    pub sent_params: Option<Value>,
+    /// The client's last result to a scenario server's request (a tool loop continues from it).
+    pub last_result: Option<Value>,
 }
 
 impl std::fmt::Debug for ClientWorld {
@@ -85,6 +91,8 @@ impl ClientWorld {
             pending: None,
             cancelled: None,
             cursor: None,
+            sent_params: None,
+            last_result: None,
         }
     }
 
@@ -93,7 +101,7 @@ impl ClientWorld {
         self.held.as_ref()?.value.as_ref()?.pointer(pointer).cloned()
     }
 
-    fn session(&mut self) -> Result<&mut ClientSession, Halt> {
+    pub(super) fn session(&mut self) -> Result<&mut ClientSession, Halt> {
         if self.session.is_none() {
             return Err(self.harness_error("the scenario has no client (a Given step is missing)".into()));
         }
@@ -102,7 +110,7 @@ impl ClientWorld {
 
     /// Fails the scenario because the client did not do what was `expected`, with the last
     /// line of its stderr when it went away.
-    fn lost(&mut self, expected: String, e: ClientWaitError) -> Halt {
+    pub(super) fn lost(&mut self, expected: String, e: ClientWaitError) -> Halt {
         let mut actual = e.to_string();
         if !matches!(e, ClientWaitError::Timeout(_)) {
             let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
@@ -266,6 +274,7 @@ async fn server_sends_request(
                 .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}")))?,
         ),
     };
+    w.sent_params = params.clone();
     let sent = w.session()?.send_request(&method, params).await;
     match sent {
         Ok(id) => {
@@ -277,7 +286,7 @@ async fn server_sends_request(
 }
 
 /// Waits for the client's answer to the scenario server's pending request.
-async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
+pub(super) async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
     let Some(id) = w.pending.take() else {
         return Err(w.harness_error("no request awaits an answer (a When step is missing)".into()));
     };
@@ -346,7 +355,13 @@ async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
 
 #[given(regex = r#"^the client (declared|did not declare) the "([^"]+)" capability$"#)]
 async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -> Result<(), Halt> {
-    let declared = w.client_capabilities.as_ref().is_some_and(|c| c.get(&capability).is_some());
+    // A dotted path names a nested capability (`sampling.tools`); elicitation modes follow
+    // client/elicitation.mdx, where an empty `elicitation: {}` declares form mode only.
+    let declared =
+        w.client_capabilities.as_ref().is_some_and(|c| match capability.strip_prefix("elicitation.") {
+            Some(mode) => mcpspec::checker::elicitation::mode_declared(c, mode),
+            None => mcpspec::checker::declares(c, &capability),
+        });
     match (how == "declared", declared) {
         (true, false) => Err(w.skip(format!("the client did not declare the {capability} capability"))),
         (false, true) => Err(w.skip(format!("the client declared the {capability} capability"))),
@@ -452,26 +467,6 @@ async fn client_sends_request(w: &mut ClientWorld, method: String) -> Result<(),
         // A client need not list anything: the scenario does not apply.
         Err(e) => Err(w.skip(format!("the client sent no {method} request ({e})"))),
     }
-}
-
-#[then("the client answers it with a sampled message, or error -1 (the user rejected it)")]
-async fn client_answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
-    let expected = "a result with role, content and model, or error -1";
-    match client_answer(w, expected).await? {
-        Outcome::Result(v) => {
-            let missing: Vec<&str> =
-                ["role", "content", "model"].into_iter().filter(|m| v.get(*m).is_none()).collect();
-            let actual = match missing.is_empty() {
-                true => format!("result {}", describe(Some(&v))),
-                false => format!("a result without {}", missing.join(", ")),
-            };
-            w.check(missing.is_empty(), expected, actual);
-        }
-        Outcome::Error(e) => {
-            w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message));
-        }
-    }
-    Ok(())
 }
 
 #[given(regex = r"^the scenario server declares the capabilities (.+)$")]

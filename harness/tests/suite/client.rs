@@ -58,13 +58,21 @@ fn client_reference_passes_every_legacy_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 18 scenarios at each of the 4 legacy revisions, and client-lifecycle/negotiated-capabilities
-    // from 2025-06-18 on; the reference client declares roots, so client-roots/undeclared is
-    // skipped.
-    assert_eq!(run.summary("skipped"), 4, "{}", run.describe());
-    assert_eq!(scenarios.len(), 74, "{}", run.describe());
-    for (rev, n) in [("2024-11-05", 18), ("2025-03-26", 18), ("2025-06-18", 19), ("2025-11-25", 19)] {
+    // 18 scenarios at every legacy revision, client-lifecycle/negotiated-capabilities and
+    // client-elicitation/form from 2025-06-18 on, and 8 more sampling and elicitation scenarios
+    // at 2025-11-25 (`@since`). Skipped, because the reference client declares what they need
+    // absent: client-roots/undeclared at each revision (it declares roots), and at 2025-11-25
+    // client-sampling/tools-undeclared (it declares sampling.tools) and
+    // client-elicitation/undeclared-mode (it declares elicitation.url).
+    assert_eq!(run.summary("skipped"), 6, "{}", run.describe());
+    assert_eq!(scenarios.len(), 84, "{}", run.describe());
+    for (rev, n) in [("2024-11-05", 18), ("2025-03-26", 18), ("2025-06-18", 20), ("2025-11-25", 28)] {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
+    }
+    let skipped: Vec<_> =
+        scenarios.iter().filter(|s| s["verdict"] == "skipped").map(|s| s["id"].clone()).collect();
+    for id in ["client-sampling/tools-undeclared", "client-elicitation/undeclared-mode"] {
+        assert!(skipped.contains(&serde_json::json!(id)), "{id} not skipped: {skipped:?}");
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
     let checks = run.checks();
@@ -196,15 +204,15 @@ fn client_that_never_connects_ends_within_the_timeout() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.describe());
-    // 12 MUST scenarios fail and 7 SHOULD ones warn.
-    assert_eq!(run.summary("failed"), 12, "{}", run.describe());
-    assert_eq!(run.summary("warnings"), 7, "{}", run.describe());
+    // The 28 scenarios at 2025-11-25: 16 MUST ones fail, 12 SHOULD ones warn.
+    assert_eq!(run.summary("failed"), 16, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), 12, "{}", run.describe());
     assert!(
         run.stdout.contains("the client did not start the server command within 2s"),
         "{}",
         run.describe()
     );
-    // 19 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
+    // 28 scenarios, 8 at a time, 2 s each, plus the shutdown of each client (and its child).
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -213,7 +221,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 19, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 28, "{}", run.describe());
 }
 
 #[test]
@@ -248,7 +256,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 18, "{}", run.describe());
+    // 28 scenarios at 2025-11-25, 3 skipped (see client_reference_passes_every_legacy_revision).
+    assert_eq!(run.summary("passed"), 25, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
@@ -265,7 +274,7 @@ fn interop_python_sdk_client() {
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("passed"), 62, "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
+    assert_eq!(run.summary("skipped"), 18, "no roots, no sampling, no elicitation: {}", run.describe());
     // Finding (SHOULD, client/roots.mdx#error-handling): without the roots capability, the
     // SDK answers roots/list with -32600 "List roots not supported", not -32601.
     assert_eq!(run.summary("warnings"), 4, "{}", run.describe());
@@ -291,7 +300,7 @@ fn interop_typescript_sdk_client() {
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("passed"), 66, "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 8, "no roots, no sampling: {}", run.describe());
+    assert_eq!(run.summary("skipped"), 18, "no roots, no sampling, no elicitation: {}", run.describe());
     assert_eq!(run.summary("warnings"), 0, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -369,4 +378,95 @@ fn client_fault_late_response_error() {
 fn client_fault_roots_changed_undeclared() {
     let check = "capabilities/client-uses-negotiated";
     assert_caught("roots-changed-undeclared", "client-lifecycle/request-ids", check, "failed");
+}
+
+/// `mcpspec client --timeout 2 --revision REVISION -- mcpspec reference client --fault F`, then:
+/// `check` has `verdict` in `scenario`, and no other scenario fails or warns — the fault is
+/// caught by the check that names it, and by nothing else.
+fn assert_caught_alone(revision: &str, fault: &str, scenario: &str, check: &str, verdict: &str) {
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "2",
+        "--revision",
+        revision,
+        "--",
+        MCPSPEC,
+        "reference",
+        "client",
+        "--fault",
+        fault,
+    ];
+    let run = run(&args, true, Duration::from_secs(60));
+    assert_no_leftovers(&run.marker);
+    let seen = verdicts(&run, scenario, check);
+    assert!(
+        seen.iter().any(|v| v == verdict),
+        "--fault {fault}: expected {check} {verdict} in {scenario}, saw {seen:?}\n{}",
+        run.describe()
+    );
+    let report = run.report.as_ref().expect("a report");
+    let others: Vec<String> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s["id"] != scenario && matches!(s["verdict"].as_str(), Some("failed" | "warning" | "error"))
+        })
+        .map(|s| format!("{} {}", s["id"], s["verdict"]))
+        .collect();
+    assert!(others.is_empty(), "--fault {fault} also shows in {others:?}\n{}", run.describe());
+    let expected_code = if verdict == "failed" { 1 } else { 0 };
+    assert_eq!(run.code, Some(expected_code), "{}", run.describe());
+}
+
+#[test]
+fn client_fault_sampling_accepts_unbalanced() {
+    let s = "client-sampling/tool-result-missing";
+    assert_caught_alone("2025-11-25", "sampling-accepts-unbalanced", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_accepts_unknown_tool_use_id() {
+    let s = "client-sampling/unknown-tool-use-id";
+    assert_caught_alone("2025-11-25", "sampling-accepts-unknown-tool-use-id", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_accepts_mixed_tool_results() {
+    let s = "client-sampling/tool-results-mixed";
+    assert_caught_alone("2025-11-25", "sampling-accepts-mixed-tool-results", s, s, "warning");
+}
+
+#[test]
+fn client_fault_sampling_tools_undeclared() {
+    let s = "client-sampling/tools-undeclared";
+    assert_caught_alone("2025-11-25", "sampling-tools-undeclared", s, s, "failed");
+}
+
+#[test]
+fn client_fault_sampling_without_stop_reason() {
+    let (s, check) = ("client-sampling/tool-loop", "client-sampling/stop-reason");
+    assert_caught_alone("2025-11-25", "sampling-without-stop-reason", s, check, "warning");
+}
+
+#[test]
+fn client_fault_elicit_content_off_schema() {
+    let s = "client-elicitation/form";
+    assert_caught_alone("2025-06-18", "elicit-content-off-schema", s, s, "warning");
+    assert_caught_alone("2025-11-25", "elicit-content-off-schema", s, s, "warning");
+}
+
+#[test]
+fn client_fault_elicit_ignores_defaults() {
+    let s = "client-elicitation/defaults";
+    assert_caught_alone("2025-11-25", "elicit-ignores-defaults", s, s, "warning");
+}
+
+#[test]
+fn client_fault_elicit_undeclared_mode() {
+    let s = "client-elicitation/undeclared-mode";
+    assert_caught_alone("2025-11-25", "elicit-undeclared-mode", s, s, "failed");
 }

@@ -1,0 +1,160 @@
+//! The rules of `elicitation/create` (client/elicitation.mdx, 2025-06-18 on): which modes a
+//! client declared, and what its `ElicitResult` must hold — an action of accept, decline or
+//! cancel; in form mode, accepted content that satisfies the `requestedSchema`, with the
+//! schema's defaults pre-populated (2025-11-25); in URL mode, no content. Sans-IO.
+
+use super::sampling::brief;
+use serde_json::Value;
+
+/// The mode of an elicitation request: "Clients MUST treat requests without a `mode` field as
+/// form mode" (2025-11-25).
+pub fn mode(params: &Value) -> &str {
+    params.get("mode").and_then(Value::as_str).unwrap_or("form")
+}
+
+/// Whether client `capabilities` declare elicitation `mode`. "For backwards compatibility, an
+/// empty capabilities object is equivalent to declaring support for `form` mode only."
+pub fn mode_declared(capabilities: &Value, mode: &str) -> bool {
+    match capabilities.get("elicitation").and_then(Value::as_object) {
+        Some(o) if o.is_empty() => mode == "form",
+        Some(o) => o.get(mode).is_some_and(|m| !matches!(m, Value::Null | Value::Bool(false))),
+        None => false,
+    }
+}
+
+/// What a client's `elicitation/create` result was judged on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElicitJudgement {
+    /// The action, when it is one of accept, decline and cancel.
+    pub action: Option<String>,
+    /// What is wrong with the result, one line each.
+    pub problems: Vec<String>,
+    /// One line describing the result, for reports.
+    pub summary: String,
+}
+
+/// Judges a client's result to an `elicitation/create` request with `params`: the action is
+/// accept, decline or cancel (`ElicitResult.action`); in form mode, accepted content validates
+/// against the `requestedSchema` (formats included: the schema offers email, uri, date and
+/// date-time); in URL mode the content is omitted (client/elicitation.mdx#response-actions).
+/// `Err` when the request's own schema does not compile (the scenario's fault, not the client's).
+pub fn judge_elicit_result(params: &Value, result: &Value) -> Result<ElicitJudgement, String> {
+    let mut problems = Vec::new();
+    let action = result.get("action").and_then(Value::as_str);
+    let action = match action {
+        Some(a @ ("accept" | "decline" | "cancel")) => Some(a.to_owned()),
+        _ => {
+            problems.push(format!("action {} is not accept, decline or cancel", brief(result.get("action"))));
+            None
+        }
+    };
+    let content = result.get("content");
+    match (mode(params), action.as_deref()) {
+        ("url", _) if content.is_some() => {
+            problems.push(format!("content {} in answer to a URL mode request", brief(content)));
+        }
+        ("form", Some("accept")) => match content {
+            None => problems.push("an accept without content".to_owned()),
+            Some(c) => {
+                problems.extend(schema_problems(params.get("requestedSchema").unwrap_or(&Value::Null), c)?)
+            }
+        },
+        _ => {}
+    }
+    let summary = format!("action {}, content {}", brief(result.get("action")), brief(content));
+    Ok(ElicitJudgement { action, problems, summary })
+}
+
+/// Why `content` does not satisfy the requested schema (empty when it does).
+pub fn schema_problems(schema: &Value, content: &Value) -> Result<Vec<String>, String> {
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|e| format!("the requested schema does not compile: {e}"))?;
+    Ok(validator
+        .iter_errors(content)
+        .take(5)
+        .map(|e| match e.instance_path().as_str() {
+            "" => format!("content: {e}"),
+            path => format!("content{path}: {e}"),
+        })
+        .collect())
+}
+
+/// The properties of the requested schema that have a `default` but are missing from the
+/// accepted `content`. "Clients that support defaults SHOULD pre-populate form fields with
+/// these values" (2025-11-25, client/elicitation.mdx#requested-schema): a form submitted as
+/// pre-populated carries each defaulted field.
+pub fn defaults_missing(params: &Value, content: &Value) -> Vec<String> {
+    let properties = params.pointer("/requestedSchema/properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flatten()
+        .filter(|(name, p)| p.get("default").is_some() && content.get(name.as_str()).is_none())
+        .map(|(name, p)| format!("{name} (default {})", brief(p.get("default"))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> Value {
+        json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2},
+            "age": {"type": "integer", "minimum": 18},
+            "color": {"type": "string", "enum": ["red", "blue"], "default": "blue"},
+            "email": {"type": "string", "format": "email"}},
+            "required": ["name", "age"]}})
+    }
+
+    #[test]
+    fn an_accepted_form_is_judged_against_the_schema() {
+        let ok = json!({"action": "accept", "content": {"name": "ab", "age": 18, "color": "blue"}});
+        assert_eq!(judge_elicit_result(&form(), &ok).unwrap().problems, Vec::<String>::new());
+        for (content, want) in [
+            (json!({"name": "ab"}), "age"),
+            (json!({"name": "ab", "age": "old"}), "/age"),
+            (json!({"name": "ab", "age": 17}), "/age"),
+            (json!({"name": "ab", "age": 20, "color": "green"}), "/color"),
+            (json!({"name": "ab", "age": 20, "email": "nope"}), "/email"),
+        ] {
+            let j = judge_elicit_result(&form(), &json!({"action": "accept", "content": content})).unwrap();
+            assert!(j.problems.iter().any(|p| p.contains(want)), "{content}: {j:?}");
+        }
+        let no_content = judge_elicit_result(&form(), &json!({"action": "accept"})).unwrap();
+        assert_eq!(no_content.problems, ["an accept without content"]);
+    }
+
+    #[test]
+    fn decline_cancel_and_url_mode() {
+        for a in ["decline", "cancel"] {
+            let j = judge_elicit_result(&form(), &json!({ "action": a })).unwrap();
+            assert_eq!((j.action.as_deref(), j.problems.len()), (Some(a), 0));
+        }
+        let bad = judge_elicit_result(&form(), &json!({"action": "ok"})).unwrap();
+        assert!(bad.action.is_none() && bad.problems[0].contains("not accept"));
+        let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
+        assert!(judge_elicit_result(&url, &json!({"action": "accept"})).unwrap().problems.is_empty());
+        let with_content = judge_elicit_result(&url, &json!({"action": "accept", "content": {}})).unwrap();
+        assert!(with_content.problems[0].contains("URL mode"));
+        let broken = json!({"message": "m", "requestedSchema": {"type": 7}});
+        assert!(judge_elicit_result(&broken, &json!({"action": "accept", "content": {}})).is_err());
+    }
+
+    #[test]
+    fn defaults_and_modes() {
+        assert_eq!(
+            defaults_missing(&form(), &json!({"name": "ab", "age": 18})),
+            ["color (default \"blue\")"]
+        );
+        assert!(defaults_missing(&form(), &json!({"color": "red"})).is_empty(), "the user may change it");
+        assert!(mode_declared(&json!({"elicitation": {}}), "form"));
+        assert!(!mode_declared(&json!({"elicitation": {}}), "url"));
+        assert!(mode_declared(&json!({"elicitation": {"url": {}}}), "url"));
+        assert!(!mode_declared(&json!({"elicitation": {"url": {}}}), "form"));
+        assert!(!mode_declared(&json!({}), "form"));
+        assert_eq!(mode(&json!({})), "form");
+    }
+}

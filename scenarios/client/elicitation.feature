@@ -1,0 +1,95 @@
+Feature: Elicitation
+  A client that declares the elicitation capability answers elicitation/create with the user's
+  action: accept, decline or cancel. Accepted form content satisfies the requested schema; from
+  2025-11-25 the form is pre-populated with the schema's defaults, URL mode (declared as
+  elicitation.url) is answered without content, and a request in a mode the client did not
+  declare is answered with -32602. The last scenario sends what a server must not (an
+  undeclared mode) on purpose: the client's answer is what is judged.
+
+  @id:client-elicitation/form @SHOULD @since:2025-06-18 @spec:client/elicitation.mdx#security-considerations
+  Scenario: a form elicitation is accepted with content satisfying the requested schema, or declined or cancelled
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "message": "Please tell us about yourself.",
+        "requestedSchema": {
+          "type": "object",
+          "properties": {
+            "name": { "type": "string", "minLength": 2, "maxLength": 50 },
+            "email": { "type": "string", "format": "email" },
+            "age": { "type": "integer", "minimum": 18, "maximum": 150 },
+            "subscribe": { "type": "boolean" },
+            "plan": { "type": "string", "enum": ["free", "pro"] }
+          },
+          "required": ["name", "email", "age", "subscribe", "plan"]
+        }
+      }
+      """
+    Then the client answers it with accept, decline or cancel, accepted content satisfying the requested schema
+
+  @id:client-elicitation/defaults @SHOULD @since:2025-11-25 @spec:client/elicitation.mdx#requested-schema
+  Scenario: an accepted form carries the requested schema's defaults
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation.form" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "mode": "form",
+        "message": "Confirm your settings.",
+        "requestedSchema": {
+          "type": "object",
+          "properties": {
+            "name": { "type": "string", "default": "Ada" },
+            "retries": { "type": "integer", "minimum": 0, "default": 3 },
+            "verbose": { "type": "boolean", "default": true },
+            "color": { "type": "string", "enum": ["red", "green"], "default": "green" }
+          }
+        }
+      }
+      """
+    Then the client accepts it with a value for every field that has a default, unless it declines or cancels
+
+  @id:client-elicitation/url @MUST @since:2025-11-25 @spec:client/elicitation.mdx#response-actions
+  Scenario: a URL mode elicitation is answered with accept, decline or cancel, without content
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation.url" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "mode": "url",
+        "message": "Please connect your example.com account.",
+        "url": "https://example.com/connect?session=mcpspec",
+        "elicitationId": "mcpspec-elicitation-1"
+      }
+      """
+    Then the client answers it with accept, decline or cancel and no content
+
+  @id:client-elicitation/undeclared-mode @MUST @since:2025-11-25 @spec:client/elicitation.mdx#error-handling
+  Scenario: a URL mode elicitation to a client that did not declare URL mode is answered with -32602
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation" capability
+    And the client did not declare the "elicitation.url" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "mode": "url",
+        "message": "Please connect your example.com account.",
+        "url": "https://example.com/connect?session=mcpspec",
+        "elicitationId": "mcpspec-elicitation-2"
+      }
+      """
+    Then the client answers it with error -32602
