@@ -1,7 +1,9 @@
 """A plain MCP client written on the official Python SDK (PyPI package `mcp`, 2.x), used as a
 third-party client under test by mcpspec's client suite: it spawns the server named by
-MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), initializes, lists the tools page by page (when the server declares tools), calls
-the first tool that needs no arguments, and exits."""
+MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), initializes, lists the tools page by page (when
+the server declares tools), calls the first tool that needs no arguments, and exits. It answers
+sampling with a fixed text reply (declaring sampling.tools) and accepts elicitations, filling
+forms with defaults or examples."""
 
 import asyncio
 import json
@@ -13,11 +15,53 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
+async def sample(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    """The application's model: a fixed text reply, never a tool use."""
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="Hello from the Python SDK client."),
+        model="mcpspec-interop",
+        stop_reason="endTurn",
+    )
+
+
+def example(schema: dict) -> object:
+    """A value for one property of a requested schema: its default, else the first choice or
+    the smallest value the schema allows."""
+    if "default" in schema:
+        return schema["default"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if schema.get("format") == "email":
+        return "user@example.com"
+    return "x" * max(1, schema.get("minLength", 1))
+
+
+async def elicit(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user: accepts, filling every field of a form with its default or an example."""
+    schema = getattr(params, "requested_schema", None)
+    if schema is None:
+        return types.ElicitResult(action="accept")
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return types.ElicitResult(action="accept", content={k: example(v) for k, v in properties.items()})
+
+
 async def main() -> None:
     argv = json.loads(os.environ["MCP_CONFORMANCE_SERVER_COMMAND"])
     params = StdioServerParameters(command=argv[0], args=argv[1:])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(
+            read,
+            write,
+            sampling_callback=sample,
+            elicitation_callback=elicit,
+            sampling_capabilities=types.SamplingCapability(tools=types.SamplingToolsCapability()),
+        ) as session:
             init = await session.initialize()
             # Only what the server declared (lifecycle.mdx#operation).
             if init.capabilities.tools is None:

@@ -1,18 +1,45 @@
 // A plain MCP client written on the official TypeScript SDK (npm `@modelcontextprotocol/sdk`,
 // found at $MCPSPEC_TS_SDK), used as a third-party client under test by mcpspec's client
 // suite: it spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND (a JSON array) over
-// stdio, initializes, lists the tools page by page (when the server declares tools), calls the first tool that needs no
-// arguments, and closes.
+// stdio, initializes, lists the tools page by page (when the server declares tools), calls the
+// first tool that needs no arguments, and closes. It answers sampling with a fixed text reply
+// (declaring sampling.tools) and accepts elicitations.
 import { pathToFileURL } from "node:url";
 
 const sdk = process.env.MCPSPEC_TS_SDK;
 const load = (path) => import(pathToFileURL(`${sdk}/dist/esm/${path}`).href);
 const { Client } = await load("client/index.js");
 const { StdioClientTransport } = await load("client/stdio.js");
+const { CreateMessageRequestSchema, ElicitRequestSchema } = await load("types.js");
 
 const argv = JSON.parse(process.env.MCP_CONFORMANCE_SERVER_COMMAND);
 const transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1) });
-const client = new Client({ name: "mcpspec-interop-ts", version: "0.0.0" });
+const client = new Client(
+  { name: "mcpspec-interop-ts", version: "0.0.0" },
+  { capabilities: { sampling: { tools: {} }, elicitation: { form: { applyDefaults: true }, url: {} } } },
+);
+// The application's model: a fixed text reply, never a tool use.
+client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+  role: "assistant",
+  content: { type: "text", text: "Hello from the TypeScript SDK client." },
+  model: "mcpspec-interop",
+  stopReason: "endTurn",
+}));
+// The user: accepts, filling each form field that has no default with an example (the SDK
+// applies the defaults).
+const example = (s) =>
+  s.enum?.[0] ??
+  (s.type === "boolean" ? false
+    : s.type === "integer" || s.type === "number" ? (s.minimum ?? 0)
+    : s.format === "email" ? "user@example.com"
+    : "x".repeat(Math.max(1, s.minLength ?? 1)));
+client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  const properties = request.params.requestedSchema?.properties;
+  if (!properties) return { action: "accept" };
+  const content = {};
+  for (const [name, s] of Object.entries(properties)) if (!("default" in s)) content[name] = example(s);
+  return { action: "accept", content };
+});
 await client.connect(transport);
 // Only what the server declared (lifecycle.mdx#operation).
 if (!client.getServerCapabilities()?.tools) {
