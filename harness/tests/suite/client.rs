@@ -261,47 +261,57 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     assert_no_leftovers(&run.marker);
 }
 
+/// Certifies a real client (`argv`, after `--`) at every legacy revision: it exits 0 with
+/// `passed` and `skipped` scenarios, and `warnings` warnings, all in the scenarios `warned`.
+fn assert_interop_client(argv: &[&str], passed: u64, skipped: u64, warnings: u64, warned: &[&str]) {
+    let mut args = vec!["client", "-j", "4", "--timeout", "10", "--"];
+    args.extend_from_slice(argv);
+    let run = run(&args, true, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("passed"), passed, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), skipped, "{}", run.describe());
+    assert_eq!(run.summary("warnings"), warnings, "{}", run.describe());
+    let mut seen: Vec<_> =
+        run.checks().into_iter().filter(|(_, _, c)| c["verdict"] == "warning").map(|(s, ..)| s).collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen, warned, "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// Both SDK clients declare sampling.tools and elicitation.url and answer with fixed replies,
+/// but not roots: client-roots/list is skipped at the 4 revisions, and the two scenarios
+/// about a missing sampling.tools or elicitation.url do not apply.
+const SDK_CLIENT_SKIPS: u64 = 6;
+
+/// Finding of both SDK clients (SHOULD, client/sampling.mdx#error-handling, 2025-11-25): a
+/// sampling request that breaks the tool-use balance reaches the application's handler instead
+/// of being answered with -32602 (the SDKs check the same rules when they send as a server).
+const UNBALANCED_SAMPLING_ACCEPTED: [&str; 3] = [
+    "client-sampling/tool-result-missing",
+    "client-sampling/tool-results-mixed",
+    "client-sampling/unknown-tool-use-id",
+];
+
 /// A plain client on the official Python SDK (`harness/tests/iut/python_mcp_client.py`, with
 /// sampling and elicitation callbacks), run with the Python of `MCPSPEC_IUT_PYTHON` (set by
-/// `.ci/run`): the SHOULD findings pinned below. Run with `cargo test -- --ignored interop`.
+/// `.ci/run`). Run with `cargo test -- --ignored interop`.
 #[test]
 #[ignore = "needs the Python SDK that .ci/run installs"]
 fn interop_python_sdk_client() {
     let server = std::env::var("MCPSPEC_IUT_PYTHON").expect("MCPSPEC_IUT_PYTHON is not set: .ci/run sets it");
     let python = server.split_whitespace().next().expect("a python command").to_owned();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/python_mcp_client.py");
-    let args = ["client", "-j", "4", "--timeout", "10", "--", python.as_str(), script];
-    let run = run(&args, true, Duration::from_secs(300));
-    assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 71, "{}", run.describe());
-    // No roots (4 revisions); it declares sampling.tools and elicitation.url, so the two
-    // scenarios about their absence do not apply.
-    assert_eq!(run.summary("skipped"), 6, "{}", run.describe());
-    // Findings (SHOULD):
-    // - client/roots.mdx#error-handling: without the roots capability, the SDK answers
-    //   roots/list with -32600 "List roots not supported", not -32601 (4 revisions);
-    // - client/sampling.mdx#error-handling (2025-11-25): the SDK hands sampling requests that
-    //   break the tool-use balance to the application's callback instead of answering -32602
-    //   (its server side validates the same rules before sending).
-    assert_eq!(run.summary("warnings"), 7, "{}", run.describe());
-    let mut warned: Vec<_> =
-        run.checks().into_iter().filter(|(_, _, c)| c["verdict"] == "warning").map(|(s, ..)| s).collect();
-    warned.sort();
-    warned.dedup();
-    let expected = [
-        "client-roots/undeclared",
-        "client-sampling/tool-result-missing",
-        "client-sampling/tool-results-mixed",
-        "client-sampling/unknown-tool-use-id",
-    ];
-    assert_eq!(warned, expected, "{}", run.describe());
-    assert_no_leftovers(&run.marker);
+    // Finding (SHOULD, client/roots.mdx#error-handling): without the roots capability, the SDK
+    // answers roots/list with -32600 "List roots not supported", not -32601 (4 revisions).
+    let mut warned = vec!["client-roots/undeclared"];
+    warned.extend(UNBALANCED_SAMPLING_ACCEPTED);
+    assert_interop_client(&[python.as_str(), script], 71, SDK_CLIENT_SKIPS, 7, &warned);
 }
 
-/// A plain client on the official TypeScript SDK (`harness/tests/iut/ts_sdk_client.mjs`, stdio),
-/// with the SDK that `.ci/run` installs beside server-everything (`MCPSPEC_IUT_EVERYTHING`),
-/// with sampling and elicitation handlers: the SHOULD findings pinned below. Run with
-/// `cargo test -- --ignored interop`.
+/// A plain client on the official TypeScript SDK (`harness/tests/iut/ts_sdk_client.mjs`, stdio,
+/// with sampling and elicitation handlers), with the SDK that `.ci/run` installs beside
+/// server-everything (`MCPSPEC_IUT_EVERYTHING`). Run with `cargo test -- --ignored interop`.
 #[test]
 #[ignore = "needs the TypeScript SDK that .ci/run installs"]
 fn interop_typescript_sdk_client() {
@@ -311,28 +321,8 @@ fn interop_typescript_sdk_client() {
     let modules = &entry[..entry.find("node_modules/").expect("installed under node_modules") + 13];
     let sdk = format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_client.mjs");
-    let args = ["client", "-j", "4", "--timeout", "10", "--", "env", sdk.as_str(), "node", script];
-    let run = run(&args, true, Duration::from_secs(300));
-    assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 75, "{}", run.describe());
-    // No roots (4 revisions); it declares sampling.tools and elicitation.url, so the two
-    // scenarios about their absence do not apply.
-    assert_eq!(run.summary("skipped"), 6, "{}", run.describe());
-    // Findings (SHOULD, client/sampling.mdx#error-handling, 2025-11-25): the SDK validates a
-    // sampling request's shape, but hands one that breaks the tool-use balance to the
-    // application's handler instead of answering -32602.
-    assert_eq!(run.summary("warnings"), 3, "{}", run.describe());
-    let mut warned: Vec<_> =
-        run.checks().into_iter().filter(|(_, _, c)| c["verdict"] == "warning").map(|(s, ..)| s).collect();
-    warned.sort();
-    warned.dedup();
-    let expected = [
-        "client-sampling/tool-result-missing",
-        "client-sampling/tool-results-mixed",
-        "client-sampling/unknown-tool-use-id",
-    ];
-    assert_eq!(warned, expected, "{}", run.describe());
-    assert_no_leftovers(&run.marker);
+    let argv = ["env", sdk.as_str(), "node", script];
+    assert_interop_client(&argv, 75, SDK_CLIENT_SKIPS, 3, &UNBALANCED_SAMPLING_ACCEPTED);
 }
 
 #[test]
