@@ -87,6 +87,14 @@ impl LineDecoder {
                 Some(i) => (&bytes[..i], &bytes[i + 1..], true),
                 None => (bytes, &bytes[bytes.len()..], false),
             };
+            if ends_line && !self.skipping && self.buf.is_empty() && chunk.len() <= self.max {
+                // A whole line inside one chunk (the usual case): decoded where it lies, without
+                // the copy into `buf` that a line split across chunks needs.
+                self.line += 1;
+                out.push(Frame { line: self.line, content: decode_line(chunk) });
+                bytes = rest;
+                continue;
+            }
             if !self.skipping {
                 if self.buf.len() + chunk.len() > self.max {
                     self.skipping = true;
