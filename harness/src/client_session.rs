@@ -262,8 +262,12 @@ impl ClientSession {
     }
 
     /// The next message (one element of a batch) the client sent, recorded; waits at most
-    /// `within`.
+    /// `within`. With no time left it is a timeout even when messages are queued, as at
+    /// [`ChildTransport::recv`]: a client that floods must not keep a deadline from passing.
     pub async fn recv(&mut self, within: Duration) -> Result<Inspection, ClientWaitError> {
+        if within.is_zero() {
+            return Err(ClientWaitError::Timeout(within));
+        }
         let deadline = Instant::now() + within;
         loop {
             if let Some(i) = self.queued.pop_front() {

@@ -220,8 +220,14 @@ impl ChildTransport {
         }
     }
 
-    /// The next frame from stdout, waiting at most `timeout`.
+    /// The next frame from stdout, waiting at most `timeout`. With no time left (a zero
+    /// `timeout`) it is a timeout even when frames are queued: callers pass what is left of a
+    /// deadline, and against a child that floods stdout the queue is never empty, while
+    /// `tokio::time::timeout` tries the queue before the clock.
     pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
+        if timeout.is_zero() {
+            return Err(RecvError::Timeout(timeout));
+        }
         match tokio::time::timeout(timeout, self.frames.recv()).await {
             Ok(Some(frame)) => Ok(frame),
             Ok(None) => Err(RecvError::Closed),
@@ -452,6 +458,29 @@ mod tests {
         assert!(t.stderr_tail().ends_with("err\n"));
         let r = t.shutdown().await;
         assert!(r.stage >= Stage::StdinClosed);
+    }
+
+    /// Regression: a loop that reads until a deadline ran forever against a flood, because
+    /// the queue always held a frame when the time was up.
+    #[tokio::test]
+    async fn a_deadline_passes_during_a_flood() {
+        use std::time::Instant;
+        let mut t = ChildTransport::spawn(&sh("yes 'flood flood flood'"), quick()).unwrap();
+        let start = Instant::now();
+        let deadline = start + Duration::from_millis(200);
+        let mut frames = 0u64;
+        let bounded = tokio::time::timeout(Duration::from_secs(10), async {
+            while t.recv(deadline.saturating_duration_since(Instant::now())).await.is_ok() {
+                frames += 1;
+            }
+        });
+        assert!(bounded.await.is_ok(), "still reading after 10 s, {frames} frames");
+        assert!(
+            frames > 0 && start.elapsed() < Duration::from_secs(2),
+            "{frames} frames, {:?}",
+            start.elapsed()
+        );
+        t.shutdown().await;
     }
 
     #[tokio::test]
