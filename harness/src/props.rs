@@ -60,10 +60,7 @@ pub fn wire_checker(data: &[u8]) {
             }
         }
         if let FrameContent::Json { value, .. } = &frame.content {
-            reference_props::wire_value(value);
-            if let Value::Array(items) = value {
-                items.iter().for_each(reference_props::wire_value);
-            }
+            reference_props::decoded_value(value);
         }
     }
 }
@@ -901,15 +898,19 @@ mod tests {
             data.extend(t);
             framing.push((format!("transcript-{name}"), data));
         }
-        for (name, stream) in [
-            ("crlf-blank-bom", &b"{\"a\":1}\r\n\n\xef\xbb\xbf{}\n  \n"[..]),
-            ("unterminated", b"{\"jsonrpc\":\"2.0\",\"id\":1"),
-            ("invalid-utf8", b"\xff\xfe{}\n\xc3\x28\n"),
-            ("long-line", &[b'x'; 200]),
-            ("only-newlines", b"\n\n\n\n"),
-            ("exactly-limit", b"1234567\n12345678\n123456789\n"),
+        // Limit byte 7 is a limit of 8 bytes; 99 one of 100, over what an excerpt shows.
+        for (name, limit, stream) in [
+            ("crlf-blank-bom", 7, &b"{\"a\":1}\r\n\n\xef\xbb\xbf{}\n  \n"[..]),
+            // Two tails without a newline: one within the limit, one over it.
+            ("unterminated", 7, b"{}\n{\"id\":1"),
+            ("unterminated-long", 7, b"{\"jsonrpc\":\"2.0\",\"id\":1"),
+            ("invalid-utf8", 7, b"\xff\xfe{}\n\xc3\x28\n"),
+            ("long-line", 7, &[b'x'; 200]),
+            ("long-line-past-excerpt", 99, &[b'x'; 200]),
+            ("only-newlines", 7, b"\n\n\n\n"),
+            ("exactly-limit", 7, b"1234567\n12345678\n123456789\n"),
         ] {
-            let mut data = vec![7, 3, 1, 0, 5];
+            let mut data = vec![limit, 3, 1, 0, 5];
             data.extend(stream);
             framing.push((name.to_owned(), data));
         }

@@ -475,8 +475,7 @@ mod tests {
     #[test]
     fn crash_on_garbage() {
         let mut p = at(Fault::CrashOnGarbage, "2025-06-18");
-        let garbage =
-            FrameContent::Invalid(framing::FrameError::NotJson { reason: "x".into(), excerpt: "{".into() });
+        let garbage = framing::decode_line(b"{");
         assert_eq!(p.feed(garbage), Err(1));
     }
 

@@ -31,6 +31,28 @@ pub enum FrameContent {
     Invalid(FrameError),
 }
 
+/// One line as [`LineDecoder::cut`] hands it over, before decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawLine<'a> {
+    /// A line within the limit, without its `\n`.
+    Line(&'a [u8]),
+    /// A line longer than the limit: its first `limit + 1` bytes, or one more than an
+    /// [`Excerpt`] shows if that is fewer. The rest of the line is skipped.
+    TooLong(&'a [u8]),
+}
+
+impl RawLine<'_> {
+    /// The frame's content, for a decoder whose maximum message size is `limit`.
+    pub fn decode(self, limit: usize) -> FrameContent {
+        match self {
+            RawLine::Line(bytes) => decode_line(bytes),
+            RawLine::TooLong(head) => {
+                FrameContent::Invalid(FrameError::TooLong { limit, excerpt: Excerpt::of(head) })
+            }
+        }
+    }
+}
+
 /// Why a line is not a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -40,16 +62,107 @@ pub enum FrameError {
     #[error(
         "line exceeds the maximum message size of {limit} bytes (skipped to the next newline): {excerpt}"
     )]
-    TooLong { limit: usize, excerpt: String },
+    TooLong { limit: usize, excerpt: Excerpt },
     /// The line is not valid UTF-8 (`basic/transports.mdx`: messages MUST be UTF-8 encoded).
     #[error("line is not valid UTF-8 (first bad byte at offset {offset}): {excerpt}")]
-    InvalidUtf8 { offset: usize, excerpt: String },
+    InvalidUtf8 { offset: usize, excerpt: Excerpt },
     /// The line is UTF-8 but not a single JSON value.
     #[error("line is not JSON ({reason}): {excerpt}")]
-    NotJson { reason: String, excerpt: String },
+    NotJson { reason: JsonError, excerpt: Excerpt },
     /// The stream ended in the middle of a line (no final newline).
     #[error("stream ended inside a line of {len} bytes with no newline: {excerpt}")]
-    Unterminated { len: usize, excerpt: String },
+    Unterminated { len: usize, excerpt: Excerpt },
+}
+
+/// The first bytes of a line that is not a message, kept as they came and turned into text
+/// (lossy UTF-8, debug-escaped, quoted, `…` when the line goes on) only when shown. A hostile
+/// peer can fill every line with garbage: the decoder does not format what nobody reads.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Excerpt {
+    /// At most [`EXCERPT_BYTES`] + 1 bytes: the one past what is shown tells that the line
+    /// goes on.
+    head: Box<[u8]>,
+}
+
+impl Excerpt {
+    /// The excerpt of a line that starts with `bytes`.
+    pub fn of(bytes: &[u8]) -> Excerpt {
+        Excerpt { head: bytes[..bytes.len().min(EXCERPT_BYTES + 1)].into() }
+    }
+
+    /// The bytes shown.
+    pub fn bytes(&self) -> &[u8] {
+        &self.head[..self.head.len().min(EXCERPT_BYTES)]
+    }
+
+    /// Whether the line, after JSON whitespace, opens an object or an array: the start of a
+    /// message, as opposed to other output.
+    pub fn opens_a_value(&self) -> bool {
+        self.head
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .is_some_and(|b| matches!(b, b'{' | b'['))
+    }
+}
+
+impl From<&str> for Excerpt {
+    fn from(text: &str) -> Excerpt {
+        Excerpt::of(text.as_bytes())
+    }
+}
+
+impl std::fmt::Display for Excerpt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&excerpt(&self.head))
+    }
+}
+
+impl std::fmt::Debug for Excerpt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a line is not JSON: serde_json's error, kept as it came and rendered only when shown.
+#[derive(Debug, Clone)]
+pub struct JsonError {
+    error: std::sync::Arc<serde_json::Error>,
+    /// The line starts with a UTF-8 byte order mark, which JSON does not allow.
+    bom: bool,
+}
+
+impl JsonError {
+    /// The line ends inside a value: typically one message pretty-printed over several lines.
+    pub fn is_eof(&self) -> bool {
+        self.error.is_eof()
+    }
+}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(error: serde_json::Error) -> JsonError {
+        JsonError { error: std::sync::Arc::new(error), bom: false }
+    }
+}
+
+/// Errors from the same bytes are the same error: the kind of error and where it is decide the
+/// message serde_json renders, so comparing the text would only render it twice.
+impl PartialEq for JsonError {
+    fn eq(&self, other: &JsonError) -> bool {
+        let key = |e: &JsonError| (e.error.classify(), e.error.line(), e.error.column(), e.bom);
+        key(self) == key(other)
+    }
+}
+
+impl Eq for JsonError {}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)?;
+        if self.bom {
+            f.write_str("; the line starts with a UTF-8 byte order mark")?;
+        }
+        Ok(())
+    }
 }
 
 /// Decodes a newline-delimited byte stream into frames.
@@ -80,7 +193,16 @@ impl LineDecoder {
     }
 
     /// Feeds a chunk; complete lines are appended to `out`.
-    pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<Frame>) {
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Frame>) {
+        let limit = self.max;
+        self.cut(bytes, |line, raw| out.push(Frame { line, content: raw.decode(limit) }));
+    }
+
+    /// Feeds a chunk and hands each line it completes to `each`, with its 1-based number, as
+    /// bytes: the state machine of [`LineDecoder::push`] without the decoding, which is a pure
+    /// function of the line ([`RawLine::decode`]). A line that crosses the limit is handed over
+    /// the moment it does.
+    pub fn cut(&mut self, mut bytes: &[u8], mut each: impl FnMut(u64, RawLine<'_>)) {
         while !bytes.is_empty() {
             let newline = memchr::memchr(b'\n', bytes);
             let (chunk, rest, ends_line) = match newline {
@@ -88,10 +210,10 @@ impl LineDecoder {
                 None => (bytes, &bytes[bytes.len()..], false),
             };
             if ends_line && !self.skipping && self.buf.is_empty() && chunk.len() <= self.max {
-                // A whole line inside one chunk (the usual case): decoded where it lies, without
-                // the copy into `buf` that a line split across chunks needs.
+                // A whole line inside one chunk (the usual case): handed over where it lies,
+                // without the copy into `buf` that a line split across chunks needs.
                 self.line += 1;
-                out.push(Frame { line: self.line, content: decode_line(chunk) });
+                each(self.line, RawLine::Line(chunk));
                 bytes = rest;
                 continue;
             }
@@ -105,12 +227,8 @@ impl LineDecoder {
                     self.buf.truncate(known);
                     let head = known.saturating_sub(self.buf.len()).min(chunk.len());
                     self.buf.extend_from_slice(&chunk[..head]);
-                    let excerpt = excerpt(&self.buf);
+                    each(self.line + 1, RawLine::TooLong(&self.buf));
                     self.buf.clear();
-                    out.push(Frame {
-                        line: self.line + 1,
-                        content: FrameContent::Invalid(FrameError::TooLong { limit: self.max, excerpt }),
-                    });
                 } else {
                     self.buf.extend_from_slice(chunk);
                 }
@@ -120,8 +238,7 @@ impl LineDecoder {
                 if self.skipping {
                     self.skipping = false;
                 } else {
-                    let content = decode_line(&self.buf);
-                    out.push(Frame { line: self.line, content });
+                    each(self.line, RawLine::Line(&self.buf));
                 }
                 self.buf.clear();
             }
@@ -142,7 +259,7 @@ impl LineDecoder {
             line: self.line,
             content: FrameContent::Invalid(FrameError::Unterminated {
                 len: buf.len(),
-                excerpt: excerpt(&buf),
+                excerpt: Excerpt::of(&buf),
             }),
         })
     }
@@ -157,7 +274,8 @@ impl LineDecoder {
     }
 }
 
-fn decode_line(raw: &[u8]) -> FrameContent {
+/// Decodes one line, given without its `\n` (a trailing `\r` is noted in [`FrameContent::Json`]).
+pub fn decode_line(raw: &[u8]) -> FrameContent {
     let (line, crlf) = match raw.strip_suffix(b"\r") {
         Some(l) => (l, true),
         None => (raw, false),
@@ -167,7 +285,7 @@ fn decode_line(raw: &[u8]) -> FrameContent {
         Err(e) => {
             return FrameContent::Invalid(FrameError::InvalidUtf8 {
                 offset: e.valid_up_to(),
-                excerpt: excerpt(line),
+                excerpt: Excerpt::of(line),
             })
         }
     };
@@ -177,23 +295,18 @@ fn decode_line(raw: &[u8]) -> FrameContent {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => FrameContent::Json { value, crlf },
         Err(e) => {
-            let mut reason = e.to_string();
-            if text.starts_with('\u{feff}') {
-                reason.push_str("; the line starts with a UTF-8 byte order mark");
-            }
-            FrameContent::Invalid(FrameError::NotJson { reason, excerpt: excerpt(line) })
+            let reason = JsonError { bom: text.starts_with('\u{feff}'), ..e.into() };
+            FrameContent::Invalid(FrameError::NotJson { reason, excerpt: Excerpt::of(line) })
         }
     }
 }
 
-/// The first bytes of a line, printable, for error messages.
-const EXCERPT_BYTES: usize = 80;
+/// How many of a bad line's first bytes its error shows.
+pub const EXCERPT_BYTES: usize = 80;
 
-///
-/// The text is what `String::from_utf8_lossy` and `str::escape_debug` make of it, quoted. A
-/// hostile peer can fill every line with garbage, so the common cases (ASCII, and bytes that are
-/// not UTF-8) take a fast path: `escape_debug`'s Unicode tables cost more than all the rest of
-/// decoding such a line.
+/// The text of an [`Excerpt`]: what `String::from_utf8_lossy` and `str::escape_debug` make of
+/// the first bytes, quoted. The common cases (ASCII, and bytes that are not UTF-8) take a fast
+/// path: `escape_debug`'s Unicode tables cost more than all the rest of decoding such a line.
 fn excerpt(bytes: &[u8]) -> String {
     const MAX: usize = EXCERPT_BYTES;
     let head = &bytes[..bytes.len().min(MAX)];
@@ -290,7 +403,8 @@ mod tests {
         }
         d.push(b"xx\n{}\n", &mut out);
         assert_eq!(out.len(), 2);
-        let excerpt = format!("\"{}\"", "x".repeat(9));
+        let excerpt = Excerpt::of(b"xxxxxxxxx");
+        assert_eq!(excerpt.to_string(), "\"xxxxxxxxx\"");
         assert_eq!(out[0].content, FrameContent::Invalid(FrameError::TooLong { limit: 8, excerpt }));
         assert_eq!(out[1].line, 2);
         assert!(matches!(out[1].content, FrameContent::Json { .. }));
@@ -305,6 +419,32 @@ mod tests {
         let bytewise: Vec<&[u8]> = line.chunks(1).collect();
         assert_eq!(frames(12, &bytewise), whole);
         assert_eq!(frames(12, &[&line[..5], &line[5..]]), whole);
+    }
+
+    /// Errors keep the bytes and serde_json's error, and render them only when shown.
+    #[test]
+    fn errors_render_when_shown() {
+        let long = [b"  [".as_slice(), &[b'a'; 100]].concat();
+        let FrameContent::Invalid(FrameError::NotJson { reason, excerpt }) = decode_line(&long) else {
+            panic!("{:?}", decode_line(&long))
+        };
+        assert!(excerpt.opens_a_value() && !reason.is_eof());
+        assert_eq!(excerpt.bytes().len(), EXCERPT_BYTES);
+        assert_eq!(excerpt.to_string(), format!("\"  [{}…\"", "a".repeat(EXCERPT_BYTES - 3)));
+        assert_eq!(reason.to_string(), "expected value at line 1 column 4");
+
+        let FrameContent::Invalid(FrameError::NotJson { reason, excerpt }) = decode_line(b"{\"a\":\r") else {
+            panic!()
+        };
+        assert!(reason.is_eof() && excerpt.opens_a_value());
+        let FrameContent::Invalid(bom) = decode_line("\u{feff}{}".as_bytes()) else { panic!() };
+        assert_eq!(
+            bom.to_string(),
+            "line is not JSON (expected value at line 1 column 1; the line starts with a UTF-8 byte \
+             order mark): \"\\u{feff}{}\""
+        );
+        assert!(!Excerpt::from("x{").opens_a_value() && !Excerpt::from("").opens_a_value());
+        assert_eq!(Excerpt::from("a\"\té").to_string(), r#""a\"\té""#);
     }
 
     #[test]
@@ -364,31 +504,5 @@ mod tests {
             }).collect();
             prop_assert_eq!(decoded, values);
         }
-    }
-}
-
-/// Properties the fuzz targets check, callable from `cargo test` too.
-pub mod fuzz {
-    use super::*;
-
-    /// Splits `data` into chunks (sizes taken from its first bytes), decodes chunk by chunk and
-    /// in one piece, and panics if the frames differ or the buffer outgrows the limit.
-    pub fn split_invariance(data: &[u8]) {
-        let Some((&max_seed, rest)) = data.split_first() else { return };
-        let Some((&cut_seed, bytes)) = rest.split_first() else { return };
-        let max = usize::from(max_seed % 64) + 1;
-        let whole = LineDecoder::decode_all(max, bytes);
-        let mut decoder = LineDecoder::new(max);
-        let mut frames = Vec::new();
-        let step = usize::from(cut_seed % 17) + 1;
-        for (i, chunk) in bytes.chunks(step).enumerate() {
-            // Vary the chunk boundaries: every other chunk is split once more.
-            let (a, b) = chunk.split_at(if i % 2 == 0 { chunk.len() / 2 } else { chunk.len() });
-            decoder.push(a, &mut frames);
-            decoder.push(b, &mut frames);
-            assert!(decoder.buffered() <= max, "buffered {} > limit {max}", decoder.buffered());
-        }
-        frames.extend(decoder.finish());
-        assert_eq!(frames, whole);
     }
 }

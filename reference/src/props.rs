@@ -6,14 +6,15 @@
 //!
 //! - [`framing`]: the stdio line decoder is split-invariant, never buffers past its limit, and
 //!   yields one frame per line;
-//! - [`wire`] / [`wire_value`]: the message model never panics, and a message that round-trips
-//!   through it keeps its meaning (ids keep their JSON type);
+//! - [`decoded_value`] / [`wire_value`]: a decoded value encodes back to itself; the message
+//!   model never panics, and a message that round-trips through it keeps its meaning (ids keep
+//!   their JSON type);
 //! - [`Script`]: structure-aware client sessions (valid and broken messages) built from bytes
 //!   with `arbitrary`, which the harness's session property feeds to the reference server. A
 //!   script also encodes back to the bytes it was read from ([`Script::to_bytes`]), so seed
 //!   corpora are written as readable scripts, not as opaque bytes.
 
-use crate::framing::{self, FrameContent, FrameError, LineDecoder};
+use crate::framing::{self, Excerpt, Frame, FrameContent, FrameError, LineDecoder, RawLine};
 use crate::revision::Revision;
 use crate::wire::{json_type, Message, Outcome, RequestId};
 pub use arbitrary::{self, Arbitrary, Unstructured};
@@ -22,15 +23,25 @@ use serde_json::{json, Value};
 /// The stdio codec on any input.
 ///
 /// Layout of `data`: `[limit, cuts, cut_1 … cut_n, stream…]`. `limit` picks the maximum
-/// message size (1..=64 bytes, or the default when its top bit is set); `cuts & 7` chunk sizes
-/// (each 0..=31 bytes, used in turn) cut the stream. Panics if the chunked decoding differs
-/// from decoding in one piece, if the decoder ever buffers more than the limit, if a line does
-/// not yield exactly one frame (numbered in order), or if a decoded value does not survive
-/// [`framing::encode`] and decoding again.
+/// message size (1..=128 bytes, on both sides of what an excerpt shows, or the default when its
+/// top bit is set); `cuts & 7` chunk sizes
+/// (each 0..=31 bytes, used in turn) cut the stream.
+///
+/// The reference is the stream cut at every newline ([`lines`]). Fed in those chunks, and in
+/// one piece, [`LineDecoder::cut`] must hand over exactly those lines, numbered in order, each
+/// line longer than the limit as its head (the moment it crosses the limit), and never buffer
+/// more than the limit; [`LineDecoder::finish`] must report exactly a tail within the limit.
+/// In one piece, each line is decoded as well ([`RawLine::decode`], what
+/// [`LineDecoder::push`] does with it), and must give a frame of the kind its length calls for.
+///
+/// Decoding depends on nothing but the line's bytes, so equal lines mean equal frames however
+/// the stream is cut (split invariance). Comparing bytes is also stricter than comparing
+/// frames (two lines may decode to the same value), and decodes each line once. That a
+/// decoded value survives [`framing::encode`] is [`decoded_value`]'s, which the `wire_checker`
+/// target runs on every value it decodes.
 pub fn framing(data: &[u8]) {
     let [limit, cuts, rest @ ..] = data else { return };
-    let max =
-        if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(limit % 64) + 1 };
+    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
     let n = usize::from(cuts & 7).min(rest.len());
     let (sizes, stream) = rest.split_at(n);
     let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
@@ -38,59 +49,84 @@ pub fn framing(data: &[u8]) {
         // Empty pushes are worth making, but something must move the stream on.
         sizes.push(stream.len().max(1));
     }
+    let lines: Vec<(&[u8], bool)> = lines(stream).collect();
+    cuts_at_newlines(max, stream, &lines, &sizes, false);
+    cuts_at_newlines(max, stream, &lines, &[stream.len().max(1)], true);
+}
 
-    let whole = LineDecoder::decode_all(max, stream);
+/// Feeds `stream` to a decoder in chunks of `sizes` (used in turn; one must not be zero) and
+/// panics unless it cuts `lines`, as described at [`framing`]; with `decode`, each line is
+/// decoded too.
+fn cuts_at_newlines(max: usize, stream: &[u8], lines: &[(&[u8], bool)], sizes: &[usize], decode: bool) {
+    let mut expected = lines.iter().zip(1..);
     let mut decoder = LineDecoder::new(max);
-    let mut frames = Vec::new();
+    let mut check = |number: u64, raw: RawLine<'_>| {
+        let Some((&(line, terminated), n)) = expected.next() else {
+            panic!("line {number} is past the end of the stream: {raw:?}, chunks {sizes:?}")
+        };
+        let too_long = line.len() > max;
+        let want = if too_long {
+            RawLine::TooLong(&line[..line.len().min(max + 1).min(framing::EXCERPT_BYTES + 1)])
+        } else {
+            RawLine::Line(line)
+        };
+        assert_eq!((number, raw), (n, want), "chunks {sizes:?}");
+        assert!(terminated || too_long, "line {n} has no newline yet: {raw:?}");
+        if decode {
+            match raw.decode(max) {
+                FrameContent::Invalid(FrameError::TooLong { limit, .. }) => assert!(too_long && limit == max),
+                FrameContent::Invalid(FrameError::Unterminated { .. }) => panic!("line {n} has its newline"),
+                content => assert!(!too_long, "line {n} of {} bytes: {content:?}", line.len()),
+            }
+        }
+    };
     let mut at = 0;
     for size in sizes.iter().cycle() {
         let end = (at + size).min(stream.len());
-        decoder.push(&stream[at..end], &mut frames);
+        decoder.cut(&stream[at..end], &mut check);
         assert!(decoder.buffered() <= max, "buffered {} bytes, limit {max}", decoder.buffered());
         at = end;
         if at == stream.len() {
             break;
         }
     }
-    frames.extend(decoder.finish());
-    assert_eq!(frames, whole, "chunked by {sizes:?} vs in one piece");
-
-    // One frame per line, numbered 1, 2, …: a line ends with `\n`; a non-empty tail is one more.
-    let mut lines: Vec<&[u8]> = stream.split(|b| *b == b'\n').collect();
-    if lines.last().is_some_and(|tail| tail.is_empty()) {
-        lines.pop();
-    }
-    assert_eq!(whole.len(), lines.len(), "one frame per line");
-    for (i, (frame, line)) in whole.iter().zip(&lines).enumerate() {
-        assert_eq!(frame.line, i as u64 + 1);
-        let too_long = line.len() > max;
-        match &frame.content {
-            FrameContent::Invalid(FrameError::TooLong { limit, .. }) => {
-                assert!(too_long && *limit == max, "line {} of {} bytes reported too long", i + 1, line.len())
-            }
-            FrameContent::Json { value, .. } => {
-                assert!(!too_long, "line {} of {} bytes passed a limit of {max}", i + 1, line.len());
-                let again = LineDecoder::decode_all(usize::MAX, &framing::encode(value));
-                assert!(
-                    matches!(&again[..], [f] if matches!(&f.content, FrameContent::Json { value: v, crlf: false } if v == value)),
-                    "encode/decode changed {value}: {again:?}"
-                );
-            }
-            _ => assert!(!too_long, "line {} of {} bytes not reported too long", i + 1, line.len()),
+    let tail = decoder.finish();
+    match expected.next() {
+        Some((&(line, false), n)) if line.len() <= max => {
+            let excerpt = Excerpt::of(line);
+            let want = FrameContent::Invalid(FrameError::Unterminated { len: line.len(), excerpt });
+            assert_eq!(tail, Some(Frame { line: n, content: want }), "chunks {sizes:?}");
+        }
+        next => {
+            assert!(next.is_none() && tail.is_none(), "{next:?} left, {tail:?} at the end; chunks {sizes:?}")
         }
     }
 }
 
-/// The wire model on every JSON value (and batch element) of a newline-delimited byte stream:
-/// see [`wire_value`].
-pub fn wire(data: &[u8]) {
-    for frame in LineDecoder::decode_all(framing::DEFAULT_MAX_MESSAGE_BYTES, data) {
-        if let FrameContent::Json { value, .. } = &frame.content {
-            wire_value(value);
-            if let Value::Array(items) = value {
-                items.iter().for_each(wire_value);
-            }
-        }
+/// The lines of `stream`, each with whether a newline ends it: the stream cut at every `\n`, a
+/// non-empty tail being one more line.
+fn lines(stream: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
+    let mut start = 0;
+    let newlines = memchr::memchr_iter(b'\n', stream).map(|end| (end, true));
+    newlines.chain([(stream.len(), false)]).map_while(move |(end, terminated)| {
+        let line = (terminated || start < end).then(|| (&stream[start..end], terminated));
+        start = end + 1;
+        line
+    })
+}
+
+/// A value decoded from a line: [`framing::encode`] writes it as one line that decodes back to
+/// it, and the wire model keeps its meaning, for it and for each element of a batch (see
+/// [`wire_value`]).
+pub fn decoded_value(value: &Value) {
+    let again = LineDecoder::decode_all(usize::MAX, &framing::encode(value));
+    assert!(
+        matches!(&again[..], [f] if matches!(&f.content, FrameContent::Json { value: v, crlf: false } if v == value)),
+        "encode/decode changed {value}: {again:?}"
+    );
+    wire_value(value);
+    if let Value::Array(items) = value {
+        items.iter().for_each(wire_value);
     }
 }
 

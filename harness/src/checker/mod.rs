@@ -119,17 +119,10 @@ impl SessionChecker {
                     // like a JSON-RPC message is not one.
                     // A line that opens an object or array and ends mid-value is a message
                     // split over several lines (pretty-printed JSON).
-                    FrameError::NotJson { reason, excerpt }
-                        if reason.starts_with("EOF while parsing")
-                            && excerpt.trim_start_matches('"').trim_start().starts_with(['{', '[']) =>
-                    {
+                    FrameError::NotJson { reason, excerpt } if reason.is_eof() && excerpt.opens_a_value() => {
                         &rules::NEWLINE_DELIMITED
                     }
-                    FrameError::TooLong { excerpt, .. }
-                        if excerpt.trim_start_matches('"').trim_start().starts_with(['{', '[']) =>
-                    {
-                        &rules::MESSAGE_SIZE
-                    }
+                    FrameError::TooLong { excerpt, .. } if excerpt.opens_a_value() => &rules::MESSAGE_SIZE,
                     FrameError::InvalidUtf8 { .. } => &rules::STDOUT_UTF8,
                     FrameError::Unterminated { .. } => &rules::NEWLINE_DELIMITED,
                     _ => &rules::STDOUT_ONLY_MCP,
@@ -497,7 +490,7 @@ mod tests {
     #[test]
     fn framing_faults_map_to_stdio_rules() {
         let mut c = session();
-        let bad = FrameContent::Invalid(FrameError::NotJson { reason: "x".into(), excerpt: "y".into() });
+        let bad = mcpspec_reference::framing::decode_line(b"y");
         assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
         assert_eq!(ids(&c.on_frame(S2C, &FrameContent::Blank)), ["stdio/blank-line"]);
     }
@@ -652,10 +645,7 @@ mod feature_tests {
         let mut c = initialized(json!({}), json!({}));
         let parse_error = json!({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}});
         assert_eq!(ids(&c.on_value(S2C, &parse_error)), ["jsonrpc/notification-unanswered"]);
-        c.on_frame(
-            C2S,
-            &FrameContent::Invalid(FrameError::NotJson { reason: "x".into(), excerpt: "y".into() }),
-        );
+        c.on_frame(C2S, &mcpspec_reference::framing::decode_line(b"y"));
         assert!(ids(&c.on_value(S2C, &parse_error)).is_empty());
     }
 }

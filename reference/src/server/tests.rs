@@ -139,10 +139,7 @@ fn base_answers_errors_with_their_codes() {
         t.send(json!({"jsonrpc":"2.0","id":5}))[0],
         json!({"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid Request: the message has none of \"method\", \"result\" or \"error\""}})
     );
-    let parse = t.s.on_frame_at(
-        &FrameContent::Invalid(framing::FrameError::NotJson { reason: "x".into(), excerpt: "y".into() }),
-        t.now,
-    );
+    let parse = t.s.on_frame_at(&framing::decode_line(b"y"), t.now);
     assert_eq!(parse[0]["error"]["code"], -32700);
     assert!(parse[0].get("id").is_none());
     // A second initialize is refused.
