@@ -18,7 +18,7 @@ use mcpspec_reference::wire::{Message, Outcome, RequestId};
 use mcpspec_reference::{props as reference_props, Direction, Revision};
 use mcpspec_schema::{SchemaSet, StreamValidator, Validation};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -167,7 +167,6 @@ pub fn play(script: &Script, revision: Revision) {
         checker: SessionChecker::new(revision),
         sent: HashMap::new(),
         server_requests: Vec::new(),
-        ambiguous: HashSet::new(),
         reused: HashMap::new(),
     };
     let start = Instant::now();
@@ -178,7 +177,7 @@ pub fn play(script: &Script, revision: Revision) {
         if let ClientOp::Advance { step } = op {
             now += Duration::from_millis(u64::from(*step).pow(2));
             let out = server.poll(now);
-            client.check(&server, &out, None);
+            client.check(&server, &out);
             continue;
         }
         if let ClientOp::Answer { .. } = op {
@@ -191,10 +190,10 @@ pub fn play(script: &Script, revision: Revision) {
             // What fell due by now is written before the line is read (`on_frame_at` does the
             // same): a request finished then was not in flight when a cancel on this line came.
             let due = server.poll(now);
-            client.check(&server, &due, None);
+            client.check(&server, &due);
             client.sends(&server, &frame);
             let out = server.on_frame_at(&frame.content, now);
-            client.check(&server, &out, Some(frame.line));
+            client.check(&server, &out);
             let batch = matches!(frame.content, FrameContent::Json { value: Value::Array(_), .. });
             // A batch's answers wait for its slowest member (2025-03-26), unless it was rejected;
             // an array written now may be another batch's.
@@ -212,7 +211,7 @@ pub fn play(script: &Script, revision: Revision) {
         }
         now = now.max(at);
         let out = server.poll(now);
-        client.check(&server, &out, None);
+        client.check(&server, &out);
     }
 }
 
@@ -224,8 +223,6 @@ struct Client<'a> {
     sent: HashMap<RequestId, Vec<Sent>>,
     /// Ids of the server's requests to the client, latest last (what `Answer` ops answer).
     server_requests: Vec<Value>,
-    /// Ids once open for requests of different methods at the same time (see `answer_of`).
-    ambiguous: HashSet<RequestId>,
     /// Ids the client reused while a request with the id could still be answered, against the
     /// MUST that ids are not reused in a session (basic/index.mdx#requests): which answer is
     /// which cannot be told from the wire then, so for these ids only the count is judged —
@@ -281,38 +278,8 @@ impl Client<'_> {
         }
     }
 
-    /// The batch line a batch answer answers: the line just handled if its open requests are
-    /// exactly the answer's ids (an immediate answer), else the oldest line with an open request
-    /// for each of them, counting repeats (a batch that waited for its slowest member).
-    fn batch_line(&self, items: &[Value], line: Option<u64>) -> Option<u64> {
-        let mut want: HashMap<RequestId, usize> = HashMap::new();
-        for id in items.iter().filter_map(|i| i.get("id").and_then(RequestId::from_value)) {
-            *want.entry(id).or_default() += 1;
-        }
-        let open_at = |line: u64| -> HashMap<RequestId, usize> {
-            let mut open = HashMap::new();
-            for (id, requests) in &self.sent {
-                let n = requests.iter().filter(|r| r.open() && r.line == line).count();
-                if n > 0 {
-                    open.insert(id.clone(), n);
-                }
-            }
-            open
-        };
-        if let Some(line) = line.filter(|l| open_at(*l) == want) {
-            return Some(line);
-        }
-        let mut lines: Vec<u64> = self.sent.values().flatten().filter(|r| r.open()).map(|r| r.line).collect();
-        lines.sort_unstable();
-        lines.dedup();
-        lines.into_iter().find(|l| {
-            let open = open_at(*l);
-            want.iter().all(|(id, n)| open.get(id).is_some_and(|have| have >= n))
-        })
-    }
-
-    /// Judges what the server wrote after the client's line `line` (`None`: after time passed).
-    fn check(&mut self, server: &ReferenceServer, out: &[Value], line: Option<u64>) {
+    /// Judges what the server wrote (after a line of the client's, or as time passed).
+    fn check(&mut self, server: &ReferenceServer, out: &[Value]) {
         for (id, requests) in self.sent.iter_mut() {
             requests.iter_mut().for_each(|r| r.running = false);
             if server.is_in_flight(id) {
@@ -325,23 +292,16 @@ impl Client<'_> {
         }
         let now = server.revision().unwrap_or(self.revision);
         let Some(schema) = schemas().get(now) else { self.fail(format!("no schema for {now}")) };
-        // Each batch answer answers one batch line (maybe an earlier one, completed now).
-        let mut elements: Vec<(&Value, u64)> = Vec::new();
+        let mut elements: Vec<&Value> = Vec::new();
         for answer in out {
             self.checker.on_value(Direction::ServerToClient, answer);
             match answer {
-                Value::Array(items) if now.allows_batches() && !items.is_empty() => {
-                    let from = self.batch_line(items, line).or(line).unwrap_or(u64::MAX);
-                    elements.extend(items.iter().map(|item| (item, from)));
-                }
+                Value::Array(items) if now.allows_batches() && !items.is_empty() => elements.extend(items),
                 Value::Array(_) => self.fail(format!("a batch answer in {now}: {answer}")),
-                single => elements.push((single, line.unwrap_or(u64::MAX))),
+                single => elements.push(single),
             }
         }
-        // Results pick their request by method; an error fits any, so it is matched last (a
-        // batch may answer a slow tool and an invalid request with the same id together).
-        elements.sort_by_key(|(e, _)| e.get("result").is_none());
-        for (element, from) in elements {
+        for element in elements {
             let message = match Message::from_value(element) {
                 Ok(m) => m,
                 Err(e) => self.fail(format!("the server wrote {element}, which is not a message: {e}")),
@@ -354,29 +314,8 @@ impl Client<'_> {
                         }
                         None
                     }
-                    Some(id) => match answer_of(
-                        id,
-                        from,
-                        |method| {
-                            // 2: valid as the answer to `method`, whose result is not just any
-                            // object; 1: valid, but so is an empty result (ping); 0: invalid.
-                            let empty = serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}});
-                            let valid =
-                                |v: &Value| schema.validate(Direction::ServerToClient, v, method).is_valid();
-                            match (valid(element), valid(&empty)) {
-                                (false, _) => 0,
-                                (true, true) => 1,
-                                (true, false) => 2,
-                            }
-                        },
-                        &mut self.sent,
-                    ) {
-                        Ok((method, ambiguous)) => {
-                            if ambiguous {
-                                self.ambiguous.insert(id.clone());
-                            }
-                            method
-                        }
+                    Some(id) => match answer_of(id, &mut self.sent) {
+                        Ok(method) => method,
                         Err(why) => self.fail(format!("{why}: {element}")),
                     },
                     None if matches!(r.outcome, Outcome::Error(_)) => None,
@@ -389,10 +328,8 @@ impl Client<'_> {
                 Message::Notification(_) => None,
             };
             let verdict = schema.validate(Direction::ServerToClient, element, answered.as_deref());
-            // With one id open for requests of different methods, an answer may have been
-            // matched to the wrong one before; the schema check then cannot name the method.
-            let repeated = message_id(&message)
-                .is_some_and(|id| self.ambiguous.contains(id) || self.reused.contains_key(id));
+            // For a reused id, which request an answer answers cannot be told, nor its method.
+            let repeated = message_id(&message).is_some_and(|id| self.reused.contains_key(id));
             if !verdict.is_valid() && !repeated && !idless_error_where_schema_requires_id(element, &verdict) {
                 self.fail(format!(
                     "the server wrote {element} (answering {answered:?}), not valid under the {now} schema: \
@@ -475,8 +412,8 @@ fn note_sent(
 }
 
 /// Counts an answer to an id the client reused while it could still be answered (see
-/// `Client::reused`), and forgets one of its requests (which one cannot be told) so that the
-/// batch lines stay matched; says why when it is one answer too many.
+/// `Client::reused`), and forgets one of its requests (which one cannot be told); says why when
+/// it is one answer too many.
 fn answer_reused(
     id: &RequestId,
     sent: &mut HashMap<RequestId, Vec<Sent>>,
@@ -497,43 +434,20 @@ fn answer_reused(
     Ok(())
 }
 
-/// Takes the unanswered, uncancelled request with this id (same JSON type) that this response
-/// answers; returns its method, or says why the response answers nothing. Ids may repeat, so
-/// among the candidates (those of `line`, the line just handled, first; then the oldest) it takes
-/// the one whose method the response `fits` best (a score: 0 when not schema-valid as its
-/// answer), the earliest among equals. Also says whether the open requests with this id had
-/// different methods (then which answer is which cannot be told from the wire).
-fn answer_of(
-    id: &RequestId,
-    line: u64,
-    fits: impl Fn(Option<&str>) -> u8,
-    sent: &mut HashMap<RequestId, Vec<Sent>>,
-) -> Result<(Option<String>, bool), String> {
+/// Takes the request this response answers, and returns its method, or says why the response
+/// answers nothing. An id the client did not reuse (`Client::reused` takes those) has at most
+/// one request that is neither cancelled nor answered, so the id (with its JSON type) names it.
+fn answer_of(id: &RequestId, sent: &mut HashMap<RequestId, Vec<Sent>>) -> Result<Option<String>, String> {
     let requests = sent.get_mut(id).filter(|r| !r.is_empty()).ok_or_else(|| {
         format!("a response with id {id} ({}), which no unanswered request has", id.type_name())
     })?;
-    let open = Sent::open;
-    let mut order: Vec<usize> =
-        (0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line == line).collect();
-    order.extend((0..requests.len()).filter(|&i| open(&requests[i]) && requests[i].line != line));
-    if line == u64::MAX {
-        // Written as time passed, not after a line: only tool calls take time to answer.
-        order.sort_by_key(|&i| requests[i].method.as_deref() != Some("tools/call"));
-    }
-    let Some(&first) = order.first() else {
+    let Some(open) = requests.iter().position(Sent::open) else {
         return Err(match requests.iter().any(|r| r.cancelled) {
             true => format!("a response to request {id} after its cancellation was processed"),
             false => format!("a response with id {id} while its only request is still in flight"),
         });
     };
-    let scores: Vec<u8> = order.iter().map(|&i| fits(requests[i].method.as_deref())).collect();
-    let best = scores.iter().copied().max().unwrap_or(0);
-    let pick = order.iter().zip(&scores).find(|(_, s)| **s == best).map_or(first, |(i, _)| *i);
-    let mut methods: Vec<Option<&str>> = order.iter().map(|&i| requests[i].method.as_deref()).collect();
-    methods.sort_unstable();
-    methods.dedup();
-    let ambiguous = methods.len() > 1;
-    Ok((requests.remove(pick).method, ambiguous))
+    Ok(requests.remove(open).method)
 }
 
 #[cfg(test)]
@@ -628,168 +542,93 @@ mod tests {
         Script { ops }
     }
 
-    /// Regression (found by the `server_session` fuzz target in its first second, a bug of this
-    /// property): a slow tool's answer falls due and is written first when the next line comes,
-    /// and that line reuses the tool call's id; the answer was matched to the new request.
-    /// Corpus: `fuzz/corpus/server_session/crash-duplicate-id-answered-by-due-job`.
-    #[test]
-    fn an_answer_that_fell_due_is_matched_to_the_request_it_answers() {
-        let script = Script::from_bytes(
-            b"\0\0\0\0\x01\x0d\x01\x05\x0b\0\0\x01\x05\x02\0\x05\x0f\x1e\x07\x01\x05\0\x01",
-        );
-        assert!(script.ops.iter().any(|op| matches!(op, ClientOp::CallTool { tool: 11, .. })), "{script:?}");
-        play(&script, Revision::V2024_11_05);
-    }
+    /// Every input the `server_session` target found in this property itself (none was a bug
+    /// of the reference server), with the revision it was found at and what the property got
+    /// wrong. Each is also a file in `fuzz/corpus/server_session/`. Several were about telling
+    /// apart requests with one id: an id reused while a request with it could still be
+    /// answered is now judged by count (`Client::reused`), and every other id has at most one
+    /// answerable request, so `answer_of` need not guess; these inputs keep both paths honest.
+    const PROPERTY_REGRESSIONS: &[(&str, Revision, &str)] = &[
+        (
+            "crash-duplicate-id-answered-by-due-job",
+            Revision::V2024_11_05,
+            "a slow tool's answer falls due and is written when the next line comes, and that line \
+             reuses the tool call's id: the answer was matched to the new request",
+        ),
+        (
+            "crash-answers-of-a-waiting-batch",
+            Revision::V2025_03_26,
+            "the answers of one batch were forgotten when another batch's array was written after it",
+        ),
+        (
+            "crash-cancel-of-a-request-that-fell-due",
+            Revision::V2024_11_05,
+            "a 0 ms tool finishes when the next line is read, before that line's cancel of it is \
+             processed; the cancel was taken as processed first",
+        ),
+        (
+            "crash-result-and-error-for-one-id-in-a-batch",
+            Revision::V2025_03_26,
+            "one batch answered a slow tool and an invalid initialize that share an id, and the \
+             answers were matched crosswise",
+        ),
+        (
+            "crash-batch-completed-by-a-later-cancel",
+            Revision::V2025_03_26,
+            "a batch completed by a cancel on a later line was matched to that line's requests",
+        ),
+        (
+            "crash-batch-answered-at-once-beside-a-waiting-one",
+            Revision::V2025_03_26,
+            "a batch answered at once was matched to an older waiting batch that shared its ids",
+        ),
+        (
+            "crash-cancel-in-a-rejected-batch",
+            Revision::V2024_11_05,
+            "a cancel inside a batch that the revision rejects whole was taken as processed",
+        ),
+        (
+            "crash-error-matched-to-a-running-tool-call",
+            Revision::V2025_03_26,
+            "a waiting batch's error was matched to a tool call of the same id still running",
+        ),
+        (
+            "crash-tool-result-matched-to-a-waiting-ping",
+            Revision::V2025_03_26,
+            "a slow tool's result, written as time passed, was matched to a ping of the same id \
+             waiting in a batch",
+        ),
+        (
+            "crash-tool-result-fits-a-ping-loosely",
+            Revision::V2025_03_26,
+            "a tool result was matched to a ping with the same id (an empty result accepts any object)",
+        ),
+        (
+            "crash-one-id-open-for-different-methods",
+            Revision::V2025_03_26,
+            "one id open for requests of different methods: no rule tells which answer is which",
+        ),
+        (
+            "crash-id-reused-across-a-held-batch-a",
+            Revision::V2025_03_26,
+            "an id of a batch that waits for its slowest member, reused in the batch or after it",
+        ),
+        ("crash-id-reused-across-a-held-batch-b", Revision::V2025_03_26, "as -a"),
+        ("crash-id-reused-across-a-held-batch-c", Revision::V2025_03_26, "as -a"),
+    ];
 
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): the
-    /// answers of one 2025-03-26 batch were forgotten when another batch's array was written
-    /// after it. Corpus: `fuzz/corpus/server_session/crash-answers-of-a-waiting-batch`.
     #[test]
-    fn the_answers_of_a_waiting_batch_are_expected_while_another_batch_completes() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-answers-of-a-waiting-batch"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a 0 ms
-    /// tool finishes when the next line is read, before that line's cancel of it is processed;
-    /// the property took the cancel as processed first. Corpus:
-    /// `fuzz/corpus/server_session/crash-cancel-of-a-request-that-fell-due`.
-    #[test]
-    fn a_cancel_on_the_line_that_finds_its_request_finished_is_too_late() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-cancel-of-a-request-that-fell-due"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): one
-    /// 2025-03-26 batch answered a slow tool and an invalid `initialize` that share an id; the
-    /// error was matched to the tool call, the tool's result to `initialize`. Corpus:
-    /// `fuzz/corpus/server_session/crash-result-and-error-for-one-id-in-a-batch`.
-    #[test]
-    fn a_result_and_an_error_for_one_id_in_a_batch_each_find_their_request() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-result-and-error-for-one-id-in-a-batch"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a batch
-    /// completed by a cancel on a later batch line was matched to that later line's requests.
-    /// Corpus: `fuzz/corpus/server_session/crash-batch-completed-by-a-later-cancel`.
-    #[test]
-    fn a_batch_completed_by_a_later_line_answers_its_own_requests() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-batch-completed-by-a-later-cancel"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a batch
-    /// answered at once was matched to an older batch still waiting, whose ids it shared.
-    /// Corpus: `fuzz/corpus/server_session/crash-batch-answered-at-once-beside-a-waiting-one`.
-    #[test]
-    fn a_batch_answered_at_once_answers_its_own_line() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-batch-answered-at-once-beside-a-waiting-one"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a cancel
-    /// inside a batch that 2025-06-18 rejects whole was taken as processed. Corpus:
-    /// `fuzz/corpus/server_session/crash-cancel-in-a-rejected-batch`.
-    #[test]
-    fn a_cancel_in_a_rejected_batch_cancels_nothing() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-cancel-in-a-rejected-batch"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2024_11_05);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a
-    /// waiting batch's error was matched to a tool call of the same id still running. Corpus:
-    /// `fuzz/corpus/server_session/crash-error-matched-to-a-running-tool-call`.
-    #[test]
-    fn a_running_tool_call_is_not_answered_by_another_requests_error() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-error-matched-to-a-running-tool-call"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a slow
-    /// tool's result, written as time passed, was matched to a ping of the same id waiting in a
-    /// batch (an empty result fits any), and a later tool call with that id, refused as in
-    /// progress, was taken for the one running. Corpus:
-    /// `fuzz/corpus/server_session/crash-tool-result-matched-to-a-waiting-ping`.
-    #[test]
-    fn a_result_written_as_time_passes_answers_a_tool_call() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-tool-result-matched-to-a-waiting-ping"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a bug of this property): a tool
-    /// result was matched to a ping with the same id (an empty result accepts any object); a
-    /// result now prefers the request whose result it fits strictly. Corpus:
-    /// `fuzz/corpus/server_session/crash-tool-result-fits-a-ping-loosely`.
-    #[test]
-    fn a_result_prefers_the_request_it_fits_strictly() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-tool-result-fits-a-ping-loosely"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (found by the `server_session` fuzz target, a limit of this property): when
-    /// one id is open for requests of different methods, no rule tells which answer is which;
-    /// the schema check then no longer names the method for that id. Corpus:
-    /// `fuzz/corpus/server_session/crash-one-id-open-for-different-methods`.
-    #[test]
-    fn one_id_open_for_different_methods_is_not_judged_by_a_guessed_method() {
-        let bytes = std::fs::read(
-            mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join("crash-one-id-open-for-different-methods"),
-        )
-        .unwrap();
-        play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
-    }
-
-    /// Regression (the three `fuzz/corpus/server_session/crash-id-reused-across-a-held-batch-*`
-    /// inputs, found by the `server_session` target): in 2025-03-26 a batch's answers wait for
-    /// its slowest member, and the client reused an id of that batch (in the batch itself, or
-    /// on a later line) before the batch answer came. The server answered each request once,
-    /// but no bookkeeping can tell from the wire which answer is which: the property now only
-    /// counts the answers to such an id.
-    #[test]
-    fn an_id_reused_while_a_batch_holds_its_answer_is_judged_by_count() {
-        for name in ["a", "b", "c"] {
-            let path = mcpspec_reference::props::corpus_dir(HERE, "server_session")
-                .join(format!("crash-id-reused-across-a-held-batch-{name}"));
+    fn the_inputs_the_fuzzer_found_keep_the_property() {
+        for (file, revision, what) in PROPERTY_REGRESSIONS {
+            let path = mcpspec_reference::props::corpus_dir(HERE, "server_session").join(file);
             let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            play(&Script::from_bytes(&bytes), Revision::V2025_03_26);
+            eprintln!("{file} at {revision} ({what})");
+            play(&Script::from_bytes(&bytes), *revision);
+        }
+        let listed: Vec<&str> = PROPERTY_REGRESSIONS.iter().map(|(file, ..)| *file).collect();
+        for (path, _) in mcpspec_reference::props::corpus_files(HERE, "server_session") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(!name.starts_with("crash-") || listed.contains(&name.as_str()), "{name} is not listed");
         }
     }
 
@@ -837,8 +676,8 @@ mod tests {
             &mut sent,
             &mut reused,
         );
-        assert_eq!(answer_of(&RequestId::from(1), 1, |_| 1, &mut sent), Ok((Some("ping".to_owned()), false)));
-        answer_of(&RequestId::from(1), 2, |_| 1, &mut sent).unwrap();
+        assert_eq!(answer_of(&RequestId::from(1), &mut sent), Ok(Some("ping".to_owned())));
+        answer_of(&RequestId::from(1), &mut sent).unwrap();
     }
 
     #[test]
@@ -849,13 +688,13 @@ mod tests {
         note_sent(&call, 1, |_| true, &mut sent, &mut reused);
         note_sent(&cancel, 2, |_| false, &mut sent, &mut reused);
         assert_eq!(
-            answer_of(&RequestId::from("a"), 3, |_| 1, &mut sent),
-            Ok((Some("tools/call".to_owned()), false)),
+            answer_of(&RequestId::from("a"), &mut sent),
+            Ok(Some("tools/call".to_owned())),
             "too late"
         );
         note_sent(&call, 4, |_| true, &mut sent, &mut reused);
         note_sent(&cancel, 5, |_| true, &mut sent, &mut reused);
-        let why = answer_of(&RequestId::from("a"), 2, |_| 1, &mut sent).unwrap_err();
+        let why = answer_of(&RequestId::from("a"), &mut sent).unwrap_err();
         assert!(why.contains("after its cancellation"), "{why}");
     }
 

@@ -40,6 +40,8 @@ pub enum ClientFault {
     ExitEarly,
     /// Starts the server and never sends anything.
     Silent,
+    /// Sends its `initialize`, then garbage lines without end, reading nothing.
+    Flood,
     /// Lists a root whose URI is not a `file://` URI.
     RootsNotFile,
     /// Answers sampling/createMessage with a result without `model`.
@@ -84,7 +86,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 31] = [
+    pub const ALL: [ClientFault; 32] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -96,6 +98,7 @@ impl ClientFault {
         ClientFault::NoShutdown,
         ClientFault::ExitEarly,
         ClientFault::Silent,
+        ClientFault::Flood,
         ClientFault::RootsNotFile,
         ClientFault::SamplingWithoutModel,
         ClientFault::DeclareNothing,
@@ -131,6 +134,7 @@ impl ClientFault {
             ClientFault::NoShutdown => "no-shutdown",
             ClientFault::ExitEarly => "exit-early",
             ClientFault::Silent => "silent",
+            ClientFault::Flood => "flood",
             ClientFault::RootsNotFile => "roots-not-file",
             ClientFault::SamplingWithoutModel => "sampling-without-model",
             ClientFault::DeclareNothing => "declare-nothing",
@@ -573,6 +577,12 @@ pub async fn run_stdio(
         }
         if outcome.is_err() || client.finished() {
             break;
+        }
+        if fault == Some(ClientFault::Flood) {
+            // Until the write fails: the server stops reading, or mcpspec ends the client.
+            let line = b"flood flood flood flood flood flood flood flood flood flood\n";
+            while server.send_bytes(line).await.is_ok() {}
+            return Err("flood: writing failed".into());
         }
         match server.recv(timeout).await {
             Ok(frame) => {

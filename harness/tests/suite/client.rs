@@ -248,6 +248,20 @@ fn client_fault_silent_ends_within_the_timeout() {
     assert!(run.elapsed < Duration::from_secs(20), "{}", run.describe());
 }
 
+/// Regression: a deadline passes while a client floods (the queue of its lines is never empty),
+/// and the garbage is reported, once per rule with a count of the rest.
+#[test]
+fn client_fault_flood_ends_within_the_timeout() {
+    let run = certify_faulty("flood");
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let more = run.checks().into_iter().filter(|(_, _, c)| {
+        c["id"] == "stdio/stdout-only-mcp" && c["actual"].as_str().is_some_and(|a| a.contains("more like it"))
+    });
+    assert!(more.count() > 0, "{}", run.describe());
+    assert!(run.elapsed < Duration::from_secs(30), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
 /// Regression: the client's own stdout (not MCP traffic) is read while mcpspec waits, so a
 /// client that prints more than the frame queue holds is not blocked on a full pipe.
 #[test]
