@@ -4,8 +4,9 @@
 #
 #   bash fuzz/throughput.sh [TARGET…]        # default: framing
 #
-# Each target runs once per input bound in MAX_LENS (default "128 1024"), for SECONDS each
-# (default 60), from the committed seeds into a scratch corpus. With BASELINE=<git revision>,
+# Each target runs once per input bound in MAX_LENS (default "128 1024 default"; "default" is
+# libFuzzer's own choice, which starts small and grows to 4096 bytes), for SECONDS_PER_RUN
+# seconds each (default 60), from the committed seeds into a scratch corpus. With BASELINE=<git revision>,
 # the same runs are made first on that revision's targets (built in a temporary worktree), then
 # on the working tree's, alternating, so the ratio between them comes from one run on one
 # machine. The load average is printed beside each figure: a busy machine means fewer
@@ -13,10 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${SECONDS_PER_RUN:-60}
-max_lens=${MAX_LENS:-128 1024}
+max_lens=${MAX_LENS:-128 1024 default}
 targets=("${@:-framing}")
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"; [ -z "${worktree:-}" ] || git worktree remove --force "$worktree"' EXIT
+trap '[ -z "${worktree:-}" ] || git worktree remove --force "$worktree"; rm -rf "$scratch"' EXIT
 triple=$(rustc -vV | sed -n 's/^host: //p')
 
 # build LABEL TREE: builds the targets of TREE (a checkout) into this crate's build directory
@@ -48,7 +49,8 @@ for t in "${targets[@]}"; do
     for b in "${builds[@]}"; do
       rm -rf "$scratch/corpus" && mkdir "$scratch/corpus"
       before=$(cut -d' ' -f1 /proc/loadavg)
-      "$scratch/$b/$t" "$scratch/corpus" "corpus/$t" -max_total_time="$seconds" -max_len="$len" \
+      bound=(); [ "$len" = default ] || bound=(-max_len="$len")
+      "$scratch/$b/$t" "$scratch/corpus" "corpus/$t" -max_total_time="$seconds" "${bound[@]}" \
         -print_final_stats=1 >"$scratch/log" 2>&1 || { tail -n 30 "$scratch/log"; exit 1; }
       after=$(cut -d' ' -f1 /proc/loadavg)
       runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/log")
