@@ -24,10 +24,9 @@ use serde_json::{json, Value};
 ///
 /// Layout of `data`: `[limit, cuts, cut_1 … cut_n, stream…]`. `limit` picks the maximum
 /// message size (1..=128 bytes, on both sides of what an excerpt shows, or the default when its
-/// top bit is set); `cuts & 7` chunk sizes
-/// (each 0..=31 bytes, used in turn) cut the stream.
+/// top bit is set); `cuts & 7` chunk sizes (each 0..=31 bytes, used in turn) cut the stream.
 ///
-/// The reference is the stream cut at every newline ([`lines`]). Fed in those chunks, and in
+/// The reference is the stream cut at every newline ([`lines_of`]). Fed in those chunks, and in
 /// one piece, [`LineDecoder::cut`] must hand over exactly those lines, numbered in order, each
 /// line longer than the limit as its head (the moment it crosses the limit), and never buffer
 /// more than the limit; [`LineDecoder::finish`] must report exactly a tail within the limit.
@@ -49,7 +48,7 @@ pub fn framing(data: &[u8]) {
         // Empty pushes are worth making, but something must move the stream on.
         sizes.push(stream.len().max(1));
     }
-    let lines: Vec<(&[u8], bool)> = lines(stream).collect();
+    let lines: Vec<(&[u8], bool)> = lines_of(stream).collect();
     cuts_at_newlines(max, stream, &lines, &sizes, false);
     cuts_at_newlines(max, stream, &lines, &[stream.len().max(1)], true);
 }
@@ -105,7 +104,7 @@ fn cuts_at_newlines(max: usize, stream: &[u8], lines: &[(&[u8], bool)], sizes: &
 
 /// The lines of `stream`, each with whether a newline ends it: the stream cut at every `\n`, a
 /// non-empty tail being one more line.
-fn lines(stream: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
+fn lines_of(stream: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
     let mut start = 0;
     let newlines = memchr::memchr_iter(b'\n', stream).map(|end| (end, true));
     newlines.chain([(stream.len(), false)]).map_while(move |(end, terminated)| {
