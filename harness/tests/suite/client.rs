@@ -390,7 +390,11 @@ fn client_fault_cancel_unissued() {
 
 #[test]
 fn client_fault_reuse_progress_token() {
-    assert_caught("reuse-progress-token", "client-lifecycle/request-ids", "progress/token-unique", "failed");
+    // In a scenario that holds the tool call unanswered: elsewhere the answer to the call may be
+    // written before the ping that reuses its token is read, and the token is free again then
+    // (a CI run showed it, in client-lifecycle/request-ids).
+    let scenario = "client-progress/notifications-tolerated";
+    assert_caught("reuse-progress-token", scenario, "progress/token-unique", "failed");
 }
 
 #[test]
