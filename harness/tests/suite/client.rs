@@ -44,15 +44,10 @@ fn verdicts(run: &Run, scenario: &str, check: &str) -> Vec<String> {
         .collect()
 }
 
-fn assert_caught(fault: &str, scenario: &str, check: &str, verdict: &str) {
-    assert_caught_at(FAULT_REVISION, fault, scenario, check, verdict);
-}
-
-/// At `revision`, `--fault F` gives `check` the `verdict` in `scenario`, and the run's exit code
-/// follows from that verdict; returns the run.
-fn assert_caught_at(revision: &str, fault: &str, scenario: &str, check: &str, verdict: &str) -> Run {
-    let run = certify_faulty_at(revision, fault);
-    let seen = verdicts(&run, scenario, check);
+/// In `run` of `--fault F`, `check` has the `verdict` in `scenario`, and the run's exit code
+/// follows from that verdict.
+fn assert_verdict(run: &Run, fault: &str, scenario: &str, check: &str, verdict: &str) {
+    let seen = verdicts(run, scenario, check);
     assert!(
         seen.iter().any(|v| v == verdict),
         "--fault {fault}: expected {check} {verdict} in {scenario}, saw {seen:?}\n{}",
@@ -60,7 +55,111 @@ fn assert_caught_at(revision: &str, fault: &str, scenario: &str, check: &str, ve
     );
     let expected_code = if verdict == "failed" { 1 } else { 0 };
     assert_eq!(run.code, Some(expected_code), "{}", run.describe());
-    run
+}
+
+/// In `run` of `--fault F`, no scenario but `scenario` fails or warns: the fault is caught by
+/// the checks that name it, and by nothing else.
+fn assert_nothing_else(run: &Run, fault: &str, scenario: &str) {
+    let report = run.report.as_ref().expect("a report");
+    let others: Vec<String> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s["id"] != scenario && matches!(s["verdict"].as_str(), Some("failed" | "warning" | "error"))
+        })
+        .map(|s| format!("{} {}", s["id"], s["verdict"]))
+        .collect();
+    assert!(others.is_empty(), "--fault {fault} also shows in {others:?}\n{}", run.describe());
+}
+
+/// One test per row, from one run of the faulty reference client:
+/// `name: "fault" at REVISION in "scenario" => "check" "verdict", …;` asserts each check's
+/// verdict in that scenario (and the exit code it implies); a row marked `#[alone]` also asserts
+/// that no other scenario fails or warns.
+macro_rules! caught {
+    // The only mark a row takes: any other is a compile error, not a silent `alone`.
+    (@mark alone) => {};
+    ($($(#[$alone:ident])? $name:ident: $fault:literal at $rev:tt in $scenario:literal
+        => $($check:literal $verdict:literal),+;)*) => {
+        $(#[test]
+        fn $name() {
+            let run = certify_faulty_at($rev, $fault);
+            $(assert_verdict(&run, $fault, $scenario, $check, $verdict);)+
+            $(
+                caught!(@mark $alone);
+                assert_nothing_else(&run, $fault, $scenario);
+            )?
+        })*
+    };
+}
+
+caught! {
+    client_fault_skip_initialized: "skip-initialized" at FAULT_REVISION
+        in "client-lifecycle/initialized-after-response"
+        => "client-lifecycle/initialized-after-response" "failed";
+    client_fault_early_initialized: "early-initialized" at FAULT_REVISION
+        in "client-lifecycle/initialized-after-response"
+        => "client-lifecycle/initialized-after-response" "failed";
+    client_fault_reuse_ids: "reuse-ids" at FAULT_REVISION in "client-lifecycle/request-ids"
+        => "jsonrpc/request-id-unique" "failed", "client-lifecycle/request-ids" "failed";
+    client_fault_null_id: "null-id" at FAULT_REVISION in "client-lifecycle/request-ids"
+        => "jsonrpc/request-id-not-null" "failed";
+    client_fault_request_before_initialize: "request-before-initialize" at FAULT_REVISION
+        in "client-lifecycle/initialize-first" => "client-lifecycle/initialize-first" "failed";
+    client_fault_ignore_requests: "ignore-requests" at FAULT_REVISION in "client-lifecycle/ping"
+        => "client-lifecycle/ping" "failed";
+    client_fault_accept_any_version: "accept-any-version" at FAULT_REVISION
+        in "client-version/counter-offer-unsupported"
+        => "client-version/counter-offer-unsupported" "warning";
+    client_fault_roots_not_file: "roots-not-file" at FAULT_REVISION in "client-roots/list"
+        => "client-roots/list" "failed";
+    client_without_roots_answers_roots_list_with_method_not_found: "declare-nothing" at FAULT_REVISION
+        in "client-roots/undeclared" => "client-roots/undeclared" "passed";
+    client_fault_sampling_without_model: "sampling-without-model" at FAULT_REVISION
+        in "client-sampling/create-message"
+        => "client-sampling/create-message" "failed", "schema/message-valid" "failed";
+    client_fault_offer_oldest: "offer-oldest" at FAULT_REVISION in "client-version/offers-latest"
+        => "client-version/offers-latest" "warning";
+    client_fault_cursor_altered: "cursor-altered" at FAULT_REVISION in "client-pagination/cursor-opaque"
+        => "client-pagination/cursor-opaque" "failed";
+    client_fault_pages_past_end: "pages-past-end" at FAULT_REVISION in "client-pagination/end-of-results"
+        => "client-pagination/end-of-results" "warning";
+    client_fault_cancel_initialize: "cancel-initialize" at FAULT_REVISION in "client-lifecycle/request-ids"
+        => "cancellation/not-initialize" "failed";
+    client_fault_cancel_unissued: "cancel-unissued" at FAULT_REVISION in "client-lifecycle/request-ids"
+        => "cancellation/in-flight-only" "failed";
+    // In a scenario that holds the tool call unanswered: elsewhere the answer to the call may be
+    // written before the ping that reuses its token is read, and the token is free again then
+    // (a CI run showed it, in client-lifecycle/request-ids).
+    client_fault_reuse_progress_token: "reuse-progress-token" at FAULT_REVISION
+        in "client-progress/notifications-tolerated" => "progress/token-unique" "failed";
+    client_fault_undeclared_requests: "undeclared-requests" at FAULT_REVISION
+        in "client-lifecycle/negotiated-capabilities"
+        => "client-lifecycle/negotiated-capabilities" "failed", "capabilities/client-uses-negotiated" "failed";
+    client_fault_exit_on_cancel: "exit-on-cancel" at FAULT_REVISION in "client-cancellation/server-cancels"
+        => "client-cancellation/server-cancels" "failed";
+    client_fault_roots_changed_undeclared: "roots-changed-undeclared" at FAULT_REVISION
+        in "client-lifecycle/request-ids" => "capabilities/client-uses-negotiated" "failed";
+    #[alone] client_fault_sampling_accepts_unbalanced: "sampling-accepts-unbalanced" at "2025-11-25"
+        in "client-sampling/tool-result-missing" => "client-sampling/tool-result-missing" "warning";
+    #[alone] client_fault_sampling_accepts_unknown_tool_use_id: "sampling-accepts-unknown-tool-use-id"
+        at "2025-11-25" in "client-sampling/unknown-tool-use-id"
+        => "client-sampling/unknown-tool-use-id" "warning";
+    #[alone] client_fault_sampling_accepts_mixed_tool_results: "sampling-accepts-mixed-tool-results"
+        at "2025-11-25" in "client-sampling/tool-results-mixed" => "client-sampling/tool-results-mixed" "warning";
+    #[alone] client_fault_sampling_tools_undeclared: "sampling-tools-undeclared" at "2025-11-25"
+        in "client-sampling/tools-undeclared" => "client-sampling/tools-undeclared" "failed";
+    #[alone] client_fault_sampling_without_stop_reason: "sampling-without-stop-reason" at "2025-11-25"
+        in "client-sampling/tool-loop" => "client-sampling/stop-reason" "warning";
+    #[alone] client_fault_elicit_content_off_schema_at_2025_06_18: "elicit-content-off-schema" at FAULT_REVISION
+        in "client-elicitation/form" => "client-elicitation/form" "warning";
+    #[alone] client_fault_elicit_content_off_schema_at_2025_11_25: "elicit-content-off-schema" at "2025-11-25"
+        in "client-elicitation/form" => "client-elicitation/form" "warning";
+    #[alone] client_fault_elicit_ignores_defaults: "elicit-ignores-defaults" at "2025-11-25"
+        in "client-elicitation/defaults" => "client-elicitation/defaults" "warning";
+    #[alone] client_fault_elicit_undeclared_mode: "elicit-undeclared-mode" at "2025-11-25"
+        in "client-elicitation/undeclared-mode" => "client-elicitation/undeclared-mode" "failed";
 }
 
 #[test]
@@ -94,93 +193,6 @@ fn client_reference_passes_every_legacy_revision() {
         assert!(checks.iter().any(|(_, _, c)| c["id"] == id && c["verdict"] == "passed"), "no passed {id}");
     }
     assert_no_leftovers(&run.marker);
-}
-
-#[test]
-fn client_fault_skip_initialized() {
-    assert_caught(
-        "skip-initialized",
-        "client-lifecycle/initialized-after-response",
-        "client-lifecycle/initialized-after-response",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_early_initialized() {
-    assert_caught(
-        "early-initialized",
-        "client-lifecycle/initialized-after-response",
-        "client-lifecycle/initialized-after-response",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_reuse_ids() {
-    assert_caught("reuse-ids", "client-lifecycle/request-ids", "jsonrpc/request-id-unique", "failed");
-    assert_caught("reuse-ids", "client-lifecycle/request-ids", "client-lifecycle/request-ids", "failed");
-}
-
-#[test]
-fn client_fault_null_id() {
-    assert_caught("null-id", "client-lifecycle/request-ids", "jsonrpc/request-id-not-null", "failed");
-}
-
-#[test]
-fn client_fault_request_before_initialize() {
-    assert_caught(
-        "request-before-initialize",
-        "client-lifecycle/initialize-first",
-        "client-lifecycle/initialize-first",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_ignore_requests() {
-    assert_caught("ignore-requests", "client-lifecycle/ping", "client-lifecycle/ping", "failed");
-}
-
-#[test]
-fn client_fault_accept_any_version() {
-    assert_caught(
-        "accept-any-version",
-        "client-version/counter-offer-unsupported",
-        "client-version/counter-offer-unsupported",
-        "warning",
-    );
-}
-
-#[test]
-fn client_fault_roots_not_file() {
-    assert_caught("roots-not-file", "client-roots/list", "client-roots/list", "failed");
-}
-
-#[test]
-fn client_without_roots_answers_roots_list_with_method_not_found() {
-    assert_caught("declare-nothing", "client-roots/undeclared", "client-roots/undeclared", "passed");
-}
-
-#[test]
-fn client_fault_sampling_without_model() {
-    assert_caught(
-        "sampling-without-model",
-        "client-sampling/create-message",
-        "client-sampling/create-message",
-        "failed",
-    );
-    assert_caught(
-        "sampling-without-model",
-        "client-sampling/create-message",
-        "schema/message-valid",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_offer_oldest() {
-    assert_caught("offer-oldest", "client-version/offers-latest", "client-version/offers-latest", "warning");
 }
 
 #[test]
@@ -354,63 +366,6 @@ fn interop_typescript_sdk_client() {
 }
 
 #[test]
-fn client_fault_cursor_altered() {
-    assert_caught(
-        "cursor-altered",
-        "client-pagination/cursor-opaque",
-        "client-pagination/cursor-opaque",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_pages_past_end() {
-    assert_caught(
-        "pages-past-end",
-        "client-pagination/end-of-results",
-        "client-pagination/end-of-results",
-        "warning",
-    );
-}
-
-#[test]
-fn client_fault_cancel_initialize() {
-    assert_caught(
-        "cancel-initialize",
-        "client-lifecycle/request-ids",
-        "cancellation/not-initialize",
-        "failed",
-    );
-}
-
-#[test]
-fn client_fault_cancel_unissued() {
-    assert_caught("cancel-unissued", "client-lifecycle/request-ids", "cancellation/in-flight-only", "failed");
-}
-
-#[test]
-fn client_fault_reuse_progress_token() {
-    // In a scenario that holds the tool call unanswered: elsewhere the answer to the call may be
-    // written before the ping that reuses its token is read, and the token is free again then
-    // (a CI run showed it, in client-lifecycle/request-ids).
-    let scenario = "client-progress/notifications-tolerated";
-    assert_caught("reuse-progress-token", scenario, "progress/token-unique", "failed");
-}
-
-#[test]
-fn client_fault_undeclared_requests() {
-    let scenario = "client-lifecycle/negotiated-capabilities";
-    assert_caught("undeclared-requests", scenario, scenario, "failed");
-    assert_caught("undeclared-requests", scenario, "capabilities/client-uses-negotiated", "failed");
-}
-
-#[test]
-fn client_fault_exit_on_cancel() {
-    let scenario = "client-cancellation/server-cancels";
-    assert_caught("exit-on-cancel", scenario, scenario, "failed");
-}
-
-#[test]
 fn client_fault_late_response_error() {
     // The error it sends answers no request of the server's: a MUST of JSON-RPC as well.
     let run = certify_faulty("late-response-error");
@@ -424,76 +379,4 @@ fn client_fault_late_response_error() {
     let ids = verdicts(&run, scenario, "jsonrpc/response-id-matches-request");
     assert!(ids.iter().any(|v| v == "failed"), "{ids:?}\n{}", run.describe());
     assert_eq!(run.code, Some(1), "{}", run.describe());
-}
-
-#[test]
-fn client_fault_roots_changed_undeclared() {
-    let check = "capabilities/client-uses-negotiated";
-    assert_caught("roots-changed-undeclared", "client-lifecycle/request-ids", check, "failed");
-}
-
-/// As [`assert_caught_at`], and no other scenario fails or warns: the fault is caught by the
-/// check that names it, and by nothing else.
-fn assert_caught_alone(revision: &str, fault: &str, scenario: &str, check: &str, verdict: &str) {
-    let run = assert_caught_at(revision, fault, scenario, check, verdict);
-    let report = run.report.as_ref().expect("a report");
-    let others: Vec<String> = report["scenarios"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| {
-            s["id"] != scenario && matches!(s["verdict"].as_str(), Some("failed" | "warning" | "error"))
-        })
-        .map(|s| format!("{} {}", s["id"], s["verdict"]))
-        .collect();
-    assert!(others.is_empty(), "--fault {fault} also shows in {others:?}\n{}", run.describe());
-}
-
-#[test]
-fn client_fault_sampling_accepts_unbalanced() {
-    let s = "client-sampling/tool-result-missing";
-    assert_caught_alone("2025-11-25", "sampling-accepts-unbalanced", s, s, "warning");
-}
-
-#[test]
-fn client_fault_sampling_accepts_unknown_tool_use_id() {
-    let s = "client-sampling/unknown-tool-use-id";
-    assert_caught_alone("2025-11-25", "sampling-accepts-unknown-tool-use-id", s, s, "warning");
-}
-
-#[test]
-fn client_fault_sampling_accepts_mixed_tool_results() {
-    let s = "client-sampling/tool-results-mixed";
-    assert_caught_alone("2025-11-25", "sampling-accepts-mixed-tool-results", s, s, "warning");
-}
-
-#[test]
-fn client_fault_sampling_tools_undeclared() {
-    let s = "client-sampling/tools-undeclared";
-    assert_caught_alone("2025-11-25", "sampling-tools-undeclared", s, s, "failed");
-}
-
-#[test]
-fn client_fault_sampling_without_stop_reason() {
-    let (s, check) = ("client-sampling/tool-loop", "client-sampling/stop-reason");
-    assert_caught_alone("2025-11-25", "sampling-without-stop-reason", s, check, "warning");
-}
-
-#[test]
-fn client_fault_elicit_content_off_schema() {
-    let s = "client-elicitation/form";
-    assert_caught_alone("2025-06-18", "elicit-content-off-schema", s, s, "warning");
-    assert_caught_alone("2025-11-25", "elicit-content-off-schema", s, s, "warning");
-}
-
-#[test]
-fn client_fault_elicit_ignores_defaults() {
-    let s = "client-elicitation/defaults";
-    assert_caught_alone("2025-11-25", "elicit-ignores-defaults", s, s, "warning");
-}
-
-#[test]
-fn client_fault_elicit_undeclared_mode() {
-    let s = "client-elicitation/undeclared-mode";
-    assert_caught_alone("2025-11-25", "elicit-undeclared-mode", s, s, "failed");
 }
