@@ -90,11 +90,6 @@ impl Excerpt {
         Excerpt { head: bytes[..bytes.len().min(EXCERPT_BYTES + 1)].into() }
     }
 
-    /// The bytes shown.
-    pub fn bytes(&self) -> &[u8] {
-        &self.head[..self.head.len().min(EXCERPT_BYTES)]
-    }
-
     /// Whether the line, after JSON whitespace, opens an object or an array: the start of a
     /// message, as opposed to other output.
     pub fn opens_a_value(&self) -> bool {
@@ -102,12 +97,6 @@ impl Excerpt {
             .iter()
             .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
             .is_some_and(|b| matches!(b, b'{' | b'['))
-    }
-}
-
-impl From<&str> for Excerpt {
-    fn from(text: &str) -> Excerpt {
-        Excerpt::of(text.as_bytes())
     }
 }
 
@@ -428,7 +417,6 @@ mod tests {
             panic!("{:?}", decode_line(&long))
         };
         assert!(excerpt.opens_a_value() && !reason.is_eof());
-        assert_eq!(excerpt.bytes().len(), EXCERPT_BYTES);
         assert_eq!(excerpt.to_string(), format!("\"  [{}…\"", "a".repeat(EXCERPT_BYTES - 3)));
         assert_eq!(reason.to_string(), "expected value at line 1 column 4");
 
@@ -442,8 +430,8 @@ mod tests {
             "line is not JSON (expected value at line 1 column 1; the line starts with a UTF-8 byte \
              order mark): \"\\u{feff}{}\""
         );
-        assert!(!Excerpt::from("x{").opens_a_value() && !Excerpt::from("").opens_a_value());
-        assert_eq!(Excerpt::from("a\"\té").to_string(), r#""a\"\té""#);
+        assert!(!Excerpt::of(b"x{").opens_a_value() && !Excerpt::of(b"").opens_a_value());
+        assert_eq!(Excerpt::of("a\"\té".as_bytes()).to_string(), r#""a\"\té""#);
     }
 
     #[test]
