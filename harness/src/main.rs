@@ -332,19 +332,23 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         Role::Server => runner::run_server_suite(config).await,
         Role::Client => runner::run_client_suite(config).await,
     };
-    let (scenarios, revisions) = suite.map_err(|e| UsageError(format!("{e:#}")))?;
-    let report = Report::new(
+    let run = suite.map_err(|e| UsageError(format!("{e:#}")))?;
+    let mut report = Report::new(
         role.name(),
         command.display(),
-        revisions.iter().map(|r| r.to_string()).collect(),
-        scenarios,
+        run.revisions.iter().map(|r| r.to_string()).collect(),
+        run.scenarios,
         started.elapsed().as_millis() as u64,
     );
+    report.not_tested = run.not_tested;
     if let Some(dir) = &args.report_dir {
         let path = report
             .write_json(dir)
             .with_context(|| format!("cannot write the report to {}", dir.display()))?;
         eprintln!("mcpspec: report written to {}", path.display());
+    }
+    if let Some(why) = &report.not_tested {
+        println!("not tested: {why}");
     }
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(report.exit_code())

@@ -17,6 +17,9 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The implementation could not be started, or mcpspec itself failed: no verdict.
     pub const ERROR: u8 = 3;
+    /// Nothing could be tested: the server speaks none of the revisions tried, and broke no
+    /// MUST on the way. No verdict either.
+    pub const NOT_TESTED: u8 = 4;
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -107,6 +110,9 @@ pub struct Report {
     pub summary: Summary,
     pub scenarios: Vec<ScenarioReport>,
     pub duration_ms: u64,
+    /// Why no revision could be tested, when none could: the run then has no verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_tested: Option<String>,
 }
 
 impl Report {
@@ -130,15 +136,19 @@ impl Report {
             summary,
             scenarios,
             duration_ms,
+            not_tested: None,
         }
     }
 
-    /// 3 when anything could not be judged, else 1 when a MUST failed, else 0.
+    /// 3 when anything could not be judged, else 1 when a MUST failed, else 4 when no
+    /// revision could be tested, else 0.
     pub fn exit_code(&self) -> u8 {
         if self.summary.errors > 0 {
             exit::ERROR
         } else if self.summary.failed > 0 {
             exit::MUST_FAILED
+        } else if self.not_tested.is_some() {
+            exit::NOT_TESTED
         } else {
             exit::OK
         }

@@ -158,6 +158,8 @@ fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
 
 const REVISION_TAG: &str = "mcpspec-revision:";
 const ORDER_TAG: &str = "mcpspec-order:";
+/// Scenarios about negotiation itself, run also at revisions the server counter-offers.
+const NEGOTIATION_TAG: &str = "negotiation";
 
 /// What a one-off initialize says about a revision.
 enum Probe {
@@ -191,7 +193,7 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
 }
 
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
-pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
+pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let features = parse(&sources("server", config.scenarios.as_deref())?)?;
     let ctx = SuiteContext::of(&config);
     let explicit = !config.revisions.is_empty();
@@ -213,27 +215,42 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<(Vec<Scenar
         }
     }
 
+    // A run that could test no revision has no verdict, whatever its negotiation scenarios say.
+    let not_tested = to_run.is_empty().then(|| {
+        let why: Vec<String> = skipped.iter().map(|(r, _, why)| format!("{r}: {why}")).collect();
+        format!("no revision could be tested ({})", why.join("; "))
+    });
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
     run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
-    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok((results, revisions))
+    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
+    Ok(SuiteRun { scenarios, revisions, not_tested })
 }
 
 /// Runs the client suite: every scenario at every revision asked for (default: every legacy
 /// revision), each with a fresh run of the client command.
-pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<(Vec<ScenarioReport>, Vec<Revision>)> {
+pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let features = parse(&sources("client", config.scenarios.as_deref())?)?;
     let ctx = SuiteContext::of(&config);
     let revisions =
         if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
     let run_features = plan(&ctx, &features, &revisions, &revisions, &[]);
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
-    let results = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok((results, revisions))
+    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
+    Ok(SuiteRun { scenarios, revisions, not_tested: None })
+}
+
+/// What a suite run yields: a report per scenario and revision, the revisions tried, and why
+/// none could be tested, when none could.
+pub struct SuiteRun {
+    pub scenarios: Vec<ScenarioReport>,
+    pub revisions: Vec<Revision>,
+    pub not_tested: Option<String>,
 }
 
 /// One copy of each feature per revision to run, holding the scenarios that apply to it;
-/// scenarios of `skipped` revisions are reported at once, with the reason.
+/// scenarios of `skipped` revisions are reported at once, with the reason — but for the
+/// `@negotiation` scenarios of a revision the server counter-offered, which run there too: what
+/// a server answers with is evidence of what it supports.
 fn plan(
     ctx: &SuiteContext,
     features: &[gherkin::Feature],
@@ -244,19 +261,26 @@ fn plan(
     let mut run_features = Vec::new();
     for (order, feature) in features.iter().enumerate() {
         for (rev_index, revision) in revisions.iter().enumerate() {
-            let scenarios: Vec<_> =
-                feature.scenarios.iter().filter(|s| applies(s, *revision)).cloned().collect();
-            if let Some((_, verdict, why)) = skipped.iter().find(|(r, ..)| r == revision) {
+            let skip = skipped.iter().find(|(r, ..)| r == revision);
+            let (scenarios, unrun_here): (Vec<_>, Vec<_>) =
+                feature.scenarios.iter().filter(|s| applies(s, *revision)).cloned().partition(
+                    |s| match skip {
+                        None => to_run.contains(revision),
+                        Some((_, verdict, _)) => {
+                            *verdict == Verdict::Skipped && s.tags.iter().any(|t| t == NEGOTIATION_TAG)
+                        }
+                    },
+                );
+            if let Some((_, verdict, why)) = skip {
                 let mut results = ctx.results.lock().expect("results lock");
-                for s in &scenarios {
+                for s in &unrun_here {
                     let report =
                         unrun(feature, s, *revision, *verdict, why, (order, s.position.line, rev_index));
                     println!("{}", console_entry(&report));
                     results.push(report);
                 }
-                continue;
             }
-            if !to_run.contains(revision) || scenarios.is_empty() {
+            if scenarios.is_empty() {
                 continue;
             }
             let mut copy = feature.clone();

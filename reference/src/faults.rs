@@ -40,6 +40,9 @@ macro_rules! faults {
 faults! {
     /// `initialize` echoes whatever version the client asked for, supported or not.
     EchoUnsupportedRevision => "echo-unsupported-revision",
+    /// `initialize` never echoes: every offer gets another supported revision (the next one,
+    /// round the list), so no revision is ever agreed on.
+    CounterOfferAlways => "counter-offer-always",
     /// Writes a log line (not JSON) to stdout before its first answer.
     NonJsonLine => "non-json-line",
     /// Every result response also carries an `error`.

@@ -10,6 +10,18 @@ Feature: Version negotiation
     Then the server answers with a result
     And the result's "protocolVersion" is the revision under test
 
+  # Runs at every revision tried, also at those the server answers with another one
+  # (@negotiation): a counter-offer names a revision the server supports, so that one must be
+  # echoed in turn. A server that keeps counter-offering is caught here, not just skipped.
+  @id:version/answer-supported @MUST @spec:basic/lifecycle.mdx#version-negotiation @negotiation
+  Scenario: the revision the server answers with is one it supports: offered in turn, it is echoed
+    Given a server process
+    When the client sends "initialize" offering the revision under test
+    Then the server answers with a result
+    When a new session offers the revision the server answered with
+    Then the server answers with a result
+    And the result's "protocolVersion" is the revision offered
+
   @id:version/counter-offer @MUST @spec:basic/lifecycle.mdx#version-negotiation
   Scenario Outline: an unsupported version gets a counter-offer of a supported one (<why>)
     Given a server process

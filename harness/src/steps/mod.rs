@@ -136,6 +136,20 @@ impl ServerWorld {
         }
     }
 
+    /// Ends the session and starts the server afresh; the wire checks of the session that
+    /// ended stay the scenario's.
+    async fn restart(&mut self) -> Result<(), Halt> {
+        if let Some(mut old) = self.session.take() {
+            let _ = old.drain(std::time::Duration::ZERO).await;
+            old.shutdown().await;
+            self.scenario.checks.extend(old.recorder().checks());
+        }
+        self.pending.clear();
+        self.response = None;
+        self.initialize_result = None;
+        self.start()
+    }
+
     /// Sends a request and queues it for the Then steps.
     async fn send_request(&mut self, method: &str, params: Option<Value>) -> Result<RequestId, Halt> {
         let sent = self.session()?.send_request(method, params).await;

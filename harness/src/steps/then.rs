@@ -95,12 +95,19 @@ async fn result_has_members(w: &mut ServerWorld, list: String) -> Result<(), Hal
     Ok(())
 }
 
-#[then(expr = "the result's {string} is the revision under test")]
-async fn result_member_is_revision(w: &mut ServerWorld, member: String) -> Result<(), Halt> {
+#[then(regex = r#"^the result's "([^"]+)" is the revision (under test|offered)$"#)]
+async fn result_member_is_revision(w: &mut ServerWorld, member: String, which: String) -> Result<(), Halt> {
     let result = w.last_result()?;
-    let want = w.scenario.revision.as_str();
+    let want = match which.as_str() {
+        "offered" => w.offered.clone().unwrap_or_default(),
+        _ => w.scenario.revision.as_str().to_owned(),
+    };
     let got = result.get(&member);
-    w.check(got == Some(&Value::from(want)), format!("{member:?}: \"{want}\""), describe(got));
+    let mut expected = format!("{member:?}: \"{want}\"");
+    if which == "offered" {
+        expected.push_str(", the revision the server answered with before, echoed");
+    }
+    w.check(got == Some(&Value::from(want.as_str())), expected, describe(got));
     Ok(())
 }
 

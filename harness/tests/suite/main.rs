@@ -9,3 +9,4 @@ mod report;
 mod robustness;
 mod support;
 mod usage;
+mod verdicts;

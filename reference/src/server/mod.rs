@@ -599,6 +599,10 @@ impl ReferenceServer {
             self.config.supported.iter().copied().filter(|r| r.era() == Era::Legacy).collect();
         // lifecycle.mdx: echo a supported version, otherwise counter-offer the latest supported.
         let revision = match requested.parse::<Revision>() {
+            Ok(r) if self.fault == Some(Fault::CounterOfferAlways) && legacy.len() > 1 => {
+                let at = legacy.iter().position(|l| *l == r).map_or(0, |i| i + 1);
+                legacy[at % legacy.len()]
+            }
             Ok(r) if legacy.contains(&r) => r,
             _ => *legacy.iter().max().ok_or_else(|| {
                 ErrorObject::new(
