@@ -7,6 +7,7 @@
 //! checks; [`report`] turns them into verdicts. Rules and levels live in [`rules`] and
 //! [`verdict`].
 
+pub mod arguments;
 pub mod checker;
 pub mod client_session;
 pub mod persona;

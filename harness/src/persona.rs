@@ -2,9 +2,10 @@
 //! server's requests — a deterministic stand-in for a user and a model, so a server's sampling
 //! tool loop, elicitation or roots request can run to completion. Sans-IO.
 
+use crate::arguments::example_object;
 use crate::checker::{declares, elicitation, tool_balance_violations};
 use mcpspec_reference::wire::{ErrorObject, Message, Request};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// How many tool rounds the scripted model plays before it answers with text.
 const MAX_TOOL_ROUNDS: usize = 3;
@@ -141,71 +142,6 @@ impl ClientPersona {
         }
         let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
         Ok(json!({ "action": "accept", "content": example_object(schema) }))
-    }
-}
-
-/// An object holding every required property of an object schema, each with an example value.
-pub fn example_object(schema: &Value) -> Value {
-    let mut out = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    for (name, property) in properties.into_iter().flatten() {
-        if required.contains(&name.as_str()) || property.get("default").is_some() {
-            out.insert(name.clone(), example_value(property));
-        }
-    }
-    Value::Object(out)
-}
-
-/// An example value for a (simple) JSON Schema: its default, its first enum value or const,
-/// or a value of its type within its bounds.
-pub fn example_value(schema: &Value) -> Value {
-    if let Some(d) = schema.get("default") {
-        return d.clone();
-    }
-    if let Some(c) = schema.get("const") {
-        return c.clone();
-    }
-    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
-        return first.clone();
-    }
-    if let Some(first) =
-        schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array).and_then(|o| o.first())
-    {
-        return example_value(first);
-    }
-    let ty = match schema.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(types)) => {
-            types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
-        }
-        _ => "string",
-    };
-    match ty {
-        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1).max(1)),
-        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0).max(1.0)),
-        "boolean" => json!(true),
-        "array" => {
-            let item = example_value(schema.get("items").unwrap_or(&Value::Null));
-            let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(1).max(1);
-            Value::Array(vec![item; n as usize])
-        }
-        "object" => example_object(schema),
-        "null" => Value::Null,
-        _ => match schema.get("format").and_then(Value::as_str) {
-            Some("email") => json!("mcpspec@example.com"),
-            Some("uri") => json!("https://example.com/mcpspec"),
-            Some("date") => json!("2026-01-01"),
-            Some("date-time") => json!("2026-01-01T00:00:00Z"),
-            _ => {
-                let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-                json!(format!("mcpspec{}", "x".repeat(min.saturating_sub(7))))
-            }
-        },
     }
 }
 

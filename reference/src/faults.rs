@@ -95,6 +95,9 @@ faults! {
     AcceptInvalidCursor => "accept-invalid-cursor",
     /// An unknown tool gets an `isError` result instead of a JSON-RPC error.
     UnknownToolIsErrorResult => "unknown-tool-is-error-result",
+    /// `add` refuses every call with an error result (`isError`, no `structuredContent`), as a
+    /// tool does with arguments it does not accept.
+    OutputToolRefuses => "output-tool-refuses",
     /// `add`'s `structuredContent` violates its `outputSchema` (`sum` is a string).
     StructuredContentMismatch => "structured-content-mismatch",
     /// An unknown resource gets -32603 instead of -32002.

@@ -384,6 +384,15 @@ async fn does_not_answer_cancelled(w: &mut ServerWorld) -> Result<(), Halt> {
 #[then("the structured content conforms to the output schema")]
 async fn structured_content_conforms(w: &mut ServerWorld) -> Result<(), Halt> {
     let result = w.last_result()?;
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        // tools.mdx#output-schema binds the structured results of successful calls; an error
+        // result (e.g. arguments the tool refused) says nothing either way.
+        let text = result.pointer("/content/0/text").and_then(Value::as_str).unwrap_or_default();
+        return Err(w.skip(format!(
+            "inconclusive: the tool answered with an error result (isError: true), which its outputSchema does not bind: {}",
+            text.chars().take(200).collect::<String>()
+        )));
+    }
     let schema = w.subject.as_ref().and_then(|t| t.get("outputSchema")).cloned().unwrap_or(Value::Null);
     let Some(content) = result.get("structuredContent") else {
         w.check(false, "structuredContent conforming to the tool's outputSchema", "no structuredContent");

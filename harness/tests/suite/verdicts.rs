@@ -65,3 +65,25 @@ fn a_run_that_tests_no_revision_has_no_verdict() {
     assert_eq!(run.summary("failed"), 0, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
+
+/// `tools/structured-output` once failed a tool that rightly answered arguments it refused
+/// with an error result (mcp-server-time, called with a made-up timezone): the output schema
+/// binds successful results only, so the check is inconclusive, never failed.
+#[test]
+fn an_error_result_leaves_structured_output_inconclusive() {
+    let run = certify_reference(
+        Some("output-tool-refuses"),
+        &["--timeout", "2", "--revision", "2025-11-25"],
+        Duration::from_secs(120),
+    );
+    let scenario = run.report.as_ref().and_then(|r| {
+        r["scenarios"].as_array()?.iter().find(|s| s["id"] == "tools/structured-output").cloned()
+    });
+    let scenario = scenario.unwrap_or_else(|| panic!("no tools/structured-output\n{}", run.describe()));
+    assert_eq!(scenario["verdict"], "skipped", "{scenario:#}");
+    assert!(scenario["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("inconclusive: the tool answered with an error result"));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+}

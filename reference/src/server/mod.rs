@@ -827,6 +827,9 @@ impl ReferenceServer {
                 Some(m) => Ok(content(vec![text(m)])),
                 None => self.bad_arguments("echo needs the argument \"message\", a string"),
             },
+            "add" if self.fault == Some(Fault::OutputToolRefuses) => {
+                Ok(tool_error("add refuses these arguments (a deliberate fault)"))
+            }
             "add" => match (args.get("a").and_then(Value::as_f64), args.get("b").and_then(Value::as_f64)) {
                 (Some(a), Some(b)) => {
                     let sum = a + b;

@@ -1,0 +1,215 @@
+//! Values an implementation is likely to accept, generated from a JSON Schema: tool arguments
+//! (from `inputSchema`), prompt arguments, elicitation form content. A check on a tool's
+//! *successful* result is judged only when the tool succeeds, so the arguments should be the
+//! ones its author had in mind: the schema's own `default`, `const`, `enum` and `examples`
+//! first, then an example named in the description ("e.g. 'Europe/London'"), then one that fits
+//! the property's name (`timezone` → `UTC`), then one of the right type within its bounds. Each
+//! candidate is kept only if it validates against the property's schema. Sans-IO.
+
+use serde_json::{json, Map, Value};
+
+/// An object holding every required property of an object schema (and those with a
+/// `default`), each with a value it is likely to accept.
+pub fn example_object(schema: &Value) -> Value {
+    let mut out = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, property) in properties.into_iter().flatten() {
+        if required.contains(&name.as_str()) || property.get("default").is_some() {
+            out.insert(name.clone(), example_for(name, property));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A value for the property `name` with `schema`: the first candidate that validates, else
+/// one of the right type.
+pub fn example_for(name: &str, schema: &Value) -> Value {
+    // A schema that does not compile judges nothing: the first candidate will do.
+    let validator = jsonschema::validator_for(schema).ok();
+    let fits = |v: &Value| validator.as_ref().is_none_or(|s| s.is_valid(v));
+    declared(schema)
+        .into_iter()
+        .chain(described(schema))
+        .chain(named(name, schema))
+        .find(fits)
+        .unwrap_or_else(|| example_value(schema))
+}
+
+/// A value of the schema's type within its bounds (no name or description to go by).
+pub fn example_value(schema: &Value) -> Value {
+    if let Some(v) = declared(schema).into_iter().next() {
+        return v;
+    }
+    if let Some(first) =
+        schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array).and_then(|o| o.first())
+    {
+        return example_value(first);
+    }
+    match type_of(schema) {
+        // 1, moved into [minimum, maximum].
+        "integer" => {
+            let bound = |key| schema.get(key).and_then(Value::as_i64);
+            json!(bound("maximum").map_or(1, |hi| hi.min(1)).max(bound("minimum").unwrap_or(i64::MIN)))
+        }
+        "number" => {
+            let bound = |key| schema.get(key).and_then(Value::as_f64);
+            json!(bound("maximum").map_or(1.0, |hi| hi.min(1.0)).max(bound("minimum").unwrap_or(f64::MIN)))
+        }
+        "boolean" => json!(true),
+        "array" => {
+            let item = example_value(schema.get("items").unwrap_or(&Value::Null));
+            let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(1).max(1);
+            Value::Array(vec![item; n as usize])
+        }
+        "object" => example_object(schema),
+        "null" => Value::Null,
+        _ => match schema.get("format").and_then(Value::as_str) {
+            Some(format) => json!(for_format(format)),
+            None => {
+                let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+                json!(format!("mcpspec{}", "x".repeat(min.saturating_sub(7))))
+            }
+        },
+    }
+}
+
+/// The type a schema names (the first that is not `null`, for a list); `string` if none.
+fn type_of(schema: &Value) -> &str {
+    match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => {
+            types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
+        }
+        _ => "string",
+    }
+}
+
+/// What the schema itself offers: its default, const, first enum value, first example.
+fn declared(schema: &Value) -> Option<Value> {
+    schema
+        .get("default")
+        .or_else(|| schema.get("const"))
+        .or_else(|| schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()))
+        .or_else(|| schema.get("examples").and_then(Value::as_array).and_then(|e| e.first()))
+        .cloned()
+}
+
+/// Examples the description quotes after "e.g.", "for example", "such as" or "like":
+/// `'America/New_York'`, `"en"`, `` `main` ``.
+fn described(schema: &Value) -> Vec<Value> {
+    if type_of(schema) != "string" {
+        return Vec::new();
+    }
+    let Some(text) = schema.get("description").and_then(Value::as_str) else { return Vec::new() };
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    for cue in ["e.g.", "e.g", "for example", "such as", "like", "example:"] {
+        let Some(at) = lower.find(cue) else { continue };
+        let rest = &text[at + cue.len()..];
+        let rest = rest.trim_start_matches([',', ':', ' ', '(']);
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"' | '`')) else {
+            continue;
+        };
+        if let Some(end) = rest[1..].find(quote) {
+            let example = &rest[1..1 + end];
+            if !example.is_empty() && example.len() <= 200 {
+                out.push(json!(example));
+            }
+        }
+    }
+    out
+}
+
+/// A value that fits the property's name, for strings whose schema says nothing more.
+fn named(name: &str, schema: &Value) -> Option<Value> {
+    if type_of(schema) != "string" || schema.get("format").is_some() {
+        return None;
+    }
+    let name = name.to_lowercase();
+    const BY_NAME: &[(&[&str], &str)] = &[
+        (&["timezone", "time_zone", "tz"], "UTC"),
+        (&["url", "uri", "link", "href", "endpoint"], "https://example.com/"),
+        (&["email", "mail"], "mcpspec@example.com"),
+        (&["path", "file", "dir", "folder"], "/tmp"),
+        (&["datetime", "timestamp"], "2026-01-01T00:00:00Z"),
+        (&["date", "day"], "2026-01-01"),
+        (&["time"], "12:00"),
+        (&["language", "lang", "locale"], "en"),
+        (&["country"], "US"),
+        (&["currency"], "USD"),
+        (&["city", "location", "place"], "London"),
+        (&["color", "colour"], "red"),
+        (&["query", "search", "keyword", "term", "topic"], "model context protocol"),
+        (&["message", "text", "prompt", "content", "input"], "Hello from mcpspec"),
+    ];
+    BY_NAME
+        .iter()
+        .find(|(keys, _)| {
+            keys.iter().any(|k| name == *k || name.ends_with(&format!("_{k}")) || name.contains(k))
+        })
+        .map(|(_, v)| json!(v))
+}
+
+/// A value of a JSON Schema string `format`.
+fn for_format(format: &str) -> &'static str {
+    match format {
+        "email" | "idn-email" => "mcpspec@example.com",
+        "uri" | "iri" | "uri-reference" | "iri-reference" => "https://example.com/mcpspec",
+        "date" => "2026-01-01",
+        "date-time" => "2026-01-01T00:00:00Z",
+        "time" => "12:00:00Z",
+        "duration" => "PT1M",
+        "uuid" => "00000000-0000-4000-8000-000000000000",
+        "ipv4" => "127.0.0.1",
+        "ipv6" => "::1",
+        "hostname" | "idn-hostname" => "localhost",
+        "uri-template" => "https://example.com/{id}",
+        _ => "mcpspec",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_speaks_first() {
+        let schema = json!({"type": "object", "properties": {
+            "unit": {"type": "string", "enum": ["c", "f"]},
+            "n": {"type": "integer", "default": 3},
+            "tag": {"type": "string", "examples": ["beta"]},
+            "kind": {"const": "fixed"}},
+            "required": ["unit", "tag", "kind"]});
+        assert_eq!(example_object(&schema), json!({"unit": "c", "n": 3, "tag": "beta", "kind": "fixed"}));
+    }
+
+    #[test]
+    fn descriptions_and_names_give_likely_values() {
+        // mcp-server-time's get_current_time: a generated "mcpspec" timezone is an error result.
+        let tz = json!({"type": "string", "description":
+            "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' if unsure."});
+        assert_eq!(example_for("timezone", &tz), json!("America/New_York"));
+        assert_eq!(example_for("source_timezone", &json!({"type": "string"})), json!("UTC"));
+        assert_eq!(
+            example_for("website", &json!({"type": "string", "format": "uri"})),
+            json!("https://example.com/mcpspec")
+        );
+        assert_eq!(example_for("x", &json!({"type": "string"})), json!("mcpspec"));
+    }
+
+    #[test]
+    fn candidates_that_do_not_validate_are_passed_over() {
+        // The description's example is too long for maxLength; the name hint is not an enum value.
+        let s = json!({"type": "string", "maxLength": 3, "description": "e.g. 'Europe/London'"});
+        assert_eq!(example_for("timezone", &s), json!("UTC"));
+        let bounded = json!({"type": "integer", "minimum": 5, "maximum": 9});
+        assert_eq!(example_for("n", &bounded), json!(5));
+        let below_one = json!({"type": "number", "minimum": 0, "maximum": 0.5});
+        assert_eq!(example_for("ratio", &below_one), json!(0.5));
+    }
+}
