@@ -130,7 +130,7 @@ fn named(name: &str, schema: &Value) -> Option<Value> {
     if type_of(schema) != "string" || schema.get("format").is_some() {
         return None;
     }
-    let name = name.to_lowercase();
+    let words = words(name);
     const BY_NAME: &[(&[&str], &str)] = &[
         (&["timezone", "time_zone", "tz"], "UTC"),
         (&["url", "uri", "link", "href", "endpoint"], "https://example.com/"),
@@ -147,12 +147,27 @@ fn named(name: &str, schema: &Value) -> Option<Value> {
         (&["query", "search", "keyword", "term", "topic"], "model context protocol"),
         (&["message", "text", "prompt", "content", "input"], "Hello from mcpspec"),
     ];
-    BY_NAME
-        .iter()
-        .find(|(keys, _)| {
-            keys.iter().any(|k| name == *k || name.ends_with(&format!("_{k}")) || name.contains(k))
-        })
-        .map(|(_, v)| json!(v))
+    BY_NAME.iter().find(|(keys, _)| keys.iter().any(|k| words.iter().any(|w| w == k))).map(|(_, v)| json!(v))
+}
+
+/// The lowercase words of an identifier: `sourceTimezone`, `source_timezone` and
+/// `source-timezone` are `source`, `timezone`.
+fn words(name: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            out.push(String::new());
+        } else {
+            if c.is_uppercase() && prev_lower {
+                out.push(String::new());
+            }
+            out.last_mut().expect("never empty").extend(c.to_lowercase());
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    out.retain(|w| !w.is_empty());
+    out
 }
 
 /// A value of a JSON Schema string `format`.
@@ -200,6 +215,9 @@ mod tests {
             json!("https://example.com/mcpspec")
         );
         assert_eq!(example_for("x", &json!({"type": "string"})), json!("mcpspec"));
+        assert_eq!(example_for("filePath", &json!({"type": "string"})), json!("/tmp"));
+        // A word of the name, not a part of a word: a timeout is no time of day.
+        assert_eq!(example_for("timeout", &json!({"type": "string"})), json!("mcpspec"));
     }
 
     #[test]

@@ -84,6 +84,13 @@ struct CertifyArgs {
     /// Read the .feature files from DIR (or DIR/server, DIR/client) instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     scenarios: Option<PathBuf>,
+    /// Servers: do not sweep (call every advertised tool, prompt, resource and completion with
+    /// generated arguments, under several client personas).
+    #[arg(long)]
+    no_sweep: bool,
+    /// Servers: let the sweep call tools whose annotations say destructiveHint: true.
+    #[arg(long)]
+    sweep_destructive: bool,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -327,6 +334,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         schemas,
         jobs,
         scenarios: args.scenarios.clone(),
+        sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
     };
     let suite = match role {
         Role::Server => runner::run_server_suite(config).await,

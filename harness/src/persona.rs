@@ -3,11 +3,12 @@
 //! tool loop, elicitation or roots request can run to completion. Sans-IO.
 
 use crate::arguments::example_object;
-use crate::checker::{declares, elicitation, tool_balance_violations};
+use crate::checker::{declares, elicitation, sampling, tool_balance_violations};
 use mcpspec_reference::wire::{ErrorObject, Message, Request};
 use serde_json::{json, Value};
 
-/// How many tool rounds the scripted model plays before it answers with text.
+/// How many tool rounds the scripted model plays in one conversation before it answers with
+/// text.
 const MAX_TOOL_ROUNDS: usize = 3;
 
 /// The client mcpspec plays.
@@ -15,7 +16,6 @@ const MAX_TOOL_ROUNDS: usize = 3;
 pub struct ClientPersona {
     /// The `capabilities` object sent in `initialize`.
     pub capabilities: Value,
-    tool_rounds: usize,
 }
 
 impl Default for ClientPersona {
@@ -29,7 +29,7 @@ pub const ROOT_URI: &str = "file:///tmp/mcpspec/project";
 
 impl ClientPersona {
     pub fn new(capabilities: Value) -> Self {
-        ClientPersona { capabilities, tool_rounds: 0 }
+        ClientPersona { capabilities }
     }
 
     fn declares(&self, capability: &str) -> bool {
@@ -79,10 +79,11 @@ impl ClientPersona {
     }
 
     /// The scripted model: while tools are offered and allowed (and `sampling.tools` was
-    /// declared), it uses the first one, for at most a few rounds per session; then it answers
-    /// in text. A request that breaks the tool-use balance gets -32602, as client/sampling.mdx
+    /// declared), it uses the first one, for at most a few rounds per conversation (counted in
+    /// the request's own messages, so each tool loop of a session gets its rounds); then it
+    /// answers in text. A request that breaks the tool-use balance gets -32602, as client/sampling.mdx
     /// (error handling) says clients SHOULD answer it.
-    fn sample(&mut self, params: &Value) -> Result<Value, ErrorObject> {
+    fn sample(&self, params: &Value) -> Result<Value, ErrorObject> {
         let unbalanced = tool_balance_violations(params);
         if let Some(first) = unbalanced.first() {
             let what = match first.contains("mixes") {
@@ -99,15 +100,23 @@ impl ClientPersona {
             false => Vec::new(),
         };
         let choice = params.pointer("/toolChoice/mode").and_then(Value::as_str).unwrap_or("auto");
-        if let (Some(tool), true) = (tools.first(), choice != "none" && self.tool_rounds < MAX_TOOL_ROUNDS) {
-            self.tool_rounds += 1;
+        let rounds = params
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|m| {
+                m["role"] == "assistant" && sampling::blocks(m).iter().any(|b| b["type"] == "tool_use")
+            })
+            .count();
+        if let (Some(tool), true) = (tools.first(), choice != "none" && rounds < MAX_TOOL_ROUNDS) {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("tool");
             let input = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
             return Ok(json!({
                 "role": "assistant",
                 "content": [{
                     "type": "tool_use",
-                    "id": format!("mcpspec-tool-use-{}", self.tool_rounds),
+                    "id": format!("mcpspec-tool-use-{}", rounds + 1),
                     "name": name,
                     "input": input,
                 }],
@@ -164,16 +173,27 @@ mod tests {
     #[test]
     fn the_scripted_model_runs_a_bounded_tool_loop() {
         let mut p = ClientPersona::new(json!({"sampling": {"tools": {}}}));
-        let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "go"}}], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]});
-        let mut reasons = Vec::new();
-        for _ in 0..5 {
-            let Message::Response(r) = p.answer(&request("sampling/createMessage", params.clone())) else {
-                panic!()
-            };
-            let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
-            reasons.push(v["stopReason"].as_str().unwrap().to_owned());
+        let start = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "go"}}], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]});
+        // Two loops in one session: each conversation gets its own rounds.
+        for _ in 0..2 {
+            let mut params = start.clone();
+            let mut reasons = Vec::new();
+            for _ in 0..5 {
+                let Message::Response(r) = p.answer(&request("sampling/createMessage", params.clone()))
+                else {
+                    panic!()
+                };
+                let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
+                reasons.push(v["stopReason"].as_str().unwrap().to_owned());
+                if v["stopReason"] == "toolUse" {
+                    let id = v["content"][0]["id"].clone();
+                    let messages = params["messages"].as_array_mut().unwrap();
+                    messages.push(json!({"role": "assistant", "content": v["content"]}));
+                    messages.push(json!({"role": "user", "content": [{"type": "tool_result", "toolUseId": id, "content": []}]}));
+                }
+            }
+            assert_eq!(reasons, ["toolUse", "toolUse", "toolUse", "endTurn", "endTurn"]);
         }
-        assert_eq!(reasons, ["toolUse", "toolUse", "toolUse", "endTurn", "endTurn"]);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! ([`RoleWorld`]); loading, planning, hooks and reports are shared.
 
 use crate::scenario::{Scenario, ScenarioMeta};
+use crate::steps::sweep::SweepOptions;
 use crate::steps::ServerWorld;
 use crate::steps_client::ClientWorld;
 use cucumber::gherkin::{self, GherkinEnv};
@@ -32,6 +33,7 @@ pub struct SuiteContext {
     pub timeout: Duration,
     pub child: ChildOptions,
     pub schemas: Option<Arc<SchemaSet>>,
+    pub sweep: SweepOptions,
     results: Mutex<Vec<ScenarioReport>>,
 }
 
@@ -43,6 +45,7 @@ impl SuiteContext {
             timeout: config.timeout,
             child: config.child.clone(),
             schemas: config.schemas.clone(),
+            sweep: config.sweep,
             results: Mutex::new(Vec::new()),
         })
     }
@@ -59,6 +62,7 @@ pub struct SuiteConfig {
     pub jobs: usize,
     /// Read the feature files from here instead of the embedded ones.
     pub scenarios: Option<PathBuf>,
+    pub sweep: SweepOptions,
 }
 
 /// A feature file: its path under `scenarios/` and its text.
@@ -160,6 +164,8 @@ const REVISION_TAG: &str = "mcpspec-revision:";
 const ORDER_TAG: &str = "mcpspec-order:";
 /// Scenarios about negotiation itself, run also at revisions the server counter-offers.
 const NEGOTIATION_TAG: &str = "negotiation";
+/// The sweep's feature, left out by `--no-sweep`.
+const SWEEP_TAG: &str = "sweep";
 
 /// What a one-off initialize says about a revision.
 enum Probe {
@@ -194,7 +200,10 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
 
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
 pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
-    let features = parse(&sources("server", config.scenarios.as_deref())?)?;
+    let mut features = parse(&sources("server", config.scenarios.as_deref())?)?;
+    if !config.sweep.enabled {
+        features.retain(|f| !f.tags.iter().any(|t| t == SWEEP_TAG));
+    }
     let ctx = SuiteContext::of(&config);
     let explicit = !config.revisions.is_empty();
     let revisions = if explicit { config.revisions.clone() } else { Revision::LEGACY.to_vec() };

@@ -143,6 +143,22 @@ pub trait Scenario {
         });
     }
 
+    /// Records a check of the scenario's requirement that could not be judged (inconclusive): it
+    /// is listed, with why, and counts neither for nor against.
+    fn inconclusive(&mut self, expected: impl Into<String>, actual: impl Into<String>) {
+        let state = self.state_mut();
+        let meta = state.requirement();
+        let spec = state.spec(&meta.doc);
+        state.checks.push(Check {
+            id: meta.id,
+            level: meta.level,
+            spec,
+            verdict: Verdict::Skipped,
+            expected: expected.into(),
+            actual: actual.into(),
+        });
+    }
+
     /// Records a failed check of the scenario's requirement and stops the scenario.
     fn fail(&mut self, expected: impl Into<String>, actual: impl Into<String>) -> Halt {
         let actual = actual.into();

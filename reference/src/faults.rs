@@ -114,6 +114,12 @@ faults! {
     SamplingWithoutCapability => "sampling-without-capability",
     /// `test_sampling` sends `tools` to a client without `sampling.tools`.
     SamplingToolsWithoutCapability => "sampling-tools-without-capability",
+    /// An extra tool without a fixture name, `summarize`, samples with `tools` even from a client
+    /// that declared `sampling` without `sampling.tools` (found only by calling every tool).
+    UnnamedSamplingTools => "unnamed-sampling-tools",
+    /// An extra tool without a fixture name, `research`, runs a sampling tool loop whose next
+    /// request leaves the model's `tool_use` without its `tool_result`.
+    UnnamedUnbalancedToolLoop => "unnamed-unbalanced-tool-loop",
     /// `test_elicitation` sends `elicitation/create` to a client without `elicitation`.
     ElicitationWithoutCapability => "elicitation-without-capability",
     /// Responses are pretty-printed over several lines.

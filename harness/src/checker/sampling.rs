@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 /// The content blocks of a sampling message (a single block or an array).
-fn blocks(message: &Value) -> Vec<&Value> {
+pub fn blocks(message: &Value) -> Vec<&Value> {
     match message.get("content") {
         Some(Value::Array(a)) => a.iter().collect(),
         Some(v @ Value::Object(_)) => vec![v],

@@ -9,6 +9,7 @@
 
 mod fixture;
 mod given;
+pub mod sweep;
 mod then;
 mod when;
 
@@ -57,6 +58,8 @@ pub struct ServerWorld {
     /// The subject a Given step picked (a tool, a resource, a prompt).
     pub subject: Option<Value>,
     pub listing: Option<Listing>,
+    /// The requests of the sweep so far.
+    pub sweep: Vec<sweep::SweepRequest>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -108,6 +111,7 @@ impl ServerWorld {
             initialize_result: None,
             subject: None,
             listing: None,
+            sweep: Vec::new(),
         }
     }
 

@@ -157,14 +157,20 @@ async fn cancels_answered(w: &mut ServerWorld) -> Result<(), Halt> {
 
 #[when(expr = "the client lists {string} to the end")]
 async fn lists_to_the_end(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
-    let key = match method.as_str() {
+    w.listing = Some(list_all(w, &method).await?);
+    Ok(())
+}
+
+/// Follows a list page by page to its end (or to an error, a cycle, the page bound).
+pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listing, Halt> {
+    let key = match method {
         "tools/list" => "tools",
         "prompts/list" => "prompts",
         "resources/list" => "resources",
         "resources/templates/list" => "resourceTemplates",
         other => return Err(w.harness_error(format!("{other} is not a paginated list method"))),
     };
-    let mut listing = Listing { method: method.clone(), ..Listing::default() };
+    let mut listing = Listing { method: method.to_owned(), ..Listing::default() };
     let mut seen_cursors = HashSet::new();
     let mut cursor: Option<Value> = None;
     loop {
@@ -173,7 +179,7 @@ async fn lists_to_the_end(w: &mut ServerWorld, method: String) -> Result<(), Hal
             break;
         }
         let params = cursor.take().map(|c| json!({ "cursor": c }));
-        let response = w.call(&method, params).await?;
+        let response = w.call(method, params).await?;
         listing.pages += 1;
         let page = match response.outcome {
             Outcome::Result(page) => page,
@@ -198,8 +204,7 @@ async fn lists_to_the_end(w: &mut ServerWorld, method: String) -> Result<(), Hal
             _ => break,
         }
     }
-    w.listing = Some(listing);
-    Ok(())
+    Ok(listing)
 }
 
 #[when("the client calls the tool")]

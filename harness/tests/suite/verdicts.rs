@@ -87,3 +87,49 @@ fn an_error_result_leaves_structured_output_inconclusive() {
         .starts_with("inconclusive: the tool answered with an error result"));
     assert_eq!(run.code, Some(0), "{}", run.describe());
 }
+
+/// Runs the server suite at 2025-11-25 against the reference server with `fault`; `extra`
+/// arguments come first.
+fn certify_at_latest(fault: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["--timeout", "2", "-j", "8", "--revision", "2025-11-25"];
+    args.extend(extra);
+    certify_reference(Some(fault), &args, Duration::from_secs(120))
+}
+
+/// The failed checks `check` and the scenarios they were found in.
+fn failed_in(run: &Run, check: &str) -> Vec<String> {
+    run.checks()
+        .into_iter()
+        .filter(|(_, _, c)| c["id"] == check && c["verdict"] == "failed")
+        .map(|(s, _, _)| s)
+        .collect()
+}
+
+/// Defects that only a server's own tool shows (no fixture name) are found by the sweep, which
+/// calls every tool under each persona: sampling with tools sent to a client that declared
+/// `sampling` without `tools`, and a tool loop that leaves a tool_use without its tool_result.
+#[test]
+fn the_sweep_catches_what_only_unnamed_tools_do() {
+    for (fault, check, persona) in [
+        ("unnamed-sampling-tools", "sampling/tools-capability", "sweep/tools[sampling]"),
+        ("unnamed-unbalanced-tool-loop", "sampling/tool-result-balance", "sweep/tools[sampling-tools]"),
+    ] {
+        let run = certify_at_latest(fault, &[]);
+        let found = failed_in(&run, check);
+        assert!(
+            found.iter().any(|s| s == persona),
+            "{fault}: {check} not failed in {persona}: {found:?}\n{}",
+            run.describe()
+        );
+        assert!(
+            found.iter().all(|s| s.starts_with("sweep/")),
+            "{fault}: only the sweep calls the tool: {found:?}"
+        );
+        assert_eq!(run.code, Some(1), "{}", run.describe());
+        // Without the sweep nothing calls the tool, and the defect goes unseen.
+        let blind = certify_at_latest(fault, &["--no-sweep"]);
+        assert!(failed_in(&blind, check).is_empty(), "{}", blind.describe());
+        assert_eq!(blind.code, Some(0), "{}", blind.describe());
+        assert_no_leftovers(&run.marker);
+    }
+}

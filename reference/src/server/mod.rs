@@ -159,6 +159,8 @@ enum Purpose {
         with_tools: bool,
         /// Sampling requests sent so far.
         rounds: usize,
+        /// A deliberate fault: the next request leaves the model's tool uses unanswered.
+        unbalanced: bool,
     },
     Elicitation,
     Roots,
@@ -557,7 +559,9 @@ impl ReferenceServer {
             )),
             ("tools/call", _) => return self.tools_call(r),
             ("tools/list", _) => {
-                self.cursors.page("tools/list", "tools", catalog::tools(rev), params, page, fault)
+                let mut tools = catalog::tools(rev);
+                tools.extend(self.unnamed_fault_tool());
+                self.cursors.page("tools/list", "tools", tools, params, page, fault)
             }
             ("resources/list", _) => {
                 self.cursors.page("resources/list", "resources", catalog::resources(rev), params, page, fault)
@@ -769,6 +773,9 @@ impl ReferenceServer {
             }
         };
         let rev = self.rev();
+        if self.unnamed_fault_tool().is_some_and(|t| t["name"] == name) {
+            return self.start_sampling(id, &args, self.fault);
+        }
         if !catalog::has_tool(rev, name) {
             // server/tools.mdx: unknown tools are a protocol error (example: -32602).
             let why = format!("Unknown tool: {name}");
@@ -811,7 +818,10 @@ impl ReferenceServer {
                 return self.start_job(id, token, Some(deadline), JobKind::Progress { done: 0 });
             }
             "test_error_handling" => Ok(tool_error("This tool intentionally returns an error for testing")),
-            "test_sampling" => return self.start_sampling(id, &args),
+            "test_sampling" => {
+                let fault = self.fault.filter(|_| self.unnamed_fault_tool().is_none());
+                return self.start_sampling(id, &args, fault);
+            }
             "test_elicitation" => return self.start_elicitation(id, &args),
             "test_roots" => {
                 if self.client_capability("roots").is_none() {
@@ -874,6 +884,20 @@ impl ReferenceServer {
         self.respond(Some(id), outcome);
     }
 
+    /// The extra tool of the faults that only show when a tool without a fixture name is called:
+    /// it samples, like `test_sampling`, with the fault's defect.
+    fn unnamed_fault_tool(&self) -> Option<Value> {
+        let name = match self.fault? {
+            Fault::UnnamedSamplingTools => "summarize",
+            Fault::UnnamedUnbalancedToolLoop => "research",
+            _ => return None,
+        };
+        let input = json!({ "type": "object", "properties": { "topic": { "type": "string" } }, "required": ["topic"] });
+        Some(
+            json!({ "name": name, "description": format!("Asks the client's model to {name} a topic."), "inputSchema": input }),
+        )
+    }
+
     /// Starts a tool that waits on its own request to the client.
     fn ask(&mut self, id: RequestId, purpose: Purpose, params: Option<Value>) {
         let method = purpose.method();
@@ -912,9 +936,10 @@ impl ReferenceServer {
         self.out.push(Message::request(ours, method, params).to_value());
     }
 
-    fn start_sampling(&mut self, id: RequestId, args: &Value) {
+    /// Starts a sampling tool with `fault` (the unnamed faults apply to their own tool only).
+    fn start_sampling(&mut self, id: RequestId, args: &Value, fault: Option<Fault>) {
         let sampling = self.client_capability("sampling").cloned();
-        if sampling.is_none() && self.fault != Some(Fault::SamplingWithoutCapability) {
+        if sampling.is_none() && fault != Some(Fault::SamplingWithoutCapability) {
             let why = "the client did not declare the sampling capability, so this server may not send \
                        sampling/createMessage (client/sampling.mdx)";
             return self.respond(Some(id), Ok(tool_error(why)));
@@ -923,11 +948,13 @@ impl ReferenceServer {
         // Clients that have not declared support for tool use via the sampling.tools capability."
         let declared_tools = self.rev() >= Revision::V2025_11_25
             && sampling.as_ref().and_then(|s| s.get("tools")).is_some_and(|t| !t.is_null());
-        let with_tools = declared_tools || self.fault == Some(Fault::SamplingToolsWithoutCapability);
+        let with_tools = declared_tools
+            || matches!(fault, Some(Fault::SamplingToolsWithoutCapability | Fault::UnnamedSamplingTools));
+        let unbalanced = fault == Some(Fault::UnnamedUnbalancedToolLoop);
         let prompt = args.get("prompt").and_then(Value::as_str).unwrap_or("Say hello.");
         let messages = vec![json!({ "role": "user", "content": { "type": "text", "text": prompt } })];
         let params = sampling_params(&messages, with_tools, false);
-        self.ask(id, Purpose::Sampling { messages, with_tools, rounds: 1 }, Some(params));
+        self.ask(id, Purpose::Sampling { messages, with_tools, rounds: 1, unbalanced }, Some(params));
     }
 
     /// The client's model answered. With tools, every `tool_use` is answered in the next user
@@ -938,8 +965,11 @@ impl ReferenceServer {
     fn sampling_answered(&mut self, job_id: RequestId, result: Value) {
         let max_rounds = self.config.max_sampling_rounds.max(1);
         let Some(job) = self.jobs.get_mut(&job_id) else { return };
-        let JobKind::Ask { purpose: Purpose::Sampling { messages, with_tools, rounds }, deferred, .. } =
-            &mut job.kind
+        let JobKind::Ask {
+            purpose: Purpose::Sampling { messages, with_tools, rounds, unbalanced },
+            deferred,
+            ..
+        } = &mut job.kind
         else {
             return;
         };
@@ -980,6 +1010,10 @@ impl ReferenceServer {
                 })
                 .collect();
             messages.push(json!({ "role": "assistant", "content": reply }));
+            let results = match unbalanced {
+                true => json!({ "type": "text", "text": "Go on without the tool's result." }),
+                false => Value::Array(results),
+            };
             messages.push(json!({ "role": "user", "content": results }));
             *rounds += 1;
             let last = *rounds > max_rounds;
