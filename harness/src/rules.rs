@@ -112,6 +112,12 @@ rules! {
         "Every assistant message containing ToolUseContent blocks MUST be followed by a user message that consists entirely of ToolResultContent blocks, each tool use matched by a tool result with its toolUseId, before any other message.";
     ELICITATION_MODE_DECLARED = "elicitation/mode-declared", MUST, "client/elicitation.mdx#capabilities", None,
         "Servers MUST NOT send elicitation requests with modes that are not supported by the client.";
+    ELICITATION_URL_VALID = "elicitation/url-valid", MUST, "client/elicitation.mdx#url-mode-elicitation-requests", None,
+        "URL mode elicitation requests MUST specify mode \"url\", a message, and include url and elicitationId. The url parameter MUST contain a valid URL.";
+    ELICITATION_COMPLETE_KNOWN = "elicitation/complete-known-id", MUST, "client/elicitation.mdx#completion-notifications-for-url-mode-elicitation", None,
+        "Servers sending notifications/elicitation/complete MUST only send it to the client that initiated the elicitation request, and MUST include the elicitationId established in the original elicitation/create request.";
+    ELICITATION_REQUIRED_URL_MODE = "elicitation/required-error-url-mode", MUST, "client/elicitation.mdx#url-elicitation-required-error", None,
+        "The URLElicitationRequiredError (-32042) MUST include a list of the elicitations required; any elicitations it returns MUST be URL mode elicitations and have an elicitationId property.";
     BEFORE_INITIALIZED = "lifecycle/server-quiet-before-initialized", SHOULD, "basic/lifecycle.mdx#initialization", None,
         "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.";
     PROGRESS_TOKEN_KNOWN = "progress/token-active", MUST, "basic/utilities/progress.mdx", None,

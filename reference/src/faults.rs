@@ -120,6 +120,10 @@ faults! {
     /// An extra tool without a fixture name, `research`, runs a sampling tool loop whose next
     /// request leaves the model's `tool_use` without its `tool_result`.
     UnnamedUnbalancedToolLoop => "unnamed-unbalanced-tool-loop",
+    /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
+    ElicitationUrlInvalid => "elicitation-url-invalid",
+    /// `test_elicitation` announces a URL-mode elicitation complete under an id it never used.
+    ElicitationCompleteUnknown => "elicitation-complete-unknown",
     /// `test_elicitation` sends `elicitation/create` to a client without `elicitation`.
     ElicitationWithoutCapability => "elicitation-without-capability",
     /// Responses are pretty-printed over several lines.
@@ -439,7 +443,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 47);
+        assert_eq!(Fault::ALL.len(), 49);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

@@ -36,7 +36,7 @@ Feature: Sweep
     Examples:
       | persona         | capabilities                              |
       | sampling-tools  | {"sampling": {"tools": {}}}               |
-      | elicitation-url | {"elicitation": {"form": {}, "url": {}}}  |
+      | elicitation-url | {"elicitation": {"url": {}}}              |
 
   @id:sweep/prompts @MUST @spec:basic/index.mdx#responses
   Scenario: every prompt is got with generated arguments

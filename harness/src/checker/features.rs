@@ -6,6 +6,7 @@ use crate::rules;
 use mcpspec_reference::wire::{Notification, Request, RequestId};
 use mcpspec_reference::{Direction, Revision};
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// What the initialize exchange established.
 #[derive(Debug, Default)]
@@ -18,6 +19,8 @@ pub(super) struct Negotiation {
     pub initialized: bool,
     /// The id of the client's initialize request.
     pub initialize_id: Option<RequestId>,
+    /// The `elicitationId`s of the server's URL-mode elicitations (bounded).
+    pub url_elicitations: HashSet<String>,
 }
 
 /// The server capability (a dot-separated path) a client request of `method` needs at
@@ -142,6 +145,46 @@ impl SessionChecker {
                     format!("an elicitation/create request in mode {mode:?}"),
                 ));
             }
+            if mode == "url" {
+                if let Some(why) = super::elicitation::url_problem(&params) {
+                    out.push(Violation::new(&rules::ELICITATION_URL_VALID, "a valid URL in url", why));
+                }
+                if let Some(id) = params.get("elicitationId").and_then(Value::as_str) {
+                    self.remember_elicitation(id);
+                }
+            }
+        }
+    }
+
+    fn remember_elicitation(&mut self, id: &str) {
+        if self.negotiation.url_elicitations.len() < super::MAX_REMEMBERED_IDS {
+            self.negotiation.url_elicitations.insert(id.to_owned());
+        }
+    }
+
+    /// A URLElicitationRequiredError (-32042, 2025-11-25) lists URL-mode elicitations with
+    /// their ids, which a completion notification may then name.
+    pub(super) fn on_error_response(
+        &mut self,
+        direction: Direction,
+        error: &mcpspec_reference::wire::ErrorObject,
+        out: &mut Vec<Violation>,
+    ) {
+        if direction != Direction::ServerToClient
+            || error.code != -32042
+            || self.revision < Revision::V2025_11_25
+        {
+            return;
+        }
+        for why in super::elicitation::required_error_problems(error.data.as_ref()) {
+            out.push(Violation::new(
+                &rules::ELICITATION_REQUIRED_URL_MODE,
+                "data.elicitations: the URL mode elicitations required, each with an elicitationId",
+                why,
+            ));
+        }
+        for id in super::elicitation::required_error_ids(error.data.as_ref()) {
+            self.remember_elicitation(&id);
         }
     }
 
@@ -153,6 +196,19 @@ impl SessionChecker {
                 "nothing but pings and logging before notifications/initialized",
                 format!("{} before the client sent notifications/initialized", n.method),
             ));
+        }
+        if n.method == "notifications/elicitation/complete" {
+            let id = n.params.as_ref().and_then(|p| p.get("elicitationId")).and_then(Value::as_str);
+            let remembered_all = self.negotiation.url_elicitations.len() < super::MAX_REMEMBERED_IDS;
+            if let Some(id) =
+                id.filter(|id| remembered_all && !self.negotiation.url_elicitations.contains(*id))
+            {
+                out.push(Violation::new(
+                    &rules::ELICITATION_COMPLETE_KNOWN,
+                    "the elicitationId of a URL-mode elicitation this server sent this client",
+                    format!("notifications/elicitation/complete for {id:?}, which no elicitation of this session had"),
+                ));
+            }
         }
         let Some(server) = self.negotiation.server_capabilities.clone() else { return };
         let (rule, needs) = match n.method.as_str() {

@@ -320,6 +320,9 @@ impl SessionChecker {
                         ));
                     }
                 }
+                if let mcpspec_reference::wire::Outcome::Error(e) = &resp.outcome {
+                    self.on_error_response(direction, e, &mut inspection.violations);
+                }
                 if let Some(p) = pending {
                     if p.method == "initialize" {
                         self.on_initialize_answered(resp);

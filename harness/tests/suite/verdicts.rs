@@ -133,3 +133,23 @@ fn the_sweep_catches_what_only_unnamed_tools_do() {
         assert_no_leftovers(&run.marker);
     }
 }
+
+/// URL-mode elicitation, from the server side (2025-11-25): the sweep's URL-only persona is
+/// sent to a consent page; its URL must be valid, and the completion notification must name
+/// the elicitation it completes.
+#[test]
+fn url_mode_elicitation_is_judged_on_the_server_side() {
+    for (fault, check) in [
+        ("elicitation-url-invalid", "elicitation/url-valid"),
+        ("elicitation-complete-unknown", "elicitation/complete-known-id"),
+    ] {
+        let run = certify_at_latest(fault, &[]);
+        let found = failed_in(&run, check);
+        assert!(
+            found.iter().any(|s| s == "sweep/tools[elicitation-url]"),
+            "{fault}: {found:?}\n{}",
+            run.describe()
+        );
+        assert_eq!(run.code, Some(1), "{}", run.describe());
+    }
+}

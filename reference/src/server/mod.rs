@@ -162,7 +162,10 @@ enum Purpose {
         /// A deliberate fault: the next request leaves the model's tool uses unanswered.
         unbalanced: bool,
     },
-    Elicitation,
+    Elicitation {
+        /// The `elicitationId` of a URL-mode elicitation, announced complete once accepted.
+        url_id: Option<String>,
+    },
     Roots,
 }
 
@@ -170,7 +173,7 @@ impl Purpose {
     fn method(&self) -> &'static str {
         match self {
             Purpose::Sampling { .. } => "sampling/createMessage",
-            Purpose::Elicitation => "elicitation/create",
+            Purpose::Elicitation { .. } => "elicitation/create",
             Purpose::Roots => "roots/list",
         }
     }
@@ -205,6 +208,8 @@ pub struct ReferenceServer {
     /// Our outstanding requests to the client → the job that waits for each.
     awaiting: HashMap<RequestId, RequestId>,
     next_request_id: i64,
+    /// URL-mode elicitations started so far (their ids are unique in the session).
+    next_elicitation: u64,
     cursors: pagination::Cursors,
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
@@ -228,6 +233,7 @@ impl ReferenceServer {
             jobs: BTreeMap::new(),
             awaiting: HashMap::new(),
             next_request_id: 1,
+            next_elicitation: 0,
             cursors: pagination::Cursors::default(),
             batches: HashMap::new(),
             next_batch: 0,
@@ -512,8 +518,17 @@ impl ReferenceServer {
         };
         match purpose {
             Purpose::Sampling { .. } => self.sampling_answered(job_id, result),
-            Purpose::Elicitation => {
+            Purpose::Elicitation { url_id } => {
                 let action = result.get("action").and_then(Value::as_str).unwrap_or("(none)").to_owned();
+                // The out-of-band interaction "completes" at once; the client hears of it
+                // (client/elicitation.mdx#completion-notifications-for-url-mode-elicitation).
+                if let (Some(id), "accept") = (url_id, action.as_str()) {
+                    let id = match self.fault {
+                        Some(Fault::ElicitationCompleteUnknown) => "mcpspec-never-elicited".to_owned(),
+                        _ => id.clone(),
+                    };
+                    self.notify("notifications/elicitation/complete", json!({ "elicitationId": id }));
+                }
                 let content = result.get("content").map(Value::to_string).unwrap_or_else(|| "none".into());
                 let text = format!("User response: action={action}, content={content}");
                 self.finish(job_id, Ok(tool_text(&text)));
@@ -1038,11 +1053,19 @@ impl ReferenceServer {
         // that are not supported by the client"; an empty object means form mode only.
         let rev = self.rev();
         let form = rev < Revision::V2025_11_25 || modes.get("form").is_some() || modes.get("url").is_none();
-        if !form && !forced {
-            let why = "the client declared only URL-mode elicitation; this tool needs form mode";
-            return self.respond(Some(id), Ok(tool_error(why)));
-        }
         let message = args.get("message").and_then(Value::as_str).unwrap_or("Please provide your details.");
+        if !form && !forced {
+            // A client that takes URL mode only is sent to a consent page instead of a form.
+            self.next_elicitation += 1;
+            let elicitation_id = format!("mcpspec-elicitation-{}", self.next_elicitation);
+            let url = match self.fault {
+                Some(Fault::ElicitationUrlInvalid) => "the mcpspec consent page".to_owned(),
+                _ => format!("https://example.com/mcpspec/consent?elicitation={elicitation_id}"),
+            };
+            let params =
+                json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
+            return self.ask(id, Purpose::Elicitation { url_id: Some(elicitation_id) }, Some(params));
+        }
         let mut params = json!({
             "message": message,
             "requestedSchema": {
@@ -1057,7 +1080,7 @@ impl ReferenceServer {
         if rev >= Revision::V2025_11_25 {
             params["mode"] = "form".into();
         }
-        self.ask(id, Purpose::Elicitation, Some(params));
+        self.ask(id, Purpose::Elicitation { url_id: None }, Some(params));
     }
 
     /// A job's deadline has come.
