@@ -17,8 +17,6 @@ Feature: Client cancellation
     And the scenario server sends a "ping" request
     Then the client answers it with the result {}
     And the client answered the cancelled request at most once
-    When the scenario server answers it
-    Then the client closes the server's stdin when it is done
 
   @id:client-cancellation/unknown-ignored @SHOULD @spec:basic/utilities/cancellation.mdx
   Scenario: the client ignores a cancellation of a request that was never sent
@@ -30,8 +28,6 @@ Feature: Client cancellation
     And the scenario server cancels a request it never sent
     And the scenario server sends a "ping" request
     Then the client answers it with the result {}
-    When the scenario server answers it
-    Then the client closes the server's stdin when it is done
 
   # A client opts in by this scenario's name (MCP_CONFORMANCE_SCENARIO): it cancels its tool
   # call. Clients that do not cancel within 2 s are skipped.
@@ -45,4 +41,3 @@ Feature: Client cancellation
     Then the client cancels it
     When the scenario server answers it
     Then the client ignores the late response
-    And the client closes the server's stdin when it is done

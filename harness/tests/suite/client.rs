@@ -301,6 +301,80 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     assert_no_leftovers(&run.marker);
 }
 
+/// A plausible client written apart from the reference client: the Python standard library,
+/// a pause after each request, everything listed and every tool called, no capability declared,
+/// the revision MCP_CONFORMANCE_PROTOCOL_VERSION names offered.
+const EXPLORER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/explorer_client.py");
+
+/// Regression (issue #11): a client still at work is not a client that never closes. A client
+/// that takes 10–30 s to explore a server used to fail every scenario that ended "the client
+/// closes the server's stdin when it is done" at the default timeout (24 MUST failures, 11
+/// warnings); now each scenario ends the session once its own checks are judged, and only
+/// client-lifecycle/shutdown waits for the client, as long as it keeps working. Its run also
+/// needs the scenario server's timers to run while the client waits (the reference server's
+/// `slow` tool answers after a second).
+#[test]
+fn client_slow_explorer_passes_at_the_default_timeout() {
+    let args = ["client", "-j", "8", "--", "python3", EXPLORER, "--pause", "0.5"];
+    let run = run(&args, true, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    for key in ["failed", "warnings", "errors"] {
+        assert_eq!(run.summary(key), 0, "{key}\n{}", run.describe());
+    }
+    let report = run.report.as_ref().unwrap();
+    let shutdown: Vec<_> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["id"] == "client-lifecycle/shutdown")
+        .collect();
+    assert_eq!(shutdown.len(), 4, "{}", run.describe());
+    for s in shutdown {
+        // It was judged (not skipped), and it was slow: its session outlasted the timeout.
+        assert_eq!(s["verdict"], "passed", "{s}");
+        assert!(s["duration_ms"].as_u64().unwrap() > 10_000, "not a slow run: {s}");
+    }
+    assert_no_leftovers(&run.marker);
+}
+
+/// Regression (issue #11): MCP_CONFORMANCE_PROTOCOL_VERSION asks the client to offer the
+/// revision the scenario server speaks; a client that does so passes client-version/offers-latest
+/// (it used to warn it for not offering the latest revision), one that offers neither that nor
+/// the latest is still warned (client_fault_offer_oldest).
+#[test]
+fn client_offering_the_revision_it_is_asked_for_passes_offers_latest() {
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "5",
+        "--revision",
+        "2024-11-05",
+        "--revision",
+        "2025-06-18",
+        "--",
+        "python3",
+        EXPLORER,
+        "--pause",
+        "0",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    let checks: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(s, _, c)| s == "client-version/offers-latest" && c["id"] == "client-version/offers-latest")
+        .filter(|(_, _, c)| c["actual"].as_str().is_some_and(|a| a.starts_with("offered ")))
+        .collect();
+    assert_eq!(checks.len(), 2, "{}", run.describe());
+    for (_, revision, check) in checks {
+        assert_eq!(check["verdict"], "passed", "{revision}: {check}");
+        assert_eq!(check["actual"], format!("offered string \"{revision}\""), "{revision}: {check}");
+    }
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
 /// Certifies a real client (`argv`, after `--`) at every legacy revision: it exits 0 with
 /// `passed` and `skipped` scenarios, and `warnings` warnings, all in the scenarios `warned`.
 fn assert_interop_client(argv: &[&str], passed: u64, skipped: u64, warnings: u64, warned: &[&str]) {
