@@ -347,6 +347,18 @@ async fn client_answers_with_error(w: &mut ClientWorld, code: i64) -> Result<(),
     }
 }
 
+/// A request behind a capability the client did not declare: any error will do (the spec
+/// names a code for roots only), a result means the client used what it never negotiated.
+#[then("the client answers it with an error, not a result")]
+async fn client_answers_with_any_error(w: &mut ClientWorld) -> Result<(), Halt> {
+    let expected = "an error (the capability was not declared), not a result";
+    match client_answer(w, expected).await? {
+        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
+        Outcome::Result(v) => w.check(false, expected, format!("result {}", describe(Some(&v)))),
+    }
+    Ok(())
+}
+
 #[then("the client answers it with roots whose URIs are file:// URIs")]
 async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
     let expected = "a result listing roots, each with a file:// URI";
