@@ -722,6 +722,20 @@ mod tests {
     }
 
     #[test]
+    fn answer_undeclared_declares_nothing_yet_samples() {
+        let sampling = json!({ "jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage", "params": {
+            "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }], "maxTokens": 5 } });
+        let mut faulty =
+            ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::AnswerUndeclared));
+        assert_eq!(faulty.start()[0]["params"]["capabilities"], json!({}));
+        assert!(faulty.on_message(&sampling)[0].get("result").is_some());
+        // The plain client without the capability refuses, as the scenarios expect.
+        let mut plain = ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::DeclareNothing));
+        plain.start();
+        assert_eq!(plain.on_message(&sampling)[0]["error"]["code"], -32601);
+    }
+
+    #[test]
     fn fault_names_round_trip() {
         for f in ClientFault::ALL {
             assert_eq!(f.name().parse::<ClientFault>(), Ok(f));

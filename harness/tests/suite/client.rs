@@ -466,7 +466,9 @@ fn client_fault_late_response_error() {
     let scenario = "client-cancellation/late-response";
     assert_eq!(
         verdicts(&run, scenario, scenario),
-        ["passed", "passed", "passed", "warning", "passed"],
+        // initialize first, notifications/initialized, the cancel, then the late answer's
+        // reply (the session's end is client-lifecycle/shutdown's to judge).
+        ["passed", "passed", "passed", "warning"],
         "{}",
         run.describe()
     );
