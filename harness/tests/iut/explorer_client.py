@@ -9,7 +9,9 @@ It answers the server's pings, refuses every other request of the server's with 
 declared nothing), and ends the session as basic/lifecycle.mdx#shutdown says: it closes the
 server's stdin, waits, then SIGTERM, then SIGKILL.
 
-Usage: explorer_client.py [--pause SECS]
+Usage: explorer_client.py [--pause SECS] [--rounds N]
+
+With `--rounds N` it goes over the server N times (a client that keeps at work for long).
 """
 
 import argparse
@@ -129,9 +131,29 @@ def list_all(conn, method, key, pause):
     return items
 
 
+def explore(conn, caps, pause):
+    """Lists what the server declared, then calls each tool."""
+    tools = list_all(conn, "tools/list", "tools", pause) if "tools" in caps else []
+    if "resources" in caps:
+        list_all(conn, "resources/list", "resources", pause)
+        list_all(conn, "resources/templates/list", "resourceTemplates", pause)
+    if "prompts" in caps:
+        list_all(conn, "prompts/list", "prompts", pause)
+    for tool in tools:
+        schema = tool.get("inputSchema") or {}
+        properties = schema.get("properties") or {}
+        arguments = {name: example(properties.get(name, {})) for name in schema.get("required", [])}
+        try:
+            conn.request("tools/call", {"name": tool["name"], "arguments": arguments})
+        except LookupError:
+            pass  # a tool that refuses these arguments; the user moves on
+        time.sleep(pause)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pause", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     argv = json.loads(os.environ["MCP_CONFORMANCE_SERVER_COMMAND"])
     asked = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
@@ -150,22 +172,8 @@ def main():
         if init.get("protocolVersion") not in SUPPORTED:
             return
         conn.write({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        caps = init.get("capabilities", {})
-        tools = list_all(conn, "tools/list", "tools", args.pause) if "tools" in caps else []
-        if "resources" in caps:
-            list_all(conn, "resources/list", "resources", args.pause)
-            list_all(conn, "resources/templates/list", "resourceTemplates", args.pause)
-        if "prompts" in caps:
-            list_all(conn, "prompts/list", "prompts", args.pause)
-        for tool in tools:
-            schema = tool.get("inputSchema") or {}
-            properties = schema.get("properties") or {}
-            arguments = {name: example(properties.get(name, {})) for name in schema.get("required", [])}
-            try:
-                conn.request("tools/call", {"name": tool["name"], "arguments": arguments})
-            except LookupError:
-                pass  # a tool that refuses these arguments; the user moves on
-            time.sleep(args.pause)
+        for _ in range(args.rounds):
+            explore(conn, init.get("capabilities", {}), args.pause)
     finally:
         conn.close()
 

@@ -357,6 +357,43 @@ fn client_slow_explorer_passes_at_the_default_timeout() {
     assert_no_leftovers(&run.marker);
 }
 
+/// A client still at work when client-lifecycle/shutdown's budget (6 timeouts) runs out is
+/// inconclusive, skipped with the reason, never failed: here the explorer goes over the server
+/// again and again, a message at least every 1.3 s, with a 2 s timeout.
+#[test]
+fn client_still_at_work_is_inconclusive_in_shutdown() {
+    let args = [
+        "client",
+        "-j",
+        "8",
+        "--timeout",
+        "2",
+        "--revision",
+        "2025-06-18",
+        "--",
+        "python3",
+        EXPLORER,
+        "--pause",
+        "0.3",
+        "--rounds",
+        "20",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    let report = run.report.as_ref().expect("a report");
+    let shutdown = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "client-lifecycle/shutdown")
+        .expect("the shutdown scenario ran")
+        .clone();
+    assert_eq!(shutdown["verdict"], "skipped", "{shutdown}\n{}", run.describe());
+    let reason = shutdown["reason"].as_str().unwrap_or("");
+    assert!(reason.starts_with("inconclusive: the client was still at work after 12s"), "{shutdown}");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
 /// Regression (issue #11): MCP_CONFORMANCE_PROTOCOL_VERSION asks the client to offer the
 /// revision the scenario server speaks; a client that does so passes client-version/offers-latest
 /// (it used to warn it for not offering the latest revision), one that offers neither that nor
@@ -414,9 +451,10 @@ fn assert_interop_client(argv: &[&str], passed: u64, skipped: u64, warnings: u64
 }
 
 /// Both SDK clients declare sampling.tools and elicitation.url and answer with fixed replies,
-/// but not roots: client-roots/list is skipped at the 4 revisions, and the two scenarios
-/// about a missing sampling.tools or elicitation.url do not apply.
-const SDK_CLIENT_SKIPS: u64 = 6;
+/// but not roots: client-roots/list is skipped at the 4 revisions, and the scenarios about a
+/// missing sampling (4 revisions), elicitation (2), sampling.tools or elicitation.url (1 each)
+/// do not apply.
+const SDK_CLIENT_SKIPS: u64 = 12;
 
 /// Finding of both SDK clients (SHOULD, client/sampling.mdx#error-handling, 2025-11-25): a
 /// sampling request that breaks the tool-use balance reaches the application's handler instead
@@ -440,7 +478,7 @@ fn interop_python_sdk_client() {
     // answers roots/list with -32600 "List roots not supported", not -32601 (4 revisions).
     let mut warned = vec!["client-roots/undeclared"];
     warned.extend(UNBALANCED_SAMPLING_ACCEPTED);
-    assert_interop_client(&[python.as_str(), script], 71, SDK_CLIENT_SKIPS, 7, &warned);
+    assert_interop_client(&[python.as_str(), script], 75, SDK_CLIENT_SKIPS, 7, &warned);
 }
 
 /// A plain client on the official TypeScript SDK (`harness/tests/iut/ts_sdk_client.mjs`, stdio,
@@ -456,7 +494,7 @@ fn interop_typescript_sdk_client() {
     let sdk = format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_client.mjs");
     let argv = ["env", sdk.as_str(), "node", script];
-    assert_interop_client(&argv, 75, SDK_CLIENT_SKIPS, 3, &UNBALANCED_SAMPLING_ACCEPTED);
+    assert_interop_client(&argv, 79, SDK_CLIENT_SKIPS, 3, &UNBALANCED_SAMPLING_ACCEPTED);
 }
 
 #[test]
