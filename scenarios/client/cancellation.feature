@@ -1,9 +1,9 @@
 Feature: Client cancellation
   Either side may cancel a request it sent and still believes in progress, with
   notifications/cancelled. The receiver stops working on it and SHOULD NOT answer it, but an
-  answer may cross the cancellation, and both sides MUST handle that race; one sent once the
-  cancellation has had time to arrive is a SHOULD broken. Invalid
-  cancellations are ignored; a response that arrives after the sender cancelled is ignored.
+  answer may cross the cancellation, and both sides MUST handle that race; an answer sent once
+  the cancellation has had time to arrive breaks the SHOULD. Invalid cancellations are ignored;
+  a response that arrives after the sender cancelled is ignored.
   The session checker also judges every cancellation the client sends, in every scenario: only
   its own requests (cancellation/in-flight-only), never initialize (cancellation/not-initialize).
 
