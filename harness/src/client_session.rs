@@ -16,7 +16,7 @@ use mcpspec_reference::wire::{Message, RequestId};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -34,6 +34,17 @@ pub const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
 
 /// How many client messages a session keeps for steps to look at.
 const KEPT_MESSAGES: usize = 1_000;
+
+/// The least time a message from the harness is given to reach the client and be read, however
+/// fast the pings went: on a busy machine, scheduling jitter dwarfs a local pipe's round trip.
+pub const MIN_GRACE: Duration = Duration::from_millis(250);
+
+/// How many times the slowest ping round trip a message is given to arrive (see
+/// [`ClientSession::grace`]).
+const GRACE_ROUND_TRIPS: u32 = 4;
+
+/// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
+const EXIT_POLL: Duration = Duration::from_millis(50);
 
 /// Why a client session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +74,23 @@ pub enum ClientWaitError {
     /// A message to the client could not be written.
     #[error("cannot write to the client: {0}")]
     Send(String),
+}
+
+/// How a client's session ended, as the scenario server saw it while serving the client
+/// ([`ClientSession::serve_until_done`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ending {
+    /// The client closed the server's stdin (the relay read end of file), `after` this long.
+    Closed { after: Duration },
+    /// The client process exited (`status`) and the server's stdin was still open `grace`
+    /// later: something the client left behind holds the pipe, and the session was never ended.
+    ExitedFirst { status: String, grace: Duration },
+    /// The client sent nothing but pings for `idle`, holding the server's stdin open.
+    Idle { idle: Duration },
+    /// `budget` passed while the client was still at work (its last message came `quiet_for`
+    /// before the end): how it would have ended is unknown.
+    StillActive { budget: Duration, quiet_for: Duration },
 }
 
 /// What the scenario server is told to do differently from the reference server.
@@ -108,6 +136,12 @@ pub struct ClientSession {
     options: ChildOptions,
     /// Every message value the client sent, in order (bounded).
     pub received: Vec<Value>,
+    /// When each message of `received` was read (same order and length).
+    pub received_at: Vec<Instant>,
+    /// The scenario server's pings awaiting the client's answer, with when they were sent.
+    pings: HashMap<RequestId, Instant>,
+    /// The slowest round trip of a ping the client answered.
+    slowest_ping: Option<Duration>,
     /// The capabilities the scenario server declared in its initialize result.
     pub server_capabilities: Option<Value>,
     internal_id: u64,
@@ -193,6 +227,9 @@ impl ClientSession {
             next_id: 1,
             options,
             received: Vec::new(),
+            received_at: Vec::new(),
+            pings: HashMap::new(),
+            slowest_ping: None,
             shutdown: None,
         })
     }
@@ -279,7 +316,11 @@ impl ClientSession {
             let Some(reader) = self.reader.as_mut() else {
                 return Err(ClientWaitError::Closed(" (it never connected)".into()));
             };
-            let left = deadline.saturating_duration_since(Instant::now());
+            // The scenario server's timers run meanwhile: what it has due (a slow tool's answer)
+            // is sent when it is due, not when the client next writes.
+            let due = self.server.next_deadline().map(Instant::from_std);
+            let wake = due.map_or(deadline, |d| d.min(deadline));
+            let left = wake.saturating_duration_since(Instant::now());
             let mut buf = [0u8; 16 * 1024];
             let mut frames = Vec::new();
             let client = &mut self.client;
@@ -290,6 +331,12 @@ impl ClientSession {
                 Ok(_) = client.recv(left) => continue,
             };
             match read {
+                Err(_) if due.is_some_and(|d| d <= Instant::now()) => {
+                    for message in self.server.poll(std::time::Instant::now()) {
+                        // A client that stopped reading is judged by the steps that wait on it.
+                        let _ = self.send_value(&message).await;
+                    }
+                }
                 Err(_) => return Err(ClientWaitError::Timeout(within)),
                 Ok(Ok(0)) | Ok(Err(_)) => {
                     self.eof = true;
@@ -304,14 +351,35 @@ impl ClientSession {
     }
 
     fn take(&mut self, frame: &Frame) {
+        let now = Instant::now();
         for i in self.recorder.record_frame(Direction::ClientToServer, frame) {
+            if let Some(Message::Response(r)) = &i.message {
+                if let Some(sent) = r.id.as_ref().and_then(|id| self.pings.remove(id)) {
+                    let took = now.saturating_duration_since(sent);
+                    self.slowest_ping = Some(self.slowest_ping.map_or(took, |s| s.max(took)));
+                }
+            }
             if let Some(v) = &i.value {
                 if self.received.len() < KEPT_MESSAGES {
                     self.received.push(v.clone());
+                    self.received_at.push(now);
                 }
             }
             self.queued.push_back(i);
         }
+    }
+
+    /// The slowest round trip of a scenario server's ping the client answered, if any.
+    pub fn slowest_round_trip(&self) -> Option<Duration> {
+        self.slowest_ping
+    }
+
+    /// How long a message of the harness's is given to reach the client and be read before
+    /// what the client does next is taken as a reply to it: [`GRACE_ROUND_TRIPS`] times the
+    /// slowest ping round trip measured in the session, and never less than [`MIN_GRACE`].
+    /// Measured, not guessed: a client behind a slow relay or on a loaded machine gets more.
+    pub fn grace(&self) -> Duration {
+        (self.slowest_ping.unwrap_or_default() * GRACE_ROUND_TRIPS).max(MIN_GRACE)
     }
 
     /// Sends a message to the client.
@@ -349,6 +417,11 @@ impl ClientSession {
         self.next_id += 1;
         self.own_requests.insert(id.clone());
         self.send(&Message::request(id.clone(), method, params)).await?;
+        // ping.mdx: the receiver MUST respond promptly, so a ping's round trip measures the way
+        // to the client and back, not the client's work.
+        if method == "ping" {
+            self.pings.insert(id.clone(), Instant::now());
+        }
         Ok(id)
     }
 
@@ -369,7 +442,7 @@ impl ClientSession {
                 return self.send_value(&refusal).await;
             }
         }
-        let mut out = self.server.on_value(value);
+        let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
         for mut answer in out {
             if is_initialize && answer.get("id") == value.get("id") {
@@ -444,12 +517,53 @@ impl ClientSession {
         }
     }
 
-    /// Serves the client until it closes the server's stdin; `Ok` when it did within `within`.
-    pub async fn serve_until_closed(&mut self, within: Duration) -> Result<(), ClientWaitError> {
-        match self.wait_for(within, |_| false).await {
-            Err(ClientWaitError::Closed(_)) => Ok(()),
-            Err(e) => Err(e),
-            Ok(_) => unreachable!("the predicate matches nothing"),
+    /// Serves the client until its session ends, and says how it ended: it closed the server's
+    /// stdin; its process exited while the server's stdin stayed open (for [`Self::grace`]
+    /// after the exit: a client that closes, then exits at once, is not penalized for the relay
+    /// passing the end of file on a moment later); it sent nothing but pings for `idle`; or
+    /// `budget` passed while it was still sending. A client still at work is not a client that
+    /// never closes: only silence counts against it.
+    pub async fn serve_until_done(&mut self, idle: Duration, budget: Duration) -> Ending {
+        let started = Instant::now();
+        let end = started + budget;
+        let mut last_active = started;
+        let mut exited: Option<(Instant, String)> = None;
+        loop {
+            let now = Instant::now();
+            let until = match &exited {
+                Some((at, status)) => {
+                    let grace = self.grace();
+                    if now >= *at + grace {
+                        return Ending::ExitedFirst { status: status.clone(), grace };
+                    }
+                    *at + grace
+                }
+                None if now >= last_active + idle => return Ending::Idle { idle },
+                None if now >= end => {
+                    return Ending::StillActive {
+                        budget,
+                        quiet_for: now.saturating_duration_since(last_active),
+                    }
+                }
+                None => (last_active + idle).min(end),
+            };
+            // Short reads, so the client's exit is seen while the connection is still open.
+            let slice = until.saturating_duration_since(now).min(EXIT_POLL);
+            match self.recv(slice).await {
+                Ok(i) => {
+                    if !matches!(&i.message, Some(Message::Request(r)) if r.method == "ping") {
+                        last_active = Instant::now();
+                    }
+                    let _ = self.serve(&i).await;
+                }
+                Err(ClientWaitError::Closed(_)) => return Ending::Closed { after: started.elapsed() },
+                Err(_) => {}
+            }
+            if exited.is_none() {
+                if let Some(status) = self.client.try_exit() {
+                    exited = Some((Instant::now(), describe_status(status)));
+                }
+            }
         }
     }
 

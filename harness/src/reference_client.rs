@@ -83,10 +83,18 @@ pub enum ClientFault {
     ElicitIgnoresDefaults,
     /// Declares form elicitation only, yet accepts URL mode requests.
     ElicitUndeclaredMode,
+    /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
+    AnswerUndeclared,
+    /// Answers each request of the server's but pings a second late (a user pondering it), even
+    /// when the server has cancelled it meanwhile.
+    AnswerAfterCancel,
+    /// Ends without closing the server's stdin: exits, leaving it open in a descendant that
+    /// outlives it for 1.5 s.
+    ExitHoldingStdin,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 32] = [
+    pub const ALL: [ClientFault; 35] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -119,6 +127,9 @@ impl ClientFault {
         ClientFault::ElicitContentOffSchema,
         ClientFault::ElicitIgnoresDefaults,
         ClientFault::ElicitUndeclaredMode,
+        ClientFault::AnswerUndeclared,
+        ClientFault::AnswerAfterCancel,
+        ClientFault::ExitHoldingStdin,
     ];
 
     pub fn name(self) -> &'static str {
@@ -155,6 +166,9 @@ impl ClientFault {
             ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
             ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
+            ClientFault::AnswerUndeclared => "answer-undeclared",
+            ClientFault::AnswerAfterCancel => "answer-after-cancel",
+            ClientFault::ExitHoldingStdin => "exit-holding-stdin",
         }
     }
 }
@@ -237,6 +251,8 @@ impl ReferenceClient {
         match fault {
             Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
             Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
+            // The persona keeps everything it can do; only the declaration is gone.
+            Some(ClientFault::AnswerUndeclared) => declared = json!({}),
             _ => {}
         }
         ReferenceClient {
@@ -548,6 +564,9 @@ pub fn capabilities_at(revision: Revision) -> Value {
     caps
 }
 
+/// How late the answer-after-cancel fault answers the server's requests.
+const PONDER: Duration = Duration::from_secs(1);
+
 /// Runs the reference client against the server `command`: initializes, lists, calls, then
 /// closes the server's stdin and waits for it to exit. Each wait is bounded by `timeout`.
 /// Returns why the session ended early, if it did.
@@ -566,6 +585,8 @@ pub async fn run_stdio(
     let mut client = ReferenceClient::new(supported, fault).for_scenario(scenario);
     let mut outcome = Ok(());
     let mut out = client.start();
+    // The answer-after-cancel fault's answers, each with when it is sent.
+    let mut pondering: std::collections::VecDeque<(tokio::time::Instant, Vec<Value>)> = Default::default();
     if fault == Some(ClientFault::Silent) {
         out.clear();
     }
@@ -575,7 +596,8 @@ pub async fn run_stdio(
                 outcome = Err(format!("cannot write to the server: {e}"));
             }
         }
-        if outcome.is_err() || client.finished() {
+        // A pondered answer is still sent before the client is done.
+        if outcome.is_err() || (client.finished() && pondering.is_empty()) {
             break;
         }
         if fault == Some(ClientFault::Flood) {
@@ -584,7 +606,9 @@ pub async fn run_stdio(
             while server.send_bytes(line).await.is_ok() {}
             return Err("flood: writing failed".into());
         }
-        match server.recv(timeout).await {
+        let due = pondering.front().map(|(at, _)| *at);
+        let wait = due.map_or(timeout, |at| at.saturating_duration_since(tokio::time::Instant::now()));
+        match server.recv(wait).await {
             Ok(frame) => {
                 if let mcpspec_reference::framing::FrameContent::Json { value, .. } = &frame.content {
                     let values = match value {
@@ -592,8 +616,21 @@ pub async fn run_stdio(
                         other => vec![other.clone()],
                     };
                     for v in &values {
-                        out.extend(client.on_message(v));
+                        let answers = client.on_message(v);
+                        let ponders = fault == Some(ClientFault::AnswerAfterCancel)
+                            && v.get("id").is_some()
+                            && v.get("method").is_some_and(|m| m != "ping");
+                        match ponders {
+                            true => pondering.push_back((tokio::time::Instant::now() + PONDER, answers)),
+                            false => out.extend(answers),
+                        }
                     }
+                }
+            }
+            Err(RecvError::Timeout(_)) if due.is_some() => {
+                // The pondered answer is sent, cancelled or not (the fault).
+                if let Some((_, answers)) = pondering.pop_front() {
+                    out.extend(answers);
                 }
             }
             Err(RecvError::Timeout(t)) => {
@@ -608,6 +645,19 @@ pub async fn run_stdio(
     }
     if let Phase::Gave(why) = client.phase() {
         outcome = Err(why.clone());
+    }
+    if fault == Some(ClientFault::ExitHoldingStdin) {
+        // A process of the client's inherits the server's stdin and outlives it: the pipe
+        // closes only when that process exits. The client exits at once, with no destructor
+        // run (they would end the server).
+        if let Some(fd) = server.stdin_fd().and_then(|fd| fd.try_clone_to_owned().ok()) {
+            let _ = std::process::Command::new("sleep")
+                .arg("1.5")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::from(fd))
+                .spawn();
+        }
+        std::process::exit(0);
     }
     if matches!(fault, Some(ClientFault::NoShutdown | ClientFault::Silent)) {
         // Keep the server's stdin open and answer nothing more, until killed.
@@ -669,6 +719,20 @@ mod tests {
         c.start();
         let out = c.on_message(&json!({ "jsonrpc": "2.0", "id": "p", "method": "ping" }));
         assert_eq!(out, vec![json!({ "jsonrpc": "2.0", "id": "p", "result": {} })]);
+    }
+
+    #[test]
+    fn answer_undeclared_declares_nothing_yet_samples() {
+        let sampling = json!({ "jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage", "params": {
+            "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }], "maxTokens": 5 } });
+        let mut faulty =
+            ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::AnswerUndeclared));
+        assert_eq!(faulty.start()[0]["params"]["capabilities"], json!({}));
+        assert!(faulty.on_message(&sampling)[0].get("result").is_some());
+        // The plain client without the capability refuses, as the scenarios expect.
+        let mut plain = ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::DeclareNothing));
+        plain.start();
+        assert_eq!(plain.on_message(&sampling)[0]["error"]["code"], -32601);
     }
 
     #[test]

@@ -93,3 +93,26 @@ Feature: Elicitation
       }
       """
     Then the client answers it with error -32602
+
+  # basic/lifecycle.mdx#operation (MUST since 2025-06-18, when elicitation arrived): a client that
+  # did not declare elicitation does not elicit; it answers with an error (the spec names no
+  # code; -32601 as for roots). The scenario server sends it on purpose.
+  @id:client-elicitation/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation
+  Scenario: elicitation/create is answered with an error by a client that did not declare elicitation
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client did not declare the "elicitation" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "message": "Please tell us your name.",
+        "requestedSchema": {
+          "type": "object",
+          "properties": { "name": { "type": "string" } },
+          "required": ["name"]
+        }
+      }
+      """
+    Then the client answers it with an error, not a result

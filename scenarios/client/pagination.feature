@@ -14,7 +14,6 @@ Feature: Client pagination
     And the scenario server answers it with a first page whose next cursor is "mcpspec page 2/2+é=="
     Then the client asks for the next page with that very cursor
     When the scenario server answers it with the last page
-    Then the client closes the server's stdin when it is done
 
   @id:client-pagination/end-of-results @SHOULD @spec:server/utilities/pagination.mdx
   Scenario: the client asks for no page after one without nextCursor

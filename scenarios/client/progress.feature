@@ -15,5 +15,3 @@ Feature: Client progress and notifications
     And the scenario server sends progress and list_changed notifications
     And the scenario server sends a "ping" request
     Then the client answers it with the result {}
-    When the scenario server answers it
-    Then the client closes the server's stdin when it is done

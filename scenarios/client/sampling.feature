@@ -134,3 +134,39 @@ Feature: Sampling
       }
       """
     Then the client answers it without using a tool
+
+  # basic/lifecycle.mdx#operation: both parties "only use capabilities that were successfully
+  # negotiated" (MUST from 2025-06-18, SHOULD before): a client that did not declare sampling
+  # does not sample; it answers with an error (the spec names no code; -32601 as for roots). The
+  # scenario server sends what it must not (capabilities/server-requests-declared) on purpose.
+  @id:client-sampling/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation
+  Scenario: sampling/createMessage is answered with an error by a client that did not declare sampling
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client did not declare the "sampling" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "Say hello." } }],
+        "maxTokens": 50
+      }
+      """
+    Then the client answers it with an error, not a result
+
+  @id:client-sampling/undeclared-until-2025-03-26 @SHOULD @until:2025-03-26 @spec:basic/lifecycle.mdx#operation
+  Scenario: sampling/createMessage is answered with an error by a client that did not declare sampling (a SHOULD before 2025-06-18)
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client did not declare the "sampling" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "Say hello." } }],
+        "maxTokens": 50
+      }
+      """
+    Then the client answers it with an error, not a result

@@ -52,10 +52,50 @@ async fn sends_and_cancels(w: &mut ClientWorld) -> Result<(), Halt> {
     match sent {
         Ok(id) => {
             w.cancelled = Some(id);
+            w.cancelled_at = Some(tokio::time::Instant::now());
             Ok(())
         }
         Err(e) => Err(w.lost(format!("the client reads the {method} request and its cancellation"), e)),
     }
+}
+
+/// cancellation.mdx#behavior-requirements: receivers SHOULD "not send a response for the
+/// cancelled request". An answer that crossed the cancellation is fine; one sent once the
+/// cancellation had time to arrive is not. "Time to arrive" is measured, not guessed: the
+/// session's grace ([`mcpspec::client_session::ClientSession::grace`], a few times the slowest
+/// ping round trip). The client is watched until the timeout has passed since the cancellation:
+/// an answer later than that would count as none for any request.
+#[then("the client does not answer it once the cancellation has had time to arrive")]
+async fn no_answer_after_cancel(w: &mut ClientWorld) -> Result<(), Halt> {
+    let (Some(id), Some(at)) = (w.cancelled.clone(), w.cancelled_at) else {
+        return Err(w.harness_error("no request was cancelled (a When step is missing)".into()));
+    };
+    let left = (at + w.timeout()).saturating_duration_since(tokio::time::Instant::now());
+    let session = w.session()?;
+    session.watch(left, |_| true).await;
+    let grace = session.grace();
+    let round_trip = match session.slowest_round_trip() {
+        Some(rtt) => format!("the slowest ping round trip was {rtt:.1?}"),
+        None => "no ping round trip was measured".to_owned(),
+    };
+    let after: Vec<Duration> = session
+        .received
+        .iter()
+        .zip(&session.received_at)
+        .filter(|(v, _)| answers(v, &id))
+        .map(|(_, t)| t.saturating_duration_since(at))
+        .collect();
+    let late = after.iter().find(|d| **d > grace);
+    let expected = format!(
+        "no answer to request {id} more than {grace:.1?} after its cancellation was sent ({round_trip})"
+    );
+    let actual = match (after.first(), late) {
+        (None, _) => "no answer: it stopped processing the request".to_owned(),
+        (_, Some(d)) => format!("an answer {d:.1?} after the cancellation was sent"),
+        (Some(d), None) => format!("an answer {d:.1?} after the cancellation: it crossed it"),
+    };
+    w.check(late.is_none(), expected, actual);
+    Ok(())
 }
 
 #[when("the scenario server cancels a request it never sent")]

@@ -12,7 +12,7 @@ use crate::runner::{RoleWorld, SessionEnd};
 pub use crate::scenario::{Halt, Scenario, ScenarioState};
 use cucumber::{given, then, when};
 use mcpspec::checker::Inspection;
-use mcpspec::client_session::{ClientSession, ClientWaitError, ServerScript};
+use mcpspec::client_session::{ClientSession, ClientWaitError, Ending, ServerScript};
 use mcpspec::verdict::Check;
 use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
 use mcpspec_reference::Revision;
@@ -22,6 +22,11 @@ use std::time::Duration;
 /// How long the harness watches for messages the client must not send (e.g. before the
 /// initialize response).
 const QUIET: Duration = Duration::from_millis(300);
+
+/// In client-lifecycle/shutdown, how many timeouts a client that keeps working is given to
+/// finish and end its session (a plausible client that explores a server slowly takes tens of
+/// seconds); a client silent for one timeout is judged at once.
+const SHUTDOWN_BUDGET_TIMEOUTS: u32 = 6;
 
 /// One client scenario in progress.
 #[derive(cucumber::World)]
@@ -37,6 +42,8 @@ pub struct ClientWorld {
     pub pending: Option<RequestId>,
     /// A request cancelled in the scenario (by either side), whose answers are watched.
     pub cancelled: Option<RequestId>,
+    /// When the scenario server sent its cancellation of `cancelled`.
+    pub cancelled_at: Option<tokio::time::Instant>,
     /// The opaque cursor the scenario server handed out, and the page it stands for.
     pub cursor: Option<(String, Vec<Value>)>,
     /// The params of the scenario server's last request (what the answer is judged against).
@@ -90,6 +97,7 @@ impl ClientWorld {
             client_capabilities: None,
             pending: None,
             cancelled: None,
+            cancelled_at: None,
             cursor: None,
             sent_params: None,
             last_result: None,
@@ -208,14 +216,24 @@ async fn nothing_but_pings(w: &mut ClientWorld) -> Result<(), Halt> {
     }
 }
 
-#[then("the client offers the latest protocol revision")]
+/// lifecycle.mdx#version-negotiation: the offer "SHOULD be the latest version supported by the
+/// client". The harness also names a revision in MCP_CONFORMANCE_PROTOCOL_VERSION (the one the
+/// scenario server speaks), and a client that offers it does what it was asked: that passes.
+/// Only a client that offers neither is judged against the latest revision mcpspec knows.
+#[then("the client offers the latest protocol revision, or the one it was asked to offer")]
 async fn offers_latest(w: &mut ClientWorld) -> Result<(), Halt> {
     let offered = w.held_value("/params/protocolVersion");
+    let offered_str = offered.as_ref().and_then(Value::as_str);
+    let asked = w.scenario.revision;
     let latest = Revision::latest_legacy();
-    let ok = offered.as_ref().and_then(Value::as_str) == Some(latest.as_str());
+    let ok = offered_str == Some(asked.as_str()) || offered_str == Some(latest.as_str());
     w.check(
         ok,
-        format!("the latest revision the client supports (the latest mcpspec knows: {latest})"),
+        format!(
+            "the revision {} names ({asked}), or else the latest revision the client supports (the \
+             latest mcpspec knows: {latest})",
+            mcpspec::client_session::PROTOCOL_VERSION_ENV
+        ),
         format!("offered {}", describe(offered.as_ref())),
     );
     Ok(())
@@ -329,6 +347,18 @@ async fn client_answers_with_error(w: &mut ClientWorld, code: i64) -> Result<(),
     }
 }
 
+/// A request behind a capability the client did not declare: any error will do (the spec
+/// names a code for roots only), a result means the client used what it never negotiated.
+#[then("the client answers it with an error, not a result")]
+async fn client_answers_with_any_error(w: &mut ClientWorld) -> Result<(), Halt> {
+    let expected = "an error (the capability was not declared), not a result";
+    match client_answer(w, expected).await? {
+        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
+        Outcome::Result(v) => w.check(false, expected, format!("result {}", describe(Some(&v)))),
+    }
+    Ok(())
+}
+
 #[then("the client answers it with roots whose URIs are file:// URIs")]
 async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
     let expected = "a result listing roots, each with a file:// URI";
@@ -369,21 +399,53 @@ async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -
     }
 }
 
+/// lifecycle.mdx#shutdown (stdio): the client SHOULD end the session by closing the server's
+/// stdin (then wait, SIGTERM, SIGKILL). The one scenario that judges how a client ends: it is
+/// served for as long as it keeps working (up to [`SHUTDOWN_BUDGET_TIMEOUTS`] timeouts), so a
+/// slow client is not taken for one that never closes; silence for a timeout with the server's
+/// stdin open is; so is exiting while the server's stdin stays open (held by something the
+/// client left behind); a client still at work when the budget runs out is inconclusive.
 #[then("the client closes the server's stdin when it is done")]
 async fn closes_stdin(w: &mut ClientWorld) -> Result<(), Halt> {
-    let within = w.timeout();
-    let closed = w.session()?.serve_until_closed(within).await;
-    let expected = format!("the client closes the server's stdin within {within:?}");
-    match closed {
-        Ok(()) => {
-            w.check(true, expected, "the relay read end of file");
+    let idle = w.timeout();
+    let budget = idle * SHUTDOWN_BUDGET_TIMEOUTS;
+    let ending = w.session()?.serve_until_done(idle, budget).await;
+    let expected =
+        format!("the client closes the server's stdin before it exits, within {idle:?} of its last message");
+    match ending {
+        Ending::Closed { after } => {
+            w.check(true, expected, format!("the relay read end of file after {after:.1?}"));
             Ok(())
         }
-        Err(ClientWaitError::Timeout(_)) => {
-            Err(w.fail(expected, format!("the connection was still open after {within:?}")))
-        }
-        Err(e) => Err(w.lost(expected, e)),
+        Ending::ExitedFirst { status, grace } => Err(w.fail(
+            expected,
+            format!(
+                "the client {status} without closing the server's stdin: {grace:?} later it was still \
+                 open (held by a process the client left behind)"
+            ),
+        )),
+        Ending::Idle { idle } => Err(w.fail(
+            expected,
+            format!(
+                "the connection was still open after {idle:?} in which the client sent nothing but pings"
+            ),
+        )),
+        Ending::StillActive { budget, quiet_for } => Err(w.skip(format!(
+            "inconclusive: the client was still at work after {budget:?} (its last message came \
+             {quiet_for:.1?} before); a longer --timeout gives it more time to end its session"
+        ))),
+        _ => Err(w.harness_error(format!("an ending the step does not know: {ending:?}"))),
     }
+}
+
+/// For session-wide checks: the scenario server serves the client until it closes the
+/// connection, for at most the timeout, so the checks judge what the client sent meanwhile
+/// (how it ends its session is client-lifecycle/shutdown's to judge).
+#[when("the scenario server serves the client until it is done, for at most the timeout")]
+async fn serves_until_done(w: &mut ClientWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    w.session()?.watch(within, |_| true).await;
+    Ok(())
 }
 
 #[then("the client disconnects without sending another request")]

@@ -235,6 +235,13 @@ impl ChildTransport {
         }
     }
 
+    /// The write end of the child's stdin while it is open, for a test peer that hands it on
+    /// (the reference client's fault that leaves it open in a process of its own).
+    pub fn stdin_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd as _;
+        self.stdin.as_ref().map(|s| s.as_fd())
+    }
+
     /// Closes the child's stdin (end of file on its side).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
