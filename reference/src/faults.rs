@@ -120,6 +120,12 @@ faults! {
     /// An extra tool without a fixture name, `research`, runs a sampling tool loop whose next
     /// request leaves the model's `tool_use` without its `tool_result`.
     UnnamedUnbalancedToolLoop => "unnamed-unbalanced-tool-loop",
+    /// Once `test_simple_text` has been called, `tools/list` holds one more tool, and no
+    /// `notifications/tools/list_changed` says so (though `listChanged` is declared).
+    ToolAddedSilently => "tool-added-silently",
+    /// Not a defect: the same change as `tool-added-silently`, announced with
+    /// `notifications/tools/list_changed` — the innocent side of that check.
+    ToolAddedAnnounced => "tool-added-announced",
     /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
     ElicitationUrlInvalid => "elicitation-url-invalid",
     /// `test_elicitation` announces a URL-mode elicitation complete under an id it never used.
@@ -443,7 +449,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 49);
+        assert_eq!(Fault::ALL.len(), 51);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

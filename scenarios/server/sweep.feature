@@ -6,7 +6,8 @@ Feature: Sweep
   personas, gets every prompt, reads every resource and one URI per template, and asks for every
   completion. It expects nothing of the output: the session rules (capability gating, tool-use
   balance, progress, cancellation, schema) judge every message the server sends meanwhile, and
-  the persona answers the server's requests as in the scripted scenarios. Each request must be
+  the persona answers the server's requests as in the scripted scenarios. A list a tool call
+  changed must have been announced by a server that declared listChanged. Each request must be
   answered; one unanswered within the timeout is cancelled and reported as inconclusive. Tools
   whose annotations say destructiveHint: true are not called unless --sweep-destructive;
   --no-sweep leaves this feature out.
@@ -20,6 +21,7 @@ Feature: Sweep
     And the server declares the "tools" capability
     When the client calls every tool with generated arguments
     Then every request of the sweep is answered
+    And every list the calls changed was announced
 
     Examples:
       | persona      | capabilities                      |

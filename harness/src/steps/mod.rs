@@ -59,7 +59,7 @@ pub struct ServerWorld {
     pub subject: Option<Value>,
     pub listing: Option<Listing>,
     /// The requests of the sweep so far.
-    pub sweep: Vec<sweep::SweepRequest>,
+    pub sweep: sweep::SweepState,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -111,7 +111,7 @@ impl ServerWorld {
             initialize_result: None,
             subject: None,
             listing: None,
-            sweep: Vec::new(),
+            sweep: sweep::SweepState::default(),
         }
     }
 

@@ -12,8 +12,10 @@ use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::arguments::{example_for, example_object};
 use mcpspec::session::WaitError;
+use mcpspec::verdict::{Check, Level};
 use mcpspec_reference::wire::{Message, Outcome};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// The most requests one sweep scenario sends.
@@ -38,6 +40,34 @@ pub enum SweepOutcome {
     TimedOut(Duration),
 }
 
+/// What a sweep scenario has done so far.
+#[derive(Debug, Default)]
+pub struct SweepState {
+    pub requests: Vec<SweepRequest>,
+    /// The lists as they were before the sweep's tool calls: (list method, the item keys).
+    pub lists_before: Vec<(&'static str, BTreeSet<String>)>,
+    /// How many notifications the session had kept before the tool calls.
+    pub notifications_before: usize,
+}
+
+/// The lists a tool call may change, with the capability that declares `listChanged`, the
+/// notification that announces a change, and the doc that says it SHOULD be sent.
+const CHANGEABLE_LISTS: [(&str, &str, &str, &str); 3] = [
+    ("tools/list", "tools", "notifications/tools/list_changed", "server/tools.mdx#list-changed-notification"),
+    (
+        "prompts/list",
+        "prompts",
+        "notifications/prompts/list_changed",
+        "server/prompts.mdx#list-changed-notification",
+    ),
+    (
+        "resources/list",
+        "resources",
+        "notifications/resources/list_changed",
+        "server/resources.mdx#list-changed-notification",
+    ),
+];
+
 /// The sweep's options for a run (`--no-sweep`, `--sweep-destructive`).
 #[derive(Debug, Clone, Copy)]
 pub struct SweepOptions {
@@ -59,6 +89,9 @@ async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
         return Err(w.skip("the server lists no tools".into()));
     }
     let destructive_ok = w.ctx().sweep.destructive;
+    // What the lists hold before the calls, to see afterwards whether a call changed one.
+    w.sweep.lists_before = list_keys(w).await?;
+    w.sweep.notifications_before = w.session()?.notifications.len();
     for (n, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         // tools.mdx: destructiveHint defaults to true, but only for tools that are not
@@ -67,7 +100,7 @@ async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
         let destructive =
             !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
         if destructive && !destructive_ok {
-            w.sweep.push(SweepRequest {
+            w.sweep.requests.push(SweepRequest {
                 what: format!("tools/call {name}"),
                 outcome: SweepOutcome::NotSent(
                     "its annotations say destructiveHint: true (allow with --sweep-destructive)".into(),
@@ -168,7 +201,7 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
 async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
     // What the server sent after the last answer (a late notification) is judged too.
     let _ = w.session()?.drain(Duration::from_millis(50)).await;
-    let requests = std::mem::take(&mut w.sweep);
+    let requests = std::mem::take(&mut w.sweep.requests);
     for r in &requests {
         let expected = format!("an answer to {} (a result or an error)", r.what);
         match &r.outcome {
@@ -188,6 +221,67 @@ async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+#[then("every list the calls changed was announced")]
+async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
+    let before = std::mem::take(&mut w.sweep.lists_before);
+    let after = list_keys(w).await?;
+    let caps = w.server_capabilities()?;
+    for ((method, was), (_, now)) in before.iter().zip(&after) {
+        if was == now {
+            continue;
+        }
+        let Some((_, capability, notification, doc)) = CHANGEABLE_LISTS.iter().find(|l| l.0 == *method)
+        else {
+            continue;
+        };
+        // Only a server that declared listChanged is asked to announce; one that did not must
+        // not (capabilities/server-uses-negotiated judges that on the wire).
+        if !mcpspec::checker::declares(&caps, &format!("{capability}.listChanged")) {
+            continue;
+        }
+        let since = w.sweep.notifications_before;
+        let session = w.session()?;
+        let announced = session.notifications[since.min(session.notifications.len())..]
+            .iter()
+            .any(|m| matches!(m, Message::Notification(n) if n.method == *notification));
+        let added: Vec<&String> = now.difference(was).collect();
+        let removed: Vec<&String> = was.difference(now).collect();
+        let change = format!("{method} changed during the tool calls (added {added:?}, removed {removed:?})");
+        let state = w.state_mut();
+        let spec = state.spec(doc);
+        state.checks.push(Check::judge(
+            format!("{capability}/list-changed-notified"),
+            Level::SHOULD,
+            spec,
+            announced,
+            format!("{notification}, as the server declared {capability}.listChanged"),
+            if announced { format!("{change}; announced") } else { format!("{change}; no {notification}") },
+        ));
+    }
+    Ok(())
+}
+
+/// The keys (names, URIs) of every list the server declares, in [`CHANGEABLE_LISTS`] order.
+async fn list_keys(w: &mut ServerWorld) -> Result<Vec<(&'static str, BTreeSet<String>)>, Halt> {
+    let caps = w.server_capabilities()?;
+    let mut out = Vec::new();
+    for (method, capability, ..) in CHANGEABLE_LISTS {
+        let keys = match caps.get(capability) {
+            Some(_) => {
+                let key = if capability == "resources" { "uri" } else { "name" };
+                listed(w, method)
+                    .await?
+                    .iter()
+                    .map(|i| i.get(key).map(Value::to_string).unwrap_or_default())
+                    .collect()
+            }
+            None => BTreeSet::new(),
+        };
+        out.push((method, keys));
+    }
+    Ok(out)
+}
+
 /// The items of a list, all pages; an error or an endless list is the pagination scenarios'
 /// business: the sweep takes what it got.
 async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<Value>, Halt> {
@@ -198,10 +292,11 @@ async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<Value>, Halt> {
 /// meanwhile are answered by the persona); a request unanswered in time is cancelled.
 async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params: Value) -> Result<(), Halt> {
     let what = format!("{method} {subject}");
-    if w.sweep.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count() >= MAX_SWEEP_REQUESTS
+    if w.sweep.requests.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count()
+        >= MAX_SWEEP_REQUESTS
     {
         let why = format!("the sweep sends at most {MAX_SWEEP_REQUESTS} requests per scenario");
-        w.sweep.push(SweepRequest { what, outcome: SweepOutcome::NotSent(why) });
+        w.sweep.requests.push(SweepRequest { what, outcome: SweepOutcome::NotSent(why) });
         return Ok(());
     }
     let within = w.timeout();
@@ -240,7 +335,7 @@ async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params:
             return Err(w.fail(format!("an answer to {what} (a result or an error)"), actual));
         }
     };
-    w.sweep.push(SweepRequest { what, outcome });
+    w.sweep.requests.push(SweepRequest { what, outcome });
     Ok(())
 }
 

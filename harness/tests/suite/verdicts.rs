@@ -153,3 +153,26 @@ fn url_mode_elicitation_is_judged_on_the_server_side() {
         assert_eq!(run.code, Some(1), "{}", run.describe());
     }
 }
+
+/// list_changed flows: a server that declared `tools.listChanged` and whose list a tool call
+/// changed is warned when it did not announce the change, and passes when it did.
+#[test]
+fn a_list_a_call_changed_must_be_announced() {
+    let silent = certify_at_latest("tool-added-silently", &[]);
+    let warned: Vec<_> = silent
+        .checks()
+        .into_iter()
+        .filter(|(s, _, c)| s.starts_with("sweep/tools") && c["id"] == "tools/list-changed-notified")
+        .collect();
+    assert!(!warned.is_empty() && warned.iter().all(|(_, _, c)| c["verdict"] == "warning"), "{warned:#?}");
+    assert!(warned[0].2["spec"].as_str().unwrap().ends_with("server/tools.mdx#list-changed-notification"));
+    assert!(warned[0].2["actual"].as_str().unwrap().contains("mcpspec_added"), "{warned:#?}");
+    assert_eq!(silent.code, Some(0), "a SHOULD: warnings only\n{}", silent.describe());
+
+    let announced = certify_at_latest("tool-added-announced", &[]);
+    let judged: Vec<_> =
+        announced.checks().into_iter().filter(|(_, _, c)| c["id"] == "tools/list-changed-notified").collect();
+    assert!(!judged.is_empty() && judged.iter().all(|(_, _, c)| c["verdict"] == "passed"), "{judged:#?}");
+    assert_eq!(announced.summary("warnings"), 0, "{}", announced.describe());
+    assert_eq!(announced.code, Some(0), "{}", announced.describe());
+}

@@ -210,6 +210,8 @@ pub struct ReferenceServer {
     next_request_id: i64,
     /// URL-mode elicitations started so far (their ids are unique in the session).
     next_elicitation: u64,
+    /// The tool list grew (faults `tool-added-*` only).
+    tool_added: bool,
     cursors: pagination::Cursors,
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
@@ -234,6 +236,7 @@ impl ReferenceServer {
             awaiting: HashMap::new(),
             next_request_id: 1,
             next_elicitation: 0,
+            tool_added: false,
             cursors: pagination::Cursors::default(),
             batches: HashMap::new(),
             next_batch: 0,
@@ -576,6 +579,12 @@ impl ReferenceServer {
             ("tools/list", _) => {
                 let mut tools = catalog::tools(rev);
                 tools.extend(self.unnamed_fault_tool());
+                if self.tool_added {
+                    tools.push(
+                        json!({ "name": "mcpspec_added", "description": "Appeared during the session.",
+                        "inputSchema": { "type": "object" } }),
+                    );
+                }
                 self.cursors.page("tools/list", "tools", tools, params, page, fault)
             }
             ("resources/list", _) => {
@@ -812,7 +821,17 @@ impl ReferenceServer {
             "uri": "test://embedded-resource", "mimeType": "text/plain",
             "text": "This is an embedded resource content." } });
         let outcome = match name {
-            "test_simple_text" => Ok(content(vec![text("This is a simple text response for testing.")])),
+            "test_simple_text" => {
+                if matches!(self.fault, Some(Fault::ToolAddedSilently | Fault::ToolAddedAnnounced))
+                    && !self.tool_added
+                {
+                    self.tool_added = true;
+                    if self.fault == Some(Fault::ToolAddedAnnounced) {
+                        self.notify("notifications/tools/list_changed", json!({}));
+                    }
+                }
+                Ok(content(vec![text("This is a simple text response for testing.")]))
+            }
             "test_image_content" => Ok(content(vec![image])),
             "test_audio_content" => Ok(content(vec![
                 json!({ "type": "audio", "data": catalog::WAV_SILENCE, "mimeType": "audio/wav" }),

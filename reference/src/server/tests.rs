@@ -513,8 +513,22 @@ fn client_requests_only_to_clients_that_declared_the_capability() {
         let a = t.tool(tool, json!({}));
         assert_eq!(a["result"]["isError"], true, "{tool}");
     }
+}
+
+#[test]
+fn a_url_only_client_is_sent_to_a_consent_page_and_told_when_it_is_done() {
     let mut t = T::at("2025-11-25", json!({"elicitation": {"url": {}}}));
-    assert_eq!(t.tool("test_elicitation", json!({}))["result"]["isError"], true);
+    let out = t.send(json!({"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"test_elicitation","arguments":{}}}));
+    let req = &out[0];
+    assert_eq!(req["method"], "elicitation/create");
+    assert_eq!(req["params"]["mode"], "url");
+    let id = req["params"]["elicitationId"].as_str().unwrap().to_owned();
+    assert!(req["params"]["url"].as_str().unwrap().starts_with("https://"), "{req}");
+    let done = t.send(json!({"jsonrpc":"2.0","id":req["id"],"result":{"action":"accept"}}));
+    assert_eq!(done[0]["method"], "notifications/elicitation/complete");
+    assert_eq!(done[0]["params"]["elicitationId"], id.as_str());
+    assert_eq!(done[1]["id"], "e");
+    assert!(done[1]["result"]["content"][0]["text"].as_str().unwrap().contains("action=accept"));
 }
 
 #[test]
