@@ -126,6 +126,8 @@ faults! {
     /// Not a defect: the same change as `tool-added-silently`, announced with
     /// `notifications/tools/list_changed` — the innocent side of that check.
     ToolAddedAnnounced => "tool-added-announced",
+    /// `test_roots` sends `roots/list` to a client that did not declare `roots`.
+    RootsWithoutCapability => "roots-without-capability",
     /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
     ElicitationUrlInvalid => "elicitation-url-invalid",
     /// `test_elicitation` announces a URL-mode elicitation complete under an id it never used.
@@ -449,7 +451,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 51);
+        assert_eq!(Fault::ALL.len(), 52);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

@@ -114,24 +114,41 @@ fn the_sweep_catches_what_only_unnamed_tools_do() {
         ("unnamed-sampling-tools", "sampling/tools-capability", "sweep/tools[sampling]"),
         ("unnamed-unbalanced-tool-loop", "sampling/tool-result-balance", "sweep/tools[sampling-tools]"),
     ] {
-        let run = certify_at_latest(fault, &[]);
-        let found = failed_in(&run, check);
-        assert!(
-            found.iter().any(|s| s == persona),
-            "{fault}: {check} not failed in {persona}: {found:?}\n{}",
-            run.describe()
-        );
-        assert!(
-            found.iter().all(|s| s.starts_with("sweep/")),
-            "{fault}: only the sweep calls the tool: {found:?}"
-        );
-        assert_eq!(run.code, Some(1), "{}", run.describe());
-        // Without the sweep nothing calls the tool, and the defect goes unseen.
-        let blind = certify_at_latest(fault, &["--no-sweep"]);
-        assert!(failed_in(&blind, check).is_empty(), "{}", blind.describe());
-        assert_eq!(blind.code, Some(0), "{}", blind.describe());
-        assert_no_leftovers(&run.marker);
+        assert_only_the_sweep_catches(fault, check, persona);
     }
+}
+
+/// Roots requested through a tool: no fixture scenario calls `test_roots`, so only the sweep
+/// sees it ask a client that declared no roots.
+#[test]
+fn the_sweep_catches_roots_asked_through_a_tool_of_a_client_without_roots() {
+    assert_only_the_sweep_catches(
+        "roots-without-capability",
+        "capabilities/server-requests-declared",
+        "sweep/tools[nothing]",
+    );
+}
+
+/// `fault` breaks `check` in the sweep scenario `persona` (and nowhere but the sweep); without
+/// the sweep the run passes.
+fn assert_only_the_sweep_catches(fault: &str, check: &str, persona: &str) {
+    let run = certify_at_latest(fault, &[]);
+    let found = failed_in(&run, check);
+    assert!(
+        found.iter().any(|s| s == persona),
+        "{fault}: {check} not failed in {persona}: {found:?}\n{}",
+        run.describe()
+    );
+    assert!(
+        found.iter().all(|s| s.starts_with("sweep/")),
+        "{fault}: only the sweep calls the tool: {found:?}"
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    // Without the sweep nothing calls the tool, and the defect goes unseen.
+    let blind = certify_at_latest(fault, &["--no-sweep"]);
+    assert!(failed_in(&blind, check).is_empty(), "{}", blind.describe());
+    assert_eq!(blind.code, Some(0), "{}", blind.describe());
+    assert_no_leftovers(&run.marker);
 }
 
 /// URL-mode elicitation, from the server side (2025-11-25): the sweep's URL-only persona is

@@ -858,7 +858,9 @@ impl ReferenceServer {
             }
             "test_elicitation" => return self.start_elicitation(id, &args),
             "test_roots" => {
-                if self.client_capability("roots").is_none() {
+                if self.client_capability("roots").is_none()
+                    && self.fault != Some(Fault::RootsWithoutCapability)
+                {
                     Ok(tool_error(
                         "the client did not declare the roots capability, so this server may not send \
                          roots/list (client/roots.mdx)",
