@@ -84,18 +84,21 @@ impl Default for SweepOptions {
 
 #[when("the client calls every tool with generated arguments")]
 async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
-    let tools = listed(w, "tools/list").await?;
+    // What the lists hold before the calls, to see afterwards whether a call changed one.
+    let lists = list_everything(w).await?;
+    let tools = lists.iter().find(|(method, _)| *method == "tools/list").map(|(_, items)| items.clone());
+    let tools = tools.unwrap_or_default();
     if tools.is_empty() {
         return Err(w.skip("the server lists no tools".into()));
     }
-    let destructive_ok = w.ctx().sweep.destructive;
-    // What the lists hold before the calls, to see afterwards whether a call changed one.
-    w.sweep.lists_before = list_keys(w).await?;
+    w.sweep.lists_before = keys_of(&lists);
     w.sweep.notifications_before = w.session()?.notifications.len();
+    let destructive_ok = w.ctx().sweep.destructive;
     for (n, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        // tools.mdx: destructiveHint defaults to true, but only for tools that are not
-        // read-only; annotations are hints (untrusted), so mcpspec takes the cautious reading.
+        // Only a tool that says outright it is destructive is left alone. The spec's default
+        // (destructiveHint true for any tool that is not read-only) would leave unannotated
+        // tools, most of them, unexercised; annotations are untrusted hints either way.
         let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
         let destructive =
             !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
@@ -224,7 +227,7 @@ async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
 #[then("every list the calls changed was announced")]
 async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     let before = std::mem::take(&mut w.sweep.lists_before);
-    let after = list_keys(w).await?;
+    let after = keys_of(&list_everything(w).await?);
     let caps = w.server_capabilities()?;
     for ((method, was), (_, now)) in before.iter().zip(&after) {
         if was == now {
@@ -261,25 +264,27 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
-/// The keys (names, URIs) of every list the server declares, in [`CHANGEABLE_LISTS`] order.
-async fn list_keys(w: &mut ServerWorld) -> Result<Vec<(&'static str, BTreeSet<String>)>, Halt> {
+/// The items of every list the server declares, in [`CHANGEABLE_LISTS`] order (empty for a
+/// list it does not declare).
+async fn list_everything(w: &mut ServerWorld) -> Result<Vec<(&'static str, Vec<Value>)>, Halt> {
     let caps = w.server_capabilities()?;
     let mut out = Vec::new();
     for (method, capability, ..) in CHANGEABLE_LISTS {
-        let keys = match caps.get(capability) {
-            Some(_) => {
-                let key = if capability == "resources" { "uri" } else { "name" };
-                listed(w, method)
-                    .await?
-                    .iter()
-                    .map(|i| i.get(key).map(Value::to_string).unwrap_or_default())
-                    .collect()
-            }
-            None => BTreeSet::new(),
-        };
-        out.push((method, keys));
+        let items = if caps.get(capability).is_some() { listed(w, method).await? } else { Vec::new() };
+        out.push((method, items));
     }
     Ok(out)
+}
+
+/// What identifies the items of each list: tools and prompts by name, resources by URI.
+fn keys_of(lists: &[(&'static str, Vec<Value>)]) -> Vec<(&'static str, BTreeSet<String>)> {
+    lists
+        .iter()
+        .map(|(method, items)| {
+            let key = if *method == "resources/list" { "uri" } else { "name" };
+            (*method, items.iter().map(|i| i.get(key).map(Value::to_string).unwrap_or_default()).collect())
+        })
+        .collect()
 }
 
 /// The items of a list, all pages; an error or an endless list is the pagination scenarios'
