@@ -469,8 +469,17 @@ impl ClientSession {
             return r.clone();
         }
         self.listener = None;
-        self.reader = None;
+        // Closing our side makes the relay exit; what the client wrote that no step read
+        // comes before that end of file and is judged like any other message.
         self.writer = None;
+        let deadline = Instant::now() + self.options.shutdown_grace.min(Duration::from_millis(500));
+        while !self.eof && self.reader.is_some() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.recv(left).await.is_err() {
+                break;
+            }
+        }
+        self.reader = None;
         let _ = self.client.wait_exit(self.options.shutdown_grace.min(Duration::from_millis(500))).await;
         let report = self.client.shutdown().await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);

@@ -125,6 +125,9 @@ faults! {
     ErrorCodeString => "error-code-string",
     /// `ping` is answered with `{"ok":true}`.
     PingNonEmptyResult => "ping-non-empty-result",
+    /// Every `tools/call` that carries no progress token is followed, right after its answer,
+    /// by a progress notification with token `0`, which no request of the client carries.
+    ProgressTokenZero => "progress-token-zero",
 }
 
 impl FromStr for Fault {
@@ -271,6 +274,16 @@ impl FaultState {
         {
             answers.push(json!({"jsonrpc": "2.0",
                 "error": {"code": -32601, "message": format!("Method not found: {}", method.unwrap_or(""))}}));
+        }
+        // After the answer: nothing waits for it, so only judging what is still in flight at
+        // the end of a session catches it.
+        if self.fault == Fault::ProgressTokenZero
+            && is_request
+            && method == Some("tools/call")
+            && incoming.is_some_and(|v| v.pointer("/params/_meta/progressToken").is_none())
+        {
+            answers.push(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 0, "progress": 1}}));
         }
         for mut a in answers {
             let response = a.get("method").is_none();
@@ -427,7 +440,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 43);
+        assert_eq!(Fault::ALL.len(), 44);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }
@@ -536,6 +549,12 @@ mod tests {
         assert_eq!(after[4]["method"], "notifications/progress");
         let unknown = progress(Fault::ProgressUnknownToken);
         assert_eq!(unknown[0]["params"]["progressToken"], "mcpspec-token-nobody-sent");
+        let mut p = at(Fault::ProgressTokenZero, "2025-06-18");
+        let out = p.send(tool("test_simple_text", json!({})));
+        assert_eq!(out[0]["id"], "t");
+        assert_eq!(out[1]["params"], json!({"progressToken": 0, "progress": 1}));
+        let with_token = json!({"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"test_simple_text","_meta":{"progressToken":"tok"}}});
+        assert_eq!(p.send(with_token).len(), 1, "a call with a token gets no stray progress");
     }
 
     #[test]

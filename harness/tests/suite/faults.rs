@@ -140,4 +140,27 @@ caught! {
     null_id_response: "null-id-response" at "2025-11-25" => "jsonrpc/response-id" "failed";
     error_code_string: "error-code-string" at "2025-11-25" => "jsonrpc/error-code-integer" "failed";
     ping_non_empty_result: "ping-non-empty-result" at "2025-11-25" => "ping/after-initialize" "failed";
+    progress_token_zero: "progress-token-zero" at "2025-11-25" => "progress/token-active" "failed";
+}
+
+/// Regression (issue #11): what a server writes after a scenario's last wait was never read, so
+/// a stray progress notification (token 0) right after a tool's answer passed the scenarios
+/// that end with that answer. Each such scenario fails now, in every revision.
+#[test]
+fn a_message_after_the_last_wait_is_judged() {
+    let run = certify_reference(
+        Some("progress-token-zero"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-06-18", "--revision", "2024-11-05"],
+        Duration::from_secs(120),
+    );
+    for revision in ["2025-06-18", "2024-11-05"] {
+        let hit = run.checks().into_iter().find(|(scenario, r, c)| {
+            scenario == "fixture/simple-text" && r == revision && c["id"] == "progress/token-active"
+        });
+        let (_, _, c) =
+            hit.unwrap_or_else(|| panic!("{revision}: simple-text not failed\n{}", run.describe()));
+        assert_eq!(c["verdict"], "failed");
+        assert!(c["actual"].as_str().unwrap().contains("token 0"), "{c}");
+    }
+    assert_no_leftovers(&run.marker);
 }
