@@ -128,6 +128,9 @@ faults! {
     /// Every `tools/call` that carries no progress token is followed, right after its answer,
     /// by a progress notification with token `0`, which no request of the client carries.
     ProgressTokenZero => "progress-token-zero",
+    /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
+    /// where it has `format: uri`, a message whose only defect is a format.
+    WebsiteUrlNotUri => "website-url-not-uri",
 }
 
 impl FromStr for Fault {
@@ -296,6 +299,11 @@ impl FaultState {
                         result["protocolVersion"] = v;
                     }
                 }
+                Fault::WebsiteUrlNotUri if initialize => {
+                    if let Some(info) = a.pointer_mut("/result/serverInfo").and_then(Value::as_object_mut) {
+                        info.insert("websiteUrl".into(), "not a uri".into());
+                    }
+                }
                 Fault::UndeclaredLogging if initialize => {
                     if let Some(caps) = a.pointer_mut("/result/capabilities").and_then(Value::as_object_mut) {
                         caps.remove("logging");
@@ -440,7 +448,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 44);
+        assert_eq!(Fault::ALL.len(), 45);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }
@@ -453,6 +461,8 @@ mod tests {
 
     #[test]
     fn skeleton_faults() {
+        let (_, init) = Peer::at(Fault::WebsiteUrlNotUri, "2025-11-25", json!({}));
+        assert_eq!(init[0]["result"]["serverInfo"]["websiteUrl"], "not a uri");
         let (_, init) = Peer::at(Fault::ResultAndError, "2025-06-18", json!({}));
         assert!(init[0].get("error").is_some() && init[0].get("result").is_some());
         let mut p = at(Fault::StringifyIds, "2025-06-18");

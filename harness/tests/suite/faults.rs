@@ -164,3 +164,23 @@ fn a_message_after_the_last_wait_is_judged() {
     }
     assert_no_leftovers(&run.marker);
 }
+
+/// Issue #11: `format` is an annotation (JSON Schema 2020-12). A server whose only defect is a
+/// URL that is not a URI gets a warning naming the format and the place, not a failure; a
+/// structural defect (`result-and-error`, above) still fails.
+#[test]
+fn a_format_mismatch_is_a_warning() {
+    let run = certify_reference(
+        Some("website-url-not-uri"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, Some(0), "only a SHOULD is broken\n{}", run.describe());
+    let checks = run.checks();
+    let format = checks.iter().find(|(_, _, c)| c["id"] == "schema/format");
+    let (_, _, c) = format.unwrap_or_else(|| panic!("no schema/format check\n{}", run.describe()));
+    assert_eq!((c["verdict"].as_str(), c["level"].as_str()), (Some("warning"), Some("SHOULD")));
+    assert!(c["expected"].as_str().unwrap().contains("format uri at /result/serverInfo/websiteUrl"), "{c}");
+    assert!(!checks.iter().any(|(_, _, c)| c["verdict"] == "failed"), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
