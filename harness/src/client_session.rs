@@ -8,7 +8,8 @@
 
 use crate::checker::Inspection;
 use crate::recorder::WireRecorder;
-use mcpspec_reference::framing::{Frame, LineDecoder};
+use mcpspec_reference::framing::Frame;
+use mcpspec_reference::reassembly::Reassembler;
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
@@ -96,7 +97,7 @@ pub struct ClientSession {
     listener: Option<UnixListener>,
     reader: Option<OwnedReadHalf>,
     writer: Option<OwnedWriteHalf>,
-    decoder: LineDecoder,
+    decoder: Reassembler,
     queued: VecDeque<Inspection>,
     eof: bool,
     recorder: WireRecorder,
@@ -181,7 +182,7 @@ impl ClientSession {
             listener: Some(listener),
             reader: None,
             writer: None,
-            decoder: LineDecoder::new(options.max_message_bytes),
+            decoder: Reassembler::new(options.max_message_bytes),
             queued: VecDeque::new(),
             eof: false,
             recorder: WireRecorder::new(revision, Direction::ClientToServer, schemas),
@@ -293,7 +294,7 @@ impl ClientSession {
                 Err(_) => return Err(ClientWaitError::Timeout(within)),
                 Ok(Ok(0)) | Ok(Err(_)) => {
                     self.eof = true;
-                    frames.extend(self.decoder.finish());
+                    self.decoder.finish(&mut frames);
                 }
                 Ok(Ok(n)) => self.decoder.push(&buf[..n], &mut frames),
             }

@@ -81,7 +81,8 @@ impl WireRecorder {
     /// Records a frame read from the wire.
     pub fn record_frame(&mut self, direction: Direction, frame: &Frame) -> Vec<Inspection> {
         let text = match &frame.content {
-            FrameContent::Json { value, .. } => value.to_string(),
+            FrameContent::Json { value, lines: 1, .. } => value.to_string(),
+            FrameContent::Json { value, lines, .. } => format!("[over {lines} lines] {value}"),
             FrameContent::Blank => String::new(),
             FrameContent::Invalid(e) => format!("[not a message: {e}]"),
         };

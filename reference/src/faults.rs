@@ -410,7 +410,7 @@ mod tests {
         }
 
         fn bytes(&mut self, v: Value) -> Vec<u8> {
-            self.feed(FrameContent::Json { value: v, crlf: false }).expect("no exit")
+            self.feed(FrameContent::Json { value: v, crlf: false, lines: 1 }).expect("no exit")
         }
 
         fn send(&mut self, v: Value) -> Vec<Value> {
@@ -582,6 +582,7 @@ mod tests {
         let cancel = |id: &str| FrameContent::Json {
             value: json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}),
             crlf: false,
+            lines: 1,
         };
         assert_eq!(p.feed(cancel("t")), Ok(Vec::new()));
         assert_eq!(p.feed(cancel("t")), Err(1));

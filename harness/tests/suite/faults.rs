@@ -184,3 +184,27 @@ fn a_format_mismatch_is_a_warning() {
     assert!(!checks.iter().any(|(_, _, c)| c["verdict"] == "failed"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
+
+/// Issue #11: a server that pretty-prints its JSON breaks the framing, reported once per
+/// scenario; its messages are reassembled and judged on their merits, so nothing else fails
+/// and no scenario waits out its timeout (before, every one did, failing on the missing answers).
+#[test]
+fn pretty_printed_json_is_reported_once_and_judged_on_its_merits() {
+    let run = certify_reference(
+        Some("pretty-printed-json"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25", "--revision", "2024-11-05"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let mut scenarios = std::collections::BTreeMap::<(String, String), usize>::new();
+    for (scenario, revision, c) in run.checks() {
+        if c["verdict"] == "failed" {
+            assert_eq!(c["id"], "stdio/newline-delimited", "{scenario} {revision}: {c}");
+            assert!(c["actual"].as_str().unwrap().contains("pretty-printed JSON"), "{c}");
+            *scenarios.entry((scenario, revision)).or_default() += 1;
+        }
+    }
+    assert!(scenarios.len() > 100, "every scenario sees the fault: {}", scenarios.len());
+    assert!(scenarios.values().all(|n| *n == 1), "once per scenario: {scenarios:?}");
+    assert_no_leftovers(&run.marker);
+}
