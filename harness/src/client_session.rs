@@ -8,7 +8,8 @@
 
 use crate::checker::Inspection;
 use crate::recorder::WireRecorder;
-use mcpspec_reference::framing::{Frame, LineDecoder};
+use mcpspec_reference::framing::Frame;
+use mcpspec_reference::reassembly::Reassembler;
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
@@ -124,7 +125,7 @@ pub struct ClientSession {
     listener: Option<UnixListener>,
     reader: Option<OwnedReadHalf>,
     writer: Option<OwnedWriteHalf>,
-    decoder: LineDecoder,
+    decoder: Reassembler,
     queued: VecDeque<Inspection>,
     eof: bool,
     recorder: WireRecorder,
@@ -215,7 +216,7 @@ impl ClientSession {
             listener: Some(listener),
             reader: None,
             writer: None,
-            decoder: LineDecoder::new(options.max_message_bytes),
+            decoder: Reassembler::new(options.max_message_bytes),
             queued: VecDeque::new(),
             eof: false,
             recorder: WireRecorder::new(revision, Direction::ClientToServer, schemas),
@@ -340,7 +341,7 @@ impl ClientSession {
                 Err(_) => return Err(ClientWaitError::Timeout(within)),
                 Ok(Ok(0)) | Ok(Err(_)) => {
                     self.eof = true;
-                    frames.extend(self.decoder.finish());
+                    self.decoder.finish(&mut frames);
                 }
                 Ok(Ok(n)) => self.decoder.push(&buf[..n], &mut frames),
             }
@@ -583,8 +584,17 @@ impl ClientSession {
             return r.clone();
         }
         self.listener = None;
-        self.reader = None;
+        // Closing our side makes the relay exit; what the client wrote that no step read
+        // comes before that end of file and is judged like any other message.
         self.writer = None;
+        let deadline = Instant::now() + self.options.shutdown_grace.min(Duration::from_millis(500));
+        while !self.eof && self.reader.is_some() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.recv(left).await.is_err() {
+                break;
+            }
+        }
+        self.reader = None;
         let _ = self.client.wait_exit(self.options.shutdown_grace.min(Duration::from_millis(500))).await;
         let report = self.client.shutdown().await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);

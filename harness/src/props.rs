@@ -117,8 +117,16 @@ pub fn schema(data: &[u8]) {
 }
 
 fn explained(v: &Validation) {
-    if let Validation::Invalid { violations, definition } = v {
-        assert!(!violations.is_empty(), "invalid as {definition} with no violation to show");
+    match v {
+        Validation::Invalid { violations, definition } => {
+            assert!(!violations.is_empty(), "invalid as {definition} with no violation to show");
+        }
+        // A format mismatch names each string and its format, and nothing else.
+        Validation::FormatMismatch { violations, definition } => {
+            assert!(!violations.is_empty(), "a format mismatch as {definition} with no violation");
+            assert!(violations.iter().all(|v| v.format.is_some()), "{definition}: {violations:?}");
+        }
+        _ => {}
     }
 }
 

@@ -81,7 +81,8 @@ impl WireRecorder {
     /// Records a frame read from the wire.
     pub fn record_frame(&mut self, direction: Direction, frame: &Frame) -> Vec<Inspection> {
         let text = match &frame.content {
-            FrameContent::Json { value, .. } => value.to_string(),
+            FrameContent::Json { value, lines: 1, .. } => value.to_string(),
+            FrameContent::Json { value, lines, .. } => format!("[over {lines} lines] {value}"),
             FrameContent::Blank => String::new(),
             FrameContent::Invalid(e) => format!("[not a message: {e}]"),
         };
@@ -150,16 +151,18 @@ impl WireRecorder {
         };
         match schema.validate(direction, value, answered) {
             Validation::Valid { .. } => self.schema_valid += 1,
+            Validation::FormatMismatch { definition, violations } => {
+                self.schema_valid += 1;
+                self.format_findings(&definition, &violations, revision);
+            }
             Validation::Invalid { definition, violations } => {
-                let actual = violations
+                // A format mismatch next to a structural violation is still only a format's.
+                let (formats, structural): (Vec<_>, Vec<_>) =
+                    violations.iter().cloned().partition(|v| v.format.is_some());
+                let structural = if structural.is_empty() { &violations } else { &structural };
+                let actual = structural
                     .iter()
-                    .map(|v| {
-                        format!(
-                            "{}: {}",
-                            if v.instance_path.is_empty() { "/" } else { &v.instance_path },
-                            v.message
-                        )
-                    })
+                    .map(|v| format!("{}: {}", pointer(&v.instance_path), v.message))
                     .collect::<Vec<_>>()
                     .join("; ");
                 self.findings.push(Finding {
@@ -168,6 +171,9 @@ impl WireRecorder {
                     expected: format!("valid against {definition} of the {revision} schema"),
                     actual,
                 });
+                if structural.len() < violations.len() {
+                    self.format_findings(&definition, &formats, revision);
+                }
             }
             Validation::UnknownMethod { method } => self.findings.push(Finding {
                 rule: &rules::SCHEMA_KNOWN_METHOD,
@@ -177,6 +183,25 @@ impl WireRecorder {
             }),
             // Nothing to match it to (a response to no known request): the checker has said so.
             Validation::Unmatched { .. } => {}
+        }
+    }
+
+    /// One `schema/format` finding per string that does not match its format.
+    fn format_findings(
+        &mut self,
+        definition: &str,
+        violations: &[mcpspec_schema::Violation],
+        revision: Revision,
+    ) {
+        for v in violations {
+            let format = v.format.as_deref().unwrap_or("its format");
+            let at = pointer(&v.instance_path);
+            self.findings.push(Finding {
+                rule: &rules::SCHEMA_FORMAT,
+                revision,
+                expected: format!("a string in format {format} at {at} ({definition}, {revision} schema)"),
+                actual: format!("{at}: {}", v.message),
+            });
         }
     }
 
@@ -242,10 +267,11 @@ impl WireRecorder {
             }
         }
         let revision = self.checker.revision();
-        let envelope_broken = self
-            .findings
-            .iter()
-            .any(|f| f.rule != &rules::SCHEMA_VALID && f.rule != &rules::SCHEMA_KNOWN_METHOD);
+        let envelope_broken = self.findings.iter().any(|f| {
+            f.rule != &rules::SCHEMA_VALID
+                && f.rule != &rules::SCHEMA_KNOWN_METHOD
+                && f.rule != &rules::SCHEMA_FORMAT
+        });
         if self.judged > 0 && !envelope_broken {
             out.push(Check {
                 id: rules::JSONRPC_ENVELOPE.id.to_owned(),
@@ -277,5 +303,78 @@ impl WireRecorder {
             });
         }
         out
+    }
+}
+
+/// A JSON pointer as shown in findings: `/` for the whole message.
+fn pointer(path: &str) -> &str {
+    if path.is_empty() {
+        "/"
+    } else {
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A recorder judging the server of a 2025-11-25 session whose initialize result has
+    /// `serverInfo` as given.
+    fn initialized_with(server_info: Value) -> Vec<Check> {
+        let schemas = mcpspec_schema::SchemaSet::shared_builtin();
+        let mut r = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, Some(schemas));
+        r.record_value(
+            Direction::ClientToServer,
+            &json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+                "capabilities":{},"clientInfo":{"name":"c","version":"1"}}}),
+        );
+        r.record_value(
+            Direction::ServerToClient,
+            &json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},
+                "serverInfo":server_info}}),
+        );
+        r.checks()
+    }
+
+    fn verdicts(checks: &[Check]) -> Vec<(String, Verdict)> {
+        checks.iter().map(|c| (c.id.clone(), c.verdict)).collect()
+    }
+
+    /// `format` is an annotation: a URL that is not a URI is a warning of its own, naming the
+    /// format and the place, and the message still counts as valid.
+    #[test]
+    fn a_format_mismatch_is_a_warning_not_a_schema_failure() {
+        let checks = initialized_with(json!({"name":"s","version":"1","websiteUrl":"not a uri"}));
+        let v = verdicts(&checks);
+        assert!(v.contains(&("schema/format".into(), Verdict::Warning)), "{v:?}");
+        assert!(v.contains(&("schema/message-valid".into(), Verdict::Passed)), "{v:?}");
+        assert!(v.contains(&("jsonrpc/envelope".into(), Verdict::Passed)), "{v:?}");
+        let format = checks.iter().find(|c| c.id == "schema/format").unwrap();
+        assert_eq!(format.level, crate::verdict::Level::SHOULD);
+        assert!(
+            format.expected.contains("format uri at /result/serverInfo/websiteUrl"),
+            "{}",
+            format.expected
+        );
+        assert!(format.spec.ends_with("2025-11-25/basic/index.mdx"), "{}", format.spec);
+    }
+
+    /// A structural defect still fails, and a format mismatch beside it stays a warning.
+    #[test]
+    fn a_structural_violation_still_fails() {
+        let checks = initialized_with(json!({"name":"s","version":1,"websiteUrl":"not a uri"}));
+        let v = verdicts(&checks);
+        assert!(v.contains(&("schema/message-valid".into(), Verdict::Failed)), "{v:?}");
+        assert!(v.contains(&("schema/format".into(), Verdict::Warning)), "{v:?}");
+        let failed = checks.iter().find(|c| c.id == "schema/message-valid").unwrap();
+        assert!(
+            failed.actual.contains("/result/serverInfo/version") && !failed.actual.contains("uri"),
+            "{}",
+            failed.actual
+        );
+        let fine = initialized_with(json!({"name":"s","version":"1","websiteUrl":"https://example.com"}));
+        assert!(!verdicts(&fine).iter().any(|(id, v)| id.starts_with("schema/") && *v != Verdict::Passed));
     }
 }

@@ -98,6 +98,8 @@ rules! {
         "One message per line; mcpspec reads lines up to its --max-message-bytes limit and cannot judge a longer one.";
     SCHEMA_VALID = "schema/message-valid", MUST, "basic/index.mdx", MESSAGES_2024,
         "All messages MUST follow the JSON-RPC 2.0 specification and the revision's schema (schema.ts, published as schema.json).";
+    SCHEMA_FORMAT = "schema/format", SHOULD, "basic/index.mdx", MESSAGES_2024,
+        "Strings match the format the revision's schema gives them (uri, uri-template, byte). In JSON Schema 2020-12 `format` is an annotation, which validators need not assert: a mismatch is reported, not failed.";
     SCHEMA_KNOWN_METHOD = "schema/known-method", SHOULD, "basic/lifecycle.mdx#operation", None,
         "Both parties SHOULD (2025-06-18: MUST) respect the negotiated protocol version: methods sent are ones the revision defines.";
     LOGGING_DECLARED = "capabilities/logging-declared", MUST, "server/utilities/logging.mdx#capabilities", None,

@@ -19,6 +19,9 @@ use tokio::time::Instant;
 
 /// How many unsolicited messages a session keeps for steps to look at.
 const KEPT_MESSAGES: usize = 1_000;
+/// How long, and for how many frames, the end of a session reads what the server wrote last.
+const TAIL_WAIT: Duration = Duration::from_secs(1);
+const TAIL_FRAMES: usize = 10_000;
 
 /// Why an awaited answer did not come.
 #[derive(Debug, thiserror::Error)]
@@ -278,8 +281,23 @@ impl ServerSession {
             return r.clone();
         }
         let report = self.transport.shutdown().await;
+        self.record_tail().await;
         self.shutdown = Some(report.clone());
         report
+    }
+
+    /// Records what the server wrote that no step read: a message written after a scenario's
+    /// last wait (a progress notification after the answer, say) is judged like any other,
+    /// or it would pass unseen. The server is gone, so its stdout ends soon; the frame count
+    /// and the wait bound one that survived SIGKILL and keeps writing.
+    async fn record_tail(&mut self) {
+        let deadline = Instant::now() + TAIL_WAIT;
+        for _ in 0..TAIL_FRAMES {
+            match self.transport.recv(deadline.saturating_duration_since(Instant::now())).await {
+                Ok(frame) => drop(self.recorder.record_frame(Direction::ServerToClient, &frame)),
+                Err(_) => return,
+            }
+        }
     }
 
     /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.

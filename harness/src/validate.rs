@@ -25,7 +25,7 @@ pub fn run(
     let mut decoder = LineDecoder::new(max_message_bytes);
     let mut frames = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let (mut valid, mut invalid) = (0usize, 0usize);
+    let (mut valid, mut formats, mut invalid) = (0usize, 0usize, 0usize);
     loop {
         let n = input.read(&mut buf)?;
         if n == 0 {
@@ -44,11 +44,10 @@ pub fn run(
                 FrameContent::Json { value, .. } => {
                     let dir = direction.unwrap_or_else(|| validator.infer_direction(&value));
                     for verdict in validator.validate(dir, &value) {
-                        let ok = verdict.is_valid();
-                        if ok {
-                            valid += 1;
-                        } else {
-                            invalid += 1;
+                        match verdict {
+                            Validation::Valid { .. } => valid += 1,
+                            Validation::FormatMismatch { .. } => formats += 1,
+                            _ => invalid += 1,
                         }
                         writeln!(out, "line {line}: {}", describe(&verdict, dir))?;
                     }
@@ -59,7 +58,9 @@ pub fn run(
             break;
         }
     }
-    writeln!(out, "{valid} valid, {invalid} invalid ({revision})")?;
+    writeln!(out, "{valid} valid, {formats} valid but for formats, {invalid} invalid ({revision})")?;
+    // `format` is an annotation (JSON Schema 2020-12): like a warning of `mcpspec server`, a
+    // format mismatch alone does not fail the run.
     Ok(if invalid == 0 { exit::OK } else { exit::MUST_FAILED })
 }
 
@@ -67,18 +68,26 @@ fn describe(verdict: &Validation, direction: Direction) -> String {
     match verdict {
         Validation::Valid { definition } => format!("valid {definition} ({direction})"),
         Validation::Invalid { definition, violations } => {
-            let list: Vec<String> = violations
-                .iter()
-                .map(|v| {
-                    let at = if v.instance_path.is_empty() { "/" } else { &v.instance_path };
-                    format!("{at}: {} [schema {}]", v.message, v.schema_path)
-                })
-                .collect();
-            format!("INVALID {definition} ({direction}): {}", list.join("; "))
+            format!("INVALID {definition} ({direction}): {}", list(violations))
+        }
+        Validation::FormatMismatch { definition, violations } => {
+            format!("FORMAT {definition} ({direction}): {}", list(violations))
         }
         Validation::UnknownMethod { method } => format!("INVALID: unknown method {method:?} ({direction})"),
         Validation::Unmatched { reason } => format!("INVALID: {reason} ({direction})"),
     }
+}
+
+/// `/params/uri: "x" is not a "uri" [format uri; schema …]`, `;`-separated.
+fn list(violations: &[mcpspec_schema::Violation]) -> String {
+    let one = |v: &mcpspec_schema::Violation| {
+        let at = if v.instance_path.is_empty() { "/" } else { &v.instance_path };
+        match &v.format {
+            Some(format) => format!("{at}: {} [format {format}; schema {}]", v.message, v.schema_path),
+            None => format!("{at}: {} [schema {}]", v.message, v.schema_path),
+        }
+    };
+    violations.iter().map(one).collect::<Vec<_>>().join("; ")
 }
 
 #[cfg(test)]
@@ -104,7 +113,7 @@ mod tests {
         assert_eq!(code, 0, "{out}");
         assert!(out.contains("line 1: valid InitializeRequest (client-to-server)"), "{out}");
         assert!(out.contains("line 2: valid InitializeResult (server-to-client)"), "{out}");
-        assert!(out.ends_with("2 valid, 0 invalid (2025-06-18)\n"), "{out}");
+        assert!(out.ends_with("2 valid, 0 valid but for formats, 0 invalid (2025-06-18)\n"), "{out}");
     }
 
     #[test]
@@ -116,5 +125,28 @@ mod tests {
         assert!(out.contains("line 1: INVALID InitializeRequest"), "{out}");
         assert!(out.contains("line 2: not a message: line is not JSON"), "{out}");
         assert!(out.contains("line 3: not a message"), "{out}");
+    }
+
+    /// A format mismatch alone is reported as such and exits 0; beside an invalid line, 1.
+    #[test]
+    fn format_mismatches_are_reported_apart_and_exit_0() {
+        let bad_url = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"#,
+            r#""clientInfo":{"name":"c","version":"1","websiteUrl":"not a uri"}}}"#,
+            "\n"
+        );
+        let (code, out) = validate(Revision::V2025_11_25, bad_url);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(
+                "line 1: FORMAT InitializeRequest (client-to-server): /params/clientInfo/websiteUrl: \
+                 \"not a uri\" is not a \"uri\" [format uri; schema "
+            ),
+            "{out}"
+        );
+        assert!(out.ends_with("0 valid, 1 valid but for formats, 0 invalid (2025-11-25)\n"), "{out}");
+        let (code, out) = validate(Revision::V2025_11_25, &format!("{bad_url}{{}}\n"));
+        assert_eq!(code, 1, "{out}");
+        assert!(out.ends_with("0 valid, 1 valid but for formats, 1 invalid (2025-11-25)\n"), "{out}");
     }
 }

@@ -149,6 +149,12 @@ faults! {
     ErrorCodeString => "error-code-string",
     /// `ping` is answered with `{"ok":true}`.
     PingNonEmptyResult => "ping-non-empty-result",
+    /// Every `tools/call` that carries no progress token is followed, right after its answer,
+    /// by a progress notification with token `0`, which no request of the client carries.
+    ProgressTokenZero => "progress-token-zero",
+    /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
+    /// where it has `format: uri`, a message whose only defect is a format.
+    WebsiteUrlNotUri => "website-url-not-uri",
 }
 
 impl FromStr for Fault {
@@ -296,6 +302,16 @@ impl FaultState {
             answers.push(json!({"jsonrpc": "2.0",
                 "error": {"code": -32601, "message": format!("Method not found: {}", method.unwrap_or(""))}}));
         }
+        // After the answer: nothing waits for it, so only judging what is still in flight at
+        // the end of a session catches it.
+        if self.fault == Fault::ProgressTokenZero
+            && is_request
+            && method == Some("tools/call")
+            && incoming.is_some_and(|v| v.pointer("/params/_meta/progressToken").is_none())
+        {
+            answers.push(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 0, "progress": 1}}));
+        }
         for mut a in answers {
             let response = a.get("method").is_none();
             let notification = !response && a.get("id").is_none();
@@ -305,6 +321,11 @@ impl FaultState {
                     let requested = incoming.map(|v| v["params"]["protocolVersion"].clone());
                     if let (Some(v @ Value::String(_)), Some(result)) = (requested, a.get_mut("result")) {
                         result["protocolVersion"] = v;
+                    }
+                }
+                Fault::WebsiteUrlNotUri if initialize => {
+                    if let Some(info) = a.pointer_mut("/result/serverInfo").and_then(Value::as_object_mut) {
+                        info.insert("websiteUrl".into(), "not a uri".into());
                     }
                 }
                 Fault::UndeclaredLogging if initialize => {
@@ -413,7 +434,7 @@ mod tests {
         }
 
         fn bytes(&mut self, v: Value) -> Vec<u8> {
-            self.feed(FrameContent::Json { value: v, crlf: false }).expect("no exit")
+            self.feed(FrameContent::Json { value: v, crlf: false, lines: 1 }).expect("no exit")
         }
 
         fn send(&mut self, v: Value) -> Vec<Value> {
@@ -451,7 +472,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 52);
+        assert_eq!(Fault::ALL.len(), 54);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }
@@ -464,6 +485,8 @@ mod tests {
 
     #[test]
     fn skeleton_faults() {
+        let (_, init) = Peer::at(Fault::WebsiteUrlNotUri, "2025-11-25", json!({}));
+        assert_eq!(init[0]["result"]["serverInfo"]["websiteUrl"], "not a uri");
         let (_, init) = Peer::at(Fault::ResultAndError, "2025-06-18", json!({}));
         assert!(init[0].get("error").is_some() && init[0].get("result").is_some());
         let mut p = at(Fault::StringifyIds, "2025-06-18");
@@ -560,6 +583,12 @@ mod tests {
         assert_eq!(after[4]["method"], "notifications/progress");
         let unknown = progress(Fault::ProgressUnknownToken);
         assert_eq!(unknown[0]["params"]["progressToken"], "mcpspec-token-nobody-sent");
+        let mut p = at(Fault::ProgressTokenZero, "2025-06-18");
+        let out = p.send(tool("test_simple_text", json!({})));
+        assert_eq!(out[0]["id"], "t");
+        assert_eq!(out[1]["params"], json!({"progressToken": 0, "progress": 1}));
+        let with_token = json!({"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"test_simple_text","_meta":{"progressToken":"tok"}}});
+        assert_eq!(p.send(with_token).len(), 1, "a call with a token gets no stray progress");
     }
 
     #[test]
@@ -577,6 +606,7 @@ mod tests {
         let cancel = |id: &str| FrameContent::Json {
             value: json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}),
             crlf: false,
+            lines: 1,
         };
         assert_eq!(p.feed(cancel("t")), Ok(Vec::new()));
         assert_eq!(p.feed(cancel("t")), Err(1));

@@ -24,7 +24,9 @@ pub struct Frame {
 pub enum FrameContent {
     /// A line holding one JSON value. `crlf` is set when the line ended in `\r\n`: the spec does
     /// not say whether CR is allowed before the newline, so it is recorded, not judged here.
-    Json { value: Value, crlf: bool },
+    /// `lines` is how many lines the value spans: 1 from the line decoder; more for a message
+    /// split over lines (pretty-printed), which [`crate::reassembly`] made whole again.
+    Json { value: Value, crlf: bool, lines: u64 },
     /// An empty (or whitespace-only) line.
     Blank,
     /// A line that is not one JSON value.
@@ -281,7 +283,7 @@ pub fn decode_line(raw: &[u8]) -> FrameContent {
         return FrameContent::Blank;
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(value) => FrameContent::Json { value, crlf },
+        Ok(value) => FrameContent::Json { value, crlf, lines: 1 },
         Err(e) => {
             let reason = JsonError { bom: text.starts_with('\u{feff}'), ..e.into() };
             FrameContent::Invalid(FrameError::NotJson { reason, excerpt: Excerpt::of(line) })
@@ -368,7 +370,7 @@ mod tests {
         let kinds: Vec<_> = out
             .iter()
             .map(|f| match &f.content {
-                FrameContent::Json { value, crlf } => format!("json {value} {crlf}"),
+                FrameContent::Json { value, crlf, .. } => format!("json {value} {crlf}"),
                 FrameContent::Blank => "blank".into(),
                 FrameContent::Invalid(e) => format!("{e}"),
             })
@@ -452,7 +454,10 @@ mod tests {
         let v = json!({"text": "two\nlines\r\n", "nested": {"a": [1, 2]}});
         let bytes = encode(&v);
         assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1);
-        assert_eq!(frames(1024, &[&bytes])[0].content, FrameContent::Json { value: v, crlf: false });
+        assert_eq!(
+            frames(1024, &[&bytes])[0].content,
+            FrameContent::Json { value: v, crlf: false, lines: 1 }
+        );
     }
 
     proptest! {

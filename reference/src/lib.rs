@@ -2,6 +2,7 @@
 //!
 //! - [`wire`]: the JSON-RPC / MCP message model, shared by every part of mcpspec;
 //! - [`framing`]: the stdio newline codec, a sans-IO state machine;
+//! - [`reassembly`]: above it, messages split over several lines made whole again, flagged;
 //! - [`transport`]: real I/O (a child process over pipes) around that codec;
 //! - [`server`]: the reference server, a sans-IO handler plus a stdio loop;
 //! - [`revision`]: protocol revisions and eras.
@@ -9,6 +10,7 @@
 pub mod faults;
 pub mod framing;
 pub mod props;
+pub mod reassembly;
 pub mod revision;
 pub mod server;
 pub mod transport;

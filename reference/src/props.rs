@@ -6,6 +6,9 @@
 //!
 //! - [`framing`]: the stdio line decoder is split-invariant, never buffers past its limit, and
 //!   yields one frame per line;
+//! - [`reassembly`]: the reassembler above it is split-invariant, bounded, leaves streams
+//!   without split messages exactly as the line decoder cuts them, and makes any pretty-printed
+//!   value whole again, flagged with the lines it spans;
 //! - [`decoded_value`] / [`wire_value`]: a decoded value encodes back to itself; the message
 //!   model never panics, and a message that round-trips through it keeps its meaning (ids keep
 //!   their JSON type);
@@ -51,6 +54,64 @@ pub fn framing(data: &[u8]) {
     let lines: Vec<(&[u8], bool)> = lines_of(stream).collect();
     cuts_at_newlines(max, stream, &lines, &sizes, false);
     cuts_at_newlines(max, stream, &lines, &[stream.len().max(1)], true);
+}
+
+/// The reassembler ([`crate::reassembly`]) on any input, laid out as for [`framing`].
+///
+/// Fed in the chunks and in one piece, it must give the same frames, never hold more than
+/// twice the limit (the line in progress and the value being gathered), and, where it made
+/// nothing whole, give exactly the line decoder's frames. Then every object or array decoded
+/// from a line is pretty-printed, and the pretty stream fed in the same chunks (with the
+/// default limit) must give back exactly those values, each flagged with the lines it spans.
+pub fn reassembly(data: &[u8]) {
+    use crate::reassembly::Reassembler;
+    let [limit, cuts, rest @ ..] = data else { return };
+    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
+    let n = usize::from(cuts & 7).min(rest.len());
+    let (sizes, stream) = rest.split_at(n);
+    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
+    if sizes.iter().all(|s| *s == 0) {
+        sizes.push(stream.len().max(1));
+    }
+    let chunked = |max: usize, stream: &[u8]| {
+        let mut r = Reassembler::new(max);
+        let mut out = Vec::new();
+        let mut at = 0;
+        for size in sizes.iter().cycle() {
+            let end = (at + size).min(stream.len());
+            r.push(&stream[at..end], &mut out);
+            assert!(r.buffered() <= 2 * max + 1, "buffered {} bytes, limit {max}", r.buffered());
+            at = end;
+            if at == stream.len() {
+                break;
+            }
+        }
+        r.finish(&mut out);
+        out
+    };
+    let whole = Reassembler::decode_all(max, stream);
+    assert_eq!(chunked(max, stream), whole, "chunks {sizes:?}");
+    if !whole.iter().any(|f| matches!(f.content, FrameContent::Json { lines: 2.., .. })) {
+        assert_eq!(whole, LineDecoder::decode_all(max, stream));
+    }
+    let mut pretty = Vec::new();
+    let mut want = Vec::new();
+    for f in &whole {
+        if let FrameContent::Json { value: value @ (Value::Object(_) | Value::Array(_)), .. } = &f.content {
+            let mut text = serde_json::to_vec_pretty(value).expect("a value prints");
+            text.push(b'\n');
+            want.push((value.clone(), text.iter().filter(|b| **b == b'\n').count() as u64));
+            pretty.extend(text);
+        }
+    }
+    let got: Vec<(Value, u64)> = chunked(framing::DEFAULT_MAX_MESSAGE_BYTES, &pretty)
+        .into_iter()
+        .map(|f| match f.content {
+            FrameContent::Json { value, lines, .. } => (value, lines),
+            other => panic!("line {} of the pretty stream: {other:?}", f.line),
+        })
+        .collect();
+    assert_eq!(got, want, "chunks {sizes:?}");
 }
 
 /// Feeds `stream` to a decoder in chunks of `sizes` (used in turn; one must not be zero) and
@@ -120,7 +181,7 @@ fn lines_of(stream: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
 pub fn decoded_value(value: &Value) {
     let again = LineDecoder::decode_all(usize::MAX, &framing::encode(value));
     assert!(
-        matches!(&again[..], [f] if matches!(&f.content, FrameContent::Json { value: v, crlf: false } if v == value)),
+        matches!(&again[..], [f] if matches!(&f.content, FrameContent::Json { value: v, crlf: false, lines: 1 } if v == value)),
         "encode/decode changed {value}: {again:?}"
     );
     wire_value(value);
@@ -842,6 +903,12 @@ mod tests {
     }
 
     #[test]
+    fn the_reassembly_corpus_replays() {
+        let n = replay(HERE, "reassembly", reassembly);
+        assert!(n >= 20, "fuzz/corpus/reassembly holds {n} files; the seed corpus is missing");
+    }
+
+    #[test]
     fn scripts_write_back_to_their_bytes() {
         let script = Script {
             ops: vec![
@@ -939,6 +1006,19 @@ mod tests {
         fn framing_holds_on_json_like_streams(bytes in proptest::collection::vec(
             prop_oneof![Just(b'\n'), Just(b'{'), Just(b'}'), Just(b'"'), Just(b'1'), Just(b'\r'), Just(b' '), any::<u8>()], 0..300)) {
             framing(&bytes);
+        }
+
+        /// The reassembly property on streams rich in JSON punctuation, and on real messages
+        /// (whose values it pretty-prints and reads back).
+        #[test]
+        fn reassembly_holds_on_json_like_streams(bytes in proptest::collection::vec(
+            prop_oneof![Just(b'\n'), Just(b'{'), Just(b'}'), Just(b'['), Just(b']'), Just(b'"'), Just(b'1'),
+                Just(b','), Just(b':'), Just(b'\r'), Just(b' '), any::<u8>()], 0..300),
+            messages in proptest::collection::vec(arb_message(), 0..4), chunks in any::<[u8; 3]>()) {
+            reassembly(&bytes);
+            let mut data = vec![0x80, 2, chunks[0], chunks[1]];
+            for m in &messages { data.extend(framing::encode(&m.to_value())); }
+            reassembly(&data);
         }
 
         /// What `encode` writes for any message, the framing property accepts and reads back.

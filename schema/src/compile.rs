@@ -27,6 +27,11 @@ pub(crate) struct Def {
     /// JSON pointer of the definition in its file, e.g. `/definitions/InitializeRequest`.
     pub pointer: String,
     pub validator: Validator,
+    /// The same definition with `format` not asserted: `format` is an annotation in JSON
+    /// Schema 2020-12, so a value valid here but not under `validator` breaks nothing but a
+    /// format (see [`crate::Validation::FormatMismatch`]). Asking the validator, rather than
+    /// sorting its errors, also gets `anyOf` right, whose alternatives may fail on a format.
+    pub structure: Validator,
 }
 
 /// A per-method definition and, when it lacks `jsonrpc`/`id`, the envelope to check as well.
@@ -110,25 +115,32 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
         (_, Some(Value::Object(m))) => ("definitions", m),
         _ => return Err(SchemaError::NoDefinitions { path: path.to_owned() }),
     };
-    let map = jsonschema::options()
-        .should_validate_formats(true)
-        .with_format("byte", is_base64)
-        .build_map(&doc)
-        .map_err(|e| SchemaError::Compile {
-            path: path.to_owned(),
-            message: format!("{} (at {})", e, e.schema_path().as_str()),
-        })?;
+    let build = |formats: bool| {
+        jsonschema::options()
+            .should_validate_formats(formats)
+            .with_format("byte", is_base64)
+            .build_map(&doc)
+            .map_err(|e| SchemaError::Compile {
+                path: path.to_owned(),
+                message: format!("{} (at {})", e, e.schema_path().as_str()),
+            })
+    };
+    let map = build(true)?;
+    let structure = build(false)?;
 
     let mut defs = Vec::with_capacity(definitions.len());
     let mut by_name = HashMap::with_capacity(definitions.len());
     for name in definitions.keys() {
         let pointer = format!("/{defs_key}/{}", escape_pointer_token(name));
-        let validator = map.get(&format!("#{pointer}")).ok_or_else(|| SchemaError::Compile {
-            path: path.to_owned(),
-            message: format!("the definition `{name}` produced no validator"),
-        })?;
+        let get = |map: &jsonschema::ValidatorMap| {
+            map.get(&format!("#{pointer}")).cloned().ok_or_else(|| SchemaError::Compile {
+                path: path.to_owned(),
+                message: format!("the definition `{name}` produced no validator"),
+            })
+        };
+        let (validator, structure) = (get(&map)?, get(&structure)?);
         by_name.insert(name.clone(), defs.len());
-        defs.push(Def { name: name.clone(), pointer, validator: validator.clone() });
+        defs.push(Def { name: name.clone(), pointer, validator, structure });
     }
 
     let b = Builder { path, definitions, by_name: &by_name, defs: &defs };

@@ -29,6 +29,52 @@ pub(crate) fn collect(
     }
 }
 
+/// Appends one violation per string of `instance` that does not match its `format` (the
+/// errors inside `anyOf`/`oneOf` alternatives included), each (place, format) once: the
+/// account of a value that is valid but for formats.
+pub(crate) fn collect_formats(
+    compiled: &Compiled,
+    def: DefId,
+    instance: &Value,
+    prefix: &str,
+    out: &mut Vec<Violation>,
+) {
+    let def = &compiled.defs[def];
+    for error in def.validator.iter_errors(instance) {
+        push_formats(compiled, &def.pointer, &error, prefix, out);
+    }
+}
+
+fn push_formats(
+    compiled: &Compiled,
+    base: &str,
+    error: &ValidationError<'_>,
+    prefix: &str,
+    out: &mut Vec<Violation>,
+) {
+    match error.kind() {
+        ValidationErrorKind::Format { format } => {
+            let instance_path = format!("{prefix}{}", error.instance_path().as_str());
+            if out.iter().any(|v| v.instance_path == instance_path && v.format.as_ref() == Some(format)) {
+                return;
+            }
+            let schema_path = absolute_schema_path(compiled, base, error.schema_path().as_str());
+            out.push(Violation {
+                instance_path,
+                schema_path,
+                message: describe(error),
+                format: Some(format.clone()),
+            });
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            for e in context.iter().flatten() {
+                push_formats(compiled, base, e, prefix, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn push(
     compiled: &Compiled,
     base: &str,
@@ -38,6 +84,10 @@ fn push(
 ) {
     let schema_path = absolute_schema_path(compiled, base, error.schema_path().as_str());
     let instance_path = format!("{prefix}{}", error.instance_path().as_str());
+    let format = match error.kind() {
+        ValidationErrorKind::Format { format } => Some(format.clone()),
+        _ => None,
+    };
     let message = match error.kind() {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             let own = error.instance_path().as_str();
@@ -78,7 +128,7 @@ fn push(
         }
         _ => describe(error),
     };
-    out.push(Violation { instance_path, schema_path, message });
+    out.push(Violation { instance_path, schema_path, message, format });
 }
 
 /// A branch is implausible when it fails a `const`/`enum` discriminator or the basic type of

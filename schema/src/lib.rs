@@ -52,6 +52,11 @@ pub enum Validation {
     Valid { definition: String },
     /// Invalid against `definition`.
     Invalid { definition: String, violations: Vec<Violation> },
+    /// Valid against `definition` in structure, but strings that do not match their `format`
+    /// (`uri`, `date-time`, …), one violation each. `format` is an annotation in JSON Schema
+    /// 2020-12, which common validators do not assert: a defect to report (SHOULD), not an
+    /// invalid message.
+    FormatMismatch { definition: String, violations: Vec<Violation> },
     /// The method is not part of this revision in this direction.
     UnknownMethod { method: String },
     /// The message could not be matched to any definition (e.g. a result whose request is not
@@ -60,8 +65,15 @@ pub enum Validation {
 }
 
 impl Validation {
+    /// Valid, formats included.
     pub fn is_valid(&self) -> bool {
         matches!(self, Validation::Valid { .. })
+    }
+
+    /// Valid when `format` is taken as the annotation it is: [`Validation::Valid`] or
+    /// [`Validation::FormatMismatch`].
+    pub fn is_structurally_valid(&self) -> bool {
+        matches!(self, Validation::Valid { .. } | Validation::FormatMismatch { .. })
     }
 }
 
@@ -73,6 +85,9 @@ pub struct Violation {
     /// JSON pointer into the schema, e.g. `/$defs/InitializeResult/required`.
     pub schema_path: String,
     pub message: String,
+    /// The format the value does not match (`uri`, `date-time`, …), when that is all this
+    /// violation is about.
+    pub format: Option<String>,
 }
 
 /// `at /params/protocolVersion: 3 is not of type "string" (schema: /definitions/…/type)`.
@@ -92,6 +107,10 @@ impl std::fmt::Display for Validation {
             Validation::Invalid { definition, violations } => {
                 let s = if violations.len() == 1 { "" } else { "s" };
                 write!(f, "invalid against {definition}: {} violation{s}", violations.len())
+            }
+            Validation::FormatMismatch { definition, violations } => {
+                let s = if violations.len() == 1 { "" } else { "es" };
+                write!(f, "valid against {definition} but for {} format mismatch{s}", violations.len())
             }
             Validation::UnknownMethod { method } => write!(f, "unknown method {method:?}"),
             Validation::Unmatched { reason } => write!(f, "unmatched: {reason}"),
@@ -357,10 +376,21 @@ impl RevisionSchema {
             return self.valid(definition);
         }
         let mut violations = Vec::new();
+        let definition = c.defs[definition].name.clone();
+        if checks.iter().all(|(def, instance, _)| c.defs[*def].structure.is_valid(instance)) {
+            for (def, instance, prefix) in checks {
+                explain::collect_formats(c, *def, instance, prefix, &mut violations);
+            }
+            // Never an empty verdict: should no format error be found (a format that decides
+            // between alternatives), the validator's own account is given.
+            if !violations.is_empty() {
+                return Validation::FormatMismatch { definition, violations };
+            }
+        }
         for (def, instance, prefix) in checks {
             explain::collect(c, *def, instance, prefix, &mut violations);
         }
-        Validation::Invalid { definition: c.defs[definition].name.clone(), violations }
+        Validation::Invalid { definition, violations }
     }
 }
 

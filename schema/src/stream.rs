@@ -40,6 +40,7 @@ impl<'a> StreamValidator<'a> {
                         "a JSON array (batch) is not a message in {}; batches exist only in 2025-03-26",
                         self.schema.revision()
                     ),
+                    format: None,
                 }],
             }];
         }

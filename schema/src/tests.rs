@@ -199,7 +199,15 @@ fn byte_fields_must_be_base64() {
     for s in legacy() {
         let msg = json!({"jsonrpc": "2.0", "id": 3, "result": {
             "content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}});
-        assert_invalid_at(s, S2C, msg, Some("tools/call"), "CallToolResult", "/result/content/0/data");
+        match s.validate(S2C, &msg, Some("tools/call")) {
+            Validation::FormatMismatch { definition, violations } => {
+                assert_eq!(definition, "CallToolResult");
+                assert_eq!(violations.len(), 1, "{violations:#?}");
+                assert_eq!(violations[0].instance_path, "/result/content/0/data");
+                assert_eq!(violations[0].format.as_deref(), Some("byte"));
+            }
+            other => panic!("{}: {other:?}", s.revision()),
+        }
     }
     assert!(compile::is_base64("") && compile::is_base64("aGk=") && compile::is_base64("aGVsbG8h"));
     assert!(!compile::is_base64("aGk") && !compile::is_base64("a===") && !compile::is_base64("aG k="));
@@ -473,6 +481,40 @@ mod builtin {
         }
     }
 
+    /// `format` is an annotation (JSON Schema 2020-12): a message whose only defect is a
+    /// format is structurally valid, and says which format failed where; inside an `anyOf`
+    /// (resource contents are text or blob) too, once per place.
+    #[test]
+    fn a_format_mismatch_is_told_apart_from_a_structural_violation() {
+        // (From 2026-07-28 a read result needs more members than this example has.)
+        for rev in Revision::LEGACY {
+            let s = builtin().get(rev).unwrap();
+            let read =
+                |contents: Value| json!({"jsonrpc": "2.0", "id": 2, "result": {"contents": [contents]}});
+            let bad_uri = read(json!({"uri": "not a uri", "text": "hi"}));
+            let got = s.validate(S2C, &bad_uri, Some("resources/read"));
+            let Validation::FormatMismatch { definition, violations } = &got else {
+                panic!("{rev}: {got:?}")
+            };
+            assert_eq!(definition, "ReadResourceResult");
+            assert!(got.is_structurally_valid() && !got.is_valid());
+            assert_eq!(violations.len(), 1, "{rev}: {violations:#?}");
+            let v = &violations[0];
+            assert_eq!(
+                (v.instance_path.as_str(), v.format.as_deref()),
+                ("/result/contents/0/uri", Some("uri"))
+            );
+            assert!(v.message.contains("is not a \"uri\""), "{}", v.message);
+            assert!(got.to_string().ends_with("but for 1 format mismatch"), "{got}");
+            // A structural defect next to it: invalid, the format still named as such.
+            let both = read(json!({"uri": "not a uri", "text": 5}));
+            let got = s.validate(S2C, &both, Some("resources/read"));
+            let Validation::Invalid { violations, .. } = &got else { panic!("{rev}: {got:?}") };
+            assert!(!got.is_structurally_valid() && !violations.is_empty());
+            assert!(violations.iter().any(|v| v.format.is_none()), "{rev}: {violations:#?}");
+        }
+    }
+
     #[test]
     fn accepts_fractional_elicitation_answers_unlike_the_official_files() {
         // digest §T5: the TS says `number`; the official files say integer.
@@ -666,6 +708,7 @@ fn verdicts_and_violations_print_on_one_line() {
         schema_path: "/definitions/InitializeRequest/properties/params/properties/protocolVersion/type"
             .into(),
         message: "3 is not of type \"string\"".into(),
+        format: None,
     };
     assert_eq!(
         v.to_string(),

@@ -76,6 +76,8 @@ struct Side {
     /// Progress tokens of this side's requests that are active (neither answered nor
     /// cancelled): token → the request carrying it.
     active_tokens: HashMap<RequestId, RequestId>,
+    /// A message of this side split over lines has been reported.
+    split_reported: bool,
 }
 
 /// Tracks one session and judges each message.
@@ -107,7 +109,30 @@ impl SessionChecker {
     /// Judges one decoded line.
     pub fn on_frame(&mut self, direction: Direction, frame: &FrameContent) -> Vec<Inspection> {
         match frame {
-            FrameContent::Json { value, .. } => self.on_value(direction, value),
+            FrameContent::Json { value, lines: 1, .. } => self.on_value(direction, value),
+            // A message split over lines, made whole again: the framing is broken, but the
+            // message is judged as the message it is, so its answer is still seen as one.
+            // Reported once per session and side: a peer that pretty-prints does so throughout.
+            FrameContent::Json { value, lines, .. } => {
+                let mut out = Vec::new();
+                let side = self.side_mut(direction);
+                if !side.split_reported {
+                    side.split_reported = true;
+                    out.push(bare(
+                        direction,
+                        Violation::new(
+                            &rules::NEWLINE_DELIMITED,
+                            "a JSON-RPC message on its own line",
+                            format!(
+                                "one message over {lines} lines (pretty-printed JSON); it and any like it \
+                                 are judged as reassembled"
+                            ),
+                        ),
+                    ));
+                }
+                out.extend(self.on_value(direction, value));
+                out
+            }
             FrameContent::Blank => vec![bare(
                 direction,
                 Violation::new(&rules::BLANK_LINE, "one JSON-RPC message per line", "an empty line"),
@@ -488,6 +513,27 @@ mod tests {
         assert_eq!(c.revision(), Revision::V2025_03_26);
         c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         assert!(ids(&c.on_value(S2C, &json!([{"jsonrpc":"2.0","method":"notifications/x"}]))).is_empty());
+    }
+
+    /// A message reassembled from the lines it was split over breaks the framing once, and is
+    /// judged as the message it is: here, the answer to the outstanding ping.
+    #[test]
+    fn a_reassembled_message_is_flagged_and_judged() {
+        let mut c = session();
+        let pong =
+            FrameContent::Json { value: json!({"jsonrpc":"2.0","id":1,"result":{}}), crlf: false, lines: 5 };
+        let out = c.on_frame(S2C, &pong);
+        assert_eq!(ids(&out), ["stdio/newline-delimited"]);
+        assert!(out[0].violations[0].actual.contains("over 5 lines"), "{:?}", out[0].violations);
+        assert_eq!(out[1].answered_method.as_deref(), Some("ping"));
+        assert_eq!(c.outstanding_match(C2S, &RequestId::from(1)), None, "answered");
+        let again = FrameContent::Json {
+            value: json!({"jsonrpc":"2.0","method":"notifications/x"}),
+            crlf: false,
+            lines: 3,
+        };
+        assert_eq!(ids(&c.on_frame(S2C, &again)), Vec::<&str>::new(), "reported once");
+        assert_eq!(ids(&c.on_frame(C2S, &again)), ["stdio/newline-delimited"], "per side");
     }
 
     #[test]

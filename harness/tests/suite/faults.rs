@@ -140,4 +140,71 @@ caught! {
     null_id_response: "null-id-response" at "2025-11-25" => "jsonrpc/response-id" "failed";
     error_code_string: "error-code-string" at "2025-11-25" => "jsonrpc/error-code-integer" "failed";
     ping_non_empty_result: "ping-non-empty-result" at "2025-11-25" => "ping/after-initialize" "failed";
+    progress_token_zero: "progress-token-zero" at "2025-11-25" => "progress/token-active" "failed";
+}
+
+/// Regression (issue #11): what a server writes after a scenario's last wait was never read, so
+/// a stray progress notification (token 0) right after a tool's answer passed the scenarios
+/// that end with that answer. Each such scenario fails now, in every revision.
+#[test]
+fn a_message_after_the_last_wait_is_judged() {
+    let run = certify_reference(
+        Some("progress-token-zero"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-06-18", "--revision", "2024-11-05"],
+        Duration::from_secs(120),
+    );
+    for revision in ["2025-06-18", "2024-11-05"] {
+        let hit = run.checks().into_iter().find(|(scenario, r, c)| {
+            scenario == "fixture/simple-text" && r == revision && c["id"] == "progress/token-active"
+        });
+        let (_, _, c) =
+            hit.unwrap_or_else(|| panic!("{revision}: simple-text not failed\n{}", run.describe()));
+        assert_eq!(c["verdict"], "failed");
+        assert!(c["actual"].as_str().unwrap().contains("token 0"), "{c}");
+    }
+    assert_no_leftovers(&run.marker);
+}
+
+/// Issue #11: `format` is an annotation (JSON Schema 2020-12). A server whose only defect is a
+/// URL that is not a URI gets a warning naming the format and the place, not a failure; a
+/// structural defect (`result-and-error`, above) still fails.
+#[test]
+fn a_format_mismatch_is_a_warning() {
+    let run = certify_reference(
+        Some("website-url-not-uri"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, Some(0), "only a SHOULD is broken\n{}", run.describe());
+    let checks = run.checks();
+    let format = checks.iter().find(|(_, _, c)| c["id"] == "schema/format");
+    let (_, _, c) = format.unwrap_or_else(|| panic!("no schema/format check\n{}", run.describe()));
+    assert_eq!((c["verdict"].as_str(), c["level"].as_str()), (Some("warning"), Some("SHOULD")));
+    assert!(c["expected"].as_str().unwrap().contains("format uri at /result/serverInfo/websiteUrl"), "{c}");
+    assert!(!checks.iter().any(|(_, _, c)| c["verdict"] == "failed"), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// Issue #11: a server that pretty-prints its JSON breaks the framing, reported once per
+/// scenario; its messages are reassembled and judged on their merits, so nothing else fails
+/// and no scenario waits out its timeout (before, every one did, failing on the missing answers).
+#[test]
+fn pretty_printed_json_is_reported_once_and_judged_on_its_merits() {
+    let run = certify_reference(
+        Some("pretty-printed-json"),
+        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25", "--revision", "2024-11-05"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let mut scenarios = std::collections::BTreeMap::<(String, String), usize>::new();
+    for (scenario, revision, c) in run.checks() {
+        if c["verdict"] == "failed" {
+            assert_eq!(c["id"], "stdio/newline-delimited", "{scenario} {revision}: {c}");
+            assert!(c["actual"].as_str().unwrap().contains("pretty-printed JSON"), "{c}");
+            *scenarios.entry((scenario, revision)).or_default() += 1;
+        }
+    }
+    assert!(scenarios.len() > 100, "every scenario sees the fault: {}", scenarios.len());
+    assert!(scenarios.values().all(|n| *n == 1), "once per scenario: {scenarios:?}");
+    assert_no_leftovers(&run.marker);
 }

@@ -2,13 +2,15 @@
 //! process, in a process group of its own, and mcpspec talks to it over its stdin and stdout.
 //!
 //! Everything is bounded: reads wait at most the caller's timeout, writes at most the write
-//! timeout, stdout is decoded by a [`LineDecoder`] with a maximum message size, stderr keeps
+//! timeout, stdout is decoded by a [`Reassembler`] (the line decoder, with messages split over
+//! lines made whole again and flagged) with a maximum message size, stderr keeps
 //! only its last bytes. Shutdown follows the spec (`basic/lifecycle.mdx`, Shutdown, stdio):
 //! close stdin, wait, SIGTERM, wait, SIGKILL; SIGKILL goes to the whole process group, and the
 //! group is killed again when the transport is dropped, so no process outlives it.
 
 use super::{RecvError, SendError};
-use crate::framing::{Frame, LineDecoder, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::reassembly::Reassembler;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
@@ -318,7 +320,7 @@ impl Drop for ChildTransport {
 }
 
 async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Sender<Frame>) {
-    let mut decoder = LineDecoder::new(max);
+    let mut decoder = Reassembler::new(max);
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
     loop {
@@ -333,8 +335,11 @@ async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Send
             }
         }
     }
-    if let Some(f) = decoder.finish() {
-        let _ = tx.send(f).await;
+    decoder.finish(&mut frames);
+    for f in frames {
+        if tx.send(f).await.is_err() {
+            return;
+        }
     }
 }
 

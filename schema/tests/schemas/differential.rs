@@ -98,6 +98,7 @@ fn kind(v: &Validation) -> (&'static str, &str) {
     match v {
         Validation::Valid { definition } => ("valid", definition),
         Validation::Invalid { definition, .. } => ("invalid", definition),
+        Validation::FormatMismatch { definition, .. } => ("format mismatch", definition),
         Validation::UnknownMethod { method } => ("unknown method", method),
         Validation::Unmatched { .. } => ("unmatched", ""),
     }
@@ -182,7 +183,9 @@ fn compare(unpatched: &RevisionSchema, ours: &RevisionSchema) -> Outcome {
 /// Every violation points at a real place: its schema path resolves in the schema document and
 /// its instance path in the instance.
 fn check_paths(schema: &RevisionSchema, name: &str, instance: &Value) {
-    let Some(Validation::Invalid { violations, .. }) = schema.validate_as(name, instance) else {
+    let Some(Validation::Invalid { violations, .. } | Validation::FormatMismatch { violations, .. }) =
+        schema.validate_as(name, instance)
+    else {
         panic!("{name}: is_valid_as said invalid, validate_as disagrees: {instance}");
     };
     assert!(!violations.is_empty(), "{name}: invalid without violations: {instance}");

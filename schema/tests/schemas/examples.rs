@@ -20,6 +20,7 @@ fn verdict(v: &Validation) -> &'static str {
     match v {
         Validation::Valid { .. } => "valid",
         Validation::Invalid { .. } => "invalid",
+        Validation::FormatMismatch { .. } => "format mismatch",
         Validation::UnknownMethod { .. } => "unknown",
         Validation::Unmatched { .. } => "unmatched",
     }
