@@ -16,6 +16,8 @@ const MAX_TOOL_ROUNDS: usize = 3;
 pub struct ClientPersona {
     /// The `capabilities` object sent in `initialize`.
     pub capabilities: Value,
+    /// The user declines every elicitation instead of accepting it.
+    pub declines_elicitation: bool,
 }
 
 impl Default for ClientPersona {
@@ -29,7 +31,7 @@ pub const ROOT_URI: &str = "file:///tmp/mcpspec/project";
 
 impl ClientPersona {
     pub fn new(capabilities: Value) -> Self {
-        ClientPersona { capabilities }
+        ClientPersona { capabilities, declines_elicitation: false }
     }
 
     fn declares(&self, capability: &str) -> bool {
@@ -132,8 +134,9 @@ impl ClientPersona {
         }))
     }
 
-    /// Accepts an elicitation in a mode it declared: content that satisfies the requested
-    /// schema, its defaults pre-populated (form mode), nothing for URL mode. A mode it did not
+    /// Accepts an elicitation in a mode it declared (or declines it, when the persona's user
+    /// declines): content that satisfies the requested schema, its defaults pre-populated (form
+    /// mode), nothing for URL mode. A mode it did not
     /// declare gets -32602 (client/elicitation.mdx#error-handling, 2025-11-25: MUST).
     fn elicit(&self, params: &Value) -> Result<Value, ErrorObject> {
         let mode = elicitation::mode(params);
@@ -145,6 +148,9 @@ impl ClientPersona {
                     "Invalid params: elicitation mode {mode:?} was not declared (elicitation: {declared})"
                 ),
             ));
+        }
+        if self.declines_elicitation {
+            return Ok(json!({ "action": "decline" }));
         }
         if mode == "url" {
             return Ok(json!({ "action": "accept" }));

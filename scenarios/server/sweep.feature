@@ -40,6 +40,18 @@ Feature: Sweep
       | sampling-tools  | {"sampling": {"tools": {}}}               |
       | elicitation-url | {"elicitation": {"url": {}}}              |
 
+  @id:sweep/tools-declining @MUST @spec:basic/index.mdx#responses @since:2025-06-18
+  Scenario: every tool is called by a client whose user declines every elicitation
+    Given an initialized session declaring the client capabilities
+      """
+      {"elicitation": {}}
+      """
+    And the server declares the "tools" capability
+    And the client declines every elicitation
+    When the client calls every tool with generated arguments
+    Then every request of the sweep is answered
+    And every list the calls changed was announced
+
   @id:sweep/prompts @MUST @spec:basic/index.mdx#responses
   Scenario: every prompt is got with generated arguments
     Given an initialized session

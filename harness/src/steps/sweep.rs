@@ -9,7 +9,7 @@
 use super::when::list_all;
 use super::{outcome_text, Halt, ServerWorld};
 use crate::scenario::Scenario as _;
-use cucumber::{then, when};
+use cucumber::{given, then, when};
 use mcpspec::arguments::{example_for, example_object};
 use mcpspec::session::WaitError;
 use mcpspec::verdict::{Check, Level};
@@ -80,6 +80,15 @@ impl Default for SweepOptions {
     fn default() -> Self {
         SweepOptions { enabled: true, destructive: false }
     }
+}
+
+#[given("the client declines every elicitation")]
+async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    let mut persona = session.persona().clone();
+    persona.declines_elicitation = true;
+    session.set_persona(persona);
+    Ok(())
 }
 
 #[when("the client calls every tool with generated arguments")]
