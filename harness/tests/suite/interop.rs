@@ -52,6 +52,11 @@ fn interop_server_everything_from_npm() {
     // … and its elicitation tool asks a 2025-06-18 client for multi-select (array) enums, which
     // the 2025-06-18 PrimitiveSchemaDefinition does not have (added in 2025-11-25).
     known.insert(pair("sweep/tools[elicitation]", "2025-06-18"));
+    known.insert(pair("sweep/tools-declining", "2025-06-18"));
+    // elicitation/mode-declared (2025-11-25/client/elicitation.mdx#capabilities, "Servers MUST
+    // NOT send elicitation requests with modes that are not supported by the client"): its
+    // elicitation tool sends a form to a client that declared URL mode only.
+    known.insert(pair("sweep/tools[elicitation-url]", "2025-11-25"));
     assert_eq!(failed, known, "{}", run.describe());
 }
 
