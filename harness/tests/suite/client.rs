@@ -341,13 +341,7 @@ fn client_slow_explorer_passes_at_the_default_timeout() {
     for key in ["failed", "warnings", "errors"] {
         assert_eq!(run.summary(key), 0, "{key}\n{}", run.describe());
     }
-    let report = run.report.as_ref().unwrap();
-    let shutdown: Vec<_> = report["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["id"] == "client-lifecycle/shutdown")
-        .collect();
+    let shutdown = run.scenarios("client-lifecycle/shutdown");
     assert_eq!(shutdown.len(), 4, "{}", run.describe());
     for s in shutdown {
         // It was judged (not skipped), and it was slow: its session outlasted the timeout.
@@ -379,14 +373,7 @@ fn client_still_at_work_is_inconclusive_in_shutdown() {
         "20",
     ];
     let run = run(&args, true, Duration::from_secs(120));
-    let report = run.report.as_ref().expect("a report");
-    let shutdown = report["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == "client-lifecycle/shutdown")
-        .expect("the shutdown scenario ran")
-        .clone();
+    let shutdown = run.scenarios("client-lifecycle/shutdown").pop().expect("the shutdown scenario ran");
     assert_eq!(shutdown["verdict"], "skipped", "{shutdown}\n{}", run.describe());
     let reason = shutdown["reason"].as_str().unwrap_or("");
     assert!(reason.starts_with("inconclusive: the client was still at work after 12s"), "{shutdown}");

@@ -82,11 +82,10 @@ fn interop_mcp_server_time_from_pypi() {
     let known = BTreeSet::from([pair("jsonrpc/batch-answered", "2025-03-26")]);
     assert_eq!(failed, known, "{}", run.describe());
     for revision in ["2025-06-18", "2025-11-25"] {
-        let verdict = run.report.as_ref().unwrap()["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == "tools/structured-output" && s["revision"] == revision)
+        let verdict = run
+            .scenarios("tools/structured-output")
+            .into_iter()
+            .find(|s| s["revision"] == revision)
             .map(|s| s["verdict"].clone());
         assert_eq!(verdict, Some(serde_json::json!("passed")), "{revision}\n{}", run.describe());
     }

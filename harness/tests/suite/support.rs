@@ -39,6 +39,12 @@ impl Run {
         out
     }
 
+    /// The report entries of the scenario `id`, one per revision it ran at.
+    pub fn scenarios(&self, id: &str) -> Vec<Value> {
+        let all = self.report.as_ref().and_then(|r| r["scenarios"].as_array());
+        all.into_iter().flatten().filter(|s| s["id"] == id).cloned().collect()
+    }
+
     pub fn summary(&self, key: &str) -> u64 {
         self.report
             .as_ref()

@@ -76,9 +76,7 @@ fn an_error_result_leaves_structured_output_inconclusive() {
         &["--timeout", "2", "--revision", "2025-11-25"],
         Duration::from_secs(120),
     );
-    let scenario = run.report.as_ref().and_then(|r| {
-        r["scenarios"].as_array()?.iter().find(|s| s["id"] == "tools/structured-output").cloned()
-    });
+    let scenario = run.scenarios("tools/structured-output").pop();
     let scenario = scenario.unwrap_or_else(|| panic!("no tools/structured-output\n{}", run.describe()));
     assert_eq!(scenario["verdict"], "skipped", "{scenario:#}");
     assert!(scenario["reason"]
