@@ -17,6 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// How many times a barrier ping's round trip a late answer is given
+/// ([`ServerSession::wait_answer_or_silence`]).
+const BARRIER_ROUND_TRIPS: u32 = 4;
+/// The least grace after a barrier, however fast its round trip: scheduling jitter on a busy
+/// machine dwarfs a local pipe's round trip.
+const MIN_GRACE: Duration = Duration::from_millis(250);
+
 /// How many unsolicited messages a session keeps for steps to look at.
 const KEPT_MESSAGES: usize = 1_000;
 /// How long, and for how many frames, the end of a session reads what the server wrote last.
@@ -33,6 +40,10 @@ pub enum WaitError {
     /// The server closed its stdout (usually: it exited).
     #[error("the server closed its stdout before answering{0}")]
     Closed(String),
+    /// A ping sent after the message was answered, and no answer to the message followed
+    /// within the grace: the server answers it with silence.
+    #[error("no response; a ping sent after it was answered, and nothing more came within {grace:?}")]
+    Silent { grace: Duration },
     /// What answered the request is not a well-formed response (the recorder has failed it).
     #[error("a malformed response: {0}")]
     Malformed(String),
@@ -143,8 +154,53 @@ impl ServerSession {
         idless_ok: bool,
         within: Duration,
     ) -> Result<Response, WaitError> {
-        if let Some(at) = self.early.iter().position(|(v, _)| answers(v, id, idless_ok)) {
-            return Ok(self.early.remove(at).1);
+        self.wait_first(&[(id, idless_ok)], within).await.map(|(_, r)| r)
+    }
+
+    /// Waits for the answer to a message that may rightly get none (a malformed line, a ping
+    /// with an odd id), proving silence without waiting out `within`: a ping sent after it is
+    /// a barrier. A server reads its input in order, so once the barrier is answered, the answer
+    /// to the message, if any, is due within a grace of [`BARRIER_ROUND_TRIPS`] times the
+    /// barrier's round trip (at least [`MIN_GRACE`]); `within` still bounds a server that
+    /// answers nothing at all.
+    pub async fn wait_answer_or_silence(
+        &mut self,
+        id: Option<&RequestId>,
+        idless_ok: bool,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        let barrier = self.fresh_id();
+        let sent = Instant::now();
+        self.send(&Message::request(barrier.clone(), "ping", None)).await?;
+        let deadline = sent + within;
+        let targets = [(id, idless_ok), (Some(&barrier), false)];
+        match self.wait_first(&targets, within).await {
+            Ok((0, r)) => return Ok(r),
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+        // The barrier is answered: the message's answer, if it comes, comes now.
+        let grace = (sent.elapsed() * BARRIER_ROUND_TRIPS).max(MIN_GRACE);
+        let left = deadline.saturating_duration_since(Instant::now()).min(grace);
+        match self.wait_first(&targets[..1], left).await {
+            Ok((_, r)) => Ok(r),
+            Err(WaitError::Timeout(_)) => Err(WaitError::Silent { grace }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits for the first answer to one of `targets` (an id, and whether an error without an
+    /// id counts); returns which target it answered.
+    async fn wait_first(
+        &mut self,
+        targets: &[(Option<&RequestId>, bool)],
+        within: Duration,
+    ) -> Result<(usize, Response), WaitError> {
+        let matching = |v: &Value| targets.iter().position(|(id, idless_ok)| answers(v, *id, *idless_ok));
+        if let Some((at, which)) =
+            self.early.iter().enumerate().find_map(|(at, (v, _))| Some((at, matching(v)?)))
+        {
+            return Ok((which, self.early.remove(at).1));
         }
         let deadline = Instant::now() + within;
         loop {
@@ -157,14 +213,16 @@ impl ServerSession {
             let inspections = self.recorder.record_frame(Direction::ServerToClient, &frame);
             let mut found = None;
             for i in inspections {
-                let ours = found.is_none() && i.value.as_ref().is_some_and(|v| answers(v, id, idless_ok));
-                match i.message {
-                    Some(Message::Response(r)) if ours => found = Some(Ok(r)),
-                    None if ours => {
+                let which = if found.is_none() { i.value.as_ref().and_then(|v| matching(v)) } else { None };
+                match (i.message, which) {
+                    (Some(Message::Response(r)), Some(which)) => found = Some(Ok((which, r))),
+                    (None, Some(_)) => {
                         let why = i.violations.first().map(|v| v.actual.clone());
                         found = Some(Err(WaitError::Malformed(why.unwrap_or_default())));
                     }
-                    _ => self.take_unsolicited(i).await?,
+                    (message, _) => {
+                        self.take_unsolicited(Inspection { message, ..i }).await?;
+                    }
                 }
             }
             if let Some(found) = found {

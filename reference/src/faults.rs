@@ -65,6 +65,9 @@ faults! {
     UnknownMethodWrongCode => "unknown-method-wrong-code",
     /// Unknown notifications are answered with an error response (-32601, no id).
     AnswerNotifications => "answer-notifications",
+    /// Lines that are not JSON and messages that are not valid requests get no answer at all;
+    /// the session goes on.
+    SilentOnMalformed => "silent-on-malformed",
     /// Exits with status 1 on a line that is not JSON.
     CrashOnGarbage => "crash-on-garbage",
     /// `{"jsonrpc":"2.0","id":N}` (no method) is answered with a result.
@@ -472,7 +475,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 54);
+        assert_eq!(Fault::ALL.len(), 55);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

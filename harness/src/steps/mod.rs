@@ -27,6 +27,9 @@ pub struct Pending {
     pub id: Option<RequestId>,
     /// A malformed message may be answered with an error without an id.
     pub idless_ok: bool,
+    /// The message may rightly go unanswered (malformed input, a ping with an odd id): a ping
+    /// sent after it proves silence, instead of the whole timeout.
+    pub barrier: bool,
     /// What was sent, for messages: `the tools/list request`.
     pub what: String,
 }
@@ -162,6 +165,7 @@ impl ServerWorld {
                 self.pending.push(Pending {
                     id: Some(id.clone()),
                     idless_ok: false,
+                    barrier: false,
                     what: format!("the {method} request"),
                 });
                 self.response = None;
@@ -203,9 +207,13 @@ impl ServerWorld {
                 self.harness_error("no message is awaiting an answer (a When step is missing)".into())
             );
         }
-        let Pending { id, idless_ok, what } = self.pending.remove(0);
+        let Pending { id, idless_ok, barrier, what } = self.pending.remove(0);
         let within = self.timeout();
-        let waited = self.session()?.wait_answer(id.as_ref(), idless_ok, within).await;
+        let session = self.session()?;
+        let waited = match barrier {
+            true => session.wait_answer_or_silence(id.as_ref(), idless_ok, within).await,
+            false => session.wait_answer(id.as_ref(), idless_ok, within).await,
+        };
         match waited {
             Ok(r) => {
                 self.response = Some(r.clone());

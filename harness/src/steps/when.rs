@@ -82,7 +82,8 @@ async fn writes_line(w: &mut ServerWorld, line: String) -> Result<(), Halt> {
     let sent = w.session()?.send_raw(&bytes).await;
     match sent {
         Ok(()) => {
-            w.pending.push(Pending { id: None, idless_ok: true, what: "a line that is not JSON".into() });
+            let what = "a line that is not JSON".into();
+            w.pending.push(Pending { id: None, idless_ok: true, barrier: true, what });
             Ok(())
         }
         Err(e) => Err(w.not_sent("a line that is not JSON", e).await),
@@ -105,11 +106,15 @@ async fn write_message(w: &mut ServerWorld, message: Value) -> Result<(), Halt> 
         return Err(w.not_sent(&what, e).await);
     }
     match Message::from_value(&message) {
-        Ok(Message::Request(r)) => w.pending.push(Pending { id: Some(r.id), idless_ok: false, what }),
+        // A ping is answered at once or not at all (an id the server cannot read back).
+        Ok(Message::Request(r)) => {
+            let barrier = r.method == "ping";
+            w.pending.push(Pending { id: Some(r.id), idless_ok: false, barrier, what })
+        }
         Ok(_) | Err(EnvelopeError::Batch) => {}
         Err(_) => {
             let id = message.get("id").and_then(RequestId::from_value);
-            w.pending.push(Pending { id, idless_ok: true, what });
+            w.pending.push(Pending { id, idless_ok: true, barrier: true, what });
         }
     }
     Ok(())

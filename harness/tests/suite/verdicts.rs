@@ -191,3 +191,26 @@ fn a_list_a_call_changed_must_be_announced() {
     assert_eq!(announced.summary("warnings"), 0, "{}", announced.describe());
     assert_eq!(announced.code, Some(0), "{}", announced.describe());
 }
+
+/// Silence is proven by a barrier, not by the timeout: a server that ignores malformed input
+/// (but answers pings) is warned for the missing -32700 and -32600 errors once a ping sent after
+/// the bad message is answered, with the whole timeout to spare.
+#[test]
+fn silence_is_proven_by_a_ping_barrier() {
+    let run = certify_reference(
+        Some("silent-on-malformed"),
+        &["--timeout", "60", "-j", "8", "--revision", "2025-11-25", "--no-sweep"],
+        Duration::from_secs(300),
+    );
+    let silent: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(s, _, _)| s == "jsonrpc/parse-error" || s.starts_with("jsonrpc/invalid-request["))
+        .filter(|(_, _, c)| c["verdict"] == "warning")
+        .collect();
+    assert_eq!(silent.len(), 6, "{silent:#?}\n{}", run.describe());
+    for (_, _, c) in &silent {
+        assert!(c["actual"].as_str().unwrap().contains("a ping sent after it was answered"), "{c}");
+    }
+    assert_eq!(run.code, Some(0), "SHOULDs only\n{}", run.describe());
+}

@@ -283,6 +283,7 @@ impl ReferenceServer {
             FrameContent::Json { value, .. } => self.on_value_at(value, now),
             // A stray empty line carries no request: nothing to answer.
             FrameContent::Blank => self.poll(now),
+            FrameContent::Invalid(_) if self.fault == Some(Fault::SilentOnMalformed) => self.poll(now),
             FrameContent::Invalid(e) => {
                 let mut out = self.poll(now);
                 out.push(
@@ -458,6 +459,7 @@ impl ReferenceServer {
             Ok(Message::Request(r)) => self.on_request(r),
             Ok(Message::Notification(n)) => self.on_notification(n),
             Ok(Message::Response(r)) => self.on_response(r),
+            Err(_) if self.fault == Some(Fault::SilentOnMalformed) => {}
             Err(e) => {
                 // A message whose id cannot be read is answered without one, as JSON-RPC says.
                 let id = match e {
