@@ -236,6 +236,20 @@ mod tests {
         out
     }
 
+    /// `bytes` cut at the offsets `cuts` (in any order, clamped to its length).
+    fn cut(bytes: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+        cuts.sort_unstable();
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        for c in cuts {
+            pieces.push(&bytes[start..c]);
+            start = c;
+        }
+        pieces.push(&bytes[start..]);
+        pieces
+    }
+
     fn pretty(v: &Value) -> Vec<u8> {
         let mut b = serde_json::to_vec_pretty(v).unwrap();
         b.push(b'\n');
@@ -344,12 +358,7 @@ mod tests {
                 bytes.extend(&line);
                 want.push((v, lines));
             }
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
-            cuts.sort_unstable();
-            let mut pieces = Vec::new();
-            let mut start = 0;
-            for c in cuts { pieces.push(&bytes[start..c]); start = c; }
-            pieces.push(&bytes[start..]);
+            let pieces = cut(&bytes, cuts);
             let got: Vec<(Value, u64)> = frames(DEFAULT_MAX_MESSAGE_BYTES, &pieces).into_iter().map(|f| match f.content {
                 FrameContent::Json { value, lines, .. } => (value, lines),
                 other => panic!("{other:?}"),
@@ -366,12 +375,7 @@ mod tests {
             cuts in proptest::collection::vec(0usize..300, 0..8),
             max in 1usize..64) {
             let whole = Reassembler::decode_all(max, &bytes);
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
-            cuts.sort_unstable();
-            let mut pieces = Vec::new();
-            let mut start = 0;
-            for c in cuts { pieces.push(&bytes[start..c]); start = c; }
-            pieces.push(&bytes[start..]);
+            let pieces = cut(&bytes, cuts);
             prop_assert_eq!(frames(max, &pieces), whole.clone());
             if whole.iter().all(|f| !matches!(f.content, FrameContent::Json { lines: 2.., .. })) {
                 prop_assert_eq!(whole, LineDecoder::decode_all(max, &bytes));

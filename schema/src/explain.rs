@@ -29,7 +29,7 @@ pub(crate) fn collect(
     }
 }
 
-/// Appends one violation per string of `instance` that does not match its `format` (the
+/// Like [`collect`], but only the strings of `instance` that do not match their `format` (the
 /// errors inside `anyOf`/`oneOf` alternatives included), each (place, format) once: the
 /// account of a value that is valid but for formats.
 pub(crate) fn collect_formats(

@@ -76,12 +76,6 @@ pub struct SweepOptions {
     pub destructive: bool,
 }
 
-impl Default for SweepOptions {
-    fn default() -> Self {
-        SweepOptions { enabled: true, destructive: false }
-    }
-}
-
 #[given("the client declines every elicitation")]
 async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
     let session = w.session()?;
