@@ -5,12 +5,14 @@
 //! and decodes; the [`recorder`] runs every message through the sans-IO [`checker`] and the
 //! JSON Schema validator (`mcpspec_schema`); scenario steps (in the binary) add their own
 //! checks; [`report`] turns them into verdicts. Rules and levels live in [`rules`] and
-//! [`verdict`].
+//! [`verdict`]; the [`pool`] hands a session its scenario left untouched to the next scenario
+//! that needs one like it.
 
 pub mod arguments;
 pub mod checker;
 pub mod client_session;
 pub mod persona;
+pub mod pool;
 pub mod props;
 pub mod recorder;
 pub mod reference_client;

@@ -78,6 +78,11 @@ struct CertifyArgs {
     /// Scenarios run at once (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
+    /// Servers: run every scenario in a process of its own. By default a scenario that left
+    /// its session as it found it (only reading requests, nothing failed or in flight) hands
+    /// the process on to the next scenario that needs the same revision and capabilities.
+    #[arg(long, env = "MCPSPEC_ISOLATE")]
+    isolate: bool,
     /// The longest line (one message) read from the implementation, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
@@ -335,6 +340,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         jobs,
         scenarios: args.scenarios.clone(),
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
+        isolate: args.isolate,
     };
     let suite = match role {
         Role::Server => runner::run_server_suite(config).await,

@@ -18,10 +18,13 @@ const FINDINGS_PER_RULE: usize = 10;
 const TRANSCRIPT_ENTRIES: usize = 200;
 const TRANSCRIPT_TEXT: usize = 2_000;
 
+/// The `dir` of a wire-log line that is mcpspec's note, not a message.
+pub const NOTE: &str = "·";
+
 /// One line of the wire log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TranscriptEntry {
-    /// `→` client to server, `←` server to client.
+    /// `→` client to server, `←` server to client, [`NOTE`] for a note of mcpspec's.
     pub dir: &'static str,
     /// The line number on the receiving side's stream, when it came from a byte stream.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,6 +221,20 @@ impl WireRecorder {
             text = format!("{}… [{} bytes]", &text[..cut], text.len());
         }
         self.transcript.push(TranscriptEntry { dir: direction.arrow(), line, text });
+    }
+
+    /// Starts the record of the next scenario on this session: its findings, counts and wire
+    /// log start empty (they were the last scenario's), while the checker keeps the session's
+    /// state — what was negotiated, which ids were used, what is outstanding. `note`, the first
+    /// line of the new log, says where the session came from.
+    pub fn begin_segment(&mut self, note: String) {
+        self.findings.clear();
+        self.judged = 0;
+        self.schema_valid = 0;
+        self.schema_missing = None;
+        self.transcript.clear();
+        self.transcript_dropped = 0;
+        self.transcript.push(TranscriptEntry { dir: NOTE, line: None, text: note });
     }
 
     /// The wire log, and how many entries did not fit.

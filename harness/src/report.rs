@@ -68,9 +68,13 @@ pub struct ScenarioReport {
     pub reason: Option<String>,
     pub checks: Vec<Check>,
     pub duration_ms: u64,
-    /// How the implementation's process ended.
+    /// How the implementation's process ended (absent when it went on to the next scenario).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shutdown: Option<String>,
+    /// The shared process the scenario ran in, when it shared one with other scenarios: which,
+    /// the scenario's place on it, and whether it was handed on or why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The end of the implementation's stderr, kept when the scenario did not pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,

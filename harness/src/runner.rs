@@ -12,6 +12,7 @@ use cucumber::gherkin::{self, GherkinEnv};
 use cucumber::{event, feature::Ext as _, parser, writer, Event};
 use futures::FutureExt as _;
 use include_dir::{include_dir, Dir};
+use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{console_entry, ScenarioReport};
 use mcpspec::verdict::Check;
@@ -34,7 +35,12 @@ pub struct SuiteContext {
     pub child: ChildOptions,
     pub schemas: Option<Arc<SchemaSet>>,
     pub sweep: SweepOptions,
+    /// Sessions between scenarios (server suite).
+    pub pool: SessionPool,
     results: Mutex<Vec<ScenarioReport>>,
+    /// Rules the server broke after a scenario had ended, on its shared session, charged to
+    /// that scenario at the end of the run: its id, revision and the checks.
+    late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
 }
 
 impl SuiteContext {
@@ -46,8 +52,42 @@ impl SuiteContext {
             child: config.child.clone(),
             schemas: config.schemas.clone(),
             sweep: config.sweep,
+            // As many idle sessions as scenarios run at once: enough for each runner of
+            // scenarios to find one, few enough to bound the processes alive.
+            pool: SessionPool::new(!config.isolate, config.jobs),
             results: Mutex::new(Vec::new()),
+            late: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Ends a shared session no scenario will use again; what its server wrote after its last
+    /// scenario ended is charged to that scenario.
+    pub async fn retire(&self, shared: SharedSession) {
+        let (id, revision, tail) = shared.retire().await;
+        if !tail.is_empty() {
+            self.late.lock().expect("late lock").push((id, revision, tail));
+        }
+    }
+
+    /// Ends every idle session, and adds what their servers wrote late to the reports of the
+    /// scenarios they had served last (printing those again).
+    async fn close_pool(&self) {
+        let idle = self.pool.drain();
+        futures::future::join_all(idle.into_iter().map(|s| self.retire(s))).await;
+        let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
+        let mut results = self.results.lock().expect("results lock");
+        for (id, revision, tail) in late {
+            let revision = revision.to_string();
+            let Some(report) = results.iter_mut().find(|r| r.id == id && r.revision == revision) else {
+                continue;
+            };
+            report.checks.extend(tail);
+            let worst = report.checks.iter().map(|c| c.verdict).max().unwrap_or(report.verdict);
+            report.verdict = report.verdict.max(worst);
+            let note = "the server broke a rule after this scenario ended, on the process it left running";
+            report.reason.get_or_insert_with(|| note.to_owned());
+            println!("{}", console_entry(report));
+        }
     }
 }
 
@@ -63,6 +103,8 @@ pub struct SuiteConfig {
     /// Read the feature files from here instead of the embedded ones.
     pub scenarios: Option<PathBuf>,
     pub sweep: SweepOptions,
+    /// Run every scenario in a process of its own (`--isolate`), never on a shared session.
+    pub isolate: bool,
 }
 
 /// A feature file: its path under `scenarios/` and its text.
@@ -231,6 +273,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     });
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
     run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
+    ctx.close_pool().await;
     let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
     Ok(SuiteRun { scenarios, revisions, not_tested })
 }
@@ -316,13 +359,16 @@ pub trait RoleWorld:
     fn take_state(&mut self) -> WorldState {
         self.state_mut().take()
     }
-    /// Ends the session with the implementation under test: adds the wire checks to `checks`;
-    /// returns how it ended, and — when `failing` says the scenario does not pass with the
-    /// checks given — the end of its stderr and the wire transcript.
+    /// Ends the session with the implementation under test — or hands it on, when the role
+    /// shares sessions, the scenario was `clean` (no harness error, not stopped) and left it
+    /// as it found it: adds the wire checks to `checks`; returns how it ended, and — when
+    /// `failing` says the scenario does not pass with the checks given — the end of its stderr
+    /// and the wire transcript.
     fn end_session(
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
+        clean: bool,
     ) -> impl std::future::Future<Output = SessionEnd>;
 }
 
@@ -340,6 +386,8 @@ pub struct WorldState {
 #[derive(Default)]
 pub struct SessionEnd {
     pub shutdown: Option<String>,
+    /// The shared process the scenario ran in, if it shared one.
+    pub session: Option<String>,
     pub stderr: Option<String>,
     pub transcript: Option<Vec<TranscriptEntry>>,
 }
@@ -421,6 +469,7 @@ fn unrun(
         checks: Vec::new(),
         duration_ms: 0,
         shutdown: None,
+        session: None,
         stderr: None,
         transcript: None,
         order,
@@ -463,7 +512,9 @@ async fn finish<W: RoleWorld>(
         };
     }
     let failing = |checks: &[Check]| ScenarioReport::verdict_of(checks, error.as_deref()) != Verdict::Passed;
-    let SessionEnd { shutdown, stderr, transcript } = world.end_session(&mut checks, &failing).await;
+    let clean = error.is_none() && !halted;
+    let SessionEnd { shutdown, session, stderr, transcript } =
+        world.end_session(&mut checks, &failing, clean).await;
     let (verdict, reason) = match (&error, &skipped) {
         // A scenario that does not apply is skipped — unless what it saw on the way broke a rule.
         (None, Some(why)) => {
@@ -487,6 +538,7 @@ async fn finish<W: RoleWorld>(
         checks,
         duration_ms: started.elapsed().as_millis() as u64,
         shutdown,
+        session,
         stderr,
         transcript,
         order,

@@ -4,7 +4,9 @@
 
 use crate::checker::Inspection;
 use crate::persona::ClientPersona;
+use crate::pool::Footprint;
 use crate::recorder::WireRecorder;
+use mcpspec_reference::framing::Frame;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
@@ -65,6 +67,11 @@ pub struct ServerSession {
     /// Responses that arrived while another answer was awaited (out of order, or in a batch).
     early: Vec<(Value, Response)>,
     shutdown: Option<ShutdownReport>,
+    /// What the client did that the next scenario could notice.
+    footprint: Footprint,
+    /// Barrier pings whose answers were not needed (the message they followed was answered
+    /// first), still to come.
+    barriers: Vec<RequestId>,
 }
 
 impl ServerSession {
@@ -84,6 +91,8 @@ impl ServerSession {
             server_requests: Vec::new(),
             early: Vec::new(),
             shutdown: None,
+            footprint: Footprint::default(),
+            barriers: Vec::new(),
         })
     }
 
@@ -95,9 +104,64 @@ impl ServerSession {
         &self.persona
     }
 
-    /// Sets the client the harness plays (before `initialize`).
+    /// Sets the client the harness plays (before `initialize`; a change after the session is
+    /// settled is one the server could notice).
     pub fn set_persona(&mut self, persona: ClientPersona) {
         self.persona = persona;
+        self.footprint.note("the client changed how it answers the server");
+    }
+
+    /// The session is established: what the client does from now on is the scenario's own,
+    /// and decides whether the session may serve another scenario afterwards.
+    pub fn settle(&mut self) {
+        self.footprint = Footprint::default();
+    }
+
+    /// Why this session must not serve another scenario, if it must not: what the client did
+    /// since it was settled ([`Footprint::why_not_shareable`]), or the process going or gone.
+    pub fn why_not_shareable(&mut self) -> Option<String> {
+        if let Some(why) = self.footprint.why_not_shareable(self.recorder.checker()) {
+            return Some(why);
+        }
+        if self.shutdown.is_some() || self.transport.stdin_fd().is_none() {
+            return Some("the session was ended".into());
+        }
+        self.transport.try_exit().map(|status| format!("the server {}", describe_status(status)))
+    }
+
+    /// Waits at most `within` for the answers to barrier pings still due, so the session can
+    /// be quiet for the next scenario.
+    pub async fn collect_barriers(&mut self, within: Duration) {
+        let deadline = Instant::now() + within;
+        for id in std::mem::take(&mut self.barriers) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.wait_first(&[(Some(&id), false)], left).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Hands the session to the next scenario: what the last one received is cleared, and the
+    /// recorder starts the new scenario's record, headed by `note`.
+    pub fn hand_over(&mut self, note: String) {
+        self.recorder.begin_segment(note);
+        self.notifications.clear();
+        self.server_requests.clear();
+        self.early.clear();
+        self.footprint.handed_over();
+    }
+
+    /// An id of its own choosing the client sent in this scenario that an earlier scenario on
+    /// the same shared session had used ([`Footprint::reused_id`]).
+    pub fn reused_id(&self) -> Option<&str> {
+        self.footprint.reused_id()
+    }
+
+    /// Records a frame from the server, noting which of the client's requests were carried out.
+    fn record(&mut self, frame: &Frame) -> Vec<Inspection> {
+        let inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
+        self.footprint.received(&inspections);
+        inspections
     }
 
     pub fn stderr_tail(&self) -> String {
@@ -111,21 +175,28 @@ impl ServerSession {
 
     /// Sends any JSON value as one line (also values that are not valid messages).
     pub async fn send_value(&mut self, value: &Value) -> Result<(), SendError> {
+        self.footprint.sent(value, self.recorder.checker());
         self.recorder.record_value(Direction::ClientToServer, value);
         self.transport.send(value).await
     }
 
     /// Sends raw bytes, as they are.
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        self.footprint.sent_raw(bytes, self.recorder.checker());
         self.recorder.record_raw(Direction::ClientToServer, bytes);
         self.transport.send_bytes(bytes).await
     }
 
     /// A fresh request id.
     pub fn fresh_id(&mut self) -> RequestId {
-        let id = RequestId::from(self.next_id);
-        self.next_id += 1;
-        id
+        loop {
+            let id = RequestId::from(self.next_id);
+            self.next_id += 1;
+            // An id the client chose itself earlier in the session is not fresh.
+            if !self.recorder.checker().has_used(Direction::ClientToServer, &id) {
+                return id;
+            }
+        }
     }
 
     /// Sends a request with a fresh integer id; returns the id.
@@ -175,7 +246,10 @@ impl ServerSession {
         let deadline = sent + within;
         let targets = [(id, idless_ok), (Some(&barrier), false)];
         match self.wait_first(&targets, within).await {
-            Ok((0, r)) => return Ok(r),
+            Ok((0, r)) => {
+                self.barriers.push(barrier);
+                return Ok(r);
+            }
             Ok(_) => {}
             Err(e) => return Err(e),
         }
@@ -210,7 +284,7 @@ impl ServerSession {
                 Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
                 Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
             };
-            let inspections = self.recorder.record_frame(Direction::ServerToClient, &frame);
+            let inspections = self.record(&frame);
             let mut found = None;
             for i in inspections {
                 let which = if found.is_none() { i.value.as_ref().and_then(|v| matching(v)) } else { None };
@@ -273,7 +347,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.transport.recv(left).await {
                 Ok(frame) => {
-                    for i in self.recorder.record_frame(Direction::ServerToClient, &frame) {
+                    for i in self.record(&frame) {
                         self.take_unsolicited(i).await?;
                     }
                 }
@@ -299,7 +373,7 @@ impl ServerSession {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             let Ok(frame) = self.transport.recv(left).await else { return false };
-            for i in self.recorder.record_frame(Direction::ServerToClient, &frame) {
+            for i in self.record(&frame) {
                 if self.take_unsolicited(i).await.is_err() {
                     return false;
                 }
@@ -323,7 +397,7 @@ impl ServerSession {
             }
             match self.transport.recv(left.min(Duration::from_millis(20))).await {
                 Ok(frame) => {
-                    self.recorder.record_frame(Direction::ServerToClient, &frame);
+                    self.record(&frame);
                 }
                 Err(RecvError::Closed) => {
                     return self.transport.wait_exit(deadline.saturating_duration_since(Instant::now())).await
@@ -352,7 +426,7 @@ impl ServerSession {
         let deadline = Instant::now() + TAIL_WAIT;
         for _ in 0..TAIL_FRAMES {
             match self.transport.recv(deadline.saturating_duration_since(Instant::now())).await {
-                Ok(frame) => drop(self.recorder.record_frame(Direction::ServerToClient, &frame)),
+                Ok(frame) => drop(self.record(&frame)),
                 Err(_) => return,
             }
         }

@@ -129,6 +129,9 @@ faults! {
     /// Not a defect: the same change as `tool-added-silently`, announced with
     /// `notifications/tools/list_changed` — the innocent side of that check.
     ToolAddedAnnounced => "tool-added-announced",
+    /// Once a tool call has been carried out, `tools/list` answers with an internal error: state
+    /// one scenario leaves behind for the next, which sessions shared blindly would misjudge.
+    ListingFailsAfterCall => "listing-fails-after-call",
     /// `test_roots` sends `roots/list` to a client that did not declare `roots`.
     RootsWithoutCapability => "roots-without-capability",
     /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
@@ -475,7 +478,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 55);
+        assert_eq!(Fault::ALL.len(), 56);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

@@ -369,6 +369,21 @@ impl SessionChecker {
         }
     }
 
+    /// Whether nothing is in flight: every request of either side answered, no progress under
+    /// way. A session handed from one scenario to the next must be quiet, or a late answer would
+    /// land in a scenario that did not ask.
+    /// Malformed messages are left out: their receiver may answer them or not.
+    pub fn is_quiet(&self) -> bool {
+        [&self.client, &self.server].iter().all(|side| {
+            side.active_tokens.is_empty() && side.outstanding.values().all(|p| p.method.is_empty())
+        })
+    }
+
+    /// Whether `requester` has sent a request with this id in the session.
+    pub fn has_used(&self, requester: Direction, id: &RequestId) -> bool {
+        self.side(requester).used.contains(id)
+    }
+
     /// The id of the request of `requester` answered last.
     pub fn last_answered(&self, requester: Direction) -> Option<RequestId> {
         self.side(requester).last_answered.clone()

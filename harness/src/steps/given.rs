@@ -5,6 +5,7 @@ use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::persona::ClientPersona;
+use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::verdict::Level;
 use mcpspec_reference::wire::{Message, Outcome};
 use serde_json::{json, Value};
@@ -41,6 +42,22 @@ async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt>
 }
 
 async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    let ctx = w.ctx();
+    let key = SessionKey::new(w.scenario.revision, &capabilities);
+    let me = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    if let Some(SharedSession { mut session, initialize_result, mut history }) = ctx.pool.take(&key) {
+        let last = history.served.last().cloned().unwrap_or_default();
+        session.hand_over(format!(
+            "shared process #{}, initialized at {} with the client capabilities {capabilities}; \
+             handed on by {last}",
+            history.process, w.scenario.revision
+        ));
+        history.served.push(me);
+        w.session = Some(session);
+        w.initialize_result = Some(initialize_result);
+        w.share = Some((key, history));
+        return Ok(());
+    }
     w.start()?;
     w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
     let version = w.scenario.revision.as_str();
@@ -58,6 +75,13 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         return Err(w.not_sent("notifications/initialized", e).await);
     }
     w.response = None;
+    // From here on, what the scenario does decides whether the session goes on to another.
+    w.session()?.settle();
+    if ctx.pool.enabled() {
+        let history =
+            History { process: ctx.pool.next_process(), revision: w.scenario.revision, served: vec![me] };
+        w.share = Some((key, history));
+    }
     Ok(())
 }
 

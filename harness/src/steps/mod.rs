@@ -14,8 +14,9 @@ mod then;
 mod when;
 
 pub use crate::scenario::{Halt, Scenario, ScenarioMeta, ScenarioState};
+use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::session::{ServerSession, WaitError};
-use mcpspec::verdict::Check;
+use mcpspec::verdict::{Check, Verdict};
 use mcpspec_reference::transport::SendError;
 use mcpspec_reference::wire::{describe, Outcome, RequestId, Response};
 use serde_json::{json, Value};
@@ -63,6 +64,9 @@ pub struct ServerWorld {
     pub listing: Option<Listing>,
     /// The requests of the sweep so far.
     pub sweep: sweep::SweepState,
+    /// Set while the session may be handed on to the next scenario that needs one like it:
+    /// what it is, and whom it served.
+    pub share: Option<(SessionKey, History)>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -86,19 +90,51 @@ impl crate::runner::RoleWorld for ServerWorld {
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
+        clean: bool,
     ) -> crate::runner::SessionEnd {
         let mut end = crate::runner::SessionEnd::default();
-        if let Some(session) = self.session.as_mut() {
-            // The session is over: read what is still in flight, then end the process.
-            let _ = session.drain(std::time::Duration::from_millis(0)).await;
-            end.shutdown = Some(session.shutdown().await.describe());
-            checks.extend(session.recorder().checks());
-            if failing(checks) {
-                end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
-                end.transcript = Some(session.recorder().transcript().0.to_vec());
+        let Some(mut session) = self.session.take() else { return end };
+        // The scenario is over: read what is already in flight.
+        let _ = session.drain(std::time::Duration::ZERO).await;
+        if let Some(id) = session.reused_id() {
+            // Not the server's fault, and not judgeable here: ids are unique per session.
+            checks.push(Check {
+                id: "mcpspec/shared-session".into(),
+                level: mcpspec::verdict::Level::MUST,
+                spec: self.scenario.spec("basic/index.mdx#requests"),
+                verdict: Verdict::Error,
+                expected: "a request id not used before in the session".into(),
+                actual: format!(
+                    "the scenario sent the id {id}, which an earlier scenario on the same shared process \
+                     had used; run it with --isolate"
+                ),
+            });
+        }
+        if let Some((key, history)) = self.share.take() {
+            session.collect_barriers(self.timeout()).await;
+            let mut seen = checks.clone();
+            seen.extend(session.recorder().checks());
+            let why_not = session.why_not_shareable().or_else(|| {
+                let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
+                (!passed).then(|| "the scenario did not pass cleanly".to_owned())
+            });
+            end.session = history.describe(why_not.as_deref());
+            if why_not.is_none() {
+                *checks = seen;
+                let initialize_result = self.initialize_result.take().unwrap_or_default();
+                let ctx = self.ctx();
+                for retired in ctx.pool.put(key, SharedSession { session, initialize_result, history }) {
+                    ctx.retire(retired).await;
+                }
+                return end;
             }
         }
-        self.session = None;
+        end.shutdown = Some(session.shutdown().await.describe());
+        checks.extend(session.recorder().checks());
+        if failing(checks) {
+            end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
+            end.transcript = Some(session.recorder().transcript().0.to_vec());
+        }
         end
     }
 }
@@ -115,6 +151,7 @@ impl ServerWorld {
             subject: None,
             listing: None,
             sweep: sweep::SweepState::default(),
+            share: None,
         }
     }
 
@@ -127,7 +164,9 @@ impl ServerWorld {
         Ok(self.session.as_mut().expect("checked above"))
     }
 
+    /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`).
     fn start(&mut self) -> Result<(), Halt> {
+        self.share = None;
         let ctx = self.ctx();
         match ServerSession::start(
             &ctx.command,

@@ -73,6 +73,7 @@ impl RoleWorld for ClientWorld {
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
+        _clean: bool,
     ) -> SessionEnd {
         let mut end = SessionEnd::default();
         if let Some(session) = self.session.as_mut() {

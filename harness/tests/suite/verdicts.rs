@@ -214,3 +214,45 @@ fn silence_is_proven_by_a_ping_barrier() {
     }
     assert_eq!(run.code, Some(0), "SHOULDs only\n{}", run.describe());
 }
+
+/// Shared sessions change no verdict: on the reference server and on faulty ones, a run that
+/// hands processes on and one with `--isolate` judge every scenario alike. The shared run did
+/// hand processes on, and the isolated one did not. `listing-fails-after-call` is the one that
+/// shows why a process must not go on after a request its server carried out: its tool calls
+/// break the next scenario's listing.
+#[test]
+fn shared_sessions_judge_every_scenario_as_isolate_does() {
+    let verdicts = |run: &Run| -> std::collections::BTreeMap<String, String> {
+        let report = run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", run.describe()));
+        let scenarios = report["scenarios"].as_array().unwrap().iter();
+        scenarios
+            .map(|s| (s["id"].as_str().unwrap().to_owned(), s["verdict"].as_str().unwrap().to_owned()))
+            .collect()
+    };
+    let taken_over = |run: &Run| {
+        let report = run.report.as_ref().unwrap();
+        let scenarios = report["scenarios"].as_array().unwrap().iter();
+        scenarios.filter(|s| s["session"].as_str().is_some_and(|t| t.contains("opened by"))).count()
+    };
+    let faults = [
+        "listing-fails-after-call",
+        "pagination-duplicates",
+        "crash-on-unknown-cancel",
+        "unknown-method-wrong-code",
+    ];
+    for fault in std::iter::once(None).chain(faults.map(Some)) {
+        let args = ["--timeout", "2", "-j", "8", "--revision", "2025-11-25"];
+        let shared = certify_reference(fault, &args, Duration::from_secs(120));
+        let isolated =
+            certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+        assert_eq!(verdicts(&shared), verdicts(&isolated), "{fault:?}\n{}", shared.describe());
+        assert_eq!(shared.code, isolated.code, "{fault:?}");
+        assert!(
+            taken_over(&shared) >= 10,
+            "{fault:?}: {} scenarios took a process over",
+            taken_over(&shared)
+        );
+        assert_eq!(taken_over(&isolated), 0, "{fault:?}");
+        assert_no_leftovers(&shared.marker);
+    }
+}

@@ -212,6 +212,8 @@ pub struct ReferenceServer {
     next_elicitation: u64,
     /// The tool list grew (faults `tool-added-*` only).
     tool_added: bool,
+    /// A tool call has been carried out (fault `listing-fails-after-call`).
+    tool_called: bool,
     cursors: pagination::Cursors,
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
@@ -237,6 +239,7 @@ impl ReferenceServer {
             next_request_id: 1,
             next_elicitation: 0,
             tool_added: false,
+            tool_called: false,
             cursors: pagination::Cursors::default(),
             batches: HashMap::new(),
             next_batch: 0,
@@ -578,6 +581,11 @@ impl ReferenceServer {
                 ),
             )),
             ("tools/call", _) => return self.tools_call(r),
+            ("tools/list", _) if self.fault == Some(Fault::ListingFailsAfterCall) && self.tool_called => {
+                let error =
+                    ErrorObject::new(ErrorObject::INTERNAL_ERROR, "Internal error: the tool list is gone");
+                return self.respond(Some(r.id), Err(error));
+            }
             ("tools/list", _) => {
                 let mut tools = catalog::tools(rev);
                 tools.extend(self.unnamed_fault_tool());
@@ -919,6 +927,7 @@ impl ReferenceServer {
                 format!("tool {other} is listed but not served"),
             )),
         };
+        self.tool_called |= outcome.is_ok();
         self.respond(Some(id), outcome);
     }
 
