@@ -41,6 +41,8 @@ pub struct SuiteContext {
     /// Rules the server broke after a scenario had ended, on its shared session, charged to
     /// that scenario at the end of the run: its id, revision and the checks.
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
+    /// Shared sessions being ended.
+    retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl SuiteContext {
@@ -57,23 +59,32 @@ impl SuiteContext {
             pool: SessionPool::new(!config.isolate, config.jobs),
             results: Mutex::new(Vec::new()),
             late: Mutex::new(Vec::new()),
+            retiring: Mutex::new(Vec::new()),
         })
     }
 
-    /// Ends a shared session no scenario will use again; what its server wrote after its last
-    /// scenario ended is charged to that scenario.
-    pub async fn retire(&self, shared: SharedSession) {
-        let (id, revision, tail) = shared.retire().await;
-        if !tail.is_empty() {
-            self.late.lock().expect("late lock").push((id, revision, tail));
-        }
+    /// Ends a shared session no scenario will use again, in the background (no scenario waits
+    /// for another's process to end); what its server wrote after its last scenario ended is
+    /// charged to that scenario.
+    pub fn retire(self: &Arc<Self>, shared: SharedSession) {
+        let ctx = self.clone();
+        let ending = tokio::spawn(async move {
+            let (id, revision, tail) = shared.retire().await;
+            if !tail.is_empty() {
+                ctx.late.lock().expect("late lock").push((id, revision, tail));
+            }
+        });
+        self.retiring.lock().expect("retiring lock").push(ending);
     }
 
     /// Ends every idle session, and adds what their servers wrote late to the reports of the
     /// scenarios they had served last (printing those again).
-    async fn close_pool(&self) {
-        let idle = self.pool.drain();
-        futures::future::join_all(idle.into_iter().map(|s| self.retire(s))).await;
+    async fn close_pool(self: &Arc<Self>) {
+        for idle in self.pool.drain() {
+            self.retire(idle);
+        }
+        let retiring = std::mem::take(&mut *self.retiring.lock().expect("retiring lock"));
+        futures::future::join_all(retiring).await;
         let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
         let mut results = self.results.lock().expect("results lock");
         for (id, revision, tail) in late {

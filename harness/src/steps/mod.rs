@@ -124,7 +124,7 @@ impl crate::runner::RoleWorld for ServerWorld {
                 let initialize_result = self.initialize_result.take().unwrap_or_default();
                 let ctx = self.ctx();
                 for retired in ctx.pool.put(key, SharedSession { session, initialize_result, history }) {
-                    ctx.retire(retired).await;
+                    ctx.retire(retired);
                 }
                 return end;
             }
