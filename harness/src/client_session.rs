@@ -47,6 +47,27 @@ const GRACE_ROUND_TRIPS: u32 = 4;
 /// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
+/// Clients that may be starting at once, per core ([`start_slot`]): a start is not all CPU
+/// (an interpreter reads its files, the relay is exec'd), so a core takes two at a time.
+const START_SLOTS_PER_CORE: usize = 2;
+
+/// A turn to start a client ([`start_slot`]).
+pub type StartSlot = tokio::sync::SemaphorePermit<'static>;
+
+/// Waits for a turn to start a client: a few starts per core at a time. Starting is where a client
+/// scenario spends CPU (an interpreter loading its libraries before it starts its server: a
+/// Python SDK client takes a second of CPU there); the rest of the scenario waits on the
+/// client. So many scenarios can wait at once (`-j`) while their starts take turns, and a start
+/// is not slowed by a crowd of others into looking like a client that never connects. The slot
+/// is held until the relay connects, for at most half the time the client is given to connect
+/// (see [`ClientSession::accept`]: one that never connects does not hold up the rest for
+/// long); the time spent waiting for a slot is not charged to the client.
+pub async fn start_slot() -> Option<StartSlot> {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    SLOTS.get_or_init(|| tokio::sync::Semaphore::new(START_SLOTS_PER_CORE * cores)).acquire().await.ok()
+}
+
 /// Why a client session could not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -92,6 +113,18 @@ pub enum Ending {
     /// `budget` passed while the client was still at work (its last message came `quiet_for`
     /// before the end): how it would have ended is unknown.
     StillActive { budget: Duration, quiet_for: Duration },
+}
+
+/// How [`ClientSession::serve_until_idle`] stopped serving the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Served {
+    /// The client closed the server's stdin.
+    Closed,
+    /// The client was quiet for the grace, then answered a ping barrier, sending nothing else.
+    Idle,
+    /// The time given passed with the client still at work (or not answering the barrier).
+    Timeout,
 }
 
 /// What the scenario server is told to do differently from the reference server.
@@ -248,8 +281,11 @@ impl ClientSession {
         self.eof && self.queued.is_empty()
     }
 
-    /// Waits at most `within` for the client's relay to connect.
-    pub async fn accept(&mut self, within: Duration) -> Result<(), ClientWaitError> {
+    /// Waits at most `within` for the client's relay to connect. The client's start `slot` (see
+    /// [`start_slot`]) is given back when it connects, or once half of `within` has passed: a
+    /// client still starting then shares the cores with the next start.
+    pub async fn accept(&mut self, within: Duration, slot: Option<StartSlot>) -> Result<(), ClientWaitError> {
+        let mut slot = slot;
         if self.reader.is_some() {
             return Ok(());
         }
@@ -257,6 +293,7 @@ impl ClientSession {
             return Err(ClientWaitError::NotConnected(within, String::new()));
         };
         let deadline = Instant::now() + within;
+        let hand_back = Instant::now() + within / 2;
         let mut stdout_open = true;
         let accepted = loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -265,6 +302,10 @@ impl ClientSession {
             let status = if stdout_open {
                 tokio::select! {
                     r = accept => break accepted(r),
+                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => {
+                        slot = None;
+                        continue;
+                    }
                     // What the client prints on its stdout is read (and dropped) meanwhile.
                     r = client.recv(left) => {
                         if matches!(r, Err(RecvError::Closed)) {
@@ -276,6 +317,10 @@ impl ClientSession {
             } else {
                 tokio::select! {
                     r = accept => break accepted(r),
+                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => {
+                        slot = None;
+                        continue;
+                    }
                     status = client.wait_exit(left) => status,
                 }
             };
@@ -284,6 +329,7 @@ impl ClientSession {
                 None => Err(String::new()),
             };
         };
+        drop(slot);
         // One connection per session: nobody else may connect later.
         drop(listener);
         let _ = std::fs::remove_file(self.socket_dir.join("s"));
@@ -518,6 +564,61 @@ impl ClientSession {
         }
     }
 
+    /// Serves the client until it closes the connection, falls idle, or `within` passes, and
+    /// says which. Idle is proven with a ping barrier, not guessed from a pause: once the
+    /// client has sent nothing for [`Self::grace`] (the time a message of the server's takes to
+    /// arrive and be read, measured) and the scenario server owes it nothing (no slow tool's
+    /// answer due), a ping goes out; when it is answered with nothing else sent meanwhile, the
+    /// client has read everything the server sent, had the grace to reply, and did not. What it
+    /// then does on its own, at its own pace, is for the scenario that serves it to the end
+    /// (client-lifecycle/shutdown).
+    pub async fn serve_until_idle(&mut self, within: Duration) -> Served {
+        let deadline = Instant::now() + within;
+        let mut quiet_since = Instant::now();
+        // The barrier ping awaiting its answer.
+        let mut barrier: Option<RequestId> = None;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Served::Timeout;
+            }
+            let owed = self.server.next_deadline().is_some();
+            let wake = match &barrier {
+                None if !owed => quiet_since + self.grace(),
+                _ => deadline,
+            };
+            if now >= wake {
+                match self.send_request("ping", None).await {
+                    Ok(id) => barrier = Some(id),
+                    Err(_) => return Served::Closed,
+                }
+                continue;
+            }
+            match self.recv(wake.min(deadline).saturating_duration_since(now)).await {
+                Ok(i) => {
+                    let id = match &i.message {
+                        Some(Message::Response(r)) => r.id.as_ref(),
+                        _ => None,
+                    };
+                    if id.is_some() && id == barrier.as_ref() {
+                        return Served::Idle;
+                    }
+                    let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
+                    // A late answer to an earlier barrier is no work of the client's either.
+                    if !ping && !id.is_some_and(|id| self.own_requests.contains(id)) {
+                        // The client is at work: a barrier sent before this proves nothing about
+                        // what the server sends it in reply.
+                        barrier = None;
+                        quiet_since = Instant::now();
+                    }
+                    let _ = self.serve(&i).await;
+                }
+                Err(ClientWaitError::Closed(_)) => return Served::Closed,
+                Err(_) => {}
+            }
+        }
+    }
+
     /// Serves the client until its session ends, and says how it ended: it closed the server's
     /// stdin; its process exited while the server's stdin stayed open (for [`Self::grace`]
     /// after the exit: a client that closes, then exits at once, is not penalized for the relay
@@ -576,13 +677,18 @@ impl ClientSession {
         }
     }
 
-    /// Ends the session: closes the connection (the relay then exits), waits briefly for the
-    /// client to exit on its own, then ends its process group (stdin closed, SIGTERM, SIGKILL).
-    /// Idempotent.
+    /// Ends the session once the scenario is judged: closes the connection (the relay then
+    /// exits, and the client sees its server go), reads what the client wrote before that end
+    /// of file, then ends the client's process group. A client that closed the connection
+    /// itself is finishing its run: it is given [`Self::grace`] to exit on its own. One still
+    /// at work is not waited for (how a client ends is client-lifecycle/shutdown's to judge,
+    /// and that scenario waits for it before it gets here): SIGTERM, then SIGKILL, each stage
+    /// bounded by the shutdown grace. Idempotent.
     pub async fn shutdown(&mut self) -> ShutdownReport {
         if let Some(r) = &self.shutdown {
             return r.clone();
         }
+        let finishing = self.eof;
         self.listener = None;
         // Closing our side makes the relay exit; what the client wrote that no step read
         // comes before that end of file and is judged like any other message.
@@ -595,11 +701,30 @@ impl ClientSession {
             }
         }
         self.reader = None;
-        let _ = self.client.wait_exit(self.options.shutdown_grace.min(Duration::from_millis(500))).await;
-        let report = self.client.shutdown().await;
+        if finishing {
+            let _ = self.client.wait_exit(self.grace()).await;
+        }
+        let report = self.client.terminate().await;
         let _ = std::fs::remove_dir_all(&self.socket_dir);
         self.shutdown = Some(report.clone());
         report
+    }
+}
+
+/// How the client's process ended, for the scenario's report: on its own, or ended by mcpspec
+/// once the scenario was judged (which is no fault of the client's: it was still at work).
+pub fn describe_end(report: &ShutdownReport) -> String {
+    use mcpspec_reference::transport::Stage;
+    let status = report.status.map_or_else(|| "still running".to_owned(), describe_status);
+    match report.stage {
+        Stage::AlreadyExited | Stage::StdinClosed => format!("the client {status} on its own"),
+        Stage::Sigterm => format!("ended by mcpspec once the scenario was judged: SIGTERM ({status})"),
+        Stage::Sigkill => {
+            format!("ended by mcpspec once the scenario was judged: it needed SIGKILL ({status})")
+        }
+        Stage::Unkillable => {
+            format!("ended by mcpspec once the scenario was judged: it survived SIGKILL ({status})")
+        }
     }
 }
 

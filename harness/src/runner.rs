@@ -296,7 +296,7 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let ctx = SuiteContext::of(&config);
     let revisions =
         if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
-    let run_features = plan(&ctx, &features, &revisions, &revisions, &[]);
+    let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &revisions, &[]));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
     let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
     Ok(SuiteRun { scenarios, revisions, not_tested: None })

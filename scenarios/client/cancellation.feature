@@ -21,7 +21,8 @@ Feature: Client cancellation
 
   # The answer may cross the cancellation; once the cancellation has had time to arrive (a few
   # times the slowest ping round trip the session measured, at least 250 ms), the client sends
-  # none. The client is watched until the timeout has passed since the cancellation.
+  # none. The client is watched until it answers the request, or else until the timeout has
+  # passed since the cancellation.
   @id:client-cancellation/no-answer-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements
   Scenario: the client does not answer a request once the server's cancellation of it has arrived
     Given a client connected to the scenario server

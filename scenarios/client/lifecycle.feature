@@ -23,7 +23,7 @@ Feature: Client lifecycle
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
     When the scenario server answers it
-    And the scenario server serves the client until it is done, for at most the timeout
+    And the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client's request ids are unique and not null
 
   @id:client-lifecycle/ping @MUST @spec:basic/utilities/ping.mdx
@@ -66,5 +66,5 @@ Feature: Client lifecycle
     Then the client's first message is an initialize request
     When the scenario server answers it
     Then the client sends notifications/initialized
-    When the scenario server serves the client until it is done, for at most the timeout
+    When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client sent only requests the scenario server declared

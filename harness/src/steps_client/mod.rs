@@ -77,7 +77,7 @@ impl RoleWorld for ClientWorld {
     ) -> SessionEnd {
         let mut end = SessionEnd::default();
         if let Some(session) = self.session.as_mut() {
-            end.shutdown = Some(session.shutdown().await.describe());
+            end.shutdown = Some(mcpspec::client_session::describe_end(&session.shutdown().await));
             checks.extend(session.recorder().checks());
             if failing(checks) {
                 end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
@@ -131,6 +131,39 @@ impl ClientWorld {
     }
 }
 
+/// Steps that wait for the client to get somewhere at its own pace (a request it sends when it
+/// is ready, the end of its run), however quickly mcpspec judges: the scenarios with them are
+/// the longest against a client that explores a server slowly. Prefixes of step texts, kept
+/// in step with the definitions below (a test checks each still begins a step of the suite).
+const PACED_STEPS: [&str; 2] =
+    ["the client closes the server's stdin when it is done", "the client sends a \""];
+
+/// How many steps of `scenario` wait on the client's own pace ([`PACED_STEPS`]).
+fn paced_steps(scenario: &cucumber::gherkin::Scenario) -> usize {
+    scenario.steps.iter().filter(|s| PACED_STEPS.iter().any(|p| s.value.starts_with(p))).count()
+}
+
+/// The client suite's running order: one feature per scenario, those that wait on the client's
+/// own pace first (the most such steps first; otherwise in the order given). Many scenarios
+/// run at once (`-j`), and a run lasts as long as its last scenario: a long one started last
+/// makes the tail. Reports keep the order of the feature files whatever the running order.
+pub fn paced_first(features: Vec<cucumber::gherkin::Feature>) -> Vec<cucumber::gherkin::Feature> {
+    let mut one_each: Vec<(usize, cucumber::gherkin::Feature)> = features
+        .into_iter()
+        .flat_map(|mut feature| {
+            let scenarios = std::mem::take(&mut feature.scenarios);
+            scenarios.into_iter().map(move |scenario| {
+                let paced = paced_steps(&scenario);
+                let mut copy = feature.clone();
+                copy.scenarios = vec![scenario];
+                (paced, copy)
+            })
+        })
+        .collect();
+    one_each.sort_by_key(|(paced, _)| std::cmp::Reverse(*paced));
+    one_each.into_iter().map(|(_, f)| f).collect()
+}
+
 /// The relay the client spawns as its server: this very executable, `peer`.
 fn relay() -> Result<Vec<String>, String> {
     let me = std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
@@ -155,6 +188,7 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
     let ctx = w.ctx();
     let relay = relay().map_err(|e| w.harness_error(e))?;
     let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let slot = mcpspec::client_session::start_slot().await;
     let started = ClientSession::start(
         &ctx.command,
         &relay,
@@ -166,7 +200,7 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
         ServerScript::default(),
     );
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
-    let accepted = session.accept(ctx.timeout).await;
+    let accepted = session.accept(ctx.timeout, slot).await;
     w.session = Some(session);
     accepted.map_err(|e| w.lost("the client starts the server command".into(), e))
 }
@@ -440,12 +474,14 @@ async fn closes_stdin(w: &mut ClientWorld) -> Result<(), Halt> {
 }
 
 /// For session-wide checks: the scenario server serves the client until it closes the
-/// connection, for at most the timeout, so the checks judge what the client sent meanwhile
-/// (how it ends its session is client-lifecycle/shutdown's to judge).
-#[when("the scenario server serves the client until it is done, for at most the timeout")]
+/// connection or falls idle (quiet for the grace, then it answered a ping barrier and sent
+/// nothing else: [`ClientSession::serve_until_idle`]), for at most the timeout, so the checks judge
+/// what the client sent meanwhile. What a client does later on its own, and how it ends its
+/// session, client-lifecycle/shutdown judges: it serves the client to the end.
+#[when("the scenario server serves the client until it is done or idle, for at most the timeout")]
 async fn serves_until_done(w: &mut ClientWorld) -> Result<(), Halt> {
     let within = w.timeout();
-    w.session()?.watch(within, |_| true).await;
+    w.session()?.serve_until_idle(within).await;
     Ok(())
 }
 
@@ -565,4 +601,30 @@ async fn only_declared_requests(w: &mut ClientWorld) -> Result<(), Halt> {
     };
     w.check(beyond.is_empty(), expected, actual);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PACED_STEPS;
+
+    /// Each prefix of [`PACED_STEPS`] begins a step of the client suite: a step renamed without
+    /// it would silently stop ordering the long scenarios first.
+    #[test]
+    fn every_paced_step_prefix_begins_a_step_of_the_suite() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/client");
+        let mut steps = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for line in text.lines().map(str::trim) {
+                if let Some((keyword, rest)) = line.split_once(' ') {
+                    if ["Given", "When", "Then", "And", "But"].contains(&keyword) {
+                        steps.push(rest.to_owned());
+                    }
+                }
+            }
+        }
+        for prefix in PACED_STEPS {
+            assert!(steps.iter().any(|s| s.starts_with(prefix)), "no step begins with {prefix:?}");
+        }
+    }
 }

@@ -381,6 +381,49 @@ fn client_still_at_work_is_inconclusive_in_shutdown() {
     assert_no_leftovers(&run.marker);
 }
 
+/// Issue #12: a scenario ends once its checks are judged, not when the client has finished its
+/// run. The explorer pauses 1.5 s after each request and would take half a minute to go over
+/// the server; every scenario but client-lifecycle/shutdown ends it while it is still at work,
+/// the report says so, and no verdict suffers: client-lifecycle/request-ids, which judges what
+/// the client sent, ends once the client has fallen idle (a ping barrier answered, nothing else)
+/// rather than at the timeout, with its verdict the same.
+#[test]
+fn client_scenario_ends_when_judged_not_when_the_client_is_done() {
+    let args =
+        ["client", "--timeout", "3", "--revision", "2025-06-18", "--", "python3", EXPLORER, "--pause", "1.5"];
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    for key in ["failed", "warnings", "errors"] {
+        assert_eq!(run.summary(key), 0, "{key}\n{}", run.describe());
+    }
+    for id in [
+        "client-lifecycle/initialize-first",
+        "client-lifecycle/ping",
+        "client-lifecycle/request-ids",
+        "client-cancellation/no-answer-after-cancel",
+        "client-version/counter-offer-supported",
+    ] {
+        let scenario = run.scenarios(id).pop().unwrap_or_else(|| panic!("{id} did not run"));
+        assert_eq!(scenario["verdict"], "passed", "{scenario}");
+        let ending = scenario["shutdown"].as_str().unwrap_or("");
+        assert!(ending.starts_with("ended by mcpspec once the scenario was judged: SIGTERM"), "{scenario}");
+    }
+    // The request-ids check was exercised, on the requests the client had sent.
+    let ids: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(s, _, c)| s == "client-lifecycle/request-ids" && c["id"] == "client-lifecycle/request-ids")
+        .filter(|(_, _, c)| c["expected"].as_str().is_some_and(|e| e.starts_with("every request id")))
+        .collect();
+    assert_eq!(ids.len(), 1, "{}", run.describe());
+    assert!(ids[0].2["actual"].as_str().is_some_and(|a| a.contains("all ids unique")), "{:?}", ids[0]);
+    // The one scenario that judges how the client ends waited for it, and was still waiting.
+    let shutdown = run.scenarios("client-lifecycle/shutdown").pop().expect("the shutdown scenario ran");
+    assert_eq!(shutdown["verdict"], "skipped", "{shutdown}");
+    assert!(shutdown["reason"].as_str().is_some_and(|r| r.starts_with("inconclusive")), "{shutdown}");
+    assert_no_leftovers(&run.marker);
+}
+
 /// Regression (issue #11): MCP_CONFORMANCE_PROTOCOL_VERSION asks the client to offer the
 /// revision the scenario server speaks; a client that does so passes client-version/offers-latest
 /// (it used to warn it for not offering the latest revision), one that offers neither that nor

@@ -282,24 +282,41 @@ impl ChildTransport {
             ShutdownReport { stage: Stage::AlreadyExited, status: Some(status) }
         } else {
             self.close_stdin();
-            if let Some(status) = self.wait_exit(grace).await {
-                ShutdownReport { stage: Stage::StdinClosed, status: Some(status) }
-            } else {
-                self.signal_group(Signal::SIGTERM);
-                if let Some(status) = self.wait_exit(grace).await {
-                    ShutdownReport { stage: Stage::Sigterm, status: Some(status) }
-                } else {
-                    self.signal_group(Signal::SIGKILL);
-                    match self.wait_exit(grace).await {
-                        Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status) },
-                        None => ShutdownReport { stage: Stage::Unkillable, status: None },
-                    }
-                }
+            match self.wait_exit(grace).await {
+                Some(status) => ShutdownReport { stage: Stage::StdinClosed, status: Some(status) },
+                None => self.signal_stages().await,
             }
         };
         self.signal_group(Signal::SIGKILL);
         self.close_stdin();
         report
+    }
+
+    /// Ends the child without asking: SIGTERM, wait, SIGKILL (the stages of [`Self::shutdown`]
+    /// after stdin). For a peer whose end of file means nothing, such as a client under test
+    /// (its stdin is not its MCP connection). The rest of its process group is killed too.
+    pub async fn terminate(&mut self) -> ShutdownReport {
+        let report = match self.try_exit() {
+            Some(status) => ShutdownReport { stage: Stage::AlreadyExited, status: Some(status) },
+            None => self.signal_stages().await,
+        };
+        self.signal_group(Signal::SIGKILL);
+        self.close_stdin();
+        report
+    }
+
+    /// SIGTERM to the process group, wait, SIGKILL, wait: the report of whichever ended it.
+    async fn signal_stages(&mut self) -> ShutdownReport {
+        let grace = self.options.shutdown_grace;
+        self.signal_group(Signal::SIGTERM);
+        if let Some(status) = self.wait_exit(grace).await {
+            return ShutdownReport { stage: Stage::Sigterm, status: Some(status) };
+        }
+        self.signal_group(Signal::SIGKILL);
+        match self.wait_exit(grace).await {
+            Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status) },
+            None => ShutdownReport { stage: Stage::Unkillable, status: None },
+        }
     }
 
     fn signal_group(&self, signal: Signal) {
@@ -411,6 +428,17 @@ mod tests {
         assert!(matches!(f.content, FrameContent::Json { .. }));
         let r = t.shutdown().await;
         assert_eq!(r.stage, Stage::StdinClosed, "{}", r.describe());
+    }
+
+    #[tokio::test]
+    async fn terminate_skips_the_stdin_stage() {
+        // `cat` would exit on end of file; terminate does not offer it one first.
+        let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
+        let r = t.terminate().await;
+        assert_eq!(r.stage, Stage::Sigterm, "{}", r.describe());
+        let mut t = ChildTransport::spawn(&sh("exit 3"), quick()).unwrap();
+        t.wait_exit(Duration::from_secs(5)).await;
+        assert_eq!(t.terminate().await.stage, Stage::AlreadyExited);
     }
 
     #[tokio::test]
