@@ -7,8 +7,12 @@
 //! buffer `transport::child` reads into). Chunk edges fall anywhere, so lines straddle chunks
 //! as they do on a real pipe.
 //!
-//! The decoder does two things, and each has its own limit, so there are two pairs:
-//! - `split`: [`LineDecoder::cut`] (the state machine alone) against `memchr` cutting lines;
+//! The decoder does two things, and each has its own limit, so there are two groups:
+//! - `split`: [`LineDecoder::cut`] (the state machine alone) against `memchr` cutting lines
+//!   (`memchr`, the reference: straddling lines only counted) and against `memchr`
+//!   handing each line over whole (`memchr+copy`: straddling lines copied, which a decoder
+//!   that hands a parser contiguous bytes cannot avoid — with 64 KiB messages in 64 KiB
+//!   chunks that is nearly every byte, so there the bare split's 2x is the copy);
 //! - `split+parse`: [`LineDecoder::push`] (cut, UTF-8 check, parse into a `Value`) against
 //!   `memchr` plus `serde_json::from_slice` of each line — the same work with no state.
 //!
@@ -114,21 +118,20 @@ fn memchr_split(chunks: &[&[u8]]) -> usize {
     lines
 }
 
-/// The practical limit of decoding: the memchr split plus parsing each line into a `Value`.
-/// Straddling lines are copied into one buffer first — a parser needs them whole.
-fn memchr_split_parse(chunks: &[&[u8]], carry: &mut Vec<u8>) -> usize {
+/// The memchr split handing over each line whole: a line that straddles chunks is copied into
+/// `carry` first, as any decoder must that gives a parser contiguous bytes. The limit of
+/// [`LineDecoder::cut`], which does the same copy.
+fn memchr_split_whole(chunks: &[&[u8]], carry: &mut Vec<u8>, mut each: impl FnMut(&[u8])) -> usize {
     let mut lines = 0;
     for chunk in chunks {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', chunk) {
-            let line = if carry.is_empty() {
-                &chunk[start..end]
+            if carry.is_empty() {
+                each(&chunk[start..end]);
             } else {
                 carry.extend_from_slice(&chunk[start..end]);
-                &carry[..]
-            };
-            let value: Value = serde_json::from_slice(line).expect("the stream is JSON");
-            black_box(value);
+                each(carry);
+            }
             carry.clear();
             lines += 1;
             start = end + 1;
@@ -136,6 +139,15 @@ fn memchr_split_parse(chunks: &[&[u8]], carry: &mut Vec<u8>) -> usize {
         carry.extend_from_slice(&chunk[start..]);
     }
     lines
+}
+
+/// The practical limit of decoding: the whole-line memchr split plus parsing each line into a
+/// `Value`.
+fn memchr_split_parse(chunks: &[&[u8]], carry: &mut Vec<u8>) -> usize {
+    memchr_split_whole(chunks, carry, |line| {
+        let value: Value = serde_json::from_slice(line).expect("the stream is JSON");
+        black_box(value);
+    })
 }
 
 fn bench(c: &mut Criterion) {
@@ -148,6 +160,7 @@ fn bench(c: &mut Criterion) {
         let chunks: Vec<&[u8]> = bytes.chunks(CHUNK).collect();
         // Same bytes, same lines, every message JSON: the pairs compare like with like.
         assert_eq!(memchr_split(&chunks), lines);
+        assert_eq!(memchr_split_whole(&chunks, &mut Vec::new(), |_| ()), lines);
         assert_eq!(memchr_split_parse(&chunks, &mut Vec::new()), lines);
         let mut frames = Vec::new();
         let mut decoder = LineDecoder::default();
@@ -160,6 +173,14 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.bench_function(BenchmarkId::new("split/memchr", label), |b| {
             b.iter(|| memchr_split(black_box(&chunks)))
+        });
+        group.bench_function(BenchmarkId::new("split/memchr+copy", label), |b| {
+            let mut carry = Vec::new();
+            b.iter(|| {
+                memchr_split_whole(black_box(&chunks), &mut carry, |line| {
+                    black_box(line);
+                })
+            })
         });
         // One decoder for all iterations, as a reader keeps one for the session: the stream ends
         // with a newline, so each iteration starts it between lines, its buffer grown.
