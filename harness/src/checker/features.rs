@@ -98,7 +98,7 @@ impl SessionChecker {
                 format!("a {} request before the client sent notifications/initialized", r.method),
             ));
         }
-        let Some(client) = self.negotiation.client_capabilities.clone() else { return };
+        let Some(client) = &self.negotiation.client_capabilities else { return };
         let needs = match r.method.as_str() {
             "sampling/createMessage" => Some("sampling"),
             "roots/list" => Some("roots"),
@@ -106,7 +106,7 @@ impl SessionChecker {
             _ => None,
         };
         if let Some(cap) = needs {
-            if !declares(&client, cap) {
+            if !declares(client, cap) {
                 out.push(Violation::new(
                     &rules::CLIENT_CAPABILITY_NEGOTIATED,
                     format!("no {} request: the client did not declare {cap:?}", r.method),
@@ -115,18 +115,18 @@ impl SessionChecker {
                 return;
             }
         }
-        let params = r.params.clone().unwrap_or(Value::Null);
+        let params = r.params.as_ref().unwrap_or(&Value::Null);
         if r.method == "sampling/createMessage" && self.revision >= Revision::V2025_11_25 {
             let uses_tools = params.get("tools").is_some_and(|t| t.as_array().is_none_or(|a| !a.is_empty()))
                 || params.get("toolChoice").is_some();
-            if uses_tools && !declares(&client, "sampling.tools") {
+            if uses_tools && !declares(client, "sampling.tools") {
                 out.push(Violation::new(
                     &rules::SAMPLING_TOOLS_DECLARED,
                     "no tools in sampling: the client did not declare sampling.tools",
                     "a sampling/createMessage request with tools",
                 ));
             }
-            for why in sampling::tool_balance_violations(&params) {
+            for why in sampling::tool_balance_violations(params) {
                 out.push(Violation::new(
                     &rules::SAMPLING_TOOL_BALANCE,
                     "tool uses answered by matching tool results, alone in the next user message",
@@ -135,9 +135,9 @@ impl SessionChecker {
             }
         }
         if r.method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
-            let mode = super::elicitation::mode(&params);
+            let mode = super::elicitation::mode(params);
             let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);
-            let supported = super::elicitation::mode_declared(&client, mode);
+            let supported = super::elicitation::mode_declared(client, mode);
             if !supported {
                 out.push(Violation::new(
                     &rules::ELICITATION_MODE_DECLARED,
@@ -146,7 +146,7 @@ impl SessionChecker {
                 ));
             }
             if mode == "url" {
-                if let Some(why) = super::elicitation::url_problem(&params) {
+                if let Some(why) = super::elicitation::url_problem(params) {
                     out.push(Violation::new(&rules::ELICITATION_URL_VALID, "a valid URL in url", why));
                 }
                 if let Some(id) = params.get("elicitationId").and_then(Value::as_str) {
@@ -210,7 +210,7 @@ impl SessionChecker {
                 ));
             }
         }
-        let Some(server) = self.negotiation.server_capabilities.clone() else { return };
+        let Some(server) = &self.negotiation.server_capabilities else { return };
         let (rule, needs) = match n.method.as_str() {
             "notifications/message" => (&rules::LOGGING_DECLARED, "logging"),
             "notifications/tools/list_changed" => (&rules::SERVER_CAPABILITY_NEGOTIATED, "tools.listChanged"),
@@ -225,7 +225,7 @@ impl SessionChecker {
             }
             _ => return,
         };
-        if !declares(&server, needs) {
+        if !declares(server, needs) {
             out.push(Violation::new(
                 rule,
                 format!("{} only from a server that declared {needs}", n.method),
@@ -304,7 +304,7 @@ impl SessionChecker {
 
     /// Progress notifications reference the requests the other side sent.
     fn on_progress(&mut self, direction: Direction, n: &Notification, out: &mut Vec<Violation>) {
-        let params = n.params.clone().unwrap_or(Value::Null);
+        let Some(params) = &n.params else { return };
         let Some(token) = params.get("progressToken").and_then(RequestId::from_value) else { return };
         let progress = params.get("progress").and_then(Value::as_f64);
         let requester = self.side_mut(direction.reverse());
