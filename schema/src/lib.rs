@@ -35,7 +35,33 @@ use std::path::{Path, PathBuf};
 /// Compiled schemas for one or more revisions. Cheap to share behind an `Arc`.
 pub struct SchemaSet {
     /// Sorted by revision, at most one per revision.
-    schemas: Vec<RevisionSchema>,
+    schemas: Vec<Slot>,
+}
+
+/// One revision of a set: compiled at once (schemas read from files, whose errors are the
+/// loader's to report), or — the built-in ones, proven to compile by the tests — on first use,
+/// so a run pays time and memory only for the revisions it meets.
+struct Slot {
+    revision: Revision,
+    compiled: std::sync::OnceLock<RevisionSchema>,
+    /// The built-in schema's text, while not yet compiled.
+    builtin: Option<&'static str>,
+}
+
+impl Slot {
+    fn compiled(schema: RevisionSchema) -> Slot {
+        Slot { revision: schema.revision, compiled: std::sync::OnceLock::from(schema), builtin: None }
+    }
+
+    fn schema(&self) -> &RevisionSchema {
+        self.compiled.get_or_init(|| {
+            let text = self.builtin.expect("a slot without a schema holds the built-in text");
+            let doc = serde_json::from_str(text).expect("generated schemas are JSON");
+            let origin = format!("<builtin>/{}/schema.json", self.revision.as_str());
+            RevisionSchema::from_value(self.revision, origin, doc)
+                .expect("generated schemas compile (tested)")
+        })
+    }
 }
 
 /// The compiled schema of one revision.
@@ -154,30 +180,22 @@ impl SchemaSet {
                 .collect()
         });
         let schemas = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok(SchemaSet { schemas })
+        Ok(SchemaSet::from_schemas(schemas))
     }
 
     /// mcpspec's own schemas ([`own`]), embedded in the binary: every revision in
-    /// [`own::REVISIONS`].
+    /// [`own::REVISIONS`], each compiled when first asked for.
     pub fn builtin() -> SchemaSet {
-        let results: Vec<RevisionSchema> = std::thread::scope(|scope| {
-            let handles: Vec<_> = own::GENERATED
-                .iter()
-                .map(|(revision, text)| {
-                    scope.spawn(move || {
-                        let doc = serde_json::from_str(text).expect("generated schemas are JSON");
-                        let origin = format!("<builtin>/{}/schema.json", revision.as_str());
-                        RevisionSchema::from_value(*revision, origin, doc)
-                            .expect("generated schemas compile (tested)")
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        });
-        SchemaSet::from_schemas(results)
+        let mut schemas: Vec<Slot> = own::GENERATED
+            .iter()
+            .map(|(revision, text)| Slot {
+                revision: *revision,
+                compiled: std::sync::OnceLock::new(),
+                builtin: Some(text),
+            })
+            .collect();
+        schemas.sort_by_key(|s| s.revision);
+        SchemaSet { schemas }
     }
 
     /// [`SchemaSet::builtin`], compiled once per process and shared: for callers (tests, many
@@ -195,7 +213,7 @@ impl SchemaSet {
             all.push(schema);
         }
         all.sort_by_key(|s| s.revision);
-        SchemaSet { schemas: all }
+        SchemaSet { schemas: all.into_iter().map(Slot::compiled).collect() }
     }
 
     /// The revisions this set holds.
@@ -204,7 +222,7 @@ impl SchemaSet {
     }
 
     pub fn get(&self, revision: Revision) -> Option<&RevisionSchema> {
-        self.schemas.iter().find(|s| s.revision == revision)
+        self.schemas.iter().find(|s| s.revision == revision).map(Slot::schema)
     }
 }
 
