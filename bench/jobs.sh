@@ -21,6 +21,6 @@ for j in $values; do
   # `timeout` bounds a run that would hang; mcpspec itself bounds every wait.
   /usr/bin/env time -f '%e %U %S' -o "$scratch/time" \
     timeout 1800 "$bin" "$role" -j "$j" ${MCPSPEC_ARGS:-} -- "$@" >"$scratch/out" 2>&1 || true
-  read -r wall user sys <"$scratch/time" || true
+  read -r wall user sys < <(tail -n 1 "$scratch/time") || true
   printf '%-4s %10s %10s %10s  %s\n' "$j" "$wall" "$user" "$sys" "$(grep -E '^summary:' "$scratch/out" | tail -n 1)"
 done

@@ -47,27 +47,6 @@ const GRACE_ROUND_TRIPS: u32 = 4;
 /// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
-/// Clients that may be starting at once, per core ([`start_slot`]): a start is not all CPU
-/// (an interpreter reads its files, the relay is exec'd), so a core takes two at a time.
-const START_SLOTS_PER_CORE: usize = 2;
-
-/// A turn to start a client ([`start_slot`]).
-pub type StartSlot = tokio::sync::SemaphorePermit<'static>;
-
-/// Waits for a turn to start a client: a few starts per core at a time. Starting is where a client
-/// scenario spends CPU (an interpreter loading its libraries before it starts its server: a
-/// Python SDK client takes a second of CPU there); the rest of the scenario waits on the
-/// client. So many scenarios can wait at once (`-j`) while their starts take turns, and a start
-/// is not slowed by a crowd of others into looking like a client that never connects. The slot
-/// is held until the relay connects, for at most half the time the client is given to connect
-/// (see [`ClientSession::accept`]: one that never connects does not hold up the rest for
-/// long); the time spent waiting for a slot is not charged to the client.
-pub async fn start_slot() -> Option<StartSlot> {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    SLOTS.get_or_init(|| tokio::sync::Semaphore::new(START_SLOTS_PER_CORE * cores)).acquire().await.ok()
-}
-
 /// Why a client session could not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -282,9 +261,13 @@ impl ClientSession {
     }
 
     /// Waits at most `within` for the client's relay to connect. The client's start `slot` (see
-    /// [`start_slot`]) is given back when it connects, or once half of `within` has passed: a
+    /// [`crate::starts::turn`]) is given back when it connects, or once half of `within` has passed: a
     /// client still starting then shares the cores with the next start.
-    pub async fn accept(&mut self, within: Duration, slot: Option<StartSlot>) -> Result<(), ClientWaitError> {
+    pub async fn accept(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
         let mut slot = slot;
         if self.reader.is_some() {
             return Ok(());

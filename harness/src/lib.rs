@@ -19,4 +19,5 @@ pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod session;
+pub mod starts;
 pub mod verdict;

@@ -308,11 +308,20 @@ impl Role {
 /// Client scenarios run at once by default. A client scenario mostly waits on the client (one
 /// that explores a server at a human pace takes 15 s to finish, and
 /// client-lifecycle/shutdown waits for it); its CPU goes into the client's start, and starts
-/// take turns, a few per core ([`mcpspec::client_session::start_slot`]). Measured on 2 busy
+/// take turns, a few per core ([`mcpspec::starts::turn`]). Measured on 2 busy
 /// cores (issue #12): the exploring client's full suite (its client-lifecycle/shutdown waits
 /// 15 s for it, at each of 4 revisions) in 20 s, the TypeScript SDK client's in 22 s, and the
 /// Python SDK client's (a second of CPU per start) in 62 s with no start timing out.
 const CLIENT_JOBS: usize = 16;
+
+/// Server scenarios run at once by default. A server run is bound by two things: the CPU of
+/// starting server processes (which take turns, a few per core, and which shared sessions make
+/// fewer), and waits no CPU can shorten (a tool that runs past `--timeout` in every sweep). So
+/// many scenarios wait at once while their starts take turns. Measured on 2 cores with
+/// `bench/jobs.sh` (issue #12), one run each: server-everything's full suite in 46 s at 16,
+/// 34 s at 32 and 38 s at 64; the Python SDK server's in 89 s at 16 and 75 s at 32, with the
+/// same verdicts at every value.
+const SERVER_JOBS: usize = 32;
 
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
@@ -342,7 +351,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     };
     let jobs = args.jobs.unwrap_or_else(|| match role {
         Role::Client => CLIENT_JOBS,
-        Role::Server => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        Role::Server => SERVER_JOBS,
     });
     let config = runner::SuiteConfig {
         command: command.clone(),

@@ -15,7 +15,7 @@ const SEARCH_PAGES: usize = 100;
 
 #[given("a server process")]
 async fn a_server_process(w: &mut ServerWorld) -> Result<(), Halt> {
-    w.start()
+    w.start().await
 }
 
 #[given("an initialized session")]
@@ -58,7 +58,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         w.share = Some((key, history));
         return Ok(());
     }
-    w.start()?;
+    w.start().await?;
     w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
     let version = w.scenario.revision.as_str();
     let response = w.call("initialize", Some(initialize_params(version, &capabilities))).await?;

@@ -64,6 +64,9 @@ pub struct ServerWorld {
     pub listing: Option<Listing>,
     /// The requests of the sweep so far.
     pub sweep: sweep::SweepState,
+    /// The turn this scenario's server process started in, held until its first answer
+    /// ([`mcpspec::starts`]).
+    pub start_turn: Option<mcpspec::starts::StartTurn>,
     /// Set while the session may be handed on to the next scenario that needs one like it:
     /// what it is, and whom it served.
     pub share: Option<(SessionKey, History)>,
@@ -152,6 +155,7 @@ impl ServerWorld {
             listing: None,
             sweep: sweep::SweepState::default(),
             share: None,
+            start_turn: None,
         }
     }
 
@@ -164,9 +168,11 @@ impl ServerWorld {
         Ok(self.session.as_mut().expect("checked above"))
     }
 
-    /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`).
-    fn start(&mut self) -> Result<(), Halt> {
+    /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`),
+    /// in its turn.
+    async fn start(&mut self) -> Result<(), Halt> {
         self.share = None;
+        self.start_turn = mcpspec::starts::turn().await;
         let ctx = self.ctx();
         match ServerSession::start(
             &ctx.command,
@@ -193,7 +199,7 @@ impl ServerWorld {
         self.pending.clear();
         self.response = None;
         self.initialize_result = None;
-        self.start()
+        self.start().await
     }
 
     /// Sends a request and queues it for the Then steps.
@@ -253,6 +259,8 @@ impl ServerWorld {
             true => session.wait_answer_or_silence(id.as_ref(), idless_ok, within).await,
             false => session.wait_answer(id.as_ref(), idless_ok, within).await,
         };
+        // The server has started (or shown it will not answer): the next start may go.
+        self.start_turn = None;
         match waited {
             Ok(r) => {
                 self.response = Some(r.clone());

@@ -188,7 +188,7 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
     let ctx = w.ctx();
     let relay = relay().map_err(|e| w.harness_error(e))?;
     let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
-    let slot = mcpspec::client_session::start_slot().await;
+    let slot = mcpspec::starts::turn().await;
     let started = ClientSession::start(
         &ctx.command,
         &relay,
