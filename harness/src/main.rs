@@ -82,7 +82,7 @@ struct CertifyArgs {
     /// Servers: run every scenario in a process of its own. By default a scenario that left
     /// its session as it found it (only reading requests, nothing failed or in flight) hands
     /// the process on to the next scenario that needs the same revision and capabilities.
-    #[arg(long, env = "MCPSPEC_ISOLATE")]
+    #[arg(long, env = "MCPSPEC_ISOLATE", value_parser = clap::builder::FalseyValueParser::new())]
     isolate: bool,
     /// The longest line (one message) read from the implementation, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
