@@ -92,9 +92,9 @@ impl SuiteContext {
             let Some(report) = results.iter_mut().find(|r| r.id == id && r.revision == revision) else {
                 continue;
             };
+            // The tail holds only checks worse than passed (`SharedSession::retire`).
+            report.verdict = tail.iter().map(|c| c.verdict).fold(report.verdict, Verdict::max);
             report.checks.extend(tail);
-            let worst = report.checks.iter().map(|c| c.verdict).max().unwrap_or(report.verdict);
-            report.verdict = report.verdict.max(worst);
             let note = "the server broke a rule after this scenario ended, on the process it left running";
             report.reason.get_or_insert_with(|| note.to_owned());
             println!("{}", console_entry(report));
