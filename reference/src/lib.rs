@@ -13,6 +13,7 @@ pub mod props;
 pub mod reassembly;
 pub mod revision;
 pub mod server;
+pub mod sse;
 pub mod transport;
 pub mod wire;
 
