@@ -11,6 +11,7 @@
 pub mod arguments;
 pub mod checker;
 pub mod client_session;
+pub mod http_target;
 pub mod persona;
 pub mod pool;
 pub mod props;

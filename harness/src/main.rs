@@ -10,9 +10,11 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use mcpspec::reference_client::ClientFault;
 use mcpspec::report::{exit, Report};
+use mcpspec::session::Target;
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_reference::server::{serve_stdio, ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::http_client::{Flavor, HeaderName, HeaderValue, HttpClientOptions};
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
@@ -32,9 +34,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Certify an MCP server that speaks stdio: `mcpspec server -- CMD [ARGS...]`.
+    /// Certify an MCP server: `mcpspec server -- CMD [ARGS...]` (stdio), `mcpspec server --url
+    /// URL` (HTTP), or `mcpspec server --transport http -- CMD` (a command serving HTTP on
+    /// `{port}`).
     ///
-    /// Without a command, certifies mcpspec's own reference server.
+    /// Without a command or URL, certifies mcpspec's own reference server.
     Server(CertifyArgs),
     /// Certify an MCP client: `mcpspec client -- CMD [ARGS...]`.
     ///
@@ -97,6 +101,19 @@ struct CertifyArgs {
     /// Servers: let the sweep call tools whose annotations say destructiveHint: true.
     #[arg(long)]
     sweep_destructive: bool,
+    /// Servers: certify the server at this URL, over HTTP. With a command too, mcpspec starts
+    /// the command first (with `{port}` replaced in both, and PORT set).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (the legacy
+    /// HTTP+SSE transport). With --url and no --transport, Streamable HTTP, falling back to
+    /// HTTP+SSE as the spec's backwards-compatibility section describes.
+    #[arg(long, value_name = "T", value_parser = ["stdio", "http", "sse"])]
+    transport: Option<String>,
+    /// Servers over HTTP: a header for every request, `Name: value` (repeatable), e.g. for a
+    /// server behind auth. Values are never written to reports.
+    #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
+    headers: Vec<(HeaderName, HeaderValue)>,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -151,6 +168,10 @@ enum ReferenceRole {
         #[arg(long, value_name = "NAME", hide = true)]
         fault: Option<ClientFault>,
     },
+}
+
+fn parse_header(s: &str) -> Result<(HeaderName, HeaderValue), String> {
+    mcpspec::http_target::parse_header(s)
 }
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
@@ -326,14 +347,29 @@ const SERVER_JOBS: usize = 32;
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
+    let http = match (role, args.transport.as_deref(), &args.url) {
+        (Role::Server, Some("stdio"), Some(_)) => {
+            return Err(UsageError("--url needs --transport http or sse".into()).into())
+        }
+        (Role::Server, Some("http" | "sse"), _) | (Role::Server, None, Some(_)) => true,
+        (Role::Client, Some("http" | "sse"), _) | (Role::Client, _, Some(_)) => {
+            return Err(UsageError("clients are certified over stdio for now".into()).into())
+        }
+        _ => false,
+    };
     let command = match CommandSpec::from_argv(args.command.clone()) {
-        Some(c) => c,
+        Some(c) => Some(c),
+        None if http && args.url.is_some() => None,
         None => {
             let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
             let role = role.name();
             eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
-            CommandSpec::from_argv([me.into_os_string(), "reference".into(), role.into()])
-                .expect("non-empty argv")
+            let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
+            if http {
+                let transport = args.transport.as_deref().unwrap_or("http");
+                argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
+            }
+            Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
         }
     };
     // The official files (or any others) on request; otherwise mcpspec's own schemas.
@@ -353,8 +389,53 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         Role::Client => CLIENT_JOBS,
         Role::Server => SERVER_JOBS,
     });
+    // A server over HTTP: started here when it is a command, for the whole run.
+    let mut served = None;
+    let target = match (http, command) {
+        (false, Some(command)) => Target::Stdio(command),
+        (false, None) => unreachable!("a command is set unless --url is given"),
+        (true, command) => {
+            let port = match &command {
+                Some(_) => mcpspec::http_target::free_port().context("cannot find a free port")?,
+                None => 0,
+            };
+            let legacy = args.transport.as_deref() == Some("sse");
+            let default_url = format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" });
+            let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
+            let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
+            if let Some(command) = &command {
+                // A server starting takes longer than a message: three timeouts, at least 10 s.
+                let within = (timeout * 3).max(Duration::from_secs(10));
+                let process =
+                    mcpspec::http_target::ServedProcess::start(command, port, child.clone(), within)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("the server did not start: {e}"))?;
+                served = Some(process);
+            }
+            let flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
+            let mut options = HttpClientOptions::new(url, flavor);
+            options.headers = args.headers.clone();
+            options.max_message_bytes = args.max_message_bytes;
+            options.request_timeout = timeout;
+            if args.transport.is_none() {
+                match mcpspec::http_target::detect(&options).await {
+                    Ok((flavor, note)) => {
+                        if let Some(note) = note {
+                            eprintln!("mcpspec: {note}");
+                        }
+                        options.flavor = flavor;
+                    }
+                    Err(why) => {
+                        eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
+                    }
+                }
+            }
+            Target::Http(options)
+        }
+    };
+    let display = target.display();
     let config = runner::SuiteConfig {
-        command: command.clone(),
+        target,
         revisions: args.revisions.clone(),
         timeout,
         child,
@@ -368,10 +449,14 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         Role::Server => runner::run_server_suite(config).await,
         Role::Client => runner::run_client_suite(config).await,
     };
+    if let Some(process) = served {
+        let end = process.stop().await;
+        eprintln!("mcpspec: the server process {}", end.describe());
+    }
     let run = suite.map_err(|e| UsageError(format!("{e:#}")))?;
     let mut report = Report::new(
         role.name(),
-        command.display(),
+        display,
         run.revisions.iter().map(|r| r.to_string()).collect(),
         run.scenarios,
         started.elapsed().as_millis() as u64,

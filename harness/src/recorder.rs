@@ -2,10 +2,12 @@
 //! session checker and — for the implementation under test — the JSON Schema of the revision
 //! in force. What it finds becomes checks of the scenario in which it happened.
 
+use crate::checker::http::HttpChecker;
 use crate::checker::{Inspection, SessionChecker};
 use crate::rules::{self, Rule};
 use crate::verdict::{Check, Verdict};
 use mcpspec_reference::framing::{Frame, FrameContent, LineDecoder};
+use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Flavor, HttpEvent};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
@@ -17,6 +19,9 @@ const FINDINGS_PER_RULE: usize = 10;
 /// How many transcript entries a session keeps, and how much of each.
 const TRANSCRIPT_ENTRIES: usize = 200;
 const TRANSCRIPT_TEXT: usize = 2_000;
+
+/// The response headers a transcript shows (the rest are seldom telling).
+const SHOWN_HEADERS: &[&str] = &["content-type", "mcp-session-id", "content-length", "allow"];
 
 /// The `dir` of a wire-log line that is mcpspec's note, not a message.
 pub const NOTE: &str = "·";
@@ -53,6 +58,10 @@ pub struct WireRecorder {
     schema_missing: Option<Revision>,
     transcript: Vec<TranscriptEntry>,
     transcript_dropped: usize,
+    /// The HTTP rules, for a session over HTTP.
+    http: Option<HttpChecker>,
+    /// HTTP exchanges judged in the current record.
+    http_judged: usize,
 }
 
 impl WireRecorder {
@@ -69,7 +78,81 @@ impl WireRecorder {
             schema_missing: None,
             transcript: Vec::new(),
             transcript_dropped: 0,
+            http: None,
+            http_judged: 0,
         }
+    }
+
+    /// Judges the HTTP exchanges of the session too ([`Self::record_http`]).
+    pub fn with_http(mut self, flavor: Flavor) -> Self {
+        self.http = Some(HttpChecker::new(flavor));
+        self
+    }
+
+    /// Records an HTTP event: a response's status line and headers, an SSE event, a body's
+    /// end, a failure. The messages a body carried are recorded as frames
+    /// ([`Self::record_frame`]); here they are judged as HTTP only (which stream, which event id).
+    pub fn record_http(&mut self, event: &HttpEvent) {
+        let text = match event {
+            HttpEvent::Response(x) => {
+                let mut text = format!("[HTTP #{}] {}", x.n, x.describe());
+                for (k, v) in &x.headers {
+                    if SHOWN_HEADERS.contains(&k.to_ascii_lowercase().as_str()) {
+                        text.push_str(&format!("; {k}: {v}"));
+                    }
+                }
+                Some(text)
+            }
+            HttpEvent::Event { n, event } => Some(format!(
+                "[HTTP #{n}] SSE event {:?}{}: {}",
+                event.kind(),
+                event.id.as_ref().map(|i| format!(" id {i:?}")).unwrap_or_default(),
+                event.data
+            )),
+            HttpEvent::End { n, end: BodyEnd::Broken(why) } => {
+                Some(format!("[HTTP #{n}] the body broke off: {why}"))
+            }
+            HttpEvent::End { n, end: BodyEnd::Truncated } => {
+                Some(format!("[HTTP #{n}] the SSE stream ended inside an event"))
+            }
+            HttpEvent::End { .. } | HttpEvent::Message { .. } => None,
+            HttpEvent::Failed { n, method, url, error } => {
+                Some(format!("[HTTP #{n}] {method} {url} failed: {error}"))
+            }
+            HttpEvent::Unanswered { n, ids, why } => {
+                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+                Some(format!("[HTTP #{n}] no answer to id {} will come: {why}", ids.join(", ")))
+            }
+        };
+        if let Some(text) = text {
+            self.log(Direction::ServerToClient, None, text);
+        }
+        let Some(http) = self.http.as_mut() else { return };
+        let violations = http.on_event(event);
+        if matches!(event, HttpEvent::Response(_)) {
+            self.http_judged += 1;
+        }
+        let revision = self.checker.revision();
+        for v in violations {
+            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
+        }
+    }
+
+    /// Records the JSON-RPC error in the body of HTTP exchange `n`'s error status: the answer
+    /// to the POST (`basic/transports.mdx`: "The HTTP response body MAY comprise a JSON-RPC error
+    /// response that has no id"), logged, and not judged as a message of the session.
+    pub fn record_refusal(&mut self, n: u64, value: &Value) {
+        self.log(Direction::ServerToClient, None, format!("[HTTP #{n} refused] {value}"));
+    }
+
+    /// The head of HTTP exchange `n`'s response, once it has come.
+    pub fn exchange(&self, n: u64) -> Option<&Exchange> {
+        self.http.as_ref()?.exchange(n)
+    }
+
+    /// Why HTTP exchange `n` got no response, when it failed.
+    pub fn exchange_failure(&self, n: u64) -> Option<&str> {
+        self.http.as_ref()?.failure(n)
     }
 
     pub fn checker(&self) -> &SessionChecker {
@@ -234,6 +317,7 @@ impl WireRecorder {
         self.schema_missing = None;
         self.transcript.clear();
         self.transcript_dropped = 0;
+        self.http_judged = 0;
         self.transcript.push(TranscriptEntry { dir: NOTE, line: None, text: note });
     }
 
@@ -297,6 +381,25 @@ impl WireRecorder {
                 verdict: Verdict::Passed,
                 expected: format!("every line from the {who} is one well-formed JSON-RPC message"),
                 actual: format!("{} message(s) from the {who}, all well-formed", self.judged),
+            });
+        }
+        let http_broken =
+            self.findings.iter().any(|f| f.rule.id.starts_with("http/") || f.rule.id.starts_with("sse/"));
+        if self.http_judged > 0 && !http_broken {
+            let rule = &rules::HTTP_ACCEPTED_202;
+            let transport = match self.http.as_ref().map(HttpChecker::flavor) {
+                Some(Flavor::LegacySse) => "HTTP+SSE",
+                _ => "Streamable HTTP",
+            };
+            out.push(Check {
+                id: "http/transport".to_owned(),
+                level: rule.level,
+                spec: format!("{}/basic/transports.mdx", revision.doc_root()),
+                verdict: Verdict::Passed,
+                expected: format!(
+                    "every HTTP response from the {who} follows the {transport} transport's rules"
+                ),
+                actual: format!("{} response(s), each as the transport requires", self.http_judged),
             });
         }
         let schema_broken = self.findings.iter().any(|f| f.rule == &rules::SCHEMA_VALID);

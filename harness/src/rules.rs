@@ -56,6 +56,9 @@ macro_rules! rules {
 }
 
 const MESSAGES_2024: Option<&str> = Some("basic/messages.mdx");
+/// The legacy HTTP+SSE transport: its own section in 2024-11-05, the backwards-compatibility
+/// section of Streamable HTTP after.
+const HTTP_SSE_2024: Option<&str> = Some("basic/transports.mdx#http-with-sse");
 
 rules! {
     JSONRPC_ENVELOPE = "jsonrpc/envelope", MUST, "basic/index.mdx", MESSAGES_2024,
@@ -136,6 +139,26 @@ rules! {
         "The initialize request MUST NOT be cancelled by clients.";
     SERVER_CAPABILITY_USED = "capabilities/client-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
         "Only use capabilities that were successfully negotiated: tools, resources, prompts, logging and completion requests only to a server that declared them; roots/list_changed only from a client that declared roots.listChanged.";
+    HTTP_ACCEPTED_202 = "http/notification-202", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "If the input consists solely of JSON-RPC responses or notifications and the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.";
+    HTTP_RESPONSE_CONTENT_TYPE = "http/response-content-type", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.";
+    HTTP_RESPONSE_ON_STREAM = "http/response-on-its-stream", SHOULD, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The SSE stream SHOULD eventually include one JSON-RPC response per JSON-RPC request sent in the POST body; the server SHOULD NOT close it before sending the response (2025-11-25: unless it sent an event id to resume from).";
+    HTTP_SESSION_ID_ASCII = "http/session-id-visible-ascii", MUST, "basic/transports.mdx#session-management", None,
+        "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).";
+    HTTP_GET_SSE_OR_405 = "http/get-sse-or-405", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed.";
+    HTTP_NO_RESPONSE_ON_GET = "http/no-response-on-get", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.";
+    HTTP_EVENT_ID_UNIQUE = "http/event-id-unique", MUST, "basic/transports.mdx#resumability-and-redelivery", None,
+        "If present, the ID MUST be globally unique across all streams within that session.";
+    HTTP_NO_BROADCAST = "http/no-broadcast", MUST, "basic/transports.mdx#multiple-connections", None,
+        "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.";
+    SSE_ENDPOINT_EVENT = "sse/endpoint-event", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.";
+    SSE_MESSAGE_EVENTS = "sse/message-events", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data.";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

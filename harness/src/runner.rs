@@ -15,9 +15,10 @@ use include_dir::{include_dir, Dir};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::session::Target;
 use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
-use mcpspec_reference::transport::{ChildOptions, CommandSpec};
+use mcpspec_reference::transport::ChildOptions;
 use mcpspec_reference::wire::Outcome;
 use mcpspec_reference::Revision;
 use mcpspec_schema::SchemaSet;
@@ -30,7 +31,8 @@ static SCENARIOS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
 
 /// Everything a scenario needs from the run.
 pub struct SuiteContext {
-    pub command: CommandSpec,
+    /// The implementation under test, and how to reach it.
+    pub target: Target,
     pub timeout: Duration,
     pub child: ChildOptions,
     pub schemas: Option<Arc<SchemaSet>>,
@@ -49,7 +51,7 @@ impl SuiteContext {
     /// The context every scenario of a run shares.
     fn of(config: &SuiteConfig) -> Arc<SuiteContext> {
         Arc::new(SuiteContext {
-            command: config.command.clone(),
+            target: config.target.clone(),
             timeout: config.timeout,
             child: config.child.clone(),
             schemas: config.schemas.clone(),
@@ -104,7 +106,8 @@ impl SuiteContext {
 
 /// How one run is configured.
 pub struct SuiteConfig {
-    pub command: CommandSpec,
+    /// The implementation under test: a command (stdio; a client is always one), or a server's URL.
+    pub target: Target,
     /// The revisions to certify; empty means every legacy revision the server accepts.
     pub revisions: Vec<Revision>,
     pub timeout: Duration,
@@ -213,6 +216,15 @@ fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
     })
 }
 
+/// Whether a scenario runs over `transport` (`stdio`, `http`, `sse`): one with `@transport:`
+/// tags (on it or its feature) runs over those transports only, the others over every one.
+fn on_transport(feature: &gherkin::Feature, scenario: &gherkin::Scenario, transport: &str) -> bool {
+    let mut named =
+        feature.tags.iter().chain(&scenario.tags).filter_map(|t| t.strip_prefix(TRANSPORT_TAG)).peekable();
+    named.peek().is_none() || named.any(|t| t == transport)
+}
+
+const TRANSPORT_TAG: &str = "transport:";
 const REVISION_TAG: &str = "mcpspec-revision:";
 const ORDER_TAG: &str = "mcpspec-order:";
 /// Scenarios about negotiation itself, run also at revisions the server counter-offers.
@@ -230,7 +242,7 @@ enum Probe {
 
 async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
     let mut session =
-        match mcpspec::session::ServerSession::start(&ctx.command, ctx.child.clone(), revision, None) {
+        match mcpspec::session::ServerSession::start(&ctx.target, ctx.child.clone(), revision, None).await {
             Ok(s) => s,
             Err(e) => return Probe::NotStarted(e.to_string()),
         };
@@ -262,10 +274,17 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let revisions = if explicit { config.revisions.clone() } else { Revision::LEGACY.to_vec() };
 
     // Which revisions to run, and why the others are skipped.
-    let probes = futures::future::join_all(revisions.iter().map(|r| probe(&ctx, *r))).await;
-    let mut to_run = Vec::new();
     let mut skipped = Vec::new();
-    for (revision, probe) in revisions.iter().zip(probes) {
+    let transport = ctx.target.transport();
+    let (possible, impossible): (Vec<Revision>, Vec<Revision>) =
+        revisions.iter().partition(|r| transport != "http" || **r >= Revision::V2025_03_26);
+    for revision in impossible {
+        let why = "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only";
+        skipped.push((revision, Verdict::Skipped, why.to_owned()));
+    }
+    let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
+    let mut to_run = Vec::new();
+    for (revision, probe) in possible.iter().zip(probes) {
         match probe {
             Probe::NotStarted(why) => skipped.push((*revision, Verdict::Error, why)),
             Probe::CounterOffered(v) if !explicit => skipped.push((
@@ -322,18 +341,21 @@ fn plan(
     skipped: &[(Revision, Verdict, String)],
 ) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
+    let transport = ctx.target.transport();
     for (order, feature) in features.iter().enumerate() {
         for (rev_index, revision) in revisions.iter().enumerate() {
             let skip = skipped.iter().find(|(r, ..)| r == revision);
-            let (scenarios, unrun_here): (Vec<_>, Vec<_>) =
-                feature.scenarios.iter().filter(|s| applies(s, *revision)).cloned().partition(
-                    |s| match skip {
-                        None => to_run.contains(revision),
-                        Some((_, verdict, _)) => {
-                            *verdict == Verdict::Skipped && s.tags.iter().any(|t| t == NEGOTIATION_TAG)
-                        }
-                    },
-                );
+            let (scenarios, unrun_here): (Vec<_>, Vec<_>) = feature
+                .scenarios
+                .iter()
+                .filter(|s| applies(s, *revision) && on_transport(feature, s, transport))
+                .cloned()
+                .partition(|s| match skip {
+                    None => to_run.contains(revision),
+                    Some((_, verdict, _)) => {
+                        *verdict == Verdict::Skipped && s.tags.iter().any(|t| t == NEGOTIATION_TAG)
+                    }
+                });
             if let Some((_, verdict, why)) = skip {
                 let mut results = ctx.results.lock().expect("results lock");
                 for s in &unrun_here {

@@ -6,8 +6,11 @@ use crate::checker::Inspection;
 use crate::persona::ClientPersona;
 use crate::pool::Footprint;
 use crate::recorder::WireRecorder;
-use mcpspec_reference::framing::Frame;
+use mcpspec_reference::framing::{Frame, FrameContent};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::http_client::{
+    ConnectError, Exchange, Flavor, HttpClientOptions, HttpClientTransport, HttpEvent, Tweaks,
+};
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
 };
@@ -15,6 +18,7 @@ use mcpspec_reference::wire::{Message, Request, RequestId, Response};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -31,6 +35,89 @@ const KEPT_MESSAGES: usize = 1_000;
 /// How long, and for how many frames, the end of a session reads what the server wrote last.
 const TAIL_WAIT: Duration = Duration::from_secs(1);
 const TAIL_FRAMES: usize = 10_000;
+
+/// Where the server under test is, and how to reach it.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A command started for each session, spoken to over its stdio.
+    Stdio(CommandSpec),
+    /// A server reached over HTTP (Streamable HTTP or legacy HTTP+SSE), a session per connection.
+    Http(HttpClientOptions),
+}
+
+impl Target {
+    /// `stdio`, `http` or `sse`.
+    pub fn transport(&self) -> &'static str {
+        match self {
+            Target::Stdio(_) => "stdio",
+            Target::Http(o) => o.flavor.name(),
+        }
+    }
+
+    /// The command or the URL, for reports.
+    pub fn display(&self) -> String {
+        match self {
+            Target::Stdio(c) => c.display(),
+            Target::Http(o) => o.url.to_string(),
+        }
+    }
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+}
+
+/// How a session ended.
+#[derive(Debug, Clone)]
+pub enum SessionEnd {
+    /// The server process was shut down.
+    Process(ShutdownReport),
+    /// The HTTP session was ended (`what`: the DELETE and its answer, or why there was none).
+    Http(String),
+}
+
+impl SessionEnd {
+    pub fn describe(&self) -> String {
+        match self {
+            SessionEnd::Process(r) => r.describe(),
+            SessionEnd::Http(what) => what.clone(),
+        }
+    }
+}
+
+/// The transport of a session.
+enum Link {
+    Stdio(ChildTransport),
+    Http(Box<HttpLink>),
+}
+
+/// A session over HTTP: the transport, and what the session's waits need to know of its
+/// exchanges.
+struct HttpLink {
+    transport: HttpClientTransport,
+    /// The exchange that carried the last message sent.
+    last_sent: Option<u64>,
+    /// Exchanges whose bodies have ended (bounded: only the latest are kept).
+    ended: VecDeque<u64>,
+    /// Requests that will get no answer over HTTP, and why.
+    unanswered: Vec<(RequestId, String)>,
+    /// HTTP refusals: the JSON-RPC error without an id in the body of an error status, by
+    /// exchange, until it is known which requests (if any) the exchange carried.
+    refusals: HashMap<u64, Value>,
+    /// The GET stream was opened.
+    get_opened: bool,
+    /// The session was ended (DELETE sent, or the server said the session is gone).
+    ended_session: Option<String>,
+}
+
+/// How many ended exchanges an HTTP session remembers.
+const ENDED_KEPT: usize = 64;
 
 /// Why an awaited answer did not come.
 #[derive(Debug, thiserror::Error)]
@@ -52,11 +139,15 @@ pub enum WaitError {
     /// The request could not be written.
     #[error("the request could not be sent: {0}")]
     Send(#[from] SendError),
+    /// Over HTTP: the answer cannot come any more (its POST failed, or its response ended
+    /// without it and could not be resumed).
+    #[error("no response over HTTP: {0}")]
+    Http(String),
 }
 
 /// The client side of one session with a server under test.
 pub struct ServerSession {
-    transport: ChildTransport,
+    link: Link,
     recorder: WireRecorder,
     persona: ClientPersona,
     next_id: i64,
@@ -66,7 +157,7 @@ pub struct ServerSession {
     pub server_requests: Vec<Request>,
     /// Responses that arrived while another answer was awaited (out of order, or in a batch).
     early: Vec<(Value, Response)>,
-    shutdown: Option<ShutdownReport>,
+    shutdown: Option<SessionEnd>,
     /// What the client did that the next scenario could notice.
     footprint: Footprint,
     /// Barrier pings whose answers were not needed (the message they followed was answered
@@ -75,16 +166,32 @@ pub struct ServerSession {
 }
 
 impl ServerSession {
-    /// Starts the server process.
-    pub fn start(
-        command: &CommandSpec,
+    /// Starts the server process, or connects to the server over HTTP.
+    pub async fn start(
+        target: &Target,
         options: ChildOptions,
         revision: Revision,
         schemas: Option<Arc<SchemaSet>>,
-    ) -> Result<ServerSession, SpawnError> {
+    ) -> Result<ServerSession, StartError> {
+        let link = match target {
+            Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
+            Target::Http(http) => Link::Http(Box::new(HttpLink {
+                transport: HttpClientTransport::connect(http.clone()).await?,
+                last_sent: None,
+                ended: VecDeque::new(),
+                unanswered: Vec::new(),
+                refusals: HashMap::new(),
+                get_opened: false,
+                ended_session: None,
+            })),
+        };
+        let mut recorder = WireRecorder::new(revision, Direction::ServerToClient, schemas);
+        if let Target::Http(http) = target {
+            recorder = recorder.with_http(http.flavor);
+        }
         Ok(ServerSession {
-            transport: ChildTransport::spawn(command, options)?,
-            recorder: WireRecorder::new(revision, Direction::ServerToClient, schemas),
+            link,
+            recorder,
             persona: ClientPersona::default(),
             next_id: 1,
             notifications: Vec::new(),
@@ -123,10 +230,16 @@ impl ServerSession {
         if let Some(why) = self.footprint.why_not_shareable(self.recorder.checker()) {
             return Some(why);
         }
-        if self.shutdown.is_some() || self.transport.stdin_fd().is_none() {
+        if self.shutdown.is_some() {
             return Some("the session was ended".into());
         }
-        self.transport.try_exit().map(|status| format!("the server {}", describe_status(status)))
+        match &mut self.link {
+            Link::Stdio(child) if child.stdin_fd().is_none() => Some("the session was ended".into()),
+            Link::Stdio(child) => {
+                child.try_exit().map(|status| format!("the server {}", describe_status(status)))
+            }
+            Link::Http(http) => http.ended_session.clone(),
+        }
     }
 
     /// Waits at most `within` for the answers to barrier pings still due, so the session can
@@ -165,7 +278,10 @@ impl ServerSession {
     }
 
     pub fn stderr_tail(&self) -> String {
-        self.transport.stderr_tail()
+        match &self.link {
+            Link::Stdio(child) => child.stderr_tail(),
+            Link::Http(_) => String::new(),
+        }
     }
 
     /// Sends a message as the client.
@@ -177,14 +293,208 @@ impl ServerSession {
     pub async fn send_value(&mut self, value: &Value) -> Result<(), SendError> {
         self.footprint.sent(value, self.recorder.checker());
         self.recorder.record_value(Direction::ClientToServer, value);
-        self.transport.send(value).await
+        match &mut self.link {
+            Link::Stdio(child) => child.send(value).await,
+            Link::Http(http) => {
+                http.prepare(self.recorder.checker());
+                http.last_sent = Some(http.transport.send(value));
+                // A client that has initialized opens the stream for the server's own messages.
+                let initialized =
+                    value.get("method").and_then(Value::as_str) == Some("notifications/initialized");
+                if initialized && http.transport.options().flavor == Flavor::Streamable && !http.get_opened {
+                    http.get_opened = true;
+                    http.transport.open_get(&Tweaks::default());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Over HTTP: POSTs `value` (recorded as sent) with `tweaks`, a request a correct client
+    /// would not make; returns the exchange's number. `None` over stdio.
+    pub fn post_with(&mut self, value: &Value, tweaks: &Tweaks) -> Option<u64> {
+        let Link::Http(http) = &mut self.link else { return None };
+        self.footprint.note("the client made an HTTP request a correct client would not make");
+        self.recorder.record_value(Direction::ClientToServer, value);
+        http.prepare(self.recorder.checker());
+        let kind = mcpspec_reference::transport::http_client::BodyKind::of(value);
+        let n = http.transport.send_with(value.to_string().into_bytes(), kind, tweaks);
+        http.last_sent = Some(n);
+        Some(n)
+    }
+
+    /// Over HTTP: a GET of the endpoint (the server's stream) or a DELETE of the session, with
+    /// `tweaks`; returns the exchange's number. `None` over stdio.
+    pub fn http_request(&mut self, method: &str, tweaks: &Tweaks) -> Option<u64> {
+        let Link::Http(http) = &mut self.link else { return None };
+        http.prepare(self.recorder.checker());
+        let n = match method {
+            "DELETE" => {
+                self.footprint.note("the client ended the HTTP session");
+                http.ended_session = Some("the client ended the session with DELETE".into());
+                http.transport.delete(tweaks)
+            }
+            _ => {
+                self.footprint.note("the client opened a GET stream of its own");
+                http.transport.open_get(tweaks)
+            }
+        };
+        Some(n)
+    }
+
+    /// The session's HTTP transport, when it has one.
+    pub fn http_session_id(&self) -> Option<&str> {
+        match &self.link {
+            Link::Http(http) => http.transport.session_id(),
+            Link::Stdio(_) => None,
+        }
+    }
+
+    /// Waits at most `within` for the head of exchange `n`'s response, reading (and keeping)
+    /// whatever else arrives meanwhile. `Err` with why, when it failed or did not come.
+    pub async fn wait_exchange(&mut self, n: u64, within: Duration) -> Result<Exchange, String> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(x) = self.recorder.exchange(n) {
+                return Ok(x.clone());
+            }
+            if let Some(why) = self.recorder.exchange_failure(n) {
+                return Err(why.to_owned());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => {
+                    for i in self.record(&frame) {
+                        self.take_unsolicited(i).await.map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => return Err(format!("no response within {within:?}")),
+            }
+        }
+    }
+
+    /// Waits at most `within` for exchange `n`'s body to end (what it carried is kept as usual).
+    pub async fn wait_body_end(&mut self, n: u64, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if self.exchange_ended(n) {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => {
+                    for i in self.record(&frame) {
+                        if self.take_unsolicited(i).await.is_err() {
+                            return false;
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// The HTTP refusal of exchange `n`, when its error status came with a JSON-RPC error.
+    fn refusal(&self, n: u64) -> Option<&Value> {
+        match &self.link {
+            Link::Http(http) => http.refusals.get(&n),
+            Link::Stdio(_) => None,
+        }
+    }
+
+    fn exchange_ended(&self, n: u64) -> bool {
+        match &self.link {
+            Link::Http(http) => http.ended.contains(&n),
+            Link::Stdio(_) => false,
+        }
+    }
+
+    /// The next frame from the server, `None` for an HTTP event that carried none (recorded
+    /// here: the head of a response, an SSE event without a message, a body's end).
+    async fn next(&mut self, left: Duration) -> Result<Option<Frame>, RecvError> {
+        let http = match &mut self.link {
+            Link::Stdio(child) => return child.recv(left).await.map(Some),
+            Link::Http(http) => http,
+        };
+        let event = http.transport.recv(left).await?;
+        match &event {
+            HttpEvent::Message { n, frame, .. } => {
+                // `basic/transports.mdx`: input the server does not accept gets an HTTP error
+                // status, whose body MAY be a JSON-RPC error without an id. That error answers
+                // the POST, not a message: kept aside, it answers the requests the POST carried
+                // (or, for a malformed body, the body itself), and is not judged as a message.
+                let refused = self.recorder.exchange(*n).is_some_and(|x| x.status >= 400);
+                if let (true, FrameContent::Json { value, .. }) = (refused, &frame.content) {
+                    if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
+                        if http.refusals.len() < ENDED_KEPT {
+                            http.refusals.insert(*n, value.clone());
+                        }
+                        self.recorder.record_refusal(*n, value);
+                        return Ok(None);
+                    }
+                }
+                let frame = frame.clone();
+                self.recorder.record_http(&event);
+                return Ok(Some(frame));
+            }
+            HttpEvent::End { n, .. } | HttpEvent::Failed { n, .. } => {
+                http.ended.push_back(*n);
+                if http.ended.len() > ENDED_KEPT {
+                    http.ended.pop_front();
+                }
+            }
+            HttpEvent::Unanswered { n, ids, why } => match http.refusals.remove(n) {
+                Some(refusal) => {
+                    for id in ids {
+                        let mut answer = refusal.clone();
+                        answer["id"] = id.to_value();
+                        if let Ok(Message::Response(r)) = Message::from_value(&answer) {
+                            if self.early.len() < KEPT_MESSAGES {
+                                self.early.push((answer, r));
+                            }
+                        }
+                    }
+                }
+                None => http.unanswered.extend(ids.iter().map(|id| (id.clone(), why.clone()))),
+            },
+            HttpEvent::Response(x) => {
+                // The server says the session is gone (`404` to a request that carried its id).
+                if x.status == 404 && x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
+                    http.ended_session
+                        .get_or_insert_with(|| format!("{} (the session is gone)", x.describe()));
+                }
+            }
+            HttpEvent::Event { .. } => {}
+        }
+        self.recorder.record_http(&event);
+        Ok(None)
+    }
+
+    /// Why an answer to one of `targets` cannot come over HTTP any more.
+    fn unanswerable(&self, targets: &[(Option<&RequestId>, bool)]) -> Option<String> {
+        let Link::Http(http) = &self.link else { return None };
+        targets.iter().find_map(|(id, _)| {
+            let id = (*id)?;
+            http.unanswered.iter().find(|(u, _)| u == id).map(|(_, why)| why.clone())
+        })
     }
 
     /// Sends raw bytes, as they are.
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
         self.footprint.sent_raw(bytes, self.recorder.checker());
         self.recorder.record_raw(Direction::ClientToServer, bytes);
-        self.transport.send_bytes(bytes).await
+        match &mut self.link {
+            Link::Stdio(child) => child.send_bytes(bytes).await,
+            Link::Http(http) => {
+                http.prepare(self.recorder.checker());
+                // One body holds one message: the line's newline is not part of it.
+                let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+                http.last_sent = Some(http.transport.send_bytes(body));
+                Ok(())
+            }
+        }
     }
 
     /// A fresh request id.
@@ -240,6 +550,31 @@ impl ServerSession {
         idless_ok: bool,
         within: Duration,
     ) -> Result<Response, WaitError> {
+        if let Link::Http(http) = &self.link {
+            // Over HTTP the message's own exchange is the barrier: once its response is over,
+            // an answer to it is due at once (or on the GET stream, within the grace).
+            let Some(n) = http.last_sent else { return Err(WaitError::Timeout(within)) };
+            let deadline = Instant::now() + within;
+            return match self.wait_first_or_end(&[(id, idless_ok)], within, Some(n)).await {
+                Ok(Some((_, r))) => Ok(r),
+                Ok(None) if idless_ok && self.refusal(n).is_some() => {
+                    let refusal = self.refusal(n).cloned().unwrap_or_default();
+                    match Message::from_value(&refusal) {
+                        Ok(Message::Response(r)) => Ok(r),
+                        _ => Err(WaitError::Malformed(refusal.to_string())),
+                    }
+                }
+                Ok(None) => {
+                    let left = deadline.saturating_duration_since(Instant::now()).min(MIN_GRACE);
+                    match self.wait_first(&[(id, idless_ok)], left).await {
+                        Ok((_, r)) => Ok(r),
+                        Err(WaitError::Timeout(_)) => Err(WaitError::Silent { grace: MIN_GRACE }),
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+        }
         let barrier = self.fresh_id();
         let sent = Instant::now();
         self.send(&Message::request(barrier.clone(), "ping", None)).await?;
@@ -270,26 +605,48 @@ impl ServerSession {
         targets: &[(Option<&RequestId>, bool)],
         within: Duration,
     ) -> Result<(usize, Response), WaitError> {
-        let matching = |v: &Value| targets.iter().position(|(id, idless_ok)| answers(v, *id, *idless_ok));
-        if let Some((at, which)) =
-            self.early.iter().enumerate().find_map(|(at, (v, _))| Some((at, matching(v)?)))
-        {
-            return Ok((which, self.early.remove(at).1));
+        match self.wait_first_or_end(targets, within, None).await? {
+            Some(found) => Ok(found),
+            None => Err(WaitError::Timeout(within)),
         }
+    }
+
+    /// [`Self::wait_first`], which also ends (with `None`) once HTTP exchange `until_end`'s
+    /// body has ended.
+    async fn wait_first_or_end(
+        &mut self,
+        targets: &[(Option<&RequestId>, bool)],
+        within: Duration,
+        until_end: Option<u64>,
+    ) -> Result<Option<(usize, Response)>, WaitError> {
+        let matching = |v: &Value| targets.iter().position(|(id, idless_ok)| answers(v, *id, *idless_ok));
         let deadline = Instant::now() + within;
         loop {
+            // Answers kept earlier, or made of an HTTP refusal meanwhile.
+            if let Some((at, which)) =
+                self.early.iter().enumerate().find_map(|(at, (v, _))| Some((at, matching(v)?)))
+            {
+                return Ok(Some((which, self.early.remove(at).1)));
+            }
+            if let Some(why) = self.unanswerable(targets) {
+                return Err(WaitError::Http(why));
+            }
+            if until_end.is_some_and(|n| self.exchange_ended(n)) {
+                return Ok(None);
+            }
             let left = deadline.saturating_duration_since(Instant::now());
-            let frame = match self.transport.recv(left).await {
-                Ok(frame) => frame,
+            let frame = match self.next(left).await {
+                Ok(Some(frame)) => frame,
+                Ok(None) => continue,
                 Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
                 Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
             };
             let inspections = self.record(&frame);
             let mut found = None;
             for i in inspections {
-                let which = if found.is_none() { i.value.as_ref().and_then(|v| matching(v)) } else { None };
+                let which = if found.is_none() { i.value.as_ref().and_then(&matching) } else { None };
                 match (i.message, which) {
-                    (Some(Message::Response(r)), Some(which)) => found = Some(Ok((which, r))),
+                    (Some(Message::Response(r)), Some(which)) => found = Some(Ok(Some((which, r)))),
                     (None, Some(_)) => {
                         let why = i.violations.first().map(|v| v.actual.clone());
                         found = Some(Err(WaitError::Malformed(why.unwrap_or_default())));
@@ -345,12 +702,13 @@ impl ServerSession {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.transport.recv(left).await {
-                Ok(frame) => {
+            match self.next(left).await {
+                Ok(Some(frame)) => {
                     for i in self.record(&frame) {
                         self.take_unsolicited(i).await?;
                     }
                 }
+                Ok(None) => {}
                 Err(RecvError::Timeout(_)) | Err(RecvError::Closed) => return Ok(()),
             }
         }
@@ -372,7 +730,8 @@ impl ServerSession {
                 return true;
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(frame) = self.transport.recv(left).await else { return false };
+            let Ok(next) = self.next(left).await else { return false };
+            let Some(frame) = next else { continue };
             for i in self.record(&frame) {
                 if self.take_unsolicited(i).await.is_err() {
                     return false;
@@ -383,11 +742,13 @@ impl ServerSession {
 
     /// Closes the server's stdin and waits at most `within` for it to exit on its own.
     pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
-        self.transport.close_stdin();
+        let Link::Stdio(child) = &mut self.link else { return None };
+        child.close_stdin();
         // Keep reading so a server that writes on its way out is not blocked on a full pipe.
         let deadline = Instant::now() + within;
         loop {
-            if let Some(status) = self.transport.try_exit() {
+            let Link::Stdio(child) = &mut self.link else { return None };
+            if let Some(status) = child.try_exit() {
                 let _ = self.drain(Duration::from_millis(50)).await;
                 return Some(status);
             }
@@ -395,27 +756,58 @@ impl ServerSession {
             if left.is_zero() {
                 return None;
             }
-            match self.transport.recv(left.min(Duration::from_millis(20))).await {
+            match child.recv(left.min(Duration::from_millis(20))).await {
                 Ok(frame) => {
                     self.record(&frame);
                 }
                 Err(RecvError::Closed) => {
-                    return self.transport.wait_exit(deadline.saturating_duration_since(Instant::now())).await
+                    return child.wait_exit(deadline.saturating_duration_since(Instant::now())).await
                 }
                 Err(RecvError::Timeout(_)) => {}
             }
         }
     }
 
-    /// Ends the server (close stdin, SIGTERM, SIGKILL, as needed); idempotent.
-    pub async fn shutdown(&mut self) -> ShutdownReport {
+    /// Ends the session: the server process (close stdin, SIGTERM, SIGKILL, as needed), or
+    /// the HTTP session (DELETE, when the server issued a session id); idempotent.
+    pub async fn shutdown(&mut self) -> SessionEnd {
         if let Some(r) = &self.shutdown {
             return r.clone();
         }
-        let report = self.transport.shutdown().await;
+        let end = match &mut self.link {
+            Link::Stdio(child) => SessionEnd::Process(child.shutdown().await),
+            Link::Http(http) => match (&http.ended_session, http.transport.session_id()) {
+                (Some(why), _) => SessionEnd::Http(why.clone()),
+                (None, None) => SessionEnd::Http("no session id was issued: nothing to end".into()),
+                (None, Some(_)) => {
+                    // A request still on its way would reach a session already ended: every
+                    // response head is awaited first (briefly: a server that never answers
+                    // one is judged elsewhere).
+                    let last = http.transport.exchanges_started();
+                    let deadline = Instant::now() + TAIL_WAIT;
+                    for n in 1..=last {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        if self.wait_exchange(n, left).await.is_err() && Instant::now() >= deadline {
+                            break;
+                        }
+                    }
+                    let Link::Http(http) = &mut self.link else { unreachable!("matched above") };
+                    http.ended_session = Some("ended with DELETE".into());
+                    let n = http.transport.delete(&Tweaks::default());
+                    let end = match self.wait_exchange(n, Duration::from_secs(2)).await {
+                        Ok(x) => format!("ended with {}", x.describe()),
+                        Err(why) => format!("DELETE sent: {why}"),
+                    };
+                    SessionEnd::Http(end)
+                }
+            },
+        };
         self.record_tail().await;
-        self.shutdown = Some(report.clone());
-        report
+        if let Link::Http(http) = &mut self.link {
+            http.transport.abort();
+        }
+        self.shutdown = Some(end.clone());
+        end
     }
 
     /// Records what the server wrote that no step read: a message written after a scenario's
@@ -423,10 +815,16 @@ impl ServerSession {
     /// or it would pass unseen. The server is gone, so its stdout ends soon; the frame count
     /// and the wait bound one that survived SIGKILL and keeps writing.
     async fn record_tail(&mut self) {
-        let deadline = Instant::now() + TAIL_WAIT;
+        // Over HTTP nothing ends the streams but the server: what is already queued is read.
+        let wait = match self.link {
+            Link::Stdio(_) => TAIL_WAIT,
+            Link::Http(_) => Duration::from_millis(50),
+        };
+        let deadline = Instant::now() + wait;
         for _ in 0..TAIL_FRAMES {
-            match self.transport.recv(deadline.saturating_duration_since(Instant::now())).await {
-                Ok(frame) => drop(self.record(&frame)),
+            match self.next(deadline.saturating_duration_since(Instant::now())).await {
+                Ok(Some(frame)) => drop(self.record(&frame)),
+                Ok(None) => {}
                 Err(_) => return,
             }
         }
@@ -434,7 +832,8 @@ impl ServerSession {
 
     /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.
     pub async fn exit_note(&mut self) -> String {
-        match self.transport.wait_exit(Duration::from_millis(500)).await {
+        let Link::Stdio(child) = &mut self.link else { return String::new() };
+        match child.wait_exit(Duration::from_millis(500)).await {
             Some(status) => format!(" ({})", describe_status(status)),
             None => String::new(),
         }
@@ -452,5 +851,16 @@ fn answers(value: &Value, id: Option<&RequestId>, idless_ok: bool) -> bool {
         (Some(rid), Some(id)) => &rid == id || rid.twin().as_ref() == Some(id),
         (Some(_), None) => false,
         (None, _) => idless_ok && value.get("error").is_some(),
+    }
+}
+
+impl HttpLink {
+    /// Before a request: the protocol-version header follows the negotiated revision
+    /// (`basic/transports.mdx`, from 2025-06-18: "MUST include the MCP-Protocol-Version header
+    /// on all subsequent requests").
+    fn prepare(&mut self, checker: &crate::checker::SessionChecker) {
+        let version =
+            checker.negotiated().filter(|r| *r >= Revision::V2025_06_18).map(|r| r.as_str().to_owned());
+        self.transport.set_protocol_version(version);
     }
 }

@@ -2,7 +2,7 @@ Feature: Lifecycle
   The initialization phase is the first interaction between client and server: the client
   sends initialize, the server answers with its revision, capabilities and information, and the
   client confirms with notifications/initialized. Ping works in every phase. On stdio the
-  client ends the session by closing the server's stdin.
+  client ends the session by closing the server's stdin; over HTTP, with DELETE.
 
   @id:lifecycle/initialize-result @MUST @spec:basic/lifecycle.mdx#initialization
   Scenario: initialize is answered with the server's revision, capabilities and information
@@ -17,7 +17,9 @@ Feature: Lifecycle
     When the client sends a "ping" request
     Then the server answers with the result {}
 
-  @id:ping/before-initialize @MUST @spec:basic/utilities/ping.mdx
+  # Over Streamable HTTP a session begins with initialize: before it a request has no session
+  # id, which a server that requires one SHOULD refuse with 400 (transport_http.feature).
+  @id:ping/before-initialize @MUST @spec:basic/utilities/ping.mdx @transport:stdio @transport:sse
   Scenario: ping is answered with an empty result before initialization
     Given a server process
     When the client sends a "ping" request
@@ -39,7 +41,7 @@ Feature: Lifecycle
     When the client sends a "ping" request
     Then the server answers with the result {}
 
-  @id:lifecycle/exit-on-stdin-close @SHOULD @spec:basic/lifecycle.mdx#shutdown
+  @id:lifecycle/exit-on-stdin-close @SHOULD @spec:basic/lifecycle.mdx#shutdown @transport:stdio
   Scenario: the server exits once its stdin is closed
     Given an initialized session
     When the client closes the server's stdin

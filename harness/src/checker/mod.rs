@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 pub mod elicitation;
 mod features;
+pub mod http;
 pub mod sampling;
 
 pub use features::{declares, server_capability_for};
@@ -104,6 +105,11 @@ impl SessionChecker {
     /// revision mcpspec knows.
     pub fn revision(&self) -> Revision {
         self.revision
+    }
+
+    /// The revision agreed on, once the server has answered `initialize` with a result.
+    pub fn negotiated(&self) -> Option<Revision> {
+        self.negotiation.server_capabilities.as_ref().map(|_| self.revision)
     }
 
     /// Judges one decoded line.

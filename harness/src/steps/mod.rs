@@ -175,11 +175,13 @@ impl ServerWorld {
         self.start_turn = mcpspec::starts::turn().await;
         let ctx = self.ctx();
         match ServerSession::start(
-            &ctx.command,
+            &ctx.target,
             ctx.child.clone(),
             self.scenario.revision,
             ctx.schemas.clone(),
-        ) {
+        )
+        .await
+        {
             Ok(s) => {
                 self.session = Some(s);
                 Ok(())

@@ -188,9 +188,12 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
     let ctx = w.ctx();
     let relay = relay().map_err(|e| w.harness_error(e))?;
     let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let mcpspec::session::Target::Stdio(command) = &ctx.target else {
+        return Err(w.harness_error("a client under test is a command".into()));
+    };
     let slot = mcpspec::starts::turn().await;
     let started = ClientSession::start(
-        &ctx.command,
+        command,
         &relay,
         ctx.child.clone(),
         w.scenario.revision,

@@ -2,6 +2,7 @@
 //! [`Frame`](crate::framing::Frame)s and takes JSON values to send.
 
 pub mod child;
+pub mod http_client;
 
 pub use child::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport, Stage};
 

@@ -1,0 +1,747 @@
+//! MCP's HTTP transports from the client's side: Streamable HTTP (2025-03-26 and later) and the
+//! legacy HTTP+SSE transport (2024-11-05), over reqwest.
+//!
+//! Each message sent is one POST, made in a task of its own so a long answer (an SSE stream
+//! that stays open while a tool runs) never blocks the next message. What comes back is a
+//! stream of [`HttpEvent`]s in one bounded queue, like the stdio transport's frames: the head
+//! of every HTTP response (status and headers), each message of its body (a JSON body, or one
+//! SSE event's `data`, decoded by [`SseDecoder`]), the other SSE events (`endpoint`, priming
+//! events, `retry`), and how each body ended. The caller records all of it, so the checks see
+//! HTTP as it was, and a transcript shows status lines and headers.
+//!
+//! Bounded like stdio: connecting and each response head wait at most the request timeout;
+//! bodies are decoded with the maximum message size; a body is read only while its events fit
+//! in the queue (a flood blocks the server, not memory); every task dies with the transport.
+
+use super::RecvError;
+use crate::framing::{decode_line, Frame, FrameContent, FrameError, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::sse::{SseDecoder, SseEvent, SseItem};
+use crate::wire::RequestId;
+use reqwest::header::HeaderMap;
+/// Header names and values, as the options take them.
+pub use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use url::Url;
+
+/// The session header (`Mcp-Session-Id`; spelled `MCP-Session-Id` from 2025-11-25: header names
+/// are case-insensitive).
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The protocol-version header, from 2025-06-18.
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// What a POST accepts (`basic/transports.mdx`: "listing both application/json and
+/// text/event-stream").
+pub const POST_ACCEPT: &str = "application/json, text/event-stream";
+pub const EVENT_STREAM: &str = "text/event-stream";
+
+/// Which HTTP transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// Streamable HTTP: one endpoint for POST, GET and DELETE.
+    Streamable,
+    /// HTTP+SSE (2024-11-05): GET an SSE stream whose `endpoint` event names where to POST.
+    LegacySse,
+}
+
+impl Flavor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Streamable => "http",
+            Flavor::LegacySse => "sse",
+        }
+    }
+}
+
+/// How to reach a server over HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpClientOptions {
+    pub url: Url,
+    pub flavor: Flavor,
+    /// Headers added to every request (e.g. `Authorization` for a server behind auth). Their
+    /// values are never recorded: exchanges show their names only.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    pub max_message_bytes: usize,
+    /// How long connecting and each response head may take.
+    pub request_timeout: Duration,
+    /// How many events may wait unread before bodies stop being read.
+    pub event_queue: usize,
+}
+
+impl HttpClientOptions {
+    pub fn new(url: Url, flavor: Flavor) -> HttpClientOptions {
+        HttpClientOptions {
+            url,
+            flavor,
+            headers: Vec::new(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            request_timeout: Duration::from_secs(10),
+            event_queue: 256,
+        }
+    }
+}
+
+/// Changes to one request, for the transport checks: what a correct client would not do.
+#[derive(Debug, Clone, Default)]
+pub struct Tweaks {
+    /// Leave out the session header.
+    pub no_session: bool,
+    /// Send this session id instead of the session's.
+    pub session: Option<String>,
+    /// Send this protocol version instead of the negotiated one (`Some("")`: none at all).
+    pub protocol_version: Option<String>,
+    /// Send this `Accept` instead of the usual one.
+    pub accept: Option<String>,
+    /// Send this `Origin`.
+    pub origin: Option<String>,
+    /// Send this `Last-Event-ID` (GET).
+    pub last_event_id: Option<String>,
+}
+
+/// One HTTP request and the head of its response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// Numbers the exchanges of a transport, from 1.
+    pub n: u64,
+    pub method: &'static str,
+    pub url: String,
+    /// The headers mcpspec set (the values of custom headers are not kept).
+    pub request_headers: Vec<(String, String)>,
+    /// What a POST's body held.
+    pub body: BodyKind,
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Exchange {
+    /// A response header, by name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The media type of the response (`Content-Type` without parameters, lower case).
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    }
+
+    /// "POST /mcp → 200 text/event-stream".
+    pub fn describe(&self) -> String {
+        let kind = self.media_type().map(|m| format!(" {m}")).unwrap_or_default();
+        format!("{} {} → {}{kind}", self.method, self.url, self.status)
+    }
+}
+
+/// What a POST carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    /// No body (GET, DELETE).
+    None,
+    /// At least one request (the answer is JSON or an SSE stream).
+    Requests,
+    /// Only notifications or responses (the answer is 202 with no body).
+    NoRequests,
+    /// Not a JSON-RPC message (malformed on purpose).
+    Other,
+}
+
+impl BodyKind {
+    /// What `value` (a message or a batch) holds.
+    pub fn of(value: &Value) -> BodyKind {
+        let one = |v: &Value| match v {
+            Value::Object(o) if o.contains_key("method") && o.contains_key("id") => Some(true),
+            Value::Object(o)
+                if o.contains_key("method") || o.contains_key("result") || o.contains_key("error") =>
+            {
+                Some(false)
+            }
+            _ => None,
+        };
+        let kinds: Vec<Option<bool>> = match value {
+            Value::Array(items) if !items.is_empty() => items.iter().map(one).collect(),
+            other => vec![one(other)],
+        };
+        if kinds.iter().any(Option::is_none) {
+            BodyKind::Other
+        } else if kinds.contains(&Some(true)) {
+            BodyKind::Requests
+        } else {
+            BodyKind::NoRequests
+        }
+    }
+}
+
+/// How a response body ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyEnd {
+    /// Read to its end: `bytes` in all.
+    Complete { bytes: u64 },
+    /// Reading failed (the connection dropped).
+    Broken(String),
+    /// An SSE body ended inside an event (not terminated by an empty line).
+    Truncated,
+}
+
+/// Something the transport received.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HttpEvent {
+    /// The head of a response.
+    Response(Exchange),
+    /// A message of exchange `n`'s body: the JSON body itself, or one SSE event's data.
+    Message { n: u64, frame: Frame, sse: Option<SseMeta> },
+    /// An SSE event of exchange `n` that carries no message (`endpoint`, a priming event, an
+    /// event of another type).
+    Event { n: u64, event: SseEvent },
+    /// Exchange `n`'s body ended.
+    End { n: u64, end: BodyEnd },
+    /// Exchange `n` got no response (refused, reset, timed out).
+    Failed { n: u64, method: &'static str, url: String, error: String },
+    /// The requests POSTed in exchange `n` will get no answer over it: its response or stream
+    /// ended without them, and there is nothing to resume (`why`).
+    Unanswered { n: u64, ids: Vec<RequestId>, why: String },
+}
+
+/// The SSE fields that came with a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseMeta {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub retry: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    #[error("cannot make an HTTP client: {0}")]
+    Client(String),
+    /// Legacy SSE: the GET stream failed or named no endpoint in time.
+    #[error("no endpoint event from {url}: {why}")]
+    NoEndpoint { url: String, why: String },
+}
+
+/// A session with a server over HTTP.
+pub struct HttpClientTransport {
+    http: reqwest::Client,
+    options: HttpClientOptions,
+    /// Where messages are POSTed: the URL (Streamable HTTP) or the `endpoint` event's target.
+    post_url: Url,
+    session: Option<String>,
+    protocol_version: Option<String>,
+    tx: mpsc::Sender<HttpEvent>,
+    rx: mpsc::Receiver<HttpEvent>,
+    tasks: Vec<JoinHandle<()>>,
+    next: u64,
+    /// POSTs (and the GETs resuming them) whose requests await answers, by exchange.
+    posts: HashMap<u64, Post>,
+    /// Events made here (not read from the wire), delivered before the queue's.
+    made: VecDeque<HttpEvent>,
+}
+
+/// The requests of one POST awaiting answers, and where its SSE stream stood.
+#[derive(Debug, Default)]
+struct Post {
+    ids: Vec<RequestId>,
+    last_event_id: Option<String>,
+    retry: Option<u64>,
+    resumes: u32,
+}
+
+/// How many times a broken stream is resumed with `Last-Event-ID` before its requests are given up.
+const MAX_RESUMES: u32 = 3;
+/// The longest `retry` honoured before reconnecting; a longer one is cut to this (every wait is
+/// bounded, and the caller's timeout is far shorter anyway).
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
+impl HttpClientTransport {
+    /// Prepares a session. Over legacy SSE this opens the GET stream and waits (at most the
+    /// request timeout) for its `endpoint` event; the events read meanwhile stay queued.
+    pub async fn connect(options: HttpClientOptions) -> Result<HttpClientTransport, ConnectError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(options.request_timeout)
+            .build()
+            .map_err(|e| ConnectError::Client(e.to_string()))?;
+        let (tx, rx) = mpsc::channel(options.event_queue.max(1));
+        let mut t = HttpClientTransport {
+            http,
+            post_url: options.url.clone(),
+            options,
+            session: None,
+            protocol_version: None,
+            tx,
+            rx,
+            tasks: Vec::new(),
+            next: 1,
+            posts: HashMap::new(),
+            made: VecDeque::new(),
+        };
+        if t.options.flavor == Flavor::LegacySse {
+            t.open_legacy_stream().await?;
+        }
+        Ok(t)
+    }
+
+    pub fn options(&self) -> &HttpClientOptions {
+        &self.options
+    }
+
+    /// The URL messages are POSTed to.
+    pub fn post_url(&self) -> &Url {
+        &self.post_url
+    }
+
+    /// The session id the server issued, once seen.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// How many exchanges were started: they are numbered 1 to this.
+    pub fn exchanges_started(&self) -> u64 {
+        self.next - 1
+    }
+
+    /// Sends `MCP-Protocol-Version: version` from now on (after initialization, 2025-06-18+).
+    pub fn set_protocol_version(&mut self, version: Option<String>) {
+        self.protocol_version = version;
+    }
+
+    /// POSTs one message (or batch); returns the exchange's number. The response comes as events.
+    pub fn send(&mut self, message: &Value) -> u64 {
+        self.send_with(message.to_string().into_bytes(), BodyKind::of(message), &Tweaks::default())
+    }
+
+    /// POSTs raw bytes as a body (malformed on purpose: `kind` is [`BodyKind::Other`]).
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> u64 {
+        let kind = match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => BodyKind::of(&v),
+            Err(_) => BodyKind::Other,
+        };
+        self.send_with(bytes.to_vec(), kind, &Tweaks::default())
+    }
+
+    /// POSTs `body` with `tweaks`.
+    pub fn send_with(&mut self, body: Vec<u8>, kind: BodyKind, tweaks: &Tweaks) -> u64 {
+        let n = self.number();
+        let body_value = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
+        let mut request = self.http.post(self.post_url.clone()).body(body);
+        let mut headers = self.headers(tweaks, POST_ACCEPT);
+        headers.push(("content-type".into(), "application/json".into()));
+        request = apply(request, &headers, &self.options.headers);
+        self.spawn(n, "POST", self.post_url.to_string(), request, headers, kind, Duration::ZERO);
+        let ids = request_ids(&body_value);
+        if !ids.is_empty() && self.options.flavor == Flavor::Streamable {
+            self.posts.insert(n, Post { ids, ..Post::default() });
+        }
+        n
+    }
+
+    /// Opens a GET stream on the endpoint (Streamable HTTP: the server's own stream, or a
+    /// resumption with `Last-Event-ID`); returns the exchange's number.
+    pub fn open_get(&mut self, tweaks: &Tweaks) -> u64 {
+        self.get_after(tweaks, Duration::ZERO)
+    }
+
+    /// A GET made `delay` from now (a resumption honouring `retry`).
+    fn get_after(&mut self, tweaks: &Tweaks, delay: Duration) -> u64 {
+        let n = self.number();
+        let headers = self.headers(tweaks, EVENT_STREAM);
+        let request = apply(self.http.get(self.options.url.clone()), &headers, &self.options.headers);
+        self.spawn(n, "GET", self.options.url.to_string(), request, headers, BodyKind::None, delay);
+        n
+    }
+
+    /// Sends DELETE for the session; returns the exchange's number.
+    pub fn delete(&mut self, tweaks: &Tweaks) -> u64 {
+        let n = self.number();
+        let mut headers = self.headers(tweaks, "");
+        headers.retain(|(k, _)| k != "accept");
+        let request = apply(self.http.delete(self.options.url.clone()), &headers, &self.options.headers);
+        self.spawn(
+            n,
+            "DELETE",
+            self.options.url.to_string(),
+            request,
+            headers,
+            BodyKind::None,
+            Duration::ZERO,
+        );
+        n
+    }
+
+    /// The next event, waiting at most `timeout` (a zero `timeout` is a timeout, as at
+    /// [`ChildTransport::recv`](super::ChildTransport::recv)). The session id is taken from the
+    /// first response that carries one. `Closed` when no request is under way and none can
+    /// answer any more (never while the transport is alive: the caller's timeout bounds it).
+    pub async fn recv(&mut self, timeout: Duration) -> Result<HttpEvent, RecvError> {
+        if timeout.is_zero() {
+            return Err(RecvError::Timeout(timeout));
+        }
+        if let Some(event) = self.made.pop_front() {
+            return Ok(event);
+        }
+        let event = match tokio::time::timeout(timeout, self.rx.recv()).await {
+            Ok(Some(event)) => event,
+            Ok(None) => return Err(RecvError::Closed),
+            Err(_) => return Err(RecvError::Timeout(timeout)),
+        };
+        self.follow(&event);
+        Ok(event)
+    }
+
+    /// Keeps the session id, the answers still due on each POST, and where each stream stood;
+    /// resumes a stream that broke before its answers (honouring `retry`), or says they will
+    /// not come.
+    fn follow(&mut self, event: &HttpEvent) {
+        match event {
+            HttpEvent::Response(x) => {
+                if self.session.is_none() && (200..300).contains(&x.status) {
+                    self.session = x.header(SESSION_HEADER).map(str::to_owned);
+                }
+            }
+            HttpEvent::Message { n, frame, sse } => {
+                if let Some(post) = self.posts.get_mut(n) {
+                    if let Some(meta) = sse {
+                        post.last_event_id = meta.id.clone().or(post.last_event_id.take());
+                        post.retry = meta.retry.or(post.retry);
+                    }
+                }
+                if let FrameContent::Json { value, .. } = &frame.content {
+                    for id in response_ids(value) {
+                        for post in self.posts.values_mut() {
+                            post.ids.retain(|i| *i != id);
+                        }
+                    }
+                }
+            }
+            HttpEvent::Event { n, event } => {
+                if let Some(post) = self.posts.get_mut(n) {
+                    post.last_event_id = event.id.clone().or(post.last_event_id.take());
+                    post.retry = event.retry.or(post.retry);
+                }
+            }
+            HttpEvent::End { n, .. } | HttpEvent::Failed { n, .. } => {
+                let Some(post) = self.posts.remove(n) else { return };
+                if post.ids.is_empty() {
+                    return;
+                }
+                let failed = matches!(event, HttpEvent::Failed { .. });
+                match (&post.last_event_id, failed) {
+                    (Some(last), false) if post.resumes < MAX_RESUMES => {
+                        let delay = Duration::from_millis(post.retry.unwrap_or(0)).min(MAX_RETRY);
+                        let tweaks = Tweaks { last_event_id: Some(last.clone()), ..Tweaks::default() };
+                        let m = self.get_after(&tweaks, delay);
+                        self.posts.insert(m, Post { resumes: post.resumes + 1, ..post });
+                    }
+                    _ => {
+                        let why = match (failed, post.last_event_id.is_some()) {
+                            (true, _) => "the request failed".to_owned(),
+                            (false, true) => {
+                                format!("the stream broke {} times, resumed each time", post.resumes)
+                            }
+                            (false, false) => {
+                                "the response ended without them, with no event id to resume from".to_owned()
+                            }
+                        };
+                        self.made.push_back(HttpEvent::Unanswered { n: *n, ids: post.ids, why });
+                    }
+                }
+            }
+            HttpEvent::Unanswered { .. } => {}
+        }
+    }
+
+    /// Ends every request under way.
+    pub fn abort(&mut self) {
+        for t in self.tasks.drain(..) {
+            t.abort();
+        }
+    }
+
+    fn number(&mut self) -> u64 {
+        let n = self.next;
+        self.next += 1;
+        // Tasks whose exchange is over need not be kept.
+        self.tasks.retain(|t| !t.is_finished());
+        n
+    }
+
+    /// The headers mcpspec sets on a request, before custom ones.
+    fn headers(&self, tweaks: &Tweaks, accept: &str) -> Vec<(String, String)> {
+        let mut h = vec![("accept".to_owned(), tweaks.accept.clone().unwrap_or_else(|| accept.to_owned()))];
+        let session = match (&tweaks.session, tweaks.no_session) {
+            (_, true) => None,
+            (Some(s), false) => Some(s.clone()),
+            (None, false) => self.session.clone(),
+        };
+        if let Some(s) = session {
+            h.push((SESSION_HEADER.to_owned(), s));
+        }
+        match (&tweaks.protocol_version, &self.protocol_version) {
+            (Some(v), _) if v.is_empty() => {}
+            (Some(v), _) | (None, Some(v)) => h.push((PROTOCOL_VERSION_HEADER.to_owned(), v.clone())),
+            (None, None) => {}
+        }
+        if let Some(origin) = &tweaks.origin {
+            h.push(("origin".to_owned(), origin.clone()));
+        }
+        if let Some(id) = &tweaks.last_event_id {
+            h.push(("last-event-id".to_owned(), id.clone()));
+        }
+        h.retain(|(_, v)| !v.is_empty());
+        h
+    }
+
+    #[allow(clippy::too_many_arguments)] // one exchange's parts, each used once, by a private helper
+    fn spawn(
+        &mut self,
+        n: u64,
+        method: &'static str,
+        url: String,
+        request: reqwest::RequestBuilder,
+        request_headers: Vec<(String, String)>,
+        body: BodyKind,
+        delay: Duration,
+    ) {
+        let mut request_headers = request_headers;
+        request_headers.extend(self.options.headers.iter().map(|(k, _)| (k.to_string(), "…".to_owned())));
+        let tx = self.tx.clone();
+        let head_timeout = self.options.request_timeout;
+        let max = self.options.max_message_bytes;
+        self.tasks.push(tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let response = match tokio::time::timeout(head_timeout, request.send()).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    let error = describe_error(&e);
+                    let _ = tx.send(HttpEvent::Failed { n, method, url, error }).await;
+                    return;
+                }
+                Err(_) => {
+                    let error = format!("no response head within {head_timeout:?}");
+                    let _ = tx.send(HttpEvent::Failed { n, method, url, error }).await;
+                    return;
+                }
+            };
+            let exchange = Exchange {
+                n,
+                method,
+                url,
+                request_headers,
+                body,
+                status: response.status().as_u16(),
+                headers: header_list(response.headers()),
+            };
+            let body = match exchange.media_type().as_deref() {
+                Some(EVENT_STREAM) => Body::Sse,
+                Some("application/json") => Body::Json,
+                _ => Body::Other,
+            };
+            if tx.send(HttpEvent::Response(exchange)).await.is_err() {
+                return;
+            }
+            read_body(n, response, body, max, &tx).await;
+        }));
+    }
+
+    /// Legacy SSE: GET the stream, wait for `endpoint`, POST there from now on.
+    async fn open_legacy_stream(&mut self) -> Result<(), ConnectError> {
+        let url = self.options.url.to_string();
+        let n = self.open_get(&Tweaks::default());
+        let deadline = tokio::time::Instant::now() + self.options.request_timeout;
+        let mut held = Vec::new();
+        let found = loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let event = match self.recv(left).await {
+                Ok(e) => e,
+                Err(e) => break Err(e.to_string()),
+            };
+            let endpoint = match &event {
+                HttpEvent::Event { n: m, event } if *m == n && event.kind() == "endpoint" => {
+                    Some(event.data.clone())
+                }
+                HttpEvent::Failed { n: m, error, .. } if *m == n => break Err(error.clone()),
+                HttpEvent::End { n: m, .. } if *m == n => break Err("the stream ended".into()),
+                _ => None,
+            };
+            held.push(event);
+            if let Some(target) = endpoint {
+                break self.options.url.join(target.trim()).map_err(|e| format!("{target:?}: {e}"));
+            }
+        };
+        // What was read while waiting goes back to the front of the queue, for the caller to
+        // record: a fresh channel takes the held events first, then the old one's.
+        let (tx, rx) = mpsc::channel(self.options.event_queue.max(1) + held.len());
+        for event in held {
+            let _ = tx.try_send(event);
+        }
+        let old = std::mem::replace(&mut self.rx, rx);
+        self.forward(old, tx);
+        match found {
+            Ok(url) => {
+                self.post_url = url;
+                Ok(())
+            }
+            Err(why) => Err(ConnectError::NoEndpoint { url, why }),
+        }
+    }
+
+    /// Moves what arrives on `from` to `to`, in order.
+    fn forward(&mut self, mut from: mpsc::Receiver<HttpEvent>, to: mpsc::Sender<HttpEvent>) {
+        self.tasks.push(tokio::spawn(async move {
+            while let Some(e) = from.recv().await {
+                if to.send(e).await.is_err() {
+                    return;
+                }
+            }
+        }));
+    }
+}
+
+impl Drop for HttpClientTransport {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+fn apply(
+    mut request: reqwest::RequestBuilder,
+    ours: &[(String, String)],
+    custom: &[(HeaderName, HeaderValue)],
+) -> reqwest::RequestBuilder {
+    for (k, v) in ours {
+        request = request.header(k.as_str(), v.as_str());
+    }
+    for (k, v) in custom {
+        request = request.header(k.clone(), v.clone());
+    }
+    request
+}
+
+/// Response headers as text (values that are not visible ASCII are shown lossily).
+fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect()
+}
+
+/// "connection refused (…)": reqwest's error with its sources.
+fn describe_error(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        s.push_str(&format!(": {inner}"));
+        source = inner.source();
+    }
+    s
+}
+
+/// What a response body holds, by its content type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// `text/event-stream`: events, each `message` event one message.
+    Sse,
+    /// `application/json`: one message (or batch).
+    Json,
+    /// Anything else (an error page, a 202's empty body): counted, not decoded as a message.
+    Other,
+}
+
+/// Reads a body: SSE events one by one, or a whole JSON body (up to the maximum message size).
+async fn read_body(
+    n: u64,
+    mut response: reqwest::Response,
+    kind: Body,
+    max: usize,
+    tx: &mpsc::Sender<HttpEvent>,
+) {
+    let mut bytes = 0u64;
+    let mut decoder = SseDecoder::new(max);
+    let mut items = Vec::new();
+    let mut body = Vec::new();
+    let mut too_long = false;
+    let end = loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                bytes += chunk.len() as u64;
+                match kind {
+                    Body::Sse => {
+                        decoder.push(&chunk, &mut items);
+                        for item in items.drain(..) {
+                            if tx.send(sse_event(n, item, decoder.count())).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Body::Json if body.len() + chunk.len() <= max => body.extend_from_slice(&chunk),
+                    Body::Json => too_long = true,
+                    Body::Other => {}
+                }
+            }
+            Ok(None) => {
+                break match kind == Body::Sse && decoder.finish() {
+                    true => BodyEnd::Truncated,
+                    false => BodyEnd::Complete { bytes },
+                }
+            }
+            Err(e) => break BodyEnd::Broken(describe_error(&e)),
+        }
+    };
+    if kind == Body::Json && (too_long || !body.is_empty()) {
+        let content = match too_long {
+            true => FrameContent::Invalid(FrameError::TooLong {
+                limit: max,
+                excerpt: crate::framing::Excerpt::of(&body),
+            }),
+            false => decode_line(&body),
+        };
+        let frame = Frame { line: 1, content };
+        if tx.send(HttpEvent::Message { n, frame, sse: None }).await.is_err() {
+            return;
+        }
+    }
+    let _ = tx.send(HttpEvent::End { n, end }).await;
+}
+
+/// An SSE item as an event: `message` events (and events without a type) with data are messages.
+fn sse_event(n: u64, item: SseItem, count: u64) -> HttpEvent {
+    match item {
+        SseItem::Event(event) if event.kind() == "message" && !event.data.trim().is_empty() => {
+            let content = decode_line(event.data.as_bytes());
+            let meta = SseMeta { id: event.id, event: event.event, retry: event.retry };
+            HttpEvent::Message { n, frame: Frame { line: count, content }, sse: Some(meta) }
+        }
+        SseItem::Event(event) => HttpEvent::Event { n, event },
+        SseItem::TooLong { limit, excerpt } => {
+            let content = FrameContent::Invalid(FrameError::TooLong {
+                limit,
+                excerpt: crate::framing::Excerpt::of(excerpt.as_bytes()),
+            });
+            HttpEvent::Message { n, frame: Frame { line: count, content }, sse: None }
+        }
+    }
+}
+
+/// The ids of the requests in a message or batch.
+fn request_ids(value: &Value) -> Vec<RequestId> {
+    let one = |v: &Value| match v.get("method") {
+        Some(_) => v.get("id").and_then(RequestId::from_value),
+        None => None,
+    };
+    match value {
+        Value::Array(items) => items.iter().filter_map(one).collect(),
+        other => one(other).into_iter().collect(),
+    }
+}
+
+/// The ids answered by a response or a batch of them.
+fn response_ids(value: &Value) -> Vec<RequestId> {
+    let one = |v: &Value| match v.get("method") {
+        None => v.get("id").and_then(RequestId::from_value),
+        Some(_) => None,
+    };
+    match value {
+        Value::Array(items) => items.iter().filter_map(one).collect(),
+        other => one(other).into_iter().collect(),
+    }
+}
