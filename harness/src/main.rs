@@ -385,7 +385,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         shutdown_grace: timeout.min(Duration::from_secs(2)),
         ..ChildOptions::default()
     };
-    let jobs = args.jobs.unwrap_or_else(|| match role {
+    let jobs = args.jobs.unwrap_or(match role {
         Role::Client => CLIENT_JOBS,
         Role::Server => SERVER_JOBS,
     });

@@ -91,10 +91,11 @@ impl SessionEnd {
     }
 }
 
-/// The transport of a session.
+/// The transport of a session (one per session: its size does not matter).
+#[allow(clippy::large_enum_variant)]
 enum Link {
     Stdio(ChildTransport),
-    Http(Box<HttpLink>),
+    Http(HttpLink),
 }
 
 /// A session over HTTP: the transport, and what the session's waits need to know of its
@@ -175,7 +176,7 @@ impl ServerSession {
     ) -> Result<ServerSession, StartError> {
         let link = match target {
             Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
-            Target::Http(http) => Link::Http(Box::new(HttpLink {
+            Target::Http(http) => Link::Http(HttpLink {
                 transport: HttpClientTransport::connect(http.clone()).await?,
                 last_sent: None,
                 ended: VecDeque::new(),
@@ -183,7 +184,7 @@ impl ServerSession {
                 refusals: HashMap::new(),
                 get_opened: false,
                 ended_session: None,
-            })),
+            }),
         };
         let mut recorder = WireRecorder::new(revision, Direction::ServerToClient, schemas);
         if let Target::Http(http) = target {
