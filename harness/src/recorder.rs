@@ -150,6 +150,11 @@ impl WireRecorder {
         self.http.as_ref()?.exchange(n)
     }
 
+    /// The HTTP rules' record of the session's exchanges, over HTTP.
+    pub fn http(&self) -> Option<&HttpChecker> {
+        self.http.as_ref()
+    }
+
     /// Why HTTP exchange `n` got no response, when it failed.
     pub fn exchange_failure(&self, n: u64) -> Option<&str> {
         self.http.as_ref()?.failure(n)

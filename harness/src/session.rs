@@ -343,6 +343,21 @@ impl ServerSession {
         Some(n)
     }
 
+    /// Waits at most `within` for the response head of every HTTP request made so far: before
+    /// the session is ended, since a request still on its way would reach a session already
+    /// gone (a server that never answers one is judged elsewhere).
+    pub async fn settle_http(&mut self, within: Duration) {
+        let Link::Http(http) = &self.link else { return };
+        let last = http.transport.exchanges_started();
+        let deadline = Instant::now() + within;
+        for n in 1..=last {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.wait_exchange(n, left).await.is_err() && Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+
     /// The session's HTTP transport, when it has one.
     pub fn http_session_id(&self) -> Option<&str> {
         match &self.link {
@@ -781,17 +796,7 @@ impl ServerSession {
                 (Some(why), _) => SessionEnd::Http(why.clone()),
                 (None, None) => SessionEnd::Http("no session id was issued: nothing to end".into()),
                 (None, Some(_)) => {
-                    // A request still on its way would reach a session already ended: every
-                    // response head is awaited first (briefly: a server that never answers
-                    // one is judged elsewhere).
-                    let last = http.transport.exchanges_started();
-                    let deadline = Instant::now() + TAIL_WAIT;
-                    for n in 1..=last {
-                        let left = deadline.saturating_duration_since(Instant::now());
-                        if self.wait_exchange(n, left).await.is_err() && Instant::now() >= deadline {
-                            break;
-                        }
-                    }
+                    self.settle_http(TAIL_WAIT).await;
                     let Link::Http(http) = &mut self.link else { unreachable!("matched above") };
                     http.ended_session = Some("ended with DELETE".into());
                     let n = http.transport.delete(&Tweaks::default());

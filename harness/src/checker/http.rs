@@ -10,6 +10,7 @@ use mcpspec_reference::framing::FrameContent;
 use mcpspec_reference::transport::http_client::{
     BodyEnd, BodyKind, Exchange, Flavor, HttpEvent, SESSION_HEADER,
 };
+use mcpspec_reference::wire::RequestId;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// How many exchanges, event ids and messages a session remembers (a flood costs bounded memory).
@@ -26,10 +27,14 @@ pub struct HttpChecker {
     event_ids: HashSet<String>,
     /// Messages with an id from the server, and the exchange each came on.
     messages: HashMap<String, u64>,
-    /// Exchanges on which an SSE event has been seen.
-    evented: HashSet<u64>,
+    /// The first SSE event of each exchange: its type and data.
+    first_events: HashMap<u64, (String, String)>,
     /// The session id's characters have been judged.
     session_judged: bool,
+    /// How each body ended.
+    ends: HashMap<u64, BodyEnd>,
+    /// The exchange each response came on, by the id it answers.
+    answered_on: HashMap<RequestId, u64>,
 }
 
 impl HttpChecker {
@@ -41,9 +46,36 @@ impl HttpChecker {
             failures: HashMap::new(),
             event_ids: HashSet::new(),
             messages: HashMap::new(),
-            evented: HashSet::new(),
+            first_events: HashMap::new(),
             session_judged: false,
+            ends: HashMap::new(),
+            answered_on: HashMap::new(),
         }
+    }
+
+    /// The exchange whose POST carried the request `id`.
+    pub fn posted_in(&self, id: &RequestId) -> Option<u64> {
+        self.exchanges.values().find(|x| x.requests.contains(id)).map(|x| x.n)
+    }
+
+    /// The first GET made in the session, once answered.
+    pub fn first_get(&self) -> Option<u64> {
+        self.exchanges.values().filter(|x| x.method == "GET").map(|x| x.n).min()
+    }
+
+    /// The type and data of exchange `n`'s first SSE event.
+    pub fn first_event(&self, n: u64) -> Option<(&str, &str)> {
+        self.first_events.get(&n).map(|(k, d)| (k.as_str(), d.as_str()))
+    }
+
+    /// How exchange `n`'s body ended, once it has.
+    pub fn body_end(&self, n: u64) -> Option<&BodyEnd> {
+        self.ends.get(&n)
+    }
+
+    /// The exchange on which the response to `id` came.
+    pub fn answered_on(&self, id: &RequestId) -> Option<u64> {
+        self.answered_on.get(id).copied()
     }
 
     pub fn flavor(&self) -> Flavor {
@@ -63,20 +95,36 @@ impl HttpChecker {
     /// Judges one event.
     pub fn on_event(&mut self, event: &HttpEvent) -> Vec<Violation> {
         let mut out = Vec::new();
+        if let HttpEvent::End { n, end } = event {
+            if self.ends.len() < KEPT {
+                self.ends.insert(*n, end.clone());
+            }
+        }
         match event {
             HttpEvent::Response(x) => {
                 self.on_response(x, &mut out);
                 self.keep(x.clone());
             }
             HttpEvent::Message { n, frame, sse } => {
-                let id = sse.as_ref().and_then(|m| m.id.as_deref());
-                self.on_sse_event(*n, id, true, &mut out);
+                if let Some(meta) = sse {
+                    let data = match &frame.content {
+                        FrameContent::Json { value, .. } => value.to_string(),
+                        _ => String::new(),
+                    };
+                    let kind = meta.event.clone().unwrap_or_else(|| "message".into());
+                    self.on_sse_event(*n, meta.id.as_deref(), (kind, data), &mut out);
+                }
                 if let FrameContent::Json { value, .. } = &frame.content {
                     self.on_message(*n, value, &mut out);
                 }
             }
             HttpEvent::Event { n, event } => {
-                self.on_sse_event(*n, event.id.as_deref(), event.kind() == "endpoint", &mut out);
+                self.on_sse_event(
+                    *n,
+                    event.id.as_deref(),
+                    (event.kind().to_owned(), event.data.clone()),
+                    &mut out,
+                );
                 let carries_message = serde_json::from_str::<serde_json::Value>(&event.data)
                     .is_ok_and(|v| v.get("jsonrpc").is_some());
                 if self.flavor == Flavor::LegacySse && carries_message {
@@ -166,10 +214,12 @@ impl HttpChecker {
     }
 
     /// An SSE event (with or without a message) on exchange `n`, with its id.
-    fn on_sse_event(&mut self, n: u64, id: Option<&str>, endpoint: bool, out: &mut Vec<Violation>) {
-        if self.flavor == Flavor::LegacySse && self.evented.len() < KEPT && self.evented.insert(n) {
+    fn on_sse_event(&mut self, n: u64, id: Option<&str>, event: (String, String), out: &mut Vec<Violation>) {
+        if self.first_events.len() < KEPT && !self.first_events.contains_key(&n) {
+            let endpoint = event.0 == "endpoint";
+            self.first_events.insert(n, event);
             let first_get = self.exchanges.get(&n).is_some_and(|x| x.method == "GET");
-            if first_get && !endpoint {
+            if self.flavor == Flavor::LegacySse && first_get && !endpoint {
                 out.push(Violation::new(
                     &rules::SSE_ENDPOINT_EVENT,
                     "an endpoint event first on the SSE stream",
@@ -197,6 +247,11 @@ impl HttpChecker {
         let on_get = self.exchanges.get(&n).filter(|x| x.method == "GET");
         for item in items {
             let is_response = item.get("method").is_none() && item.get("id").is_some();
+            if let Some(id) = item.get("id").and_then(RequestId::from_value).filter(|_| is_response) {
+                if self.answered_on.len() < KEPT {
+                    self.answered_on.insert(id, n);
+                }
+            }
             if self.flavor == Flavor::Streamable && is_response {
                 if let Some(x) = on_get.filter(|x| !resuming(x)) {
                     out.push(Violation::new(
@@ -260,6 +315,7 @@ mod tests {
             url: "http://127.0.0.1:1/mcp".into(),
             request_headers: vec![],
             body,
+            requests: vec![],
             status,
             headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         })

@@ -9,6 +9,7 @@
 
 mod fixture;
 mod given;
+mod http;
 pub mod sweep;
 mod then;
 mod when;
@@ -64,6 +65,8 @@ pub struct ServerWorld {
     pub listing: Option<Listing>,
     /// The requests of the sweep so far.
     pub sweep: sweep::SweepState,
+    /// The last HTTP exchange a step made (`steps::http`).
+    pub exchange: Option<u64>,
     /// The turn this scenario's server process started in, held until its first answer
     /// ([`mcpspec::starts`]).
     pub start_turn: Option<mcpspec::starts::StartTurn>,
@@ -154,6 +157,7 @@ impl ServerWorld {
             subject: None,
             listing: None,
             sweep: sweep::SweepState::default(),
+            exchange: None,
             share: None,
             start_turn: None,
         }

@@ -92,12 +92,11 @@ pub struct Tweaks {
     pub session: Option<String>,
     /// Send this protocol version instead of the negotiated one (`Some("")`: none at all).
     pub protocol_version: Option<String>,
-    /// Send this `Accept` instead of the usual one.
-    pub accept: Option<String>,
-    /// Send this `Origin`.
-    pub origin: Option<String>,
     /// Send this `Last-Event-ID` (GET).
     pub last_event_id: Option<String>,
+    /// More headers (lower-case names), replacing any of mcpspec's own of the same name
+    /// (`accept`, `origin`, …); an empty value leaves the header out.
+    pub headers: Vec<(String, String)>,
 }
 
 /// One HTTP request and the head of its response.
@@ -111,6 +110,8 @@ pub struct Exchange {
     pub request_headers: Vec<(String, String)>,
     /// What a POST's body held.
     pub body: BodyKind,
+    /// The ids of the requests a POST carried.
+    pub requests: Vec<RequestId>,
     pub status: u16,
     pub headers: Vec<(String, String)>,
 }
@@ -131,6 +132,16 @@ impl Exchange {
         let kind = self.media_type().map(|m| format!(" {m}")).unwrap_or_default();
         format!("{} {} → {}{kind}", self.method, self.url, self.status)
     }
+}
+
+/// What a request was, for its exchange's record.
+struct Head {
+    method: &'static str,
+    url: String,
+    /// The headers mcpspec set.
+    headers: Vec<(String, String)>,
+    body: BodyKind,
+    requests: Vec<RequestId>,
 }
 
 /// What a POST carried.
@@ -327,8 +338,15 @@ impl HttpClientTransport {
         let mut headers = self.headers(tweaks, POST_ACCEPT);
         headers.push(("content-type".into(), "application/json".into()));
         request = apply(request, &headers, &self.options.headers);
-        self.spawn(n, "POST", self.post_url.to_string(), request, headers, kind, Duration::ZERO);
         let ids = request_ids(&body_value);
+        let head = Head {
+            method: "POST",
+            url: self.post_url.to_string(),
+            headers,
+            body: kind,
+            requests: ids.clone(),
+        };
+        self.spawn(n, request, head, Duration::ZERO);
         if !ids.is_empty() && self.options.flavor == Flavor::Streamable {
             self.posts.insert(n, Post { ids, ..Post::default() });
         }
@@ -346,7 +364,14 @@ impl HttpClientTransport {
         let n = self.number();
         let headers = self.headers(tweaks, EVENT_STREAM);
         let request = apply(self.http.get(self.options.url.clone()), &headers, &self.options.headers);
-        self.spawn(n, "GET", self.options.url.to_string(), request, headers, BodyKind::None, delay);
+        let head = Head {
+            method: "GET",
+            url: self.options.url.to_string(),
+            headers,
+            body: BodyKind::None,
+            requests: vec![],
+        };
+        self.spawn(n, request, head, delay);
         n
     }
 
@@ -356,15 +381,14 @@ impl HttpClientTransport {
         let mut headers = self.headers(tweaks, "");
         headers.retain(|(k, _)| k != "accept");
         let request = apply(self.http.delete(self.options.url.clone()), &headers, &self.options.headers);
-        self.spawn(
-            n,
-            "DELETE",
-            self.options.url.to_string(),
-            request,
+        let head = Head {
+            method: "DELETE",
+            url: self.options.url.to_string(),
             headers,
-            BodyKind::None,
-            Duration::ZERO,
-        );
+            body: BodyKind::None,
+            requests: vec![],
+        };
+        self.spawn(n, request, head, Duration::ZERO);
         n
     }
 
@@ -467,7 +491,7 @@ impl HttpClientTransport {
 
     /// The headers mcpspec sets on a request, before custom ones.
     fn headers(&self, tweaks: &Tweaks, accept: &str) -> Vec<(String, String)> {
-        let mut h = vec![("accept".to_owned(), tweaks.accept.clone().unwrap_or_else(|| accept.to_owned()))];
+        let mut h = vec![("accept".to_owned(), accept.to_owned())];
         let session = match (&tweaks.session, tweaks.no_session) {
             (_, true) => None,
             (Some(s), false) => Some(s.clone()),
@@ -477,33 +501,24 @@ impl HttpClientTransport {
             h.push((SESSION_HEADER.to_owned(), s));
         }
         match (&tweaks.protocol_version, &self.protocol_version) {
-            (Some(v), _) if v.is_empty() => {}
             (Some(v), _) | (None, Some(v)) => h.push((PROTOCOL_VERSION_HEADER.to_owned(), v.clone())),
             (None, None) => {}
         }
-        if let Some(origin) = &tweaks.origin {
-            h.push(("origin".to_owned(), origin.clone()));
-        }
         if let Some(id) = &tweaks.last_event_id {
             h.push(("last-event-id".to_owned(), id.clone()));
+        }
+        for (name, value) in &tweaks.headers {
+            let name = name.to_ascii_lowercase();
+            h.retain(|(k, _)| *k != name);
+            h.push((name, value.clone()));
         }
         h.retain(|(_, v)| !v.is_empty());
         h
     }
 
-    #[allow(clippy::too_many_arguments)] // one exchange's parts, each used once, by a private helper
-    fn spawn(
-        &mut self,
-        n: u64,
-        method: &'static str,
-        url: String,
-        request: reqwest::RequestBuilder,
-        request_headers: Vec<(String, String)>,
-        body: BodyKind,
-        delay: Duration,
-    ) {
-        let mut request_headers = request_headers;
-        request_headers.extend(self.options.headers.iter().map(|(k, _)| (k.to_string(), "…".to_owned())));
+    fn spawn(&mut self, n: u64, request: reqwest::RequestBuilder, head: Head, delay: Duration) {
+        let Head { method, url, mut headers, body, requests } = head;
+        headers.extend(self.options.headers.iter().map(|(k, _)| (k.to_string(), "…".to_owned())));
         let tx = self.tx.clone();
         let head_timeout = self.options.request_timeout;
         let max = self.options.max_message_bytes;
@@ -526,8 +541,9 @@ impl HttpClientTransport {
                 n,
                 method,
                 url,
-                request_headers,
+                request_headers: headers,
                 body,
+                requests,
                 status: response.status().as_u16(),
                 headers: header_list(response.headers()),
             };
