@@ -47,7 +47,7 @@ Feature: Lifecycle
     When the client closes the server's stdin
     Then the server exits within the timeout
 
-  @id:lifecycle/request-before-initialize @MAY @spec:basic/lifecycle.mdx#initialization
+  @id:lifecycle/request-before-initialize @MAY @spec:basic/lifecycle.mdx#initialization @transport:stdio @transport:sse
   Scenario: a request before initialize is answered or refused, and the session survives
     Given a server process
     When the client sends a "tools/list" request
