@@ -2,6 +2,7 @@
 //! [`Frame`](crate::framing::Frame)s and takes JSON values to send.
 
 pub mod child;
+pub mod http_server;
 
 pub use child::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport, Stage};
 
@@ -28,4 +29,10 @@ pub enum SendError {
     /// The peer's side is closed (broken pipe).
     #[error("the peer's input is closed: {0}")]
     Closed(std::io::Error),
+    /// The HTTP session has ended (DELETEd by the client, reaped, or its stream dropped).
+    #[error("the HTTP session has ended")]
+    SessionEnded,
+    /// No stream could take the message and the messages already held for one reach the limit.
+    #[error("{limit} messages already wait for a stream to open; the client does not listen")]
+    Backlog { limit: usize },
 }
