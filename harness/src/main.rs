@@ -12,7 +12,8 @@ use mcpspec::reference_client::ClientFault;
 use mcpspec::report::{exit, Report};
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
-use mcpspec_reference::server::{serve_stdio, ReferenceServer, ServerConfig};
+use mcpspec_reference::server::{serve_http, serve_stdio, ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::http_server::{Flavor, HttpListener, HttpServerOptions};
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
@@ -124,7 +125,7 @@ struct ValidateArgs {
 
 #[derive(Subcommand)]
 enum ReferenceRole {
-    /// The reference MCP server, on stdin/stdout.
+    /// The reference MCP server, on stdin/stdout or over HTTP.
     Server {
         /// A revision to offer (repeatable). Default: every legacy revision.
         #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
@@ -132,6 +133,19 @@ enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
+        /// stdio; http: Streamable HTTP at /mcp; sse: legacy HTTP+SSE at /sse and /messages.
+        #[arg(long, value_enum, default_value_t = ServerTransport::Stdio)]
+        transport: ServerTransport,
+        /// HTTP: the port to listen on (0: a free one).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        port: u16,
+        /// HTTP: the address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Streamable HTTP: answer a POST with one application/json body when all it produces
+        /// is its responses.
+        #[arg(long)]
+        json_responses: bool,
     },
     /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
@@ -151,6 +165,13 @@ enum ReferenceRole {
         #[arg(long, value_name = "NAME", hide = true)]
         fault: Option<ClientFault>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ServerTransport {
+    Stdio,
+    Http,
+    Sse,
 }
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
@@ -233,10 +254,24 @@ async fn run(cli: Cli) -> u8 {
             reference_client(revisions, scenario, timeout, fault).await
         }
         Command::Validate(args) => validate_file(args),
-        Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
+        Command::Reference {
+            role: ReferenceRole::Server { revisions, fault, transport, port, bind, json_responses },
+        } => {
             let mut config = ServerConfig::default();
             if !revisions.is_empty() {
                 config.supported = revisions;
+            }
+            let flavor = match transport {
+                ServerTransport::Stdio => None,
+                ServerTransport::Http => Some(Flavor::Streamable),
+                ServerTransport::Sse => Some(Flavor::LegacySse),
+            };
+            if let Some(flavor) = flavor {
+                let mut options = HttpServerOptions::new(flavor);
+                options.bind = std::net::SocketAddr::new(bind, port);
+                options.json_responses = json_responses;
+                options.fault = fault;
+                return reference_server_http(config, options).await;
             }
             let server = ReferenceServer::new(config);
             match serve_stdio(server, fault, tokio::io::stdin(), tokio::io::stdout()).await {
@@ -388,6 +423,26 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     }
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(report.exit_code())
+}
+
+/// `mcpspec reference server --transport http|sse`: serves until interrupted.
+async fn reference_server_http(config: ServerConfig, options: HttpServerOptions) -> u8 {
+    let bind = options.bind;
+    let listener = match HttpListener::bind(options).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("mcpspec reference server: cannot listen on {bind}: {e}");
+            return exit::ERROR;
+        }
+    };
+    eprintln!("mcpspec reference server: listening on {}", listener.url());
+    match serve_http(listener, move || ReferenceServer::new(config.clone())).await {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("mcpspec reference server: {e}");
+            exit::ERROR
+        }
+    }
 }
 
 /// `mcpspec reference client`: runs the reference client against the server command in

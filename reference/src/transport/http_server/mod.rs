@@ -457,6 +457,25 @@ fn error(status: StatusCode, code: i64, message: &str) -> Response {
         .unwrap_or_default()
 }
 
+/// An HTTP error before any stream exists: the status and a JSON-RPC error without id.
+struct Refusal {
+    status: StatusCode,
+    code: i64,
+    message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, code: i64, message: &str) -> Refusal {
+        Refusal { status, code, message: message.to_owned() }
+    }
+}
+
+impl From<Refusal> for Reply {
+    fn from(r: Refusal) -> Reply {
+        Reply::plain(error(r.status, r.code, &r.message))
+    }
+}
+
 fn status_only(status: StatusCode) -> Response {
     Response::builder().status(status).body(Body::empty()).unwrap_or_default()
 }
@@ -593,7 +612,7 @@ fn guard(
 }
 
 /// The session a request names: `Err` is the refusal (400 without one, 404 unknown).
-fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -> Result<String, Reply> {
+fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -> Result<String, Refusal> {
     let fault = endpoint.fault();
     let Some(raw) = headers.get("mcp-session-id") else {
         if let (Some(Fault::HttpMissingSessionIdServed), Some(latest)) = (fault, &state.latest) {
@@ -602,24 +621,29 @@ fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -
             }
         }
         let why = "Bad Request: Mcp-Session-Id header is required";
-        return Err(error(StatusCode::BAD_REQUEST, SERVER_ERROR, why).into());
+        return Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, why));
     };
     let id = rules::session_id_of(raw.as_bytes());
     match state.sessions.get(&id) {
         Some(s) if !s.deleted || fault == Some(Fault::HttpDeletedSessionServed) => Ok(id),
         _ if fault == Some(Fault::HttpUnknownSession400) => {
-            Err(error(StatusCode::BAD_REQUEST, SERVER_ERROR, "Bad Request: no such session").into())
+            Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, "Bad Request: no such session"))
         }
-        _ => Err(error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into()),
+        _ => Err(Refusal::new(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found")),
     }
 }
 
-fn version_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Option<Revision>, Reply> {
-    let raw = headers.get("mcp-protocol-version").map(HeaderValue::as_bytes);
-    match rules::protocol_version(raw, &endpoint.options.accepted_revisions) {
+fn version_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Option<Revision>, Refusal> {
+    let mut values = headers.get_all("mcp-protocol-version").iter().map(HeaderValue::as_bytes);
+    let raw = values.next();
+    let checked = match values.find(|v| Some(*v) != raw) {
+        Some(_) => Err("conflicting MCP-Protocol-Version headers".to_owned()),
+        None => rules::protocol_version(raw, &endpoint.options.accepted_revisions),
+    };
+    match checked {
         Ok(r) => Ok(r),
         Err(_) if endpoint.fault() == Some(Fault::HttpProtocolVersionUnchecked) => Ok(None),
-        Err(why) => Err(error(StatusCode::BAD_REQUEST, SERVER_ERROR, &format!("Bad Request: {why}")).into()),
+        Err(why) => Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, &format!("Bad Request: {why}"))),
     }
 }
 
@@ -660,7 +684,7 @@ async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Body) -> Repl
     }
     let header_revision = match version_refused(endpoint, headers) {
         Ok(r) => r,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into(),
     };
     let value = match read_message(endpoint, headers, body).await {
         Ok(v) => v,
@@ -748,12 +772,12 @@ fn admit(
     let (id, created_rx) = if !headers.contains_key("mcp-session-id") && inbound.initialize {
         match create_session(endpoint, &mut state, Flavor::Streamable) {
             Ok((id, rx)) => (id, Some(rx)),
-            Err(refused) => return Admitted::Done(refused),
+            Err(refused) => return Admitted::Done(refused.into()),
         }
     } else {
         match session_of(endpoint, &state, headers) {
             Ok(id) => (id, None),
-            Err(refused) => return Admitted::Done(refused),
+            Err(refused) => return Admitted::Done(refused.into()),
         }
     };
     let Some(session) = state.sessions.get_mut(&id) else {
@@ -805,18 +829,18 @@ fn create_session(
     endpoint: &Arc<Endpoint>,
     state: &mut EndpointState,
     flavor: Flavor,
-) -> Result<(String, mpsc::Receiver<Frame>), Reply> {
+) -> Result<(String, mpsc::Receiver<Frame>), Refusal> {
     let options = &endpoint.options;
     if state.sessions.len() >= options.max_sessions {
         let why = "Service Unavailable: too many sessions";
-        return Err(error(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why).into());
+        return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why));
     }
     let malformed = endpoint.fault() == Some(Fault::HttpSessionIdInvalidChars);
     let id = match rules::new_session_id(malformed) {
         Ok(id) => id,
         Err(e) => {
             let why = format!("cannot make a session id: {e}");
-            return Err(error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, &why).into());
+            return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, &why));
         }
     };
     let (tx, rx) = mpsc::channel(options.limits.queued_messages.max(1));
@@ -840,12 +864,12 @@ fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
         return error(StatusCode::NOT_ACCEPTABLE, SERVER_ERROR, why).into();
     }
     if let Err(refused) = version_refused(endpoint, headers) {
-        return refused;
+        return refused.into();
     }
     let mut state = endpoint.lock();
     let id = match session_of(endpoint, &state, headers) {
         Ok(id) => id,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into(),
     };
     let Some(session) = state.sessions.get_mut(&id) else {
         return error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into();
@@ -872,12 +896,12 @@ fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
 
 fn delete(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
     if let Err(refused) = version_refused(endpoint, headers) {
-        return refused;
+        return refused.into();
     }
     let mut state = endpoint.lock();
     let id = match session_of(endpoint, &state, headers) {
         Ok(id) => id,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into(),
     };
     if endpoint.fault() == Some(Fault::HttpDeletedSessionServed) {
         // The defect: the session is only marked, and goes on serving.
@@ -919,7 +943,7 @@ fn legacy_get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
     let mut state = endpoint.lock();
     let (id, inbound) = match create_session(endpoint, &mut state, Flavor::LegacySse) {
         Ok(created) => created,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into(),
     };
     let uri = format!("{}?sessionId={}", endpoint.options.messages_path, id);
     let Some(session) = state.sessions.get_mut(&id) else {

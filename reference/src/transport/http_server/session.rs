@@ -226,7 +226,9 @@ impl Session {
             .filter(|(s, _)| self.streams.contains_key(s) && self.flavor == Flavor::Streamable);
         let (no, after) = resume.unwrap_or((STANDALONE, 0));
         let stream = self.streams.entry(no).or_insert_with(|| Stream::new(false));
-        if stream.live() {
+        // A resumption says the client lost that stream: the new connection takes it over even
+        // if the server has not noticed the old one drop yet. A second plain GET is refused.
+        if stream.live() && resume.is_none() {
             return Err(OpenError::Busy(no));
         }
         let capacity = self.limits.queued_events.max(self.limits.replay_events + 1);
