@@ -723,6 +723,15 @@ async fn fault_sse_wrong_event_type() {
     assert_eq!(stream.events[0].kind(), "mcp-message");
 }
 
+#[tokio::test]
+async fn message_faults_apply_over_http_too() {
+    let s = with_fault(Flavor::Streamable, Fault::StringifyIds).await;
+    let mut c = session(&s, "2025-06-18").await;
+    let ping = c.call("ping", json!({})).await;
+    assert_eq!(ping.messages()[0]["id"], "2", "{ping:?}");
+    assert!(ping.ended);
+}
+
 #[test]
 fn every_http_fault_has_a_test() {
     let source = include_str!("http.rs");

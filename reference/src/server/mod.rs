@@ -1,5 +1,5 @@
-//! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and [`serve_stdio`], the
-//! loop that runs it over a byte stream. It speaks every legacy revision (2024-11-05 …
+//! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and the loop that runs it,
+//! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]). It speaks every legacy revision (2024-11-05 …
 //! 2025-11-25) and every server feature of them, and answers exactly as the spec says, so the
 //! suite can be proven against it; the same handler is what the fuzz targets drive.
 //!

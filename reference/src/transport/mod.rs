@@ -1,5 +1,6 @@
 //! Real I/O around the sans-IO codecs. One module per transport; each yields decoded
-//! [`Frame`](crate::framing::Frame)s and takes JSON values to send.
+//! [`Frame`](crate::framing::Frame)s and takes JSON values to send: [`child`] runs a peer as a
+//! child process over pipes, [`http_server`] serves MCP's HTTP transports.
 
 pub mod child;
 pub mod http_server;

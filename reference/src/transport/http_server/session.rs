@@ -305,20 +305,19 @@ impl Session {
             return Ok(());
         }
         match rules::classify_outbound(&message) {
-            Outbound::Response { keys, null_id } => self.route_response(message, keys, null_id),
+            Outbound::Response { keys, .. } => self.route_response(message, keys),
             Outbound::Other => self.route_other(message),
         }
     }
 
-    fn route_response(&mut self, message: Value, keys: Vec<String>, null_id: bool) -> Result<(), SendError> {
+    fn route_response(&mut self, message: Value, keys: Vec<String>) -> Result<(), SendError> {
         self.sniff_revision(&message, &keys);
-        let target = self
-            .streams
-            .iter()
-            .rev()
-            .filter(|(_, s)| s.post && !s.pending.is_empty())
-            .find(|(_, s)| keys.iter().any(|k| s.pending.contains(k)) || null_id && keys.is_empty())
-            .map(|(no, _)| *no);
+        let waiting = || self.streams.iter().rev().filter(|(_, s)| s.post && !s.pending.is_empty());
+        let matched = waiting().find(|(_, s)| keys.iter().any(|k| s.pending.contains(k))).map(|(no, _)| *no);
+        // A response whose id matches nothing in flight (a null id, or an id the app got wrong)
+        // answers the latest POST still waiting, as a server that writes to the stream of the
+        // request it handles would send it; the checks judge its id.
+        let target = matched.or_else(|| waiting().next().map(|(no, _)| *no));
         let Some(no) = target else {
             let why = "no POST holds a request with this id (answered already, or never asked)";
             self.record(HttpRecord::Undeliverable { message, why: why.into() });
@@ -331,11 +330,11 @@ impl Session {
             return Ok(());
         }
         let stream = self.streams.get_mut(&no).expect("found above");
-        for k in &keys {
-            stream.pending.remove(k);
-        }
-        if null_id && keys.is_empty() {
-            stream.pending.clear();
+        match matched {
+            Some(_) => keys.iter().for_each(|k| {
+                stream.pending.remove(k);
+            }),
+            None => stream.pending.clear(),
         }
         let last = stream.pending.is_empty();
         let on_get = self.fault == Some(Fault::SseResponseOnGet)
