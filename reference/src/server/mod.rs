@@ -1,7 +1,8 @@
 //! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and the loop that runs it,
-//! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]). It speaks every legacy revision (2024-11-05 …
-//! 2025-11-25) and every server feature of them, and answers exactly as the spec says, so the
-//! suite can be proven against it; the same handler is what the fuzz targets drive.
+//! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]).
+//! It speaks every legacy revision (2024-11-05 … 2025-11-25) and every server feature of them,
+//! and answers exactly as the spec says, so the suite can be proven against it; the same handler
+//! is what the fuzz targets drive.
 //!
 //! The handler is a state machine in the style of quinn-proto: it never reads a clock. Input and
 //! time go in ([`ReferenceServer::on_frame_at`], [`ReferenceServer::poll`]), the messages to write

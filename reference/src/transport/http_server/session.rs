@@ -493,3 +493,108 @@ pub(crate) enum PostOpen {
     Sse(mpsc::Receiver<Bytes>),
     Deciding(oneshot::Receiver<PostReply>),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sse::{SseDecoder, SseItem};
+    use serde_json::json;
+
+    fn session(fault: Option<Fault>) -> (Session, mpsc::Receiver<Frame>) {
+        let (tx, rx) = mpsc::channel(16);
+        (Session::new(Flavor::Streamable, fault, tx, Limits::default(), Instant::now()), rx)
+    }
+
+    /// Everything queued on a connection, decoded.
+    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<SseEvent> {
+        let mut d = SseDecoder::new(1 << 20);
+        let mut items = Vec::new();
+        while let Ok(b) = rx.try_recv() {
+            d.push(&b, &mut items);
+        }
+        items
+            .into_iter()
+            .map(|i| match i {
+                SseItem::Event(e) => e,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    fn sse(open: PostOpen) -> mpsc::Receiver<Bytes> {
+        match open {
+            PostOpen::Sse(rx) => rx,
+            PostOpen::Deciding(_) => panic!("not an SSE stream"),
+        }
+    }
+
+    #[test]
+    fn each_message_on_one_stream_with_session_unique_ids() {
+        let (mut s, _) = session(None);
+        let (a, _, open) = s.open_post(vec!["1".into()], false, false);
+        let mut a_rx = sse(open);
+        let (b, _, open) = s.open_post(vec!["2".into()], false, true);
+        let mut b_rx = sse(open);
+        let mut get = s.open_get(None).unwrap();
+        let note = json!({"jsonrpc":"2.0","method":"notifications/message"});
+        s.route(note.clone()).unwrap(); // related: the latest POST waiting
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
+        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}})).unwrap();
+        s.route(note.clone()).unwrap(); // nothing in flight: the GET stream
+        let (on_a, on_b, on_get) = (drain(&mut a_rx), drain(&mut b_rx), drain(&mut get.rx));
+        assert_eq!(on_a.len(), 1);
+        assert_eq!(on_b.len(), 3, "priming, the notification, the response: {on_b:?}");
+        assert!(on_b[0].data.is_empty() && on_b[0].has_data);
+        assert_eq!(on_get.len(), 1);
+        let ids: Vec<String> = on_a.iter().chain(&on_b).chain(&on_get).filter_map(|e| e.id.clone()).collect();
+        let unique: BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        assert!(on_a.iter().all(|e| e.id.as_deref().is_some_and(|i| i.starts_with(&format!("{a}-")))));
+        assert!(on_b.iter().all(|e| e.id.as_deref().is_some_and(|i| i.starts_with(&format!("{b}-")))));
+        // Both POST streams ended: their senders are gone.
+        assert!(a_rx.try_recv().is_err() && s.streams[&a].finished);
+    }
+
+    #[test]
+    fn held_until_a_get_stream_opens_and_bounded() {
+        let (mut s, _) = session(None);
+        let note = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"});
+        for _ in 0..Limits::default().held_messages {
+            s.route(note.clone()).unwrap();
+        }
+        assert!(matches!(s.route(note.clone()), Err(SendError::Backlog { .. })));
+        let mut get = s.open_get(None).unwrap();
+        assert_eq!(drain(&mut get.rx).len(), Limits::default().held_messages);
+        assert_eq!(s.open_get(None).unwrap_err(), OpenError::Busy(STANDALONE));
+    }
+
+    #[test]
+    fn json_mode_takes_a_lone_response_as_the_body() {
+        let (mut s, _) = session(None);
+        let (_, _, open) = s.open_post(vec!["1".into()], true, false);
+        let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
+        assert!(matches!(rx.try_recv(), Ok(PostReply::Json(v)) if v["id"] == 1));
+        let (_, _, open) = s.open_post(vec!["2".into()], true, false);
+        let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
+        s.route(json!({"jsonrpc":"2.0","method":"notifications/progress"})).unwrap();
+        assert!(matches!(rx.try_recv(), Ok(PostReply::Sse(_))));
+    }
+
+    #[test]
+    fn a_resumption_replays_only_its_stream() {
+        let (mut s, _) = session(None);
+        let (a, serial, open) = s.open_post(vec!["1".into()], false, false);
+        drop(open);
+        s.connection_dropped(a, serial);
+        let (_, _, other) = s.open_post(vec!["2".into()], false, false);
+        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}})).unwrap();
+        drop(other);
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
+        let mut resumed = s.open_get(Some(&rules::event_id(a, 0))).unwrap();
+        assert_eq!(resumed.stream, a);
+        let events = drain(&mut resumed.rx);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].id.as_deref(), Some(rules::event_id(a, 1).as_str()));
+    }
+}
