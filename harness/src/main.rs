@@ -13,8 +13,10 @@ use mcpspec::report::{exit, Report};
 use mcpspec::session::Target;
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
-use mcpspec_reference::server::{serve_stdio, ReferenceServer, ServerConfig};
-use mcpspec_reference::transport::http_client::{Flavor, HeaderName, HeaderValue, HttpClientOptions};
+use mcpspec_reference::server::{serve_http, serve_stdio, ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
+use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions};
+use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
@@ -108,8 +110,8 @@ struct CertifyArgs {
     /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (the legacy
     /// HTTP+SSE transport). With --url and no --transport, Streamable HTTP, falling back to
     /// HTTP+SSE as the spec's backwards-compatibility section describes.
-    #[arg(long, value_name = "T", value_parser = ["stdio", "http", "sse"])]
-    transport: Option<String>,
+    #[arg(long, value_name = "T", value_enum)]
+    transport: Option<ServerTransport>,
     /// Servers over HTTP: a header for every request, `Name: value` (repeatable), e.g. for a
     /// server behind auth. Values are never written to reports.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
@@ -141,7 +143,7 @@ struct ValidateArgs {
 
 #[derive(Subcommand)]
 enum ReferenceRole {
-    /// The reference MCP server, on stdin/stdout.
+    /// The reference MCP server, on stdin/stdout or over HTTP.
     Server {
         /// A revision to offer (repeatable). Default: every legacy revision.
         #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
@@ -149,6 +151,19 @@ enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
+        /// stdio; http: Streamable HTTP at /mcp; sse: legacy HTTP+SSE at /sse and /messages.
+        #[arg(long, value_enum, default_value_t = ServerTransport::Stdio)]
+        transport: ServerTransport,
+        /// HTTP: the port to listen on (0: a free one).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        port: u16,
+        /// HTTP: the address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Streamable HTTP: answer a POST with one application/json body when all it produces
+        /// is its responses.
+        #[arg(long)]
+        json_responses: bool,
     },
     /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
@@ -172,6 +187,13 @@ enum ReferenceRole {
 
 fn parse_header(s: &str) -> Result<(HeaderName, HeaderValue), String> {
     mcpspec::http_target::parse_header(s)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ServerTransport {
+    Stdio,
+    Http,
+    Sse,
 }
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
@@ -254,10 +276,24 @@ async fn run(cli: Cli) -> u8 {
             reference_client(revisions, scenario, timeout, fault).await
         }
         Command::Validate(args) => validate_file(args),
-        Command::Reference { role: ReferenceRole::Server { revisions, fault } } => {
+        Command::Reference {
+            role: ReferenceRole::Server { revisions, fault, transport, port, bind, json_responses },
+        } => {
             let mut config = ServerConfig::default();
             if !revisions.is_empty() {
                 config.supported = revisions;
+            }
+            let flavor = match transport {
+                ServerTransport::Stdio => None,
+                ServerTransport::Http => Some(Flavor::Streamable),
+                ServerTransport::Sse => Some(Flavor::LegacySse),
+            };
+            if let Some(flavor) = flavor {
+                let mut options = HttpServerOptions::new(flavor);
+                options.bind = std::net::SocketAddr::new(bind, port);
+                options.json_responses = json_responses;
+                options.fault = fault;
+                return reference_server_http(config, options).await;
             }
             let server = ReferenceServer::new(config);
             match serve_stdio(server, fault, tokio::io::stdin(), tokio::io::stdout()).await {
@@ -347,12 +383,14 @@ const SERVER_JOBS: usize = 32;
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
-    let http = match (role, args.transport.as_deref(), &args.url) {
-        (Role::Server, Some("stdio"), Some(_)) => {
+    let http = match (role, args.transport, &args.url) {
+        (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
             return Err(UsageError("--url needs --transport http or sse".into()).into())
         }
-        (Role::Server, Some("http" | "sse"), _) | (Role::Server, None, Some(_)) => true,
-        (Role::Client, Some("http" | "sse"), _) | (Role::Client, _, Some(_)) => {
+        (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
+        | (Role::Server, None, Some(_)) => true,
+        (Role::Client, Some(ServerTransport::Http | ServerTransport::Sse), _)
+        | (Role::Client, _, Some(_)) => {
             return Err(UsageError("clients are certified over stdio for now".into()).into())
         }
         _ => false,
@@ -366,7 +404,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
             let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
             if http {
-                let transport = args.transport.as_deref().unwrap_or("http");
+                let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
                 argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
             }
             Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
@@ -399,7 +437,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
                 Some(_) => mcpspec::http_target::free_port().context("cannot find a free port")?,
                 None => 0,
             };
-            let legacy = args.transport.as_deref() == Some("sse");
+            let legacy = args.transport == Some(ServerTransport::Sse);
             let default_url = format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" });
             let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
             let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
@@ -473,6 +511,26 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     }
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(report.exit_code())
+}
+
+/// `mcpspec reference server --transport http|sse`: serves until interrupted.
+async fn reference_server_http(config: ServerConfig, options: HttpServerOptions) -> u8 {
+    let bind = options.bind;
+    let listener = match HttpListener::bind(options).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("mcpspec reference server: cannot listen on {bind}: {e}");
+            return exit::ERROR;
+        }
+    };
+    eprintln!("mcpspec reference server: listening on {}", listener.url());
+    match serve_http(listener, move || ReferenceServer::new(config.clone())).await {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("mcpspec reference server: {e}");
+            exit::ERROR
+        }
+    }
 }
 
 /// `mcpspec reference client`: runs the reference client against the server command in

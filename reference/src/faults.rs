@@ -4,7 +4,11 @@
 //!
 //! A fault is either a small transformation of what [`serve_stdio`](crate::server::serve_stdio)
 //! reads or writes (`FaultState`), or a flag the server consults where the defect is a decision
-//! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)).
+//! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)), or (the
+//! `http-` and `sse-` faults) a defect of the HTTP endpoint
+//! ([`HttpServerOptions::fault`](crate::transport::http_server::HttpServerOptions::fault)).
+//! Over HTTP, the transformations of messages apply as over stdio; those of bytes (marked
+//! "stdio only") do not.
 
 use crate::framing::{self, FrameContent};
 use crate::server::ReferenceServer;
@@ -43,7 +47,7 @@ faults! {
     /// `initialize` never echoes: every offer gets another supported revision (the next one,
     /// round the list), so no revision is ever agreed on.
     CounterOfferAlways => "counter-offer-always",
-    /// Writes a log line (not JSON) to stdout before its first answer.
+    /// Writes a log line (not JSON) to stdout before its first answer (stdio only).
     NonJsonLine => "non-json-line",
     /// Every result response also carries an `error`.
     ResultAndError => "result-and-error",
@@ -53,9 +57,9 @@ faults! {
     CrashAtStart => "crash-at-start",
     /// Reads its input but never answers, and does not exit when stdin closes.
     Hang => "hang",
-    /// Writes garbage to stdout without end and never reads.
+    /// Writes garbage to stdout without end and never reads (stdio only).
     Flood => "flood",
-    /// Writes one 16 MiB line before its first answer.
+    /// Writes one 16 MiB line before its first answer (stdio only).
     HugeLine => "huge-line",
     /// Serves normally but ignores SIGTERM and keeps running after stdin closes.
     IgnoreSigterm => "ignore-sigterm",
@@ -140,7 +144,7 @@ faults! {
     ElicitationCompleteUnknown => "elicitation-complete-unknown",
     /// `test_elicitation` sends `elicitation/create` to a client without `elicitation`.
     ElicitationWithoutCapability => "elicitation-without-capability",
-    /// Responses are pretty-printed over several lines.
+    /// Responses are pretty-printed over several lines (stdio only).
     PrettyPrintedJson => "pretty-printed-json",
     /// Sends `roots/list` (or `sampling/createMessage`, whichever the client declared; nothing to
     /// a client that declared neither) right after the initialize response, before `initialized`.
@@ -161,6 +165,47 @@ faults! {
     /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
     /// where it has `format: uri`, a message whose only defect is a format.
     WebsiteUrlNotUri => "website-url-not-uri",
+    // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
+    /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
+    HttpAcceptedWithBody => "http-accepted-with-body",
+    /// Session ids end in a space and a Latin-1 `é`, outside visible ASCII (0x21–0x7E).
+    HttpSessionIdInvalidChars => "http-session-id-invalid-chars",
+    /// DELETE answers 200 but the session goes on serving, instead of 404 afterwards.
+    HttpDeletedSessionServed => "http-deleted-session-served",
+    /// A request without `Mcp-Session-Id` is served by the latest session instead of 400.
+    HttpMissingSessionIdServed => "http-missing-session-id-served",
+    /// An unknown session id gets 400 instead of 404.
+    HttpUnknownSession400 => "http-unknown-session-400",
+    /// An invalid or unsupported `MCP-Protocol-Version` is accepted instead of 400.
+    HttpProtocolVersionUnchecked => "http-protocol-version-unchecked",
+    /// A foreign `Origin` is served instead of 403.
+    HttpForeignOriginAccepted => "http-foreign-origin-accepted",
+    /// A POST whose `Accept` lacks `application/json` or `text/event-stream` is served, not 406.
+    HttpAcceptUnchecked => "http-accept-unchecked",
+    /// A POST whose `Content-Type` is not `application/json` is served instead of 415.
+    HttpContentTypeUnchecked => "http-content-type-unchecked",
+    /// GET is answered 200 `application/json` `{}`: neither an SSE stream nor 405.
+    HttpGetJson => "http-get-json",
+    /// Answers to POSTs holding requests (SSE or JSON) say `Content-Type: text/plain`.
+    HttpTextPlain => "http-text-plain",
+    /// SSE event ids count from 1 on every stream (no stream prefix): repeated across streams.
+    SseEventIdsRepeat => "sse-event-ids-repeat",
+    /// Server requests and notifications go out on every open stream (broadcast) when there
+    /// are two or more.
+    SseBroadcast => "sse-broadcast",
+    /// Responses go out on the GET stream (when one is open); their POST stream ends empty.
+    SseResponseOnGet => "sse-response-on-get",
+    /// A POST's SSE stream ends right away (after the priming event, if any), before its
+    /// response (2025-03-26/06-18: SHOULD NOT); only a resumption finds the response.
+    SseCloseBeforeResponse => "sse-close-before-response",
+    /// Responses are dropped and their POST's SSE stream stays open without end.
+    SseResponseWithheld => "sse-response-withheld",
+    /// A GET with `Last-Event-ID` also replays the events of every other stream.
+    SseReplayOtherStream => "sse-replay-other-stream",
+    /// Legacy: the endpoint URI comes as a `message` event; there is no `endpoint` event.
+    SseNoEndpointEvent => "sse-no-endpoint-event",
+    /// Legacy: messages go out as `event: mcp-message` instead of `message`.
+    SseWrongEventType => "sse-wrong-event-type",
 }
 
 impl FromStr for Fault {
@@ -256,7 +301,7 @@ impl FaultState {
 
     /// Turns the server's answers to `incoming` (`None`: to the passing of time) into the bytes
     /// to write.
-    pub(crate) fn outgoing(&mut self, incoming: Option<&FrameContent>, mut answers: Vec<Value>) -> Vec<u8> {
+    pub(crate) fn outgoing(&mut self, incoming: Option<&FrameContent>, answers: Vec<Value>) -> Vec<u8> {
         let mut bytes = Vec::new();
         if !answers.is_empty() && !self.answered {
             self.answered = true;
@@ -269,6 +314,27 @@ impl FaultState {
                 _ => {}
             }
         }
+        for a in self.messages(incoming, answers) {
+            let response = a.get("method").is_none();
+            if self.fault == Fault::PrettyPrintedJson && response {
+                bytes.extend(serde_json::to_vec_pretty(&a).unwrap_or_default());
+                bytes.push(b'\n');
+            } else {
+                bytes.extend(framing::encode(&a));
+            }
+        }
+        bytes
+    }
+
+    /// The message-level part of [`outgoing`](Self::outgoing): the server's answers to
+    /// `incoming` as the fault changes them (added, altered, duplicated or dropped messages).
+    /// This part applies over every transport; the bytes around it only over stdio.
+    pub(crate) fn messages(
+        &mut self,
+        incoming: Option<&FrameContent>,
+        mut answers: Vec<Value>,
+    ) -> Vec<Value> {
+        let mut out = Vec::new();
         let incoming = match incoming {
             Some(FrameContent::Json { value, .. }) => Some(value),
             _ => None,
@@ -372,15 +438,10 @@ impl FaultState {
                 _ => {}
             }
             for _ in 0..copies {
-                if self.fault == Fault::PrettyPrintedJson && response {
-                    bytes.extend(serde_json::to_vec_pretty(&a).unwrap_or_default());
-                    bytes.push(b'\n');
-                } else {
-                    bytes.extend(framing::encode(&a));
-                }
+                out.push(a.clone());
             }
         }
-        bytes
+        out
     }
 
     /// After stdin closed: some faults refuse to exit.
@@ -478,7 +539,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 56);
+        assert_eq!(Fault::ALL.len(), 75);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

@@ -3,8 +3,11 @@
 //! - [`wire`]: the JSON-RPC / MCP message model, shared by every part of mcpspec;
 //! - [`framing`]: the stdio newline codec, a sans-IO state machine;
 //! - [`reassembly`]: above it, messages split over several lines made whole again, flagged;
-//! - [`transport`]: real I/O (a child process over pipes) around that codec;
-//! - [`server`]: the reference server, a sans-IO handler plus a stdio loop;
+//! - [`sse`]: the Server-Sent Events codec of the HTTP transports;
+//! - [`transport`]: real I/O around the codecs (a child process over pipes; the HTTP endpoint of
+//!   Streamable HTTP and legacy HTTP+SSE);
+//! - [`server`]: the reference server, a sans-IO handler plus one serving loop, over stdio or
+//!   HTTP;
 //! - [`revision`]: protocol revisions and eras.
 
 pub mod faults;

@@ -172,7 +172,10 @@ impl SseDecoder {
         }
         self.line.extend_from_slice(part);
         if self.size + self.line.len() > self.max {
-            // Keep the start of the oversized event for the report, then nothing more of it.
+            // Keep the start of the oversized event for the report, then nothing more of it. The
+            // line is cut where it crossed the limit, so that the excerpt does not depend on how
+            // much of it the last chunk happened to bring.
+            self.line.truncate(self.max.saturating_sub(self.size) + 1);
             let head = match self.event.data.is_empty() {
                 true => {
                     let value = self.line.strip_prefix(b"data:").unwrap_or(&self.line);

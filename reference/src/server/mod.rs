@@ -1,7 +1,8 @@
-//! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and [`serve_stdio`], the
-//! loop that runs it over a byte stream. It speaks every legacy revision (2024-11-05 …
-//! 2025-11-25) and every server feature of them, and answers exactly as the spec says, so the
-//! suite can be proven against it; the same handler is what the fuzz targets drive.
+//! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and the loop that runs it,
+//! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]).
+//! It speaks every legacy revision (2024-11-05 … 2025-11-25) and every server feature of them,
+//! and answers exactly as the spec says, so the suite can be proven against it; the same handler
+//! is what the fuzz targets drive.
 //!
 //! The handler is a state machine in the style of quinn-proto: it never reads a clock. Input and
 //! time go in ([`ReferenceServer::on_frame_at`], [`ReferenceServer::poll`]), the messages to write
@@ -13,20 +14,22 @@
 //! `pagination.rs`. Choices the spec leaves open are documented where they are made.
 
 mod catalog;
+mod http;
 mod pagination;
 #[cfg(test)]
 mod tests;
 
 use crate::faults::{Fault, FaultState, Intercept};
-use crate::framing::{self, FrameContent, LineDecoder};
+use crate::framing::{self, Frame, FrameContent, LineDecoder};
 use crate::revision::{Era, Revision};
 use crate::wire::{EnvelopeError, ErrorObject, Message, Notification, Outcome, Request, RequestId, Response};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 pub use catalog::MAX_COMPLETION_VALUES;
+pub use http::serve_http;
 
 /// What the reference server offers, and its timings.
 #[derive(Debug, Clone)]
@@ -1235,7 +1238,7 @@ fn invalid_request_error(why: &str) -> ErrorObject {
 pub async fn serve_stdio<R, W>(
     server: ReferenceServer,
     fault: Option<Fault>,
-    mut input: R,
+    input: R,
     mut output: W,
 ) -> std::io::Result<()>
 where
@@ -1244,13 +1247,52 @@ where
 {
     let fault = fault.or(server.fault);
     let mut server = server.with_fault(fault);
-    let mut decoder = LineDecoder::new(server.config.max_message_bytes);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut frames = Vec::new();
     let mut fault = fault.map(FaultState::new);
     if let Some(f) = fault.as_mut() {
         f.at_start(&mut output).await?;
     }
+    let decoder = LineDecoder::new(server.config.max_message_bytes);
+    let mut pipe = StdioPipe {
+        input,
+        output,
+        decoder,
+        buf: vec![0u8; 64 * 1024],
+        frames: VecDeque::new(),
+        ended: false,
+    };
+    drive(&mut server, fault.as_mut(), &mut pipe).await?;
+    pipe.output.flush().await?;
+    if let Some(f) = fault.as_mut() {
+        f.at_eof().await;
+    }
+    Ok(())
+}
+
+/// Where a served session's messages come from and go to: the lines of a byte stream, or an
+/// HTTP session.
+pub(crate) trait Pipe {
+    /// The next message of the client; `None` once it is gone. Cancel-safe: it races the
+    /// server's next deadline.
+    async fn next_frame(&mut self) -> std::io::Result<Option<FrameContent>>;
+
+    /// Sends the server's answers to `incoming` (`None`: to the passing of time), through the
+    /// fault layer if there is one.
+    async fn write(
+        &mut self,
+        fault: Option<&mut FaultState>,
+        incoming: Option<&FrameContent>,
+        answers: Vec<Value>,
+    ) -> std::io::Result<()>;
+}
+
+/// The one serving loop of every transport: each frame in goes to the server (or the fault
+/// layer) and its answers out; a tokio sleep wakes it for the server's next deadline. Ends when
+/// the client is gone.
+pub(crate) async fn drive<P: Pipe>(
+    server: &mut ReferenceServer,
+    mut fault: Option<&mut FaultState>,
+    pipe: &mut P,
+) -> std::io::Result<()> {
     let now = || tokio::time::Instant::now().into_std();
     loop {
         let deadline = server.next_deadline();
@@ -1261,57 +1303,77 @@ where
             }
         };
         tokio::select! {
-            read = input.read(&mut buf) => {
-                let n = read?;
-                if n == 0 {
-                    break;
-                }
-                decoder.push(&buf[..n], &mut frames);
-                for frame in frames.drain(..) {
-                    let answers = match fault.as_mut().map(|f| f.intercept(&frame.content, &server)) {
-                        Some(Intercept::Exit(code)) => {
-                            eprintln!("fatal: mcpspec fault exits with status {code}");
-                            std::process::exit(code);
-                        }
-                        Some(Intercept::Answer(answers)) => answers,
-                        Some(Intercept::Pass) | None => server.on_frame_at(&frame.content, now()),
-                    };
-                    write(&mut output, fault.as_mut(), Some(&frame.content), answers).await?;
-                }
+            frame = pipe.next_frame() => {
+                let Some(frame) = frame? else { return Ok(()) };
+                let answers = match fault.as_deref_mut().map(|f| f.intercept(&frame, server)) {
+                    Some(Intercept::Exit(code)) => {
+                        eprintln!("fatal: mcpspec fault exits with status {code}");
+                        std::process::exit(code);
+                    }
+                    Some(Intercept::Answer(answers)) => answers,
+                    Some(Intercept::Pass) | None => server.on_frame_at(&frame, now()),
+                };
+                pipe.write(fault.as_deref_mut(), Some(&frame), answers).await?;
             }
             () = wake => {
                 let answers = server.poll(now());
-                write(&mut output, fault.as_mut(), None, answers).await?;
+                pipe.write(fault.as_deref_mut(), None, answers).await?;
             }
         }
     }
-    if let Some(frame) = decoder.finish() {
-        let answers = server.on_frame_at(&frame.content, now());
-        write(&mut output, fault.as_mut(), Some(&frame.content), answers).await?;
-    }
-    output.flush().await?;
-    if let Some(f) = fault.as_mut() {
-        f.at_eof().await;
-    }
-    Ok(())
 }
 
-async fn write<W: AsyncWrite + Unpin>(
-    output: &mut W,
-    fault: Option<&mut FaultState>,
-    incoming: Option<&FrameContent>,
-    answers: Vec<Value>,
-) -> std::io::Result<()> {
-    if answers.is_empty() && fault.is_none() {
-        return Ok(());
+/// A byte stream of newline-delimited messages.
+struct StdioPipe<R, W> {
+    input: R,
+    output: W,
+    decoder: LineDecoder,
+    buf: Vec<u8>,
+    /// Decoded and not yet handed over.
+    frames: VecDeque<Frame>,
+    /// The input reached its end (the decoder's last, unterminated line is in `frames`).
+    ended: bool,
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
+    async fn next_frame(&mut self) -> std::io::Result<Option<FrameContent>> {
+        loop {
+            if let Some(frame) = self.frames.pop_front() {
+                return Ok(Some(frame.content));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            // The only await: cancelling it loses nothing, decoding below runs to completion.
+            let n = self.input.read(&mut self.buf).await?;
+            if n == 0 {
+                self.ended = true;
+                self.frames.extend(self.decoder.finish());
+                continue;
+            }
+            let mut frames = Vec::new();
+            self.decoder.push(&self.buf[..n], &mut frames);
+            self.frames.extend(frames);
+        }
     }
-    let bytes = match fault {
-        Some(f) => f.outgoing(incoming, answers),
-        None => answers.iter().flat_map(framing::encode).collect(),
-    };
-    if !bytes.is_empty() {
-        output.write_all(&bytes).await?;
-        output.flush().await?;
+
+    async fn write(
+        &mut self,
+        fault: Option<&mut FaultState>,
+        incoming: Option<&FrameContent>,
+        answers: Vec<Value>,
+    ) -> std::io::Result<()> {
+        if answers.is_empty() && fault.is_none() {
+            return Ok(());
+        }
+        let bytes = match fault {
+            Some(f) => f.outgoing(incoming, answers),
+            None => answers.iter().flat_map(framing::encode).collect(),
+        };
+        if !bytes.is_empty() {
+            self.output.write_all(&bytes).await?;
+            self.output.flush().await?;
+        }
+        Ok(())
     }
-    Ok(())
 }

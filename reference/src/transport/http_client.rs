@@ -37,23 +37,7 @@ pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 pub const POST_ACCEPT: &str = "application/json, text/event-stream";
 pub const EVENT_STREAM: &str = "text/event-stream";
 
-/// Which HTTP transport.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Flavor {
-    /// Streamable HTTP: one endpoint for POST, GET and DELETE.
-    Streamable,
-    /// HTTP+SSE (2024-11-05): GET an SSE stream whose `endpoint` event names where to POST.
-    LegacySse,
-}
-
-impl Flavor {
-    pub fn name(self) -> &'static str {
-        match self {
-            Flavor::Streamable => "http",
-            Flavor::LegacySse => "sse",
-        }
-    }
-}
+pub use super::Flavor;
 
 /// How to reach a server over HTTP.
 #[derive(Debug, Clone)]

@@ -1,0 +1,287 @@
+//! The header and body rules of MCP's HTTP transports (spec digest §N, §O), as plain functions:
+//! no sockets, no clock, so each rule is unit-tested on its own and the handlers read as a list
+//! of checks.
+
+use crate::revision::Revision;
+use serde_json::{json, Value};
+use std::io::Read;
+
+/// Which `Origin`s the endpoint serves (basic/transports.mdx: servers "MUST validate the `Origin`
+/// header" against DNS rebinding; 2025-11-25: an invalid one gets 403). A request without
+/// `Origin` (not from a browser) is always served.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OriginPolicy {
+    /// `http(s)://localhost`, `127.0.0.1` or `[::1]`, with any port.
+    #[default]
+    Localhost,
+    /// Exactly these origins (`scheme://host[:port]`, compared case-insensitively).
+    Exact(Vec<String>),
+    /// Any origin (for an endpoint behind its own gatekeeper).
+    Any,
+}
+
+impl OriginPolicy {
+    pub fn allows(&self, origin: &str) -> bool {
+        match self {
+            OriginPolicy::Any => true,
+            OriginPolicy::Exact(list) => list.iter().any(|o| o.eq_ignore_ascii_case(origin.trim())),
+            OriginPolicy::Localhost => is_localhost_origin(origin),
+        }
+    }
+}
+
+fn is_localhost_origin(origin: &str) -> bool {
+    let Ok(url) = url::Url::parse(origin.trim()) else { return false };
+    if !matches!(url.scheme(), "http" | "https") || url.path() != "/" && !url.path().is_empty() {
+        return false;
+    }
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// Whether an `Accept` header lists `media` itself. Wildcards do not count: the client "MUST
+/// include an `Accept` header, listing both `application/json` and `text/event-stream`", and a
+/// conformance peer holds it to the letter.
+pub fn accept_lists(accept: Option<&str>, media: &str) -> bool {
+    accept.is_some_and(|a| a.split(',').any(|range| media_type(range).eq_ignore_ascii_case(media)))
+}
+
+/// Whether a `Content-Type` header says `application/json` (parameters such as `charset` aside).
+pub fn is_json_content_type(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|c| media_type(c).eq_ignore_ascii_case("application/json"))
+}
+
+fn media_type(value: &str) -> &str {
+    value.split(';').next().unwrap_or("").trim()
+}
+
+/// Checks `MCP-Protocol-Version` (2025-06-18+): absent is fine (the server assumes 2025-03-26);
+/// present, it must name a revision the endpoint accepts, else 400.
+pub fn protocol_version(header: Option<&[u8]>, accepted: &[Revision]) -> Result<Option<Revision>, String> {
+    let Some(raw) = header else { return Ok(None) };
+    let text = std::str::from_utf8(raw).map_err(|_| "MCP-Protocol-Version is not UTF-8".to_owned())?;
+    let revision: Revision =
+        text.trim().parse().map_err(|_| format!("MCP-Protocol-Version {text:?} is not a known revision"))?;
+    if !accepted.contains(&revision) {
+        return Err(format!("MCP-Protocol-Version {text:?} is not supported by this server"));
+    }
+    Ok(Some(revision))
+}
+
+/// A fresh session id: 128 bits from the kernel's CSPRNG as 32 hex digits, which are visible
+/// ASCII (0x21–0x7E) as the spec requires. `malformed` (fault `http-session-id-invalid-chars`)
+/// appends a space and a Latin-1 `é`, both outside that range.
+pub fn new_session_id(malformed: bool) -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    let mut id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    if malformed {
+        id.push_str(" \u{e9}");
+    }
+    Ok(id)
+}
+
+/// A session id as a header carries it: each char one byte (Latin-1), so that an id with a byte
+/// above 0x7E (a fault) round-trips exactly.
+pub fn session_id_bytes(id: &str) -> Vec<u8> {
+    id.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+}
+
+/// The session id a header names (Latin-1, the inverse of [`session_id_bytes`]).
+pub fn session_id_of(header: &[u8]) -> String {
+    header.iter().map(|b| char::from(*b)).collect()
+}
+
+/// Whether a session id is made only of visible ASCII (0x21–0x7E), as the spec requires.
+pub fn is_visible_ascii(id: &[u8]) -> bool {
+    !id.is_empty() && id.iter().all(|b| (0x21..=0x7e).contains(b))
+}
+
+/// What a POST body holds, as far as the transport needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inbound {
+    /// The keys ([`request_key`]) of the requests in it, in order; empty when it holds only
+    /// notifications and responses (answered 202).
+    pub requests: Vec<String>,
+    /// It is a single `initialize` request (which opens a session).
+    pub initialize: bool,
+}
+
+/// Classifies a POST body (one message, or a batch in 2025-03-26). A message with an id and no
+/// `result` or `error` counts as a request even if it lacks a method: the app answers it (with
+/// -32600) on the POST's stream. Errors are the reason for a 400.
+pub fn classify(value: &Value) -> Result<Inbound, String> {
+    let items: Vec<&Value> = match value {
+        Value::Array(items) if items.is_empty() => return Err("an empty batch".into()),
+        Value::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    let mut requests = Vec::new();
+    for item in &items {
+        let Value::Object(o) = item else {
+            return Err("a JSON-RPC message must be an object".into());
+        };
+        let response = o.contains_key("result") || o.contains_key("error");
+        match (o.get("id"), o.contains_key("method"), response) {
+            (_, false, true) => {}
+            (Some(id @ (Value::String(_) | Value::Number(_))), _, _) => requests.push(request_key(id)),
+            (Some(_), _, _) => return Err("a request id must be a string or a number".into()),
+            (None, true, _) => {}
+            (None, false, false) => return Err("neither a request, a notification nor a response".into()),
+        }
+    }
+    let initialize = !value.is_array() && value["method"] == "initialize" && !requests.is_empty();
+    Ok(Inbound { requests, initialize })
+}
+
+/// The key of a request id: its JSON text, so that `1` and `"1"` differ as JSON-RPC says.
+pub fn request_key(id: &Value) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+/// What a message the app sends is, for routing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outbound {
+    /// A response (or a batch of responses) answering these request keys; a response with a
+    /// null or missing id answers "the whole body" of the POST it belongs to.
+    Response { keys: Vec<String>, null_id: bool },
+    /// A request or a notification of the server.
+    Other,
+}
+
+pub fn classify_outbound(value: &Value) -> Outbound {
+    let items: Vec<&Value> = match value {
+        Value::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    let responses: Vec<&&Value> =
+        items.iter().filter(|v| v.get("method").is_none() && v.get("id").is_some() || is_error(v)).collect();
+    if responses.is_empty() {
+        return Outbound::Other;
+    }
+    let mut keys = Vec::new();
+    let mut null_id = false;
+    for r in responses {
+        match r.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => keys.push(request_key(id)),
+            _ => null_id = true,
+        }
+    }
+    Outbound::Response { keys, null_id }
+}
+
+fn is_error(v: &Value) -> bool {
+    v.get("method").is_none() && (v.get("error").is_some() || v.get("result").is_some())
+}
+
+/// An SSE event id that says which stream it belongs to (2025-11-25: IDs SHOULD encode the
+/// stream), unique in the session: `<stream>-<n>`.
+pub fn event_id(stream: u64, n: u64) -> String {
+    format!("{stream}-{n}")
+}
+
+/// The stream and the position a `Last-Event-ID` names.
+pub fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, n) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, n.parse().ok()?))
+}
+
+/// The body of an HTTP error: a JSON-RPC error without an id (basic/transports.mdx: the body
+/// "MAY comprise a JSON-RPC error response that has no `id`").
+pub fn error_body(code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "error": { "code": code, "message": message } })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_and_content_type() {
+        let both = Some("application/json, text/event-stream;q=0.9");
+        assert!(accept_lists(both, "application/json") && accept_lists(both, "text/event-stream"));
+        assert!(!accept_lists(Some("*/*"), "application/json"));
+        assert!(!accept_lists(None, "text/event-stream"));
+        assert!(is_json_content_type(Some("Application/JSON; charset=utf-8")));
+        assert!(!is_json_content_type(Some("text/plain")) && !is_json_content_type(None));
+    }
+
+    #[test]
+    fn origins() {
+        let p = OriginPolicy::Localhost;
+        for ok in ["http://localhost", "http://localhost:3000", "https://127.0.0.1:8", "http://[::1]:9"] {
+            assert!(p.allows(ok), "{ok}");
+        }
+        for bad in ["http://evil.example", "null", "http://localhost.evil.example", "file://localhost"] {
+            assert!(!p.allows(bad), "{bad}");
+        }
+        assert!(OriginPolicy::Exact(vec!["https://app.example".into()]).allows("HTTPS://app.example"));
+    }
+
+    #[test]
+    fn protocol_version_header() {
+        let all = Revision::LEGACY;
+        assert_eq!(protocol_version(None, &all), Ok(None));
+        assert_eq!(protocol_version(Some(b"2025-06-18"), &all), Ok(Some(Revision::V2025_06_18)));
+        assert!(protocol_version(Some(b"1999-01-01"), &all).is_err());
+        assert!(protocol_version(Some(b"2025-06-18"), &[Revision::V2025_03_26]).is_err());
+        assert!(protocol_version(Some(b"\xff"), &all).is_err());
+    }
+
+    #[test]
+    fn session_ids() {
+        let id = new_session_id(false).unwrap();
+        assert!(is_visible_ascii(id.as_bytes()) && id.len() == 32);
+        assert_ne!(id, new_session_id(false).unwrap());
+        let bad = new_session_id(true).unwrap();
+        let bytes = session_id_bytes(&bad);
+        assert!(!is_visible_ascii(&bytes));
+        assert_eq!(session_id_of(&bytes), bad);
+    }
+
+    #[test]
+    fn bodies() {
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}});
+        assert_eq!(classify(&init), Ok(Inbound { requests: vec!["1".into()], initialize: true }));
+        let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+        assert_eq!(classify(&note).unwrap().requests.len(), 0);
+        let batch = json!([{"jsonrpc":"2.0","id":"a","method":"ping"}, note]);
+        assert_eq!(classify(&batch).unwrap().requests, vec!["\"a\"".to_owned()]);
+        assert!(!classify(&batch).unwrap().initialize);
+        assert!(classify(&json!([])).is_err() && classify(&json!(3)).is_err());
+        assert!(classify(&json!({"jsonrpc":"2.0"})).is_err());
+        assert!(classify(&json!({"jsonrpc":"2.0","id":null,"method":"ping"})).is_err());
+        assert_eq!(classify(&json!({"jsonrpc":"2.0","id":5})).unwrap().requests, vec!["5".to_owned()]);
+    }
+
+    #[test]
+    fn outbound() {
+        assert_eq!(
+            classify_outbound(&json!({"jsonrpc":"2.0","id":1,"result":{}})),
+            Outbound::Response { keys: vec!["1".into()], null_id: false }
+        );
+        assert_eq!(
+            classify_outbound(&json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}})),
+            Outbound::Response { keys: vec![], null_id: true }
+        );
+        assert_eq!(
+            classify_outbound(&json!({"jsonrpc":"2.0","id":1,"method":"roots/list"})),
+            Outbound::Other
+        );
+        assert_eq!(
+            classify_outbound(&json!({"jsonrpc":"2.0","method":"notifications/message"})),
+            Outbound::Other
+        );
+    }
+
+    #[test]
+    fn event_ids() {
+        assert_eq!(parse_event_id(&event_id(3, 17)), Some((3, 17)));
+        assert_eq!(parse_event_id("nope"), None);
+    }
+}
