@@ -289,6 +289,10 @@ async fn run(cli: Cli) -> u8 {
                 ServerTransport::Sse => Some(Flavor::LegacySse),
             };
             if let Some(flavor) = flavor {
+                // A client's cancel travels on a request of its own, which takes longer than
+                // a line on a pipe: the steps of `test_tool_with_progress` leave it time to land.
+                config.progress_interval =
+                    config.progress_interval.max(std::time::Duration::from_millis(100));
                 let mut options = HttpServerOptions::new(flavor);
                 options.bind = std::net::SocketAddr::new(bind, port);
                 options.json_responses = json_responses;

@@ -38,21 +38,26 @@ where
 /// Serves one session until it ends.
 async fn serve_session(mut server: ReferenceServer, fault: Option<Fault>, link: SessionLink) {
     let mut fault = fault.map(FaultState::new);
-    let mut pipe = HttpPipe { link };
+    let mut pipe = HttpPipe { link, origin: None };
     // An error here is the session ending (the client deleted it or went away).
     let _ = drive(&mut server, fault.as_mut(), &mut pipe).await;
 }
 
 struct HttpPipe {
     link: SessionLink,
+    /// The POST stream of the message being handled.
+    origin: Option<u64>,
 }
 
 impl Pipe for HttpPipe {
     async fn next_frame(&mut self) -> std::io::Result<Option<FrameContent>> {
         loop {
             // Bounded waits; the session itself ends when deleted, dropped or reaped when idle.
-            match self.link.recv(Duration::from_secs(60)).await {
-                Ok(frame) => return Ok(Some(frame.content)),
+            match self.link.recv_from(Duration::from_secs(60)).await {
+                Ok((frame, origin)) => {
+                    self.origin = origin;
+                    return Ok(Some(frame.content));
+                }
                 Err(RecvError::Timeout(_)) => continue,
                 Err(RecvError::Closed) => return Ok(None),
             }
@@ -69,8 +74,11 @@ impl Pipe for HttpPipe {
             Some(f) => f.messages(incoming, answers),
             None => answers,
         };
+        // Answers to a message go where it came from; what a timer wrote (`incoming` None)
+        // is routed by id or to the latest stream waiting.
+        let origin = incoming.and(self.origin);
         for message in &messages {
-            match self.link.send(message) {
+            match self.link.send_in_reply(message, origin) {
                 Ok(()) => {}
                 // Nobody listens for server-initiated messages: this one is dropped, the session
                 // goes on (the client may still POST).

@@ -240,6 +240,9 @@ struct Post {
     last_event_id: Option<String>,
     retry: Option<u64>,
     resumes: u32,
+    /// The response has a 2xx status (an error status's body is a refusal, which the caller
+    /// makes the answer to the requests).
+    ok: bool,
 }
 
 /// How many times a broken stream is resumed with `Last-Event-ID` before its requests are given up.
@@ -402,8 +405,12 @@ impl HttpClientTransport {
     fn follow(&mut self, event: &HttpEvent) {
         match event {
             HttpEvent::Response(x) => {
-                if self.session.is_none() && (200..300).contains(&x.status) {
+                let ok = (200..300).contains(&x.status);
+                if self.session.is_none() && ok {
                     self.session = x.header(SESSION_HEADER).map(str::to_owned);
+                }
+                if let Some(post) = self.posts.get_mut(&x.n) {
+                    post.ok = ok;
                 }
             }
             HttpEvent::Message { n, frame, sse } => {
@@ -414,6 +421,12 @@ impl HttpClientTransport {
                     }
                 }
                 if let FrameContent::Json { value, .. } = &frame.content {
+                    // An error without an id on a POST's own stream answers the POST as a whole
+                    // (a batch the revision does not have, a body the server could not read).
+                    let idless = value.get("error").is_some() && value.get("id").is_none_or(Value::is_null);
+                    if let Some(post) = self.posts.get_mut(n).filter(|p| idless && p.ok) {
+                        post.ids.clear();
+                    }
                     for id in response_ids(value) {
                         for post in self.posts.values_mut() {
                             post.ids.retain(|i| *i != id);

@@ -308,7 +308,7 @@ async fn reap(endpoint: Weak<Endpoint>, idle: Duration) {
 pub struct SessionLink {
     id: String,
     endpoint: Arc<Endpoint>,
-    inbound: mpsc::Receiver<Frame>,
+    inbound: mpsc::Receiver<(Frame, Option<u64>)>,
 }
 
 impl std::fmt::Debug for SessionLink {
@@ -326,8 +326,13 @@ impl SessionLink {
     /// The next message of the client. [`RecvError::Closed`] once the session has ended
     /// (DELETEd, reaped, or legacy: its GET stream dropped) and everything before is taken.
     pub async fn recv(&mut self, within: Duration) -> Result<Frame, RecvError> {
+        self.recv_from(within).await.map(|(frame, _)| frame)
+    }
+
+    /// [`Self::recv`], with the POST stream the message came on (for [`Self::send_in_reply`]).
+    pub async fn recv_from(&mut self, within: Duration) -> Result<(Frame, Option<u64>), RecvError> {
         match tokio::time::timeout(within, self.inbound.recv()).await {
-            Ok(Some(frame)) => Ok(frame),
+            Ok(Some(received)) => Ok(received),
             Ok(None) => Err(RecvError::Closed),
             Err(_) => Err(RecvError::Timeout(within)),
         }
@@ -335,9 +340,15 @@ impl SessionLink {
 
     /// Sends one message (or batch) of the app; the link picks its stream.
     pub fn send(&self, message: &Value) -> Result<(), SendError> {
+        self.send_in_reply(message, None)
+    }
+
+    /// Sends a message the app wrote while handling one that came on POST stream `origin`: a
+    /// response the link cannot match by id, and a related request or notification, go there.
+    pub fn send_in_reply(&self, message: &Value, origin: Option<u64>) -> Result<(), SendError> {
         let mut state = self.endpoint.lock();
         let session = state.sessions.get_mut(&self.id).ok_or(SendError::SessionEnded)?;
-        session.route(message.clone())
+        session.route(message.clone(), origin)
     }
 
     /// The revision negotiated by `initialize`, as read from the app's answer.
@@ -747,7 +758,7 @@ enum Admitted {
         id: String,
         serial: u64,
         open: PostOpen,
-        created_rx: Option<mpsc::Receiver<Frame>>,
+        created_rx: Option<mpsc::Receiver<(Frame, Option<u64>)>>,
     },
 }
 
@@ -784,7 +795,7 @@ fn admit(
         replayed: Vec::new(),
     };
     if inbound.requests.is_empty() {
-        if !session.deliver(value) {
+        if !session.deliver(value, None) {
             return Admitted::Done(busy(reply));
         }
         reply.response = match fault {
@@ -804,7 +815,7 @@ fn admit(
     let (stream, serial, open) =
         session.open_post(inbound.requests, endpoint.options.json_responses, priming);
     reply.stream = Some(stream);
-    if !session.deliver(value) {
+    if !session.deliver(value, Some(stream)) {
         session.abandon(stream);
         return Admitted::Done(busy(reply));
     }
@@ -822,7 +833,7 @@ fn create_session(
     endpoint: &Arc<Endpoint>,
     state: &mut EndpointState,
     flavor: Flavor,
-) -> Result<(String, mpsc::Receiver<Frame>), Refusal> {
+) -> Result<(String, mpsc::Receiver<(Frame, Option<u64>)>), Refusal> {
     let options = &endpoint.options;
     if state.sessions.len() >= options.max_sessions {
         let why = "Service Unavailable: too many sessions";
@@ -997,7 +1008,7 @@ async fn legacy_post(
     session.last_active = Instant::now();
     let reply =
         Reply { response: Response::default(), session: Some(id), stream: None, replayed: Vec::new() };
-    if !session.deliver(value) {
+    if !session.deliver(value, None) {
         return busy(reply);
     }
     Reply { response: status_only(StatusCode::ACCEPTED), ..reply }

@@ -103,7 +103,7 @@ pub(crate) struct Session {
     /// The negotiated revision, read from the app's answer to `initialize`.
     pub revision: Option<Revision>,
     initialize_key: Option<String>,
-    inbound: mpsc::Sender<Frame>,
+    inbound: mpsc::Sender<(Frame, Option<u64>)>,
     next_line: u64,
     streams: BTreeMap<u64, Stream>,
     next_stream: u64,
@@ -122,7 +122,7 @@ impl Session {
     pub fn new(
         flavor: Flavor,
         fault: Option<Fault>,
-        inbound: mpsc::Sender<Frame>,
+        inbound: mpsc::Sender<(Frame, Option<u64>)>,
         limits: Limits,
         now: Instant,
     ) -> Session {
@@ -157,8 +157,9 @@ impl Session {
         self.log.drain(..).collect()
     }
 
-    /// Hands one message to the app. `false`: its queue is full or it is gone.
-    pub fn deliver(&mut self, value: Value) -> bool {
+    /// Hands one message to the app, with the POST stream it came on (`None`: a POST that
+    /// opened none). `false`: its queue is full or it is gone.
+    pub fn deliver(&mut self, value: Value, stream: Option<u64>) -> bool {
         if value["method"] == "initialize" {
             if let Some(id) = value.get("id") {
                 self.initialize_key = Some(rules::request_key(id));
@@ -167,7 +168,7 @@ impl Session {
         self.next_line += 1;
         let frame =
             Frame { line: self.next_line, content: FrameContent::Json { value, crlf: false, lines: 1 } };
-        self.inbound.try_send(frame).is_ok()
+        self.inbound.try_send((frame, stream)).is_ok()
     }
 
     /// Whether any stream has a live connection (a session someone listens to is not idle).
@@ -298,26 +299,36 @@ impl Session {
         }
     }
 
-    /// Routes one message of the app onto exactly one stream (or holds it).
-    pub fn route(&mut self, message: Value) -> Result<(), SendError> {
+    /// Routes one message of the app onto exactly one stream (or holds it). `origin` is the
+    /// POST stream of the message the app was handling when it wrote this one, if any.
+    pub fn route(&mut self, message: Value, origin: Option<u64>) -> Result<(), SendError> {
         if self.flavor == Flavor::LegacySse {
             self.emit_message(STANDALONE, message, false);
             return Ok(());
         }
+        // The origin counts while it still waits for responses.
+        let origin =
+            origin.filter(|no| self.streams.get(no).is_some_and(|s| s.post && !s.pending.is_empty()));
         match rules::classify_outbound(&message) {
-            Outbound::Response { keys, .. } => self.route_response(message, keys),
-            Outbound::Other => self.route_other(message),
+            Outbound::Response { keys, .. } => self.route_response(message, keys, origin),
+            Outbound::Other => self.route_other(message, origin),
         }
     }
 
-    fn route_response(&mut self, message: Value, keys: Vec<String>) -> Result<(), SendError> {
+    fn route_response(
+        &mut self,
+        message: Value,
+        keys: Vec<String>,
+        origin: Option<u64>,
+    ) -> Result<(), SendError> {
         self.sniff_revision(&message, &keys);
         let waiting = || self.streams.iter().rev().filter(|(_, s)| s.post && !s.pending.is_empty());
         let matched = waiting().find(|(_, s)| keys.iter().any(|k| s.pending.contains(k))).map(|(no, _)| *no);
         // A response whose id matches nothing in flight (a null id, or an id the app got wrong)
-        // answers the latest POST still waiting, as a server that writes to the stream of the
-        // request it handles would send it; the checks judge its id.
-        let target = matched.or_else(|| waiting().next().map(|(no, _)| *no));
+        // answers the POST whose message the app was handling (else the latest still waiting),
+        // as a server that writes to the stream of the request it handles would send it; the
+        // checks judge its id.
+        let target = matched.or(origin).or_else(|| waiting().next().map(|(no, _)| *no));
         let Some(no) = target else {
             let why = "no POST holds a request with this id (answered already, or never asked)";
             self.record(HttpRecord::Undeliverable { message, why: why.into() });
@@ -351,7 +362,7 @@ impl Session {
         Ok(())
     }
 
-    fn route_other(&mut self, message: Value) -> Result<(), SendError> {
+    fn route_other(&mut self, message: Value, origin: Option<u64>) -> Result<(), SendError> {
         if self.fault == Some(Fault::SseBroadcast) {
             let live: Vec<u64> = self
                 .streams
@@ -367,10 +378,10 @@ impl Session {
                 return Ok(());
             }
         }
-        // Related to a request in flight: on the stream of the latest POST still waiting for its
-        // answer (the app's requests and notifications come while it handles that POST).
+        // Related to a request in flight: on the stream of the POST whose message the app was
+        // handling, else of the latest POST still waiting for its answer.
         let post = self.streams.iter().rev().find(|(_, s)| s.post && !s.finished && !s.pending.is_empty());
-        if let Some((&no, _)) = post {
+        if let Some(no) = origin.or(post.map(|(no, _)| *no)) {
             self.emit_message(no, message, false);
             return Ok(());
         }
@@ -500,7 +511,7 @@ mod tests {
     use crate::sse::{SseDecoder, SseItem};
     use serde_json::json;
 
-    fn session(fault: Option<Fault>) -> (Session, mpsc::Receiver<Frame>) {
+    fn session(fault: Option<Fault>) -> (Session, mpsc::Receiver<(Frame, Option<u64>)>) {
         let (tx, rx) = mpsc::channel(16);
         (Session::new(Flavor::Streamable, fault, tx, Limits::default(), Instant::now()), rx)
     }
@@ -537,10 +548,10 @@ mod tests {
         let mut b_rx = sse(open);
         let mut get = s.open_get(None).unwrap();
         let note = json!({"jsonrpc":"2.0","method":"notifications/message"});
-        s.route(note.clone()).unwrap(); // related: the latest POST waiting
-        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
-        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}})).unwrap();
-        s.route(note.clone()).unwrap(); // nothing in flight: the GET stream
+        s.route(note.clone(), None).unwrap(); // related: the latest POST waiting
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}}), None).unwrap();
+        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}}), None).unwrap();
+        s.route(note.clone(), None).unwrap(); // nothing in flight: the GET stream
         let (on_a, on_b, on_get) = (drain(&mut a_rx), drain(&mut b_rx), drain(&mut get.rx));
         assert_eq!(on_a.len(), 1);
         assert_eq!(on_b.len(), 3, "priming, the notification, the response: {on_b:?}");
@@ -555,14 +566,29 @@ mod tests {
         assert!(a_rx.try_recv().is_err() && s.streams[&a].finished);
     }
 
+    /// An error without an id (a batch refused, say) goes to the POST whose message it answers,
+    /// not to the latest one waiting.
+    #[test]
+    fn an_unmatched_answer_goes_to_the_post_it_answers() {
+        let (mut s, _) = session(None);
+        let (a, _, open) = s.open_post(vec!["b1".into(), "b2".into()], false, false);
+        let mut a_rx = sse(open);
+        let (_, _, open) = s.open_post(vec!["3".into()], false, false);
+        let mut b_rx = sse(open);
+        let refusal = json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"no batches"}});
+        s.route(refusal, Some(a)).unwrap();
+        assert_eq!(drain(&mut a_rx).len(), 1);
+        assert!(drain(&mut b_rx).is_empty());
+    }
+
     #[test]
     fn held_until_a_get_stream_opens_and_bounded() {
         let (mut s, _) = session(None);
         let note = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"});
         for _ in 0..Limits::default().held_messages {
-            s.route(note.clone()).unwrap();
+            s.route(note.clone(), None).unwrap();
         }
-        assert!(matches!(s.route(note.clone()), Err(SendError::Backlog { .. })));
+        assert!(matches!(s.route(note.clone(), None), Err(SendError::Backlog { .. })));
         let mut get = s.open_get(None).unwrap();
         assert_eq!(drain(&mut get.rx).len(), Limits::default().held_messages);
         assert_eq!(s.open_get(None).unwrap_err(), OpenError::Busy(STANDALONE));
@@ -573,11 +599,11 @@ mod tests {
         let (mut s, _) = session(None);
         let (_, _, open) = s.open_post(vec!["1".into()], true, false);
         let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
-        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}}), None).unwrap();
         assert!(matches!(rx.try_recv(), Ok(PostReply::Json(v)) if v["id"] == 1));
         let (_, _, open) = s.open_post(vec!["2".into()], true, false);
         let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
-        s.route(json!({"jsonrpc":"2.0","method":"notifications/progress"})).unwrap();
+        s.route(json!({"jsonrpc":"2.0","method":"notifications/progress"}), None).unwrap();
         assert!(matches!(rx.try_recv(), Ok(PostReply::Sse(_))));
     }
 
@@ -588,9 +614,9 @@ mod tests {
         drop(open);
         s.connection_dropped(a, serial);
         let (_, _, other) = s.open_post(vec!["2".into()], false, false);
-        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}})).unwrap();
+        s.route(json!({"jsonrpc":"2.0","id":2,"result":{}}), None).unwrap();
         drop(other);
-        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap();
+        s.route(json!({"jsonrpc":"2.0","id":1,"result":{}}), None).unwrap();
         let mut resumed = s.open_get(Some(&rules::event_id(a, 0))).unwrap();
         assert_eq!(resumed.stream, a);
         let events = drain(&mut resumed.rx);
