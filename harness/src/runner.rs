@@ -15,9 +15,10 @@ use include_dir::{include_dir, Dir};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{console_entry, ScenarioReport};
-use mcpspec::session::Target;
+use mcpspec::session::{StartError, Target};
 use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
+use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::ChildOptions;
 use mcpspec_reference::wire::Outcome;
 use mcpspec_reference::Revision;
@@ -244,6 +245,8 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
     let mut session =
         match mcpspec::session::ServerSession::start(&ctx.target, ctx.child.clone(), revision, None).await {
             Ok(s) => s,
+            // A server that answers with a defect: the scenarios judge it (sse/endpoint-event).
+            Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => return Probe::Inconclusive,
             Err(e) => return Probe::NotStarted(e.to_string()),
         };
     let params = serde_json::json!({

@@ -147,13 +147,6 @@ async fn status_is(w: &mut ServerWorld, status: u16) -> Result<(), Halt> {
     Ok(())
 }
 
-#[then(expr = "the HTTP status is {int} or {int}")]
-async fn status_is_either(w: &mut ServerWorld, a: u16, b: u16) -> Result<(), Halt> {
-    let x = w.last_exchange().await?;
-    w.check(x.status == a || x.status == b, format!("HTTP {a} or {b}"), x.describe());
-    Ok(())
-}
-
 #[then("the HTTP status is a client error")]
 async fn status_is_4xx(w: &mut ServerWorld) -> Result<(), Halt> {
     let x = w.last_exchange().await?;

@@ -16,8 +16,10 @@ mod when;
 
 pub use crate::scenario::{Halt, Scenario, ScenarioMeta, ScenarioState};
 use mcpspec::pool::{History, SessionKey, SharedSession};
-use mcpspec::session::{ServerSession, WaitError};
+use mcpspec::rules;
+use mcpspec::session::{ServerSession, StartError, WaitError};
 use mcpspec::verdict::{Check, Verdict};
+use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::SendError;
 use mcpspec_reference::wire::{describe, Outcome, RequestId, Response};
 use serde_json::{json, Value};
@@ -189,6 +191,15 @@ impl ServerWorld {
             Ok(s) => {
                 self.session = Some(s);
                 Ok(())
+            }
+            // The server's fault, not the harness's: an HTTP+SSE stream that names no endpoint.
+            Err(StartError::Connect(e @ ConnectError::NoEndpoint { .. })) => {
+                self.scenario.precondition = Some(ScenarioMeta {
+                    id: rules::SSE_ENDPOINT_EVENT.id.into(),
+                    level: rules::SSE_ENDPOINT_EVENT.level,
+                    doc: "basic/transports.mdx".into(),
+                });
+                Err(self.fail("an endpoint event first on the SSE stream", e.to_string()))
             }
             Err(e) => Err(self.harness_error(e.to_string())),
         }

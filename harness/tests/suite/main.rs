@@ -3,6 +3,7 @@
 
 mod client;
 mod faults;
+mod http;
 mod interop;
 mod reference;
 mod report;

@@ -1,0 +1,150 @@
+//! Servers over HTTP: the reference server passes every scenario over Streamable HTTP and
+//! HTTP+SSE, and each deliberate defect of its HTTP layer is caught by the check that names it.
+
+use crate::support::*;
+use std::time::Duration;
+
+/// `mcpspec server --transport T [EXTRA] -- mcpspec reference server --transport T --port {port}
+/// [--fault FAULT]`, with a report.
+pub fn certify_reference_over(transport: &str, fault: Option<&str>, extra: &[&str]) -> Run {
+    let schemas = shared_schemas().map(|p| p.display().to_string());
+    let mut args = vec!["server", "--transport", transport];
+    if let Some(s) = &schemas {
+        args.extend(["--schema-dir", s.as_str()]);
+    }
+    args.extend(extra);
+    args.extend(["--", MCPSPEC, "reference", "server", "--transport", transport, "--port", "{port}"]);
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, true, Duration::from_secs(180))
+}
+
+#[test]
+fn the_reference_server_passes_over_streamable_http() {
+    let run = certify_reference_over("http", None, &["--timeout", "5"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(
+        run.summary("failed") + run.summary("warnings") + run.summary("errors"),
+        0,
+        "{}",
+        run.describe()
+    );
+    // Every revision Streamable HTTP has (2024-11-05 has none: skipped, with the reason).
+    let transport = run.scenarios("http/notification-202");
+    let passed: Vec<_> =
+        transport.iter().filter(|s| s["verdict"] == "passed").map(|s| s["revision"].clone()).collect();
+    assert_eq!(passed, ["2025-03-26", "2025-06-18", "2025-11-25"], "{}", run.describe());
+    assert!(run.stdout.contains("Streamable HTTP begins with 2025-03-26"), "{}", run.describe());
+    // The wire rules saw HTTP: every scenario judged its exchanges.
+    let judged = run.checks().into_iter().filter(|(_, _, c)| c["id"] == "http/transport").count();
+    assert!(judged > 100, "{judged}\n{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn the_reference_server_passes_over_http_sse() {
+    let run = certify_reference_over("sse", None, &["--timeout", "5"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(
+        run.summary("failed") + run.summary("warnings") + run.summary("errors"),
+        0,
+        "{}",
+        run.describe()
+    );
+    let endpoint = run.scenarios("sse/endpoint-event");
+    assert_eq!(endpoint.len(), 4, "every legacy revision: {}", run.describe());
+    assert!(endpoint.iter().all(|s| s["verdict"] == "passed"), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// Transcripts of a failing scenario over HTTP show the status line and headers.
+#[test]
+fn a_transcript_shows_http_status_and_headers() {
+    let run = certify_reference_over(
+        "http",
+        Some("http-text-plain"),
+        &["--timeout", "2", "--revision", "2025-11-25"],
+    );
+    let report = run.report.as_ref().expect("a report");
+    let scenario = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "http/request-json-or-sse")
+        .unwrap_or_else(|| panic!("{}", run.describe()));
+    let transcript = scenario["transcript"].to_string();
+    assert!(
+        transcript.contains("→ 200 text/plain") && transcript.contains("content-type: text/plain"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("mcp-session-id: "), "{transcript}");
+}
+
+/// Runs the suite at `revision` over `transport` against the reference server with `fault` and
+/// asserts that `check` has `verdict` (a MUST fails, a SHOULD warns), citing that revision.
+fn assert_caught_over(transport: &str, fault: &str, revision: &str, check: &str, verdict: &str) {
+    let run = certify_reference_over(transport, Some(fault), &["--timeout", "2", "--revision", revision]);
+    let hits: Vec<_> =
+        run.checks().into_iter().filter(|(_, _, c)| c["id"] == check && c["verdict"] == verdict).collect();
+    assert!(!hits.is_empty(), "{fault}: no {verdict} {check}; the run:\n{}", run.describe());
+    let (_, _, c) = &hits[0];
+    assert!(
+        c["spec"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("docs/specification/{revision}/basic/transports.mdx")),
+        "{c}"
+    );
+    let code = if verdict == "failed" { Some(1) } else { run.code.filter(|c| *c <= 1) };
+    assert_eq!(run.code, code, "{fault}: exit code\n{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// One test per HTTP fault: the transport, the fault, the revision it shows in, the check that
+/// catches it, and the verdict.
+macro_rules! caught_over {
+    ($($name:ident: $transport:literal $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
+        $(#[test]
+        fn $name() {
+            assert_caught_over($transport, $fault, $rev, $check, $verdict);
+        })*
+    };
+}
+
+caught_over! {
+    accepted_with_body: "http" "http-accepted-with-body" at "2025-11-25" => "http/notification-202" "failed";
+    session_id_invalid_chars: "http" "http-session-id-invalid-chars" at "2025-11-25" => "http/session-id-visible-ascii" "failed";
+    deleted_session_served: "http" "http-deleted-session-served" at "2025-06-18" => "http/session-terminated-404" "failed";
+    missing_session_id_served: "http" "http-missing-session-id-served" at "2025-11-25" => "http/session-required" "warning";
+    unknown_session_400: "http" "http-unknown-session-400" at "2025-03-26" => "http/unknown-session-404" "warning";
+    protocol_version_unchecked: "http" "http-protocol-version-unchecked" at "2025-06-18" => "http/protocol-version-invalid" "failed";
+    foreign_origin_accepted: "http" "http-foreign-origin-accepted" at "2025-11-25" => "http/origin-forbidden" "failed";
+    foreign_origin_accepted_before_403: "http" "http-foreign-origin-accepted" at "2025-03-26" => "http/origin-validated" "failed";
+    get_json: "http" "http-get-json" at "2025-11-25" => "http/get-sse-or-405" "failed";
+    text_plain: "http" "http-text-plain" at "2025-11-25" => "http/response-content-type" "failed";
+    event_ids_repeat: "http" "sse-event-ids-repeat" at "2025-11-25" => "http/event-id-unique" "failed";
+    broadcast: "http" "sse-broadcast" at "2025-11-25" => "http/no-broadcast" "failed";
+    response_on_get: "http" "sse-response-on-get" at "2025-11-25" => "http/no-response-on-get" "failed";
+    close_before_response: "http" "sse-close-before-response" at "2025-06-18" => "http/response-on-its-stream" "warning";
+    no_endpoint_event: "sse" "sse-no-endpoint-event" at "2024-11-05" => "sse/endpoint-event" "failed";
+    wrong_event_type: "sse" "sse-wrong-event-type" at "2024-11-05" => "sse/message-events" "failed";
+}
+
+/// A response withheld on a stream that stays open: the wait ends within the timeout with a
+/// clear verdict, and the run ends (nothing hangs on the endless stream).
+#[test]
+fn a_withheld_response_ends_within_the_timeout() {
+    let run = certify_reference_over(
+        "http",
+        Some("sse-response-withheld"),
+        &["--timeout", "1", "--revision", "2025-11-25", "--no-sweep"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let hit =
+        run.checks().into_iter().find(|(s, _, c)| s == "ping/after-initialize" && c["verdict"] == "failed");
+    let (_, _, c) = hit.unwrap_or_else(|| panic!("{}", run.describe()));
+    assert!(c["actual"].as_str().unwrap().contains("no response within 1s"), "{c}");
+    assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
+    assert_no_leftovers(&run.marker);
+}
