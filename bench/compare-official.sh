@@ -4,18 +4,19 @@
 #
 #   bench/compare-official.sh [ROUNDS]
 #
-# The official suite only speaks Streamable HTTP and mcpspec only stdio for now, so the official
-# suite runs against server-everything's Streamable HTTP mode and mcpspec against its stdio
-# mode: same server code, same Node, each suite on its own transport. Rounds alternate (official,
-# then mcpspec) so that load from other work on the machine falls on both sides alike; medians
-# over the rounds and their ratios are printed at the end. See README.md, "Comparing with the
-# official suite".
+# Both suites certify server-everything's Streamable HTTP mode, each run against a fresh server
+# process (MCPSPEC_COMPARE_TRANSPORT=stdio runs mcpspec over stdio instead: it then starts the
+# server itself, once per session). Rounds alternate (official, then mcpspec) so that load from
+# other work on the machine falls on both sides alike; medians over the rounds and their ratios
+# are printed at the end, then every check the official suite failed, to hold against
+# mcpspec's findings. See README.md, "Comparing with the official suite".
 #
 # Environment (all optional):
 #   MCPSPEC_COMPARE_ROUNDS   rounds (default 3; the first argument wins)
 #   MCPSPEC_BIN              a prebuilt mcpspec binary (default: cargo build --release -p mcpspec)
 #   MCPSPEC_ARGS             extra arguments for `mcpspec server` (default: none, i.e. defaults)
 #   MCPSPEC_COMPARE_TIMEOUT  seconds one mcpspec run may take before it is stopped (default 1200)
+#   MCPSPEC_COMPARE_TRANSPORT  http (default: mcpspec over Streamable HTTP, like the official suite) or stdio
 #   MCPSPEC_COMPARE_CACHE    where the npm packages are installed (default ~/.cache/mcpspec/compare-official)
 #   MCPSPEC_COMPARE_KEEP=1   keep the run folder (logs, official results, report.json files)
 set -euo pipefail
@@ -36,6 +37,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 rounds=${1:-${MCPSPEC_COMPARE_ROUNDS:-3}}
 mcpspec_timeout=${MCPSPEC_COMPARE_TIMEOUT:-1200}
+transport=${MCPSPEC_COMPARE_TRANSPORT:-http}
+[[ $transport == http || $transport == stdio ]] || die "MCPSPEC_COMPARE_TRANSPORT is http or stdio, not '$transport'"
 cache=${MCPSPEC_COMPARE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpspec/compare-official}
 read -r -a mcpspec_args <<<"${MCPSPEC_ARGS:-}"
 
@@ -289,11 +292,19 @@ for ((round = 1; round <= rounds; round++)); do
   printf 'round %d  official (HTTP)  %8.2f s  %5d checks (%d passed, %d failed, %d warnings; %d scenarios, %d failing)  %7s ms/check  peak RSS %s\n' \
     "$round" "$wall" "$o_exec" "$o_pass" "$o_fail" "$o_warn" "$o_scen" "$o_scen_failed" "$(per_check_ms "$wall" "$o_exec")" "$(mib "$hwm_kib")"
 
-  # (b) mcpspec, over stdio: it starts server-everything itself, once per scenario.
+  # (b) mcpspec: over Streamable HTTP on a fresh server, like the official suite; or over stdio,
+  # starting server-everything itself, once per session.
   dir="$work/mcpspec-$round"
   mkdir -p "$dir"
-  run_measured "$mcpspec_timeout" "$dir/run" -- \
-    "$mcpspec" server --report-dir "$dir" "${mcpspec_args[@]}" -- "$node" "$everything/dist/index.js"
+  if [[ $transport == http ]]; then
+    start_server "$dir/server.log"
+    run_measured "$mcpspec_timeout" "$dir/run" -- \
+      "$mcpspec" server --report-dir "$dir" "${mcpspec_args[@]}" --url "http://127.0.0.1:$port/mcp"
+    stop_server
+  else
+    run_measured "$mcpspec_timeout" "$dir/run" -- \
+      "$mcpspec" server --report-dir "$dir" "${mcpspec_args[@]}" -- "$node" "$everything/dist/index.js"
+  fi
   # 0: no MUST broken, 1: some MUST broken, 3: some scenario could not be judged. Each leaves a
   # complete report; 2 (usage) and 4 (nothing testable) leave nothing to compare.
   [[ ($rc == 0 || $rc == 1 || $rc == 3) && -f $dir/report.json ]] ||
@@ -301,14 +312,14 @@ for ((round = 1; round <= rounds; round++)); do
   read -r m_exec m_pass m_fail m_warn m_notrun m_scen m_scen_skipped < <(count_mcpspec "$dir/report.json") ||
     die "cannot read $dir/report.json"
   echo -e "mcpspec\t$round\t$wall\t$m_exec\t$hwm_kib" >>"$results"
-  printf 'round %d  mcpspec (stdio)  %8.2f s  %5d checks (%d passed, %d failed, %d warnings; %d scenarios, %d skipped)  %7s ms/check  peak RSS %s\n' \
+  printf "round %d  mcpspec ($transport)  %8.2f s  %5d checks (%d passed, %d failed, %d warnings; %d scenarios, %d skipped)  %7s ms/check  peak RSS %s\n" \
     "$round" "$wall" "$m_exec" "$m_pass" "$m_fail" "$m_warn" "$m_scen" "$m_scen_skipped" "$(per_check_ms "$wall" "$m_exec")" "$(mib "$hwm_kib")"
   [[ $rc != 3 ]] || say "round $round: mcpspec could not judge some scenario (exit 3); see its report"
 done
 
 # --- medians and ratios: the median of each quantity over the rounds, per side; time per check
 # is the median of each round's own wall/checks. Ratios are mcpspec / official.
-awk -F '\t' -v rounds="$rounds" '
+awk -F '\t' -v rounds="$rounds" -v transport="$transport" '
   function median(side, col,    n, i, j, t, a) {
     n = 0
     for (i = 1; i <= rows; i++) if (s[i] == side) a[++n] = v[i, col]
@@ -321,7 +332,7 @@ awk -F '\t' -v rounds="$rounds" '
     oc = median("official", 2); mc = median("mcpspec", 2)
     op = median("official", 3); mp = median("mcpspec", 3)
     orss = median("official", 4); mrss = median("mcpspec", 4)
-    printf "\nmedians over %d rounds      official (HTTP)   mcpspec (stdio)   mcpspec / official\n", rounds
+    printf "\nmedians over %d rounds      official (HTTP)   mcpspec (%s)   mcpspec / official\n", rounds, transport
     printf "wall time                  %12.2f s   %12.2f s   %10.2f\n", ow, mw, mw / ow
     printf "checks executed            %14d   %14d   %10.2f\n", oc, mc, mc / oc
     printf "time per check             %11.1f ms   %11.1f ms   %10.3f\n", op, mp, mp / op
@@ -329,3 +340,28 @@ awk -F '\t' -v rounds="$rounds" '
     printf "\nmcpspec spends %.1f%% of the official suite'"'"'s time per check (issue #12 targets at most 10%%).\n", 100 * mp / op
     printf "Peak RSS is each process'"'"'s own (VmHWM): the conformance CLI'"'"'s, and mcpspec'"'"'s without the servers it spawns.\n"
   }' "$results"
+
+# --- what the official suite failed (last round), to hold against mcpspec's findings: README.md,
+# "Comparing with the official suite", says which mcpspec check reports each.
+echo
+echo "checks the official suite failed (round $rounds):"
+"$node" -e '
+  const fs = require("node:fs"), path = require("node:path");
+  const dir = process.argv[1];
+  for (const d of fs.readdirSync(dir).sort()) {
+    const f = path.join(dir, d, "checks.json");
+    if (!fs.existsSync(f)) continue;
+    for (const c of JSON.parse(fs.readFileSync(f, "utf8")))
+      if (c.status === "FAILURE") console.log(`  ${d}: ${c.id || c.name}: ${(c.errorMessage || c.description || "").slice(0, 160)}`);
+  }
+' "$work/official-$rounds/results"
+echo "mcpspec's failed checks (round $rounds):"
+"$node" -e '
+  const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+  const seen = new Set();
+  for (const s of r.scenarios) for (const c of s.checks)
+    if (c.verdict === "failed" && !seen.has(c.id + " " + s.revision)) {
+      seen.add(c.id + " " + s.revision);
+      console.log(`  ${s.revision} ${c.id} (${s.id}): ${c.spec}`);
+    }
+' "$work/mcpspec-$rounds/report.json"
