@@ -163,7 +163,9 @@ fn interop_python_sdk_server_over_streamable_http() {
         "http/notification-202",
         "http/get-sse-or-405",
     ] {
-        let scenarios = run.scenarios(id);
+        // 2024-11-05 has no Streamable HTTP: those are skipped, with the reason.
+        let scenarios: Vec<_> =
+            run.scenarios(id).into_iter().filter(|s| s["revision"] != "2024-11-05").collect();
         assert!(
             !scenarios.is_empty() && scenarios.iter().all(|s| s["verdict"] == "passed"),
             "{id}\n{}",
