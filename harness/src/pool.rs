@@ -60,8 +60,8 @@ impl History {
         };
         let first = self.served.first().map(String::as_str).unwrap_or("?");
         Some(match n {
-            1 => format!("shared process #{}: its first scenario; {tail}", self.process),
-            _ => format!("shared process #{}: scenario {n} on it (opened by {first}); {tail}", self.process),
+            1 => format!("shared session #{}: its first scenario; {tail}", self.process),
+            _ => format!("shared session #{}: scenario {n} on it (opened by {first}); {tail}", self.process),
         })
     }
 }
@@ -395,12 +395,12 @@ mod tests {
         assert_eq!(h.describe(Some("the client sent tools/call")), None, "a process of its own");
         assert_eq!(
             h.describe(None).unwrap(),
-            "shared process #3: its first scenario; kept for the next scenario"
+            "shared session #3: its first scenario; kept for the next scenario"
         );
         h.served.push("b/second".into());
         assert_eq!(
             h.describe(Some("the client sent tools/call")).unwrap(),
-            "shared process #3: scenario 2 on it (opened by a/first); ended: the client sent tools/call"
+            "shared session #3: scenario 2 on it (opened by a/first); ended: the client sent tools/call"
         );
     }
 }

@@ -18,7 +18,7 @@ use mcpspec_reference::wire::{Message, Request, RequestId, Response};
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -108,9 +108,9 @@ struct HttpLink {
     ended: VecDeque<u64>,
     /// Requests that will get no answer over HTTP, and why.
     unanswered: Vec<(RequestId, String)>,
-    /// HTTP refusals: the JSON-RPC error without an id in the body of an error status, by
-    /// exchange, until it is known which requests (if any) the exchange carried.
-    refusals: HashMap<u64, Value>,
+    /// Exchanges refused with an error status whose body was a JSON-RPC error without an id
+    /// (kept as the answers to what they carried, [`ServerSession::keep_refusal`]; bounded).
+    refused: HashSet<u64>,
     /// The GET stream was opened.
     get_opened: bool,
     /// The session was ended (DELETE sent, or the server said the session is gone).
@@ -181,7 +181,7 @@ impl ServerSession {
                 last_sent: None,
                 ended: VecDeque::new(),
                 unanswered: Vec::new(),
-                refusals: HashMap::new(),
+                refused: HashSet::new(),
                 get_opened: false,
                 ended_session: None,
             }),
@@ -412,14 +412,6 @@ impl ServerSession {
         }
     }
 
-    /// The HTTP refusal of exchange `n`, when its error status came with a JSON-RPC error.
-    fn refusal(&self, n: u64) -> Option<&Value> {
-        match &self.link {
-            Link::Http(http) => http.refusals.get(&n),
-            Link::Stdio(_) => None,
-        }
-    }
-
     fn exchange_ended(&self, n: u64) -> bool {
         match &self.link {
             Link::Http(http) => http.ended.contains(&n),
@@ -444,10 +436,13 @@ impl ServerSession {
                 let refused = self.recorder.exchange(*n).is_some_and(|x| x.status >= 400);
                 if let (true, FrameContent::Json { value, .. }) = (refused, &frame.content) {
                     if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
-                        if http.refusals.len() < ENDED_KEPT {
-                            http.refusals.insert(*n, value.clone());
+                        if http.refused.len() < ENDED_KEPT {
+                            http.refused.insert(*n);
                         }
                         self.recorder.record_refusal(*n, value);
+                        let requests =
+                            self.recorder.exchange(*n).map(|x| x.requests.clone()).unwrap_or_default();
+                        self.keep_refusal(value, &requests);
                         return Ok(None);
                     }
                 }
@@ -461,20 +456,11 @@ impl ServerSession {
                     http.ended.pop_front();
                 }
             }
-            HttpEvent::Unanswered { n, ids, why } => match http.refusals.remove(n) {
-                Some(refusal) => {
-                    for id in ids {
-                        let mut answer = refusal.clone();
-                        answer["id"] = id.to_value();
-                        if let Ok(Message::Response(r)) = Message::from_value(&answer) {
-                            if self.early.len() < KEPT_MESSAGES {
-                                self.early.push((answer, r));
-                            }
-                        }
-                    }
-                }
-                None => http.unanswered.extend(ids.iter().map(|id| (id.clone(), why.clone()))),
-            },
+            // A refusal has answered them already.
+            HttpEvent::Unanswered { n, .. } if http.refused.contains(n) => {}
+            HttpEvent::Unanswered { ids, why, .. } => {
+                http.unanswered.extend(ids.iter().map(|id| (id.clone(), why.clone())));
+            }
             HttpEvent::Response(x) => {
                 // The server says the session is gone (`404` to a request that carried its id).
                 if x.status == 404 && x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
@@ -486,6 +472,29 @@ impl ServerSession {
         }
         self.recorder.record_http(&event);
         Ok(None)
+    }
+
+    /// Keeps an HTTP refusal as the answer to each request its POST carried (`requests`), or,
+    /// for a body that held none (a malformed one), as the answer without an id it is.
+    fn keep_refusal(&mut self, refusal: &Value, requests: &[RequestId]) {
+        let answers: Vec<Value> = match requests {
+            [] => vec![refusal.clone()],
+            ids => ids
+                .iter()
+                .map(|id| {
+                    let mut answer = refusal.clone();
+                    answer["id"] = id.to_value();
+                    answer
+                })
+                .collect(),
+        };
+        for answer in answers {
+            if let Ok(Message::Response(r)) = Message::from_value(&answer) {
+                if self.early.len() < KEPT_MESSAGES {
+                    self.early.push((answer, r));
+                }
+            }
+        }
     }
 
     /// Why an answer to one of `targets` cannot come over HTTP any more.
@@ -566,20 +575,19 @@ impl ServerSession {
         idless_ok: bool,
         within: Duration,
     ) -> Result<Response, WaitError> {
-        if let Link::Http(http) = &self.link {
-            // Over HTTP the message's own exchange is the barrier: once its response is over,
-            // an answer to it is due at once (or on the GET stream, within the grace).
-            let Some(n) = http.last_sent else { return Err(WaitError::Timeout(within)) };
+        // Over Streamable HTTP the message's own exchange is the barrier: once its response is
+        // over, an answer to it is due at once (or on the GET stream, within the grace). Over
+        // HTTP+SSE every answer comes on the one SSE stream, in order, as over stdio: a ping is
+        // the barrier there too.
+        let barrier_exchange = match &self.link {
+            Link::Http(h) if h.transport.options().flavor == Flavor::Streamable => Some(h.last_sent),
+            _ => None,
+        };
+        if let Some(sent) = barrier_exchange {
+            let Some(n) = sent else { return Err(WaitError::Timeout(within)) };
             let deadline = Instant::now() + within;
             return match self.wait_first_or_end(&[(id, idless_ok)], within, Some(n)).await {
                 Ok(Some((_, r))) => Ok(r),
-                Ok(None) if idless_ok && self.refusal(n).is_some() => {
-                    let refusal = self.refusal(n).cloned().unwrap_or_default();
-                    match Message::from_value(&refusal) {
-                        Ok(Message::Response(r)) => Ok(r),
-                        _ => Err(WaitError::Malformed(refusal.to_string())),
-                    }
-                }
                 Ok(None) => {
                     let left = deadline.saturating_duration_since(Instant::now()).min(MIN_GRACE);
                     match self.wait_first(&[(id, idless_ok)], left).await {

@@ -48,7 +48,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     if let Some(SharedSession { mut session, initialize_result, mut history }) = ctx.pool.take(&key) {
         let last = history.served.last().cloned().unwrap_or_default();
         session.hand_over(format!(
-            "shared process #{}, initialized at {} with the client capabilities {capabilities}; \
+            "shared session #{}, initialized at {} with the client capabilities {capabilities}; \
              handed on by {last}",
             history.process, w.scenario.revision
         ));

@@ -41,6 +41,10 @@ use tokio::task::JoinHandle;
 
 pub use super::Flavor;
 
+/// The messages of a session, each with the POST stream it came on (`None`: a POST that
+/// opened none), as the app receives them.
+type Inbound = mpsc::Receiver<(Frame, Option<u64>)>;
+
 /// How much the endpoint keeps, per session.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -308,7 +312,7 @@ async fn reap(endpoint: Weak<Endpoint>, idle: Duration) {
 pub struct SessionLink {
     id: String,
     endpoint: Arc<Endpoint>,
-    inbound: mpsc::Receiver<(Frame, Option<u64>)>,
+    inbound: Inbound,
 }
 
 impl std::fmt::Debug for SessionLink {
@@ -753,13 +757,7 @@ enum Admitted {
     /// Answered already (refused, or 202).
     Done(Reply),
     /// Its requests went to the app; the answer streams (or waits for the JSON body).
-    Stream {
-        reply: Reply,
-        id: String,
-        serial: u64,
-        open: PostOpen,
-        created_rx: Option<mpsc::Receiver<(Frame, Option<u64>)>>,
-    },
+    Stream { reply: Reply, id: String, serial: u64, open: PostOpen, created_rx: Option<Inbound> },
 }
 
 /// The part of a POST done under the lock: find or create the session, open the POST's stream,
@@ -833,7 +831,7 @@ fn create_session(
     endpoint: &Arc<Endpoint>,
     state: &mut EndpointState,
     flavor: Flavor,
-) -> Result<(String, mpsc::Receiver<(Frame, Option<u64>)>), Refusal> {
+) -> Result<(String, Inbound), Refusal> {
     let options = &endpoint.options;
     if state.sessions.len() >= options.max_sessions {
         let why = "Service Unavailable: too many sessions";
