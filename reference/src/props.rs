@@ -56,6 +56,44 @@ pub fn framing(data: &[u8]) {
     cuts_at_newlines(max, stream, &lines, &[stream.len().max(1)], true);
 }
 
+/// The SSE decoder ([`crate::sse`]) on any input, laid out as for [`framing`]: the first byte
+/// sets the maximum event size, the second how many chunk sizes follow, the rest is the body.
+///
+/// Fed in the chunks and in one piece, it must give the same events; it never holds more than
+/// the limit; an oversized event is reported, never yielded; and every event it yields, encoded
+/// again ([`crate::sse::encode`]), decodes to itself.
+pub fn sse(data: &[u8]) {
+    use crate::sse::{encode, SseDecoder, SseItem};
+    let [limit, cuts, rest @ ..] = data else { return };
+    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
+    let n = usize::from(cuts & 7).min(rest.len());
+    let (sizes, body) = rest.split_at(n);
+    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
+    if sizes.iter().all(|s| *s == 0) {
+        sizes.push(body.len().max(1));
+    }
+    let whole = SseDecoder::decode_all(max, body);
+    let mut decoder = SseDecoder::new(max);
+    let mut chunked = Vec::new();
+    let mut at = 0;
+    for size in sizes.iter().cycle() {
+        let end = (at + size).min(body.len());
+        decoder.push(&body[at..end], &mut chunked);
+        assert!(decoder.buffered() <= max, "buffered {} bytes, limit {max}", decoder.buffered());
+        at = end;
+        if at == body.len() {
+            break;
+        }
+    }
+    assert_eq!(chunked, whole, "chunks decode like the whole");
+    for item in &whole {
+        if let SseItem::Event(event) = item {
+            let again = SseDecoder::decode_all(framing::DEFAULT_MAX_MESSAGE_BYTES, &encode(event));
+            assert_eq!(again, vec![item.clone()], "an event survives encoding");
+        }
+    }
+}
+
 /// The reassembler ([`crate::reassembly`]) on any input, laid out as for [`framing`].
 ///
 /// Fed in the chunks and in one piece, it must give the same frames, never hold more than
@@ -900,6 +938,12 @@ mod tests {
     fn the_framing_corpus_replays() {
         let n = replay(HERE, "framing", framing);
         assert!(n >= 20, "fuzz/corpus/framing holds {n} files; the seed corpus is missing");
+    }
+
+    #[test]
+    fn the_sse_corpus_replays() {
+        let n = replay(HERE, "sse", sse);
+        assert!(n >= 5, "fuzz/corpus/sse holds {n} files; the seed corpus is missing");
     }
 
     #[test]

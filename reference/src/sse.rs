@@ -95,6 +95,11 @@ impl SseDecoder {
         }
     }
 
+    /// Bytes held for the line in progress (never more than the maximum event size).
+    pub fn buffered(&self) -> usize {
+        self.line.len() + self.head.len()
+    }
+
     /// How many events (and oversized events) were yielded so far.
     pub fn count(&self) -> u64 {
         self.count
