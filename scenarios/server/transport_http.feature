@@ -24,6 +24,14 @@ Feature: Streamable HTTP transport
     When the client POSTs 3 "ping" requests at once
     Then each request is answered on the stream of its own POST
 
+  # The client MUST accept both (basic/transports.mdx); one that accepts only JSON must not get
+  # a stream it said it cannot read (HTTP content negotiation, RFC 9110 section 12.5.1).
+  @id:http/accept-honoured @SHOULD @spec:basic/transports.mdx#sending-messages-to-the-server
+  Scenario: a POST that accepts only JSON gets JSON or 406 Not Acceptable
+    Given an initialized session
+    When the client POSTs a "ping" request with the header "Accept: application/json"
+    Then the HTTP response is JSON or 406
+
   @id:http/get-sse-or-405 @MUST @spec:basic/transports.mdx#listening-for-messages-from-the-server
   Scenario: a GET of the endpoint opens an SSE stream or gets 405
     Given an initialized session

@@ -187,6 +187,14 @@ async fn json_or_sse(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+#[then("the HTTP response is JSON or 406")]
+async fn json_or_406(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let json = (200..300).contains(&x.status) && x.media_type().as_deref() == Some("application/json");
+    w.check(json || x.status == 406, "Content-Type: application/json, or 406 Not Acceptable", x.describe());
+    Ok(())
+}
+
 #[then("the GET is answered with an SSE stream or 405")]
 async fn get_sse_or_405(w: &mut ServerWorld) -> Result<(), Halt> {
     let x = w.last_exchange().await?;

@@ -455,7 +455,12 @@ impl HttpClientTransport {
                     }
                     _ => {
                         let why = match (failed, post.last_event_id.is_some()) {
-                            (true, _) => "the request failed".to_owned(),
+                            (true, _) => match event {
+                                HttpEvent::Failed { method, url, error, .. } => {
+                                    format!("{method} {url} failed: {error}")
+                                }
+                                _ => "the request failed".to_owned(),
+                            },
                             (false, true) => {
                                 format!("the stream broke {} times, resumed each time", post.resumes)
                             }
