@@ -42,15 +42,7 @@ use serde_json::{json, Value};
 /// decoded value survives [`framing::encode`] is [`decoded_value`]'s, which the `wire_checker`
 /// target runs on every value it decodes.
 pub fn framing(data: &[u8]) {
-    let [limit, cuts, rest @ ..] = data else { return };
-    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
-    let n = usize::from(cuts & 7).min(rest.len());
-    let (sizes, stream) = rest.split_at(n);
-    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
-    if sizes.iter().all(|s| *s == 0) {
-        // Empty pushes are worth making, but something must move the stream on.
-        sizes.push(stream.len().max(1));
-    }
+    let Some((max, sizes, stream)) = layout(data) else { return };
     let lines: Vec<(&[u8], bool)> = lines_of(stream).collect();
     cuts_at_newlines(max, stream, &lines, &sizes, false);
     cuts_at_newlines(max, stream, &lines, &[stream.len().max(1)], true);
@@ -64,14 +56,7 @@ pub fn framing(data: &[u8]) {
 /// again ([`crate::sse::encode`]), decodes to itself.
 pub fn sse(data: &[u8]) {
     use crate::sse::{encode, SseDecoder, SseItem};
-    let [limit, cuts, rest @ ..] = data else { return };
-    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
-    let n = usize::from(cuts & 7).min(rest.len());
-    let (sizes, body) = rest.split_at(n);
-    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
-    if sizes.iter().all(|s| *s == 0) {
-        sizes.push(body.len().max(1));
-    }
+    let Some((max, sizes, body)) = layout(data) else { return };
     let whole = SseDecoder::decode_all(max, body);
     let mut decoder = SseDecoder::new(max);
     let mut chunked = Vec::new();
@@ -94,6 +79,22 @@ pub fn sse(data: &[u8]) {
     }
 }
 
+/// The layout of the byte-stream targets' inputs: `[limit, n, n chunk sizes, stream…]`. The
+/// limit byte sets the maximum message size (its top bit: the default), `n & 7` how many chunk
+/// sizes (each `% 32`) follow. `None` for an input too short to hold the two header bytes.
+fn layout(data: &[u8]) -> Option<(usize, Vec<usize>, &[u8])> {
+    let [limit, cuts, rest @ ..] = data else { return None };
+    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
+    let n = usize::from(cuts & 7).min(rest.len());
+    let (sizes, stream) = rest.split_at(n);
+    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
+    if sizes.iter().all(|s| *s == 0) {
+        // Empty pushes are worth making, but something must move the stream on.
+        sizes.push(stream.len().max(1));
+    }
+    Some((max, sizes, stream))
+}
+
 /// The reassembler ([`crate::reassembly`]) on any input, laid out as for [`framing`].
 ///
 /// Fed in the chunks and in one piece, it must give the same frames, never hold more than
@@ -103,14 +104,7 @@ pub fn sse(data: &[u8]) {
 /// default limit) must give back exactly those values, each flagged with the lines it spans.
 pub fn reassembly(data: &[u8]) {
     use crate::reassembly::Reassembler;
-    let [limit, cuts, rest @ ..] = data else { return };
-    let max = if limit & 0x80 != 0 { framing::DEFAULT_MAX_MESSAGE_BYTES } else { usize::from(*limit) + 1 };
-    let n = usize::from(cuts & 7).min(rest.len());
-    let (sizes, stream) = rest.split_at(n);
-    let mut sizes: Vec<usize> = sizes.iter().map(|s| usize::from(s % 32)).collect();
-    if sizes.iter().all(|s| *s == 0) {
-        sizes.push(stream.len().max(1));
-    }
+    let Some((max, sizes, stream)) = layout(data) else { return };
     let chunked = |max: usize, stream: &[u8]| {
         let mut r = Reassembler::new(max);
         let mut out = Vec::new();

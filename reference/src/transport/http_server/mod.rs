@@ -713,14 +713,8 @@ async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Body) -> Repl
     let serial_guard = guard(endpoint, &id, stream, serial, false);
     let created = created_rx.is_some();
     if let Some(inbound) = created_rx {
-        let link = SessionLink { id: id.clone(), endpoint: endpoint.clone(), inbound };
-        if endpoint.new_sessions.try_send(link).is_err() {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                SERVER_ERROR,
-                "Service Unavailable: too many sessions",
-            )
-            .into();
+        if let Err(refused) = hand_over(endpoint, &id, inbound) {
+            return refused.into();
         }
     }
     let mut response = match open {
@@ -824,6 +818,20 @@ fn busy(mut reply: Reply) -> Reply {
     let why = "Service Unavailable: the session's queue is full";
     reply.response = error(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why);
     reply
+}
+
+/// Hands a new session's link to the app ([`HttpListener::next_session`]); a 503 when the
+/// app has too many new sessions waiting.
+fn hand_over(endpoint: &Arc<Endpoint>, id: &str, inbound: Inbound) -> Result<(), Response> {
+    let link = SessionLink { id: id.to_owned(), endpoint: endpoint.clone(), inbound };
+    match endpoint.new_sessions.try_send(link) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            SERVER_ERROR,
+            "Service Unavailable: too many sessions",
+        )),
+    }
 }
 
 /// Creates a session (its link is sent by the caller once the first message is in).
@@ -953,14 +961,8 @@ fn legacy_get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
     };
     let (rx, serial) = session.open_legacy(&uri);
     drop(state);
-    let link = SessionLink { id: id.clone(), endpoint: endpoint.clone(), inbound };
-    if endpoint.new_sessions.try_send(link).is_err() {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            SERVER_ERROR,
-            "Service Unavailable: too many sessions",
-        )
-        .into();
+    if let Err(refused) = hand_over(endpoint, &id, inbound) {
+        return refused.into();
     }
     let g = guard(endpoint, &id, session::STANDALONE, serial, true);
     Reply {
