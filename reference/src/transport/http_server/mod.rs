@@ -822,15 +822,14 @@ fn busy(mut reply: Reply) -> Reply {
 
 /// Hands a new session's link to the app ([`HttpListener::next_session`]); a 503 when the
 /// app has too many new sessions waiting.
-fn hand_over(endpoint: &Arc<Endpoint>, id: &str, inbound: Inbound) -> Result<(), Response> {
+fn hand_over(endpoint: &Arc<Endpoint>, id: &str, inbound: Inbound) -> Result<(), Refusal> {
     let link = SessionLink { id: id.to_owned(), endpoint: endpoint.clone(), inbound };
     match endpoint.new_sessions.try_send(link) {
         Ok(()) => Ok(()),
-        Err(_) => Err(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            SERVER_ERROR,
-            "Service Unavailable: too many sessions",
-        )),
+        Err(_) => {
+            let why = "Service Unavailable: too many sessions";
+            Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why))
+        }
     }
 }
 
