@@ -12,13 +12,23 @@ use tokio::time::Instant;
 /// The placeholder for the port in a server's command line and URL.
 pub const PORT_PLACEHOLDER: &str = "{port}";
 
+/// Why [`detect`] could not tell the transport.
+#[derive(Debug)]
+pub enum Detection {
+    /// No HTTP answer at all: refused, reset, TLS failed, timed out.
+    Unreachable(String),
+    /// An answer, but neither transport's.
+    Unclear(String),
+}
+
 /// Which transport a URL speaks, as the spec's backwards-compatibility section has a client find
 /// out (`basic/transports.mdx#backwards-compatibility`): POST an `initialize`; a 4xx (2025-11-25:
 /// 400, 404 or 405) means an old server, whose GET stream must then open with an `endpoint`
 /// event. Returns the transport, and a note when it fell back.
-pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<String>), String> {
+pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<String>), Detection> {
     let streamable = HttpClientOptions { flavor: Flavor::Streamable, ..options.clone() };
-    let mut probe = HttpClientTransport::connect(streamable).await.map_err(|e| e.to_string())?;
+    let mut probe =
+        HttpClientTransport::connect(streamable).await.map_err(|e| Detection::Unreachable(e.to_string()))?;
     let initialize = json!({
         "jsonrpc": "2.0", "id": "mcpspec-transport-probe", "method": "initialize",
         "params": {
@@ -33,10 +43,10 @@ pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<Strin
         match probe.recv(deadline.saturating_duration_since(Instant::now())).await {
             Ok(HttpEvent::Response(x)) if x.n == n => break x.status,
             Ok(HttpEvent::Failed { n: m, error, .. }) if m == n => {
-                return Err(format!("POST {}: {error}", options.url));
+                return Err(Detection::Unreachable(format!("POST {}: {error}", options.url)));
             }
             Ok(_) => {}
-            Err(e) => return Err(format!("POST {}: {e}", options.url)),
+            Err(e) => return Err(Detection::Unreachable(format!("POST {}: {e}", options.url))),
         }
     };
     if probe.session_id().is_some() {
@@ -58,9 +68,10 @@ pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<Strin
                 options.url
             )),
         )),
-        Err(e) => {
-            Err(format!("POST {} got {status}, and the HTTP+SSE fallback failed too: {e}", options.url))
-        }
+        Err(e) => Err(Detection::Unclear(format!(
+            "POST {} got {status}, and the HTTP+SSE fallback failed too: {e}",
+            options.url
+        ))),
     }
 }
 

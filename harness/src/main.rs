@@ -8,6 +8,7 @@ mod validate;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use mcpspec::http_target::Detection;
 use mcpspec::reference_client::ClientFault;
 use mcpspec::report::{exit, Report};
 use mcpspec::session::Target;
@@ -459,18 +460,20 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             options.headers = args.headers.clone();
             options.max_message_bytes = args.max_message_bytes;
             options.request_timeout = timeout;
-            if args.transport.is_none() {
-                match mcpspec::http_target::detect(&options).await {
-                    Ok((flavor, note)) => {
-                        if let Some(note) = note {
-                            eprintln!("mcpspec: {note}");
-                        }
-                        options.flavor = flavor;
+            // A server that cannot be reached is no server to judge: the run stops (exit 3).
+            match mcpspec::http_target::detect(&options).await {
+                Ok((flavor, note)) if args.transport.is_none() => {
+                    if let Some(note) = note {
+                        eprintln!("mcpspec: {note}");
                     }
-                    Err(why) => {
-                        eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
-                    }
+                    options.flavor = flavor;
                 }
+                Ok(_) => {}
+                Err(Detection::Unreachable(why)) => anyhow::bail!("cannot reach the server: {why}"),
+                Err(Detection::Unclear(why)) if args.transport.is_none() => {
+                    eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
+                }
+                Err(Detection::Unclear(_)) => {}
             }
             Target::Http(options)
         }

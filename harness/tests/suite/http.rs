@@ -149,3 +149,21 @@ fn a_withheld_response_ends_within_the_timeout() {
     assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
     assert_no_leftovers(&run.marker);
 }
+
+/// `--header` values (a bearer token, say) never reach the console or the report.
+#[test]
+fn a_header_value_is_never_reported() {
+    let secret = "mcpspec-s3cret-token";
+    let header = format!("Authorization: Bearer {secret}");
+    let run = certify_reference_over(
+        "http",
+        Some("http-text-plain"),
+        &["--timeout", "2", "--revision", "2025-11-25", "--no-sweep", "--header", &header],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let report = run.report.as_ref().expect("a report").to_string();
+    assert!(report.contains("\"transcript\""), "failing scenarios keep their transcripts");
+    for (what, text) in [("report", &report), ("stdout", &run.stdout), ("stderr", &run.stderr)] {
+        assert!(!text.contains(secret), "the header's value is in the {what}");
+    }
+}

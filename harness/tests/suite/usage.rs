@@ -65,3 +65,45 @@ fn validate_reads_a_file_and_exits_by_verdict() {
     assert_eq!(missing.code, Some(2));
     assert!(missing.stderr.contains("cannot read /nonexistent.jsonl"), "{}", missing.stderr);
 }
+
+/// A URL nothing answers at is no server to judge: exit 3 with the reason, not a run of failures.
+/// An `https://` URL is spoken to over TLS (here to a plain-HTTP listener, whose answer is no
+/// TLS record).
+#[test]
+fn an_unreachable_url_exits_3_with_the_reason() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let refused = run(&["server", "--url", &url], false, LIMIT);
+    assert_eq!(refused.code, Some(3), "{}", refused.describe());
+    let why = &refused.stderr;
+    assert!(why.contains("cannot reach the server") && why.contains("Connection refused"), "{why}");
+
+    let plain = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = plain.local_addr().unwrap().port();
+    let talker = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        if let Ok((mut conn, _)) = plain.accept() {
+            let mut buf = [0u8; 1024];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let url = format!("https://127.0.0.1:{port}/mcp");
+    let tls = run(&["server", "--url", &url, "--timeout", "3"], false, LIMIT);
+    assert_eq!(tls.code, Some(3), "{}", tls.describe());
+    assert!(
+        tls.stderr.contains("cannot reach the server") && tls.stderr.contains("https://"),
+        "{}",
+        tls.stderr
+    );
+    let _ = talker.join();
+}
+
+#[test]
+fn a_malformed_header_is_a_usage_error() {
+    let run = run(&["server", "--url", "http://127.0.0.1:1/mcp", "--header", "no colon"], false, LIMIT);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(run.stderr.contains("is not `Name: value`"), "{}", run.stderr);
+}

@@ -255,6 +255,9 @@ impl HttpClientTransport {
     /// Prepares a session. Over legacy SSE this opens the GET stream and waits (at most the
     /// request timeout) for its `endpoint` event; the events read meanwhile stay queued.
     pub async fn connect(options: HttpClientOptions) -> Result<HttpClientTransport, ConnectError> {
+        // https:// servers: rustls with ring, installed once per process (a second install is
+        // refused, harmlessly).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .connect_timeout(options.request_timeout)
             .build()
