@@ -206,11 +206,18 @@ impl WireRecorder {
             return;
         }
         let revision = self.checker.revision();
+        let over_http = self.http.is_some();
         for i in inspections {
             self.judged += 1;
             for v in &i.violations {
+                // The checker's framing rules are stdio's; over HTTP a message that is not one
+                // breaks the HTTP transport's rule instead.
+                let rule = match over_http && v.rule.id.starts_with("stdio/") {
+                    true => &rules::HTTP_MESSAGE_JSON,
+                    false => v.rule,
+                };
                 self.findings.push(Finding {
-                    rule: v.rule,
+                    rule,
                     revision,
                     expected: v.expected.clone(),
                     actual: v.actual.clone(),
@@ -484,6 +491,27 @@ mod tests {
             format.expected
         );
         assert!(format.spec.ends_with("2025-11-25/basic/index.mdx"), "{}", format.spec);
+    }
+
+    /// Over HTTP, a message body or SSE event that is not JSON breaks the HTTP transport's rule,
+    /// not stdio's.
+    #[test]
+    fn over_http_a_message_that_is_not_json_cites_the_http_transport() {
+        use mcpspec_reference::framing::Frame;
+        let content = |text: &str| mcpspec_reference::framing::decode_line(text.as_bytes());
+        let mut r = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None)
+            .with_http(Flavor::Streamable);
+        r.record_frame(Direction::ServerToClient, &Frame { line: 1, content: content("not json") });
+        let checks = r.checks();
+        let c = checks.iter().find(|c| c.id == "http/message-json").expect("http/message-json");
+        assert_eq!(
+            (c.verdict, c.spec.as_str()),
+            (Verdict::Failed, "docs/specification/2025-11-25/basic/transports.mdx#streamable-http")
+        );
+        assert!(!checks.iter().any(|c| c.id.starts_with("stdio/")), "{checks:?}");
+        let mut stdio = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None);
+        stdio.record_frame(Direction::ServerToClient, &Frame { line: 1, content: content("not json") });
+        assert!(stdio.checks().iter().any(|c| c.id == "stdio/stdout-only-mcp"));
     }
 
     /// A structural defect still fails, and a format mismatch beside it stays a warning.

@@ -139,6 +139,8 @@ rules! {
         "The initialize request MUST NOT be cancelled by clients.";
     SERVER_CAPABILITY_USED = "capabilities/client-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
         "Only use capabilities that were successfully negotiated: tools, resources, prompts, logging and completion requests only to a server that declared them; roots/list_changed only from a client that declared roots.listChanged.";
+    HTTP_MESSAGE_JSON = "http/message-json", MUST, "basic/transports.mdx#streamable-http", HTTP_SSE_2024,
+        "Messages are JSON-RPC messages encoded as JSON (UTF-8): a response body of Content-Type application/json holds one, and each SSE message event's data holds one.";
     HTTP_ACCEPTED_202 = "http/notification-202", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
         "If the input consists solely of JSON-RPC responses or notifications and the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.";
     HTTP_RESPONSE_CONTENT_TYPE = "http/response-content-type", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
