@@ -77,8 +77,10 @@ fn bench(c: &mut Criterion) {
     rt.block_on(transport.shutdown());
 
     let mut session = rt.block_on(async {
+        let target = mcpspec::session::Target::Stdio(server());
         let mut s =
-            ServerSession::start(&server(), ChildOptions::default(), REV, Some(SchemaSet::shared_builtin()))
+            ServerSession::start(&target, ChildOptions::default(), REV, Some(SchemaSet::shared_builtin()))
+                .await
                 .expect("spawn");
         s.request("initialize", Some(initialize_params()), WITHIN).await.expect("initialize answered");
         s.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await.expect("send");
