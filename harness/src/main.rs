@@ -393,11 +393,18 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
         (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
         | (Role::Server, None, Some(_)) => true,
-        (Role::Client, Some(ServerTransport::Http | ServerTransport::Sse), _)
-        | (Role::Client, _, Some(_)) => {
-            return Err(UsageError("clients are certified over stdio for now".into()).into())
+        (Role::Client, _, Some(_)) => {
+            let why = "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
+                       serves the URL and passes it to the client as its last argument)";
+            return Err(UsageError(why.into()).into());
         }
         _ => false,
+    };
+    // A client over HTTP: mcpspec's scenario server listens, the client gets its URL.
+    let client_flavor = match (role, args.transport) {
+        (Role::Client, Some(ServerTransport::Http)) => Some(Flavor::Streamable),
+        (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
+        _ => None,
     };
     let command = match CommandSpec::from_argv(args.command.clone()) {
         Some(c) => Some(c),
@@ -407,6 +414,9 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             let role = role.name();
             eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
             let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
+            if let Some(flavor) = client_flavor {
+                argv.extend(["--transport".into(), flavor.name().into()]);
+            }
             if http {
                 let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
                 argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
@@ -434,7 +444,10 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     // A server over HTTP: started here when it is a command, for the whole run.
     let mut served = None;
     let target = match (http, command) {
-        (false, Some(command)) => Target::Stdio(command),
+        (false, Some(command)) => match client_flavor {
+            Some(flavor) => Target::ClientOverHttp(command, flavor),
+            None => Target::Stdio(command),
+        },
         (false, None) => unreachable!("a command is set unless --url is given"),
         (true, command) => {
             let port = match &command {

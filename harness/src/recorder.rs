@@ -161,6 +161,15 @@ impl WireRecorder {
         }
     }
 
+    /// The findings of rules whose ids start with one of `prefixes`: "id: actual" each.
+    pub fn findings_with_prefix(&self, prefixes: &[&str]) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|f| prefixes.iter().any(|p| f.rule.id.starts_with(p)))
+            .map(|f| format!("{}: {}", f.rule.id, f.actual))
+            .collect()
+    }
+
     /// Judges the body of one POST of a client over HTTP (one message, or a batch).
     pub fn record_post_body(&mut self, value: &Value) {
         let Some(c) = self.http_client.as_mut() else { return };
