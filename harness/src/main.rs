@@ -182,6 +182,13 @@ enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true)]
         fault: Option<ClientFault>,
+        /// stdio (spawn MCP_CONFORMANCE_SERVER_COMMAND); http or sse: connect to the server URL
+        /// (the last argument, else MCP_CONFORMANCE_SERVER_URL) over Streamable HTTP or HTTP+SSE.
+        #[arg(long, value_enum, default_value_t = ServerTransport::Stdio)]
+        transport: ServerTransport,
+        /// The server's URL (over http or sse).
+        #[arg(value_name = "URL")]
+        url: Option<String>,
     },
 }
 
@@ -272,9 +279,15 @@ async fn run(cli: Cli) -> u8 {
                 }
             }
         }
-        Command::Reference { role: ReferenceRole::Client { revisions, scenario, timeout, fault } } => {
-            reference_client(revisions, scenario, timeout, fault).await
-        }
+        Command::Reference {
+            role: ReferenceRole::Client { revisions, scenario, timeout, fault, transport, url },
+        } => match transport {
+            ServerTransport::Stdio => reference_client(revisions, scenario, timeout, fault).await,
+            ServerTransport::Http | ServerTransport::Sse => {
+                let flavor = if transport == ServerTransport::Sse { Flavor::LegacySse } else { Flavor::Streamable };
+                reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
+            }
+        },
         Command::Validate(args) => validate_file(args),
         Command::Reference {
             role: ReferenceRole::Server { revisions, fault, transport, port, bind, json_responses },
@@ -545,6 +558,39 @@ async fn reference_server_http(config: ServerConfig, options: HttpServerOptions)
         Ok(()) => exit::OK,
         Err(e) => {
             eprintln!("mcpspec reference server: {e}");
+            exit::ERROR
+        }
+    }
+}
+
+/// `mcpspec reference client --transport http|sse [URL]`: runs the reference client against
+/// the server at URL (else `MCP_CONFORMANCE_SERVER_URL`).
+async fn reference_client_http(
+    flavor: Flavor,
+    url: Option<String>,
+    revisions: Vec<Revision>,
+    scenario: Option<String>,
+    timeout: f64,
+    fault: Option<ClientFault>,
+) -> u8 {
+    let var = mcpspec::client_session::SERVER_URL_ENV;
+    let Some(text) = url.or_else(|| std::env::var(var).ok()) else {
+        eprintln!("mcpspec reference client: no server URL (give it as the last argument, or set {var})");
+        return exit::USAGE;
+    };
+    let url = match url::Url::parse(&text) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("mcpspec reference client: {text:?} is not a URL: {e}");
+            return exit::USAGE;
+        }
+    };
+    let timeout = Duration::from_secs_f64(timeout);
+    let run = mcpspec::reference_client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
+    match run.await {
+        Ok(()) => exit::OK,
+        Err(why) => {
+            eprintln!("mcpspec reference client: {why}");
             exit::ERROR
         }
     }
