@@ -86,6 +86,9 @@ pub enum ClientWaitError {
     /// The client closed the server's stdin (or exited).
     #[error("the client closed the server's stdin{0}")]
     Closed(String),
+    /// Over HTTP: the client ended its session (DELETE; legacy: it closed its GET stream).
+    #[error("the client ended its HTTP session{0}")]
+    Ended(String),
     /// A message to the client could not be written.
     #[error("cannot write to the client: {0}")]
     Send(String),
@@ -591,7 +594,11 @@ impl ClientSession {
                 return Ok(i);
             }
             if self.eof {
-                return Err(ClientWaitError::Closed(self.exit_note().await));
+                let note = self.exit_note().await;
+                return Err(match &self.link {
+                    Link::Stdio(_) => ClientWaitError::Closed(note),
+                    Link::Http(_) => ClientWaitError::Ended(note),
+                });
             }
             if let Link::Http(_) = &self.link {
                 self.recv_http(deadline, within).await?;
@@ -930,7 +937,7 @@ impl ClientSession {
                     }
                     let _ = self.serve(&i).await;
                 }
-                Err(ClientWaitError::Closed(_)) => return Served::Closed,
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => return Served::Closed,
                 Err(_) => {}
             }
         }
@@ -975,7 +982,9 @@ impl ClientSession {
                     }
                     let _ = self.serve(&i).await;
                 }
-                Err(ClientWaitError::Closed(_)) => return Ending::Closed { after: started.elapsed() },
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => {
+                    return Ending::Closed { after: started.elapsed() }
+                }
                 Err(_) => {}
             }
             if exited.is_none() {

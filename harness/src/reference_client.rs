@@ -747,18 +747,41 @@ pub async fn run_http(
     let mut out = client.start();
     let mut reinitialized = 0;
     let mut get_opened = false;
+    // Events read while waiting for a POST's response head, handled in order after.
+    let mut early: std::collections::VecDeque<HttpEvent> = Default::default();
     let outcome = loop {
         let initialized = client.revision.is_some();
         if fault == Some(ClientFault::HttpBatch) && initialized && out.len() > 1 {
-            send_http(&mut t, &Value::Array(std::mem::take(&mut out)), fault, initialized);
+            out = vec![Value::Array(std::mem::take(&mut out))];
         }
-        for value in out.drain(..) {
-            send_http(&mut t, &value, fault, initialized);
+        for value in std::mem::take(&mut out) {
+            // Each POST goes out once the one before has its response head: POSTs made at once
+            // race, and the order of messages is the client's to keep (a cancellation after its
+            // request, notifications/initialized before what follows it).
+            let n = send_http(&mut t, &value, fault, initialized);
+            let deadline = tokio::time::Instant::now() + timeout;
+            while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                match t.recv(left).await {
+                    Ok(e) => {
+                        let done = matches!(&e, HttpEvent::Failed { n: m, .. } if *m == n);
+                        early.push_back(e);
+                        if done {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
         }
         if client.finished() {
             break Ok(());
         }
-        let event = match t.recv(timeout).await {
+        let next = match early.pop_front() {
+            Some(e) => Ok(e),
+            None => t.recv(timeout).await,
+        };
+        let event = match next {
             Ok(e) => e,
             Err(RecvError::Timeout(d)) => break Err(format!("the server sent nothing for {d:?} ({:?})", client.phase())),
             Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
@@ -838,14 +861,14 @@ pub async fn run_http(
 }
 
 /// POSTs one message (or batch) as the reference client would, bent by `fault`.
-fn send_http(t: &mut HttpClientTransport, value: &Value, fault: Option<ClientFault>, initialized: bool) {
+fn send_http(t: &mut HttpClientTransport, value: &Value, fault: Option<ClientFault>, initialized: bool) -> u64 {
     let mut tweaks = Tweaks::default();
     match fault {
         Some(ClientFault::HttpAcceptJsonOnly) => tweaks.headers.push(("accept".into(), "application/json".into())),
         Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
         _ => {}
     }
-    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks);
+    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
 }
 
 #[cfg(test)]

@@ -19,8 +19,7 @@ Feature: Client over HTTP
     Given a client connected to a scenario server that closes each POST stream after its priming event, with retry 300 ms
     Then the client's first message is an initialize request
     When the scenario server answers it
-    Then the client resumes the stream with GET and Last-Event-ID, no sooner than retry
-    And the client sends notifications/initialized
+    Then the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer
 
   @transport:http @id:client-http/delete-session @SHOULD @spec:basic/transports.mdx#session-management
   Scenario: the client ends its session with DELETE when it is done

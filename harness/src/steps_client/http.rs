@@ -64,13 +64,15 @@ fn resumptions(w: &mut ClientWorld) -> Vec<Exchange> {
         .collect()
 }
 
-#[then("the client resumes the stream with GET and Last-Event-ID, no sooner than retry")]
+#[then("the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer")]
 async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
     let within = w.timeout();
     let deadline = tokio::time::Instant::now() + within;
     let expected = "a GET with Last-Event-ID naming the priming event, no sooner than its retry";
+    let mut read_answer = false;
     loop {
-        if let Some(x) = resumptions(w).first() {
+        let resumed = resumptions(w).first().cloned();
+        if let (Some(x), true) = (&resumed, read_answer) {
             let session = w.session()?;
             let header = x.request_headers.iter().find(|(k, _)| k == "last-event-id").map(|(_, v)| v.clone());
             let poll = session
@@ -93,10 +95,21 @@ async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
         }
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if left.is_zero() {
-            return Err(w.fail(expected, format!("no such GET within {within:?}")));
+            let actual = match (resumed, read_answer) {
+                (None, _) => format!("no such GET within {within:?}"),
+                (Some(_), _) => "a GET with Last-Event-ID, but no notifications/initialized after it".into(),
+            };
+            return Err(w.fail(expected, actual));
         }
-        // What the client sends meanwhile is served (its own stream has been closed).
-        w.session()?.watch(left.min(LOOK_EVERY), |_| true).await;
+        // notifications/initialized shows the client read the answer it resumed for; what
+        // else it sends meanwhile is served.
+        let initialized = |i: &mcpspec::checker::Inspection| {
+            matches!(&i.message, Some(mcpspec_reference::wire::Message::Notification(n)) if n.method == "notifications/initialized")
+        };
+        if let Ok(i) = w.session()?.wait_for(left.min(LOOK_EVERY), initialized).await {
+            read_answer = true;
+            let _ = w.session()?.serve(&i).await;
+        }
     }
 }
 

@@ -516,7 +516,7 @@ async fn disconnects(w: &mut ClientWorld) -> Result<(), Halt> {
                 }
                 let _ = session.serve(&i).await;
             }
-            Err(ClientWaitError::Closed(_)) => break Ok(()),
+            Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => break Ok(()),
             Err(ClientWaitError::Timeout(_)) => {
                 break Err(format!("the connection was still open after {within:?}"))
             }
