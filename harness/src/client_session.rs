@@ -648,7 +648,9 @@ impl ClientSession {
     async fn recv_http(&mut self, deadline: Instant, within: Duration) -> Result<(), ClientWaitError> {
         let due = self.server.next_deadline().map(Instant::from_std);
         let wake = due.map_or(deadline, |d| d.min(deadline));
-        let left = wake.saturating_duration_since(Instant::now());
+        // Short waits, so that a client that exits is seen: over HTTP its going is the end of
+        // its session (there is no pipe to close), whether or not it sent DELETE.
+        let left = wake.saturating_duration_since(Instant::now()).min(EXIT_POLL);
         let Link::Http(http) = &mut self.link else { return Ok(()) };
         let client = &mut self.client;
         enum Got {
@@ -705,7 +707,12 @@ impl ClientSession {
                 }
             }
             Got::Nothing if Instant::now() >= deadline => return Err(ClientWaitError::Timeout(within)),
-            Got::Nothing => {}
+            Got::Nothing => {
+                if self.client.try_exit().is_some() {
+                    http.drain(&mut self.recorder);
+                    self.eof = true;
+                }
+            }
         }
         Ok(())
     }

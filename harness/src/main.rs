@@ -284,7 +284,8 @@ async fn run(cli: Cli) -> u8 {
         } => match transport {
             ServerTransport::Stdio => reference_client(revisions, scenario, timeout, fault).await,
             ServerTransport::Http | ServerTransport::Sse => {
-                let flavor = if transport == ServerTransport::Sse { Flavor::LegacySse } else { Flavor::Streamable };
+                let flavor =
+                    if transport == ServerTransport::Sse { Flavor::LegacySse } else { Flavor::Streamable };
                 reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
             }
         },
@@ -407,7 +408,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
         | (Role::Server, None, Some(_)) => true,
         (Role::Client, _, Some(_)) => {
-            let why = "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
+            let why =
+                "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
                        serves the URL and passes it to the client as its last argument)";
             return Err(UsageError(why.into()).into());
         }
@@ -586,7 +588,8 @@ async fn reference_client_http(
         }
     };
     let timeout = Duration::from_secs_f64(timeout);
-    let run = mcpspec::reference_client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
+    let run =
+        mcpspec::reference_client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
     match run.await {
         Ok(()) => exit::OK,
         Err(why) => {

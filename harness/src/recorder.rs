@@ -4,12 +4,12 @@
 
 use crate::checker::http::HttpChecker;
 use crate::checker::http_client::HttpClientChecker;
-use mcpspec_reference::transport::http_server::HttpRecord;
 use crate::checker::{Inspection, SessionChecker};
 use crate::rules::{self, Rule};
 use crate::verdict::{Check, Verdict};
 use mcpspec_reference::framing::{Frame, FrameContent, LineDecoder};
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Flavor, HttpEvent};
+use mcpspec_reference::transport::http_server::HttpRecord;
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
@@ -504,7 +504,9 @@ impl WireRecorder {
                 level: rule.level,
                 spec: format!("{}/basic/transports.mdx", revision.doc_root()),
                 verdict: Verdict::Passed,
-                expected: format!("every HTTP {what} from the {who} follows the {transport} transport's rules"),
+                expected: format!(
+                    "every HTTP {what} from the {who} follows the {transport} transport's rules"
+                ),
                 actual: format!("{} {what}(s), each as the transport requires", self.http_judged),
             });
         }

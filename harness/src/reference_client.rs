@@ -783,7 +783,9 @@ pub async fn run_http(
         };
         let event = match next {
             Ok(e) => e,
-            Err(RecvError::Timeout(d)) => break Err(format!("the server sent nothing for {d:?} ({:?})", client.phase())),
+            Err(RecvError::Timeout(d)) => {
+                break Err(format!("the server sent nothing for {d:?} ({:?})", client.phase()))
+            }
             Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
         };
         match event {
@@ -810,7 +812,10 @@ pub async fn run_http(
             }
             HttpEvent::Response(x) if x.status == 404 => {
                 // Only a 404 for the session in force: one for an older session came late.
-                let ours = x.request_headers.iter().any(|(k, v)| k == SESSION_HEADER && Some(v.as_str()) == t.session_id());
+                let ours = x
+                    .request_headers
+                    .iter()
+                    .any(|(k, v)| k == SESSION_HEADER && Some(v.as_str()) == t.session_id());
                 if !ours {
                     continue;
                 }
@@ -823,16 +828,19 @@ pub async fn run_http(
                 client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
                 out = client.start();
             }
-            HttpEvent::Unanswered { ids, why, .. } => {
+            HttpEvent::Unanswered { ids, why, .. }
                 // A 404 makes the requests of the old session unanswered: the new one asks again.
-                if reinitialized == 0 || t.session_id().is_some() {
+                if (reinitialized == 0 || t.session_id().is_some()) => {
                     let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
                     break Err(format!("no answer to {} will come: {why}", ids.join(", ")));
                 }
-            }
             _ => {}
         }
-        if flavor == Flavor::Streamable && client.revision.is_some() && !get_opened && t.session_id().is_some() {
+        if flavor == Flavor::Streamable
+            && client.revision.is_some()
+            && !get_opened
+            && t.session_id().is_some()
+        {
             // The server's own stream (it may answer 405: then there is none).
             get_opened = true;
             t.open_get(&Tweaks::default());
@@ -861,10 +869,17 @@ pub async fn run_http(
 }
 
 /// POSTs one message (or batch) as the reference client would, bent by `fault`.
-fn send_http(t: &mut HttpClientTransport, value: &Value, fault: Option<ClientFault>, initialized: bool) -> u64 {
+fn send_http(
+    t: &mut HttpClientTransport,
+    value: &Value,
+    fault: Option<ClientFault>,
+    initialized: bool,
+) -> u64 {
     let mut tweaks = Tweaks::default();
     match fault {
-        Some(ClientFault::HttpAcceptJsonOnly) => tweaks.headers.push(("accept".into(), "application/json".into())),
+        Some(ClientFault::HttpAcceptJsonOnly) => {
+            tweaks.headers.push(("accept".into(), "application/json".into()))
+        }
         Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
         _ => {}
     }

@@ -109,10 +109,8 @@ impl HttpClientChecker {
                     }
                 }
             }
-            HttpRecord::PollClosed { event_id, retry, at, .. } => {
-                if self.polls.len() < KEPT {
-                    self.polls.insert(event_id.clone(), (*at, *retry));
-                }
+            HttpRecord::PollClosed { event_id, retry, at, .. } if self.polls.len() < KEPT => {
+                self.polls.insert(event_id.clone(), (*at, *retry));
             }
             _ => {}
         }
@@ -125,14 +123,16 @@ impl HttpClientChecker {
         let accept = header("accept");
         let shown = |h: Option<&str>| h.map_or_else(|| "no header".to_owned(), |v| format!("{v:?}"));
         match x.method.as_str() {
-            "POST" if self.flavor == Flavor::Streamable => {
-                if !(accept_lists(accept, "application/json") && accept_lists(accept, "text/event-stream")) {
-                    out.push(Violation::new(
-                        &rules::HTTP_CLIENT_POST_ACCEPT,
-                        "Accept listing both application/json and text/event-stream",
-                        format!("{what} with Accept: {}", shown(accept)),
-                    ));
-                }
+            "POST"
+                if self.flavor == Flavor::Streamable
+                    && !(accept_lists(accept, "application/json")
+                        && accept_lists(accept, "text/event-stream")) =>
+            {
+                out.push(Violation::new(
+                    &rules::HTTP_CLIENT_POST_ACCEPT,
+                    "Accept listing both application/json and text/event-stream",
+                    format!("{what} with Accept: {}", shown(accept)),
+                ));
             }
             "GET" if !accept_lists(accept, "text/event-stream") => out.push(Violation::new(
                 &rules::HTTP_CLIENT_GET_ACCEPT,
@@ -160,7 +160,10 @@ impl HttpClientChecker {
                 if waited < *retry {
                     out.push(Violation::new(
                         &rules::HTTP_CLIENT_RETRY,
-                        format!("a reconnection no sooner than retry ({} ms) after the stream closed", retry.as_millis()),
+                        format!(
+                            "a reconnection no sooner than retry ({} ms) after the stream closed",
+                            retry.as_millis()
+                        ),
                         format!("{what} with Last-Event-ID {last:?} {} ms after", waited.as_millis()),
                     ));
                 }
@@ -173,7 +176,8 @@ impl HttpClientChecker {
     fn judge_session(&mut self, x: &Exchange, what: &str, out: &mut Vec<Violation>) {
         let header = |name: &str| x.request_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
         let sent_id = header("mcp-session-id");
-        let issued_here = x.response_headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
+        let issued_here =
+            x.response_headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
         // A POST without a session id that opened a session is an initialize (a re-initialize
         // after a 404 included): the one request that goes without.
         if sent_id.is_none() && issued_here.is_none() && !self.issued.is_empty() {
@@ -193,14 +197,17 @@ impl HttpClientChecker {
         let at_least_2025_06_18 = version.parse::<Revision>().is_ok_and(|r| r >= Revision::V2025_06_18);
         // The GET that resumes the initialize's own stream comes before the client can know the
         // version: it is fetching the answer that names it.
-        let fetching_answer = x.method == "GET" && header("last-event-id").is_some() && x.stream == Some(*init_stream);
+        let fetching_answer =
+            x.method == "GET" && header("last-event-id").is_some() && x.stream == Some(*init_stream);
         if !at_least_2025_06_18 || fetching_answer {
             return;
         }
         match header("mcp-protocol-version") {
             None => out.push(Violation::new(
                 &rules::HTTP_CLIENT_PROTOCOL_VERSION,
-                format!("MCP-Protocol-Version on every request after initialization ({version} was negotiated)"),
+                format!(
+                    "MCP-Protocol-Version on every request after initialization ({version} was negotiated)"
+                ),
                 format!("{what} without MCP-Protocol-Version"),
             )),
             Some(v) if v.trim() != version => out.push(Violation::new(
@@ -226,7 +233,9 @@ mod tests {
             request_headers: headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             status,
             response_content_type: None,
-            response_headers: issued.map(|i| vec![("mcp-session-id".to_owned(), i.to_owned())]).unwrap_or_default(),
+            response_headers: issued
+                .map(|i| vec![("mcp-session-id".to_owned(), i.to_owned())])
+                .unwrap_or_default(),
             stream: Some(1),
             replayed: Vec::new(),
             at: Instant::now(),
@@ -244,16 +253,23 @@ mod tests {
         let mut c = HttpClientChecker::new(Flavor::Streamable, Revision::V2025_06_18);
         assert!(c.on_record(None, &exchange("POST", &[("accept", BOTH)], 200, Some("s1"))).is_empty());
         let answer = json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}});
-        let sent = HttpRecord::Sent(SentMessage { stream: 1, event_id: None, json_body: false, message: answer });
+        let sent =
+            HttpRecord::Sent(SentMessage { stream: 1, event_id: None, json_body: false, message: answer });
         c.on_record(Some("s1"), &sent);
         let good = [("accept", BOTH), ("mcp-session-id", "s1"), ("mcp-protocol-version", "2025-06-18")];
         assert!(c.on_record(Some("s1"), &exchange("POST", &good, 202, None)).is_empty());
         let v = c.on_record(None, &exchange("POST", &[("accept", "application/json")], 400, None));
         assert_eq!(ids(&v), ["http-client/post-accept", "http-client/session-id"]);
-        let v = c.on_record(Some("s1"), &exchange("GET", &[("accept", "*/*"), ("mcp-session-id", "s1")], 200, None));
+        let v = c.on_record(
+            Some("s1"),
+            &exchange("GET", &[("accept", "*/*"), ("mcp-session-id", "s1")], 200, None),
+        );
         assert_eq!(ids(&v), ["http-client/get-accept", "http-client/protocol-version-header"]);
         let old = [("accept", BOTH), ("mcp-session-id", "s1"), ("mcp-protocol-version", "2025-03-26")];
-        assert_eq!(ids(&c.on_record(Some("s1"), &exchange("POST", &old, 200, None))), ["http-client/protocol-version-negotiated"]);
+        assert_eq!(
+            ids(&c.on_record(Some("s1"), &exchange("POST", &old, 200, None))),
+            ["http-client/protocol-version-negotiated"]
+        );
         // A re-initialize opens a new session without the old id: allowed.
         assert!(c.on_record(None, &exchange("POST", &[("accept", BOTH)], 200, Some("s2"))).is_empty());
         assert_eq!(ids(&c.on_post_body(&json!([{}, {}]))), ["http-client/one-message-per-post"]);
@@ -263,9 +279,13 @@ mod tests {
     fn a_reconnection_before_retry_is_caught() {
         let mut c = HttpClientChecker::new(Flavor::Streamable, Revision::V2025_11_25);
         let at = Instant::now();
-        let poll = HttpRecord::PollClosed { stream: 1, event_id: "1-1".into(), retry: Duration::from_secs(60), at };
+        let poll =
+            HttpRecord::PollClosed { stream: 1, event_id: "1-1".into(), retry: Duration::from_secs(60), at };
         c.on_record(Some("s"), &poll);
-        let v = c.on_record(Some("s"), &exchange("GET", &[("accept", "text/event-stream"), ("last-event-id", "1-1")], 200, None));
+        let v = c.on_record(
+            Some("s"),
+            &exchange("GET", &[("accept", "text/event-stream"), ("last-event-id", "1-1")], 200, None),
+        );
         assert_eq!(ids(&v), ["http-client/respect-retry"]);
     }
 

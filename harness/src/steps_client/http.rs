@@ -12,9 +12,12 @@ use std::time::Duration;
 /// How often a step that waits for an exchange (which carries no message) looks again.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
-#[given(regex = r"^a client connected to a scenario server that closes each POST stream after its priming event, with retry (\d+) ms$")]
+#[given(
+    regex = r"^a client connected to a scenario server that closes each POST stream after its priming event, with retry (\d+) ms$"
+)]
 async fn connected_polling(w: &mut ClientWorld, retry: u64) -> Result<(), Halt> {
-    let script = ServerScript { poll_after_priming: Some(Duration::from_millis(retry)), ..ServerScript::default() };
+    let script =
+        ServerScript { poll_after_priming: Some(Duration::from_millis(retry)), ..ServerScript::default() };
     connect(w, script).await
 }
 
@@ -64,7 +67,9 @@ fn resumptions(w: &mut ClientWorld) -> Vec<Exchange> {
         .collect()
 }
 
-#[then("the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer")]
+#[then(
+    "the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer"
+)]
 async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
     let within = w.timeout();
     let deadline = tokio::time::Instant::now() + within;
@@ -75,10 +80,9 @@ async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
         if let (Some(x), true) = (&resumed, read_answer) {
             let session = w.session()?;
             let header = x.request_headers.iter().find(|(k, _)| k == "last-event-id").map(|(_, v)| v.clone());
-            let poll = session
-                .recorder()
-                .http_client()
-                .and_then(|c| c.polls().find(|(id, ..)| Some(*id) == header.as_deref()).map(|(_, at, r)| (at, r)));
+            let poll = session.recorder().http_client().and_then(|c| {
+                c.polls().find(|(id, ..)| Some(*id) == header.as_deref()).map(|(_, at, r)| (at, r))
+            });
             let Some((closed, retry)) = poll else {
                 let actual = format!("GET with Last-Event-ID {header:?}, which names no closed stream");
                 return Err(w.fail(expected, actual));
@@ -103,9 +107,7 @@ async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
         }
         // notifications/initialized shows the client read the answer it resumed for; what
         // else it sends meanwhile is served.
-        let initialized = |i: &mcpspec::checker::Inspection| {
-            matches!(&i.message, Some(mcpspec_reference::wire::Message::Notification(n)) if n.method == "notifications/initialized")
-        };
+        let initialized = |i: &mcpspec::checker::Inspection| matches!(&i.message, Some(mcpspec_reference::wire::Message::Notification(n)) if n.method == "notifications/initialized");
         if let Ok(i) = w.session()?.wait_for(left.min(LOOK_EVERY), initialized).await {
             read_answer = true;
             let _ = w.session()?.serve(&i).await;
@@ -150,7 +152,8 @@ async fn carries_on_after_405(w: &mut ClientWorld) -> Result<(), Halt> {
         Ok(i) => i,
         Err(e) => return Err(w.lost(expected.into(), e)),
     };
-    let method = found.message.as_ref().map(|m| m.method().unwrap_or_default().to_owned()).unwrap_or_default();
+    let method =
+        found.message.as_ref().map(|m| m.method().unwrap_or_default().to_owned()).unwrap_or_default();
     let _ = w.session()?.serve(&found).await;
     w.session()?.drain_http();
     let refused = w

@@ -204,8 +204,17 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
         }
         mcpspec::session::Target::ClientOverHttp(command, flavor) => {
             let child = ctx.child.clone();
-            ClientSession::start_http(command, *flavor, child, revision, schemas, &scenario, &json!({}), script)
-                .await
+            ClientSession::start_http(
+                command,
+                *flavor,
+                child,
+                revision,
+                schemas,
+                &scenario,
+                &json!({}),
+                script,
+            )
+            .await
         }
         mcpspec::session::Target::Http(_) => {
             return Err(w.harness_error("a client under test is a command".into()));

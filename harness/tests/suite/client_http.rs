@@ -41,9 +41,18 @@ fn client_reference_passes_over_streamable_http_and_http_sse() {
         // Streamable HTTP has no 2024-11-05: no scenario passes there (they are skipped).
         let passed_2024 = run.stdout.lines().any(|l| l.starts_with("PASS  2024-11-05"));
         assert_eq!(passed_2024, !skipped_revision, "{transport}: {}", run.describe());
-        for id in ["client-http/reinitialize-after-404", "client-http/delete-session", "client-sse/post-to-endpoint"] {
+        for id in [
+            "client-http/reinitialize-after-404",
+            "client-http/delete-session",
+            "client-sse/post-to-endpoint",
+        ] {
             let ran = run.stdout.lines().any(|l| l.starts_with("PASS") && l.contains(id));
-            assert_eq!(ran, id.starts_with(&format!("client-{transport}/")), "{transport} {id}: {}", run.describe());
+            assert_eq!(
+                ran,
+                id.starts_with(&format!("client-{transport}/")),
+                "{transport} {id}: {}",
+                run.describe()
+            );
         }
     }
 }
@@ -89,4 +98,41 @@ caught! {
         in "client-http/delete-session" => "client-http/delete-session" "warning";
     client_sse_fault_post_wrong_path: "sse-post-wrong-path" over "sse" at "2024-11-05"
         in "client-sse/post-to-endpoint" => "sse-client/post-to-endpoint" "failed";
+}
+
+/// The TypeScript SDK that `.ci/run` installs beside server-everything
+/// (`MCPSPEC_IUT_EVERYTHING`), as `MCPSPEC_TS_SDK=…` for `env`.
+fn ts_sdk() -> String {
+    let everything =
+        std::env::var("MCPSPEC_IUT_EVERYTHING").expect("MCPSPEC_IUT_EVERYTHING is not set: .ci/run sets it");
+    let entry = everything.split_whitespace().last().expect("a script path").to_owned();
+    let modules = &entry[..entry.find("node_modules/").expect("installed under node_modules") + 13];
+    format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk")
+}
+
+/// A plain client on the official TypeScript SDK over Streamable HTTP and HTTP+SSE
+/// (`harness/tests/iut/ts_sdk_http_client.mjs`). Finding (MUST,
+/// basic/transports.mdx#session-management): after a 404 for its session the SDK's
+/// StreamableHTTPClientTransport reports an error and starts no new session (3 revisions).
+/// Run with `cargo test -- --ignored interop`.
+#[test]
+#[ignore = "needs the TypeScript SDK that .ci/run installs"]
+fn interop_typescript_sdk_client_over_http() {
+    let sdk = ts_sdk();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_http_client.mjs");
+    for (transport, failed) in [("http", 3), ("sse", 0)] {
+        let mode = format!("MCPSPEC_TS_TRANSPORT={transport}");
+        let args =
+            ["client", "--transport", transport, "--", "env", sdk.as_str(), mode.as_str(), "node", script];
+        let run = run(&args, true, Duration::from_secs(180));
+        assert_no_leftovers(&run.marker);
+        assert_eq!(run.summary("failed"), failed, "{transport}: {}", run.describe());
+        assert_eq!(run.summary("errors"), 0, "{transport}: {}", run.describe());
+        let failing: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+        assert!(
+            failing.iter().all(|l| l.contains("client-http/reinitialize-after-404")),
+            "{transport}: {failing:?}\n{}",
+            run.describe()
+        );
+    }
 }
