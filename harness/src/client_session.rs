@@ -5,6 +5,12 @@
 //! byte between client and relay thus crosses the harness, where the [`WireRecorder`] judges the
 //! client's direction. Requests the steps do not handle are answered by the sans-IO
 //! [`ReferenceServer`]. Every wait is bounded.
+//!
+//! Over HTTP ([`ClientSession::start_http`]) the scenario server is an [`HttpListener`] on
+//! 127.0.0.1 (Streamable HTTP or legacy HTTP+SSE); the client command gets its URL as its last
+//! argument and in `MCP_CONFORMANCE_SERVER_URL`. Messages then cross the endpoint's
+//! [`SessionLink`] instead of the relay, and every HTTP exchange the endpoint logged is judged
+//! by the client HTTP rules and shown in the transcript. Both ways are one [`Link`].
 
 use crate::checker::Inspection;
 use crate::recorder::WireRecorder;
@@ -12,6 +18,8 @@ use mcpspec_reference::framing::Frame;
 use mcpspec_reference::reassembly::Reassembler;
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions, SessionLink};
+use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
 use mcpspec_reference::wire::{Message, RequestId};
 use mcpspec_reference::{Direction, Revision};
@@ -32,6 +40,9 @@ pub const SERVER_COMMAND_ENV: &str = "MCP_CONFORMANCE_SERVER_COMMAND";
 pub const SCENARIO_ENV: &str = "MCP_CONFORMANCE_SCENARIO";
 pub const PROTOCOL_VERSION_ENV: &str = "MCP_CONFORMANCE_PROTOCOL_VERSION";
 pub const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
+/// The environment variable holding the scenario server's URL, for a client over HTTP (the
+/// URL is also the client command's last argument).
+pub const SERVER_URL_ENV: &str = "MCP_CONFORMANCE_SERVER_URL";
 
 /// How many client messages a session keeps for steps to look at.
 const KEPT_MESSAGES: usize = 1_000;
@@ -57,6 +68,9 @@ pub enum StartError {
     /// The client command could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// The scenario server's HTTP endpoint could not listen on 127.0.0.1.
+    #[error("cannot serve {flavor} on 127.0.0.1: {source}")]
+    Serve { flavor: &'static str, source: std::io::Error },
 }
 
 /// Why an awaited message from the client did not come.
@@ -72,6 +86,9 @@ pub enum ClientWaitError {
     /// The client closed the server's stdin (or exited).
     #[error("the client closed the server's stdin{0}")]
     Closed(String),
+    /// Over HTTP: the client ended its session (DELETE; legacy: it closed its GET stream).
+    #[error("the client ended its HTTP session{0}")]
+    Ended(String),
     /// A message to the client could not be written.
     #[error("cannot write to the client: {0}")]
     Send(String),
@@ -114,6 +131,11 @@ pub struct ServerScript {
     /// Declare these server capabilities instead of the reference server's (all of them); a
     /// request for one not declared gets -32601, as from a server without the feature.
     pub capabilities: Option<Value>,
+    /// Over Streamable HTTP (2025-11-25): close each POST stream after its priming event,
+    /// which carries `retry` of this long (the client must poll with `Last-Event-ID`).
+    pub poll_after_priming: Option<Duration>,
+    /// Over Streamable HTTP: answer a GET without `Last-Event-ID` with 405.
+    pub refuse_get: bool,
 }
 
 impl ServerScript {
@@ -133,11 +155,7 @@ impl ServerScript {
 /// The server side of one session with a client under test.
 pub struct ClientSession {
     client: ChildTransport,
-    socket_dir: PathBuf,
-    listener: Option<UnixListener>,
-    reader: Option<OwnedReadHalf>,
-    writer: Option<OwnedWriteHalf>,
-    decoder: Reassembler,
+    link: Link,
     queued: VecDeque<Inspection>,
     eof: bool,
     recorder: WireRecorder,
@@ -159,6 +177,53 @@ pub struct ClientSession {
     pub server_capabilities: Option<Value>,
     internal_id: u64,
     shutdown: Option<ShutdownReport>,
+}
+
+/// How the client reaches the scenario server (one per session: its size does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Link {
+    /// Through the relay the client spawns, over a Unix socket.
+    Stdio(StdioLink),
+    /// Over HTTP, at the scenario server's endpoint.
+    Http(HttpEndpoint),
+}
+
+struct StdioLink {
+    socket_dir: PathBuf,
+    listener: Option<UnixListener>,
+    reader: Option<OwnedReadHalf>,
+    writer: Option<OwnedWriteHalf>,
+    decoder: Reassembler,
+}
+
+/// The scenario server's HTTP endpoint and the client's current session at it.
+struct HttpEndpoint {
+    listener: HttpListener,
+    /// The client's current session (a client that re-initializes gets a new one).
+    session: Option<SessionLink>,
+    /// The POST stream of the client's last message: what the scenario server writes in reply
+    /// goes there when the endpoint cannot match it by id.
+    origin: Option<u64>,
+    /// Sessions the client started.
+    sessions: usize,
+    /// The scenario server ended the current session (a 404 awaits the client's next request):
+    /// the session's end is no end of the client's.
+    ended_by_server: bool,
+}
+
+impl HttpEndpoint {
+    /// Everything the endpoint logged since the last call, to the recorder: the current
+    /// session's records first, then those of requests that found no session.
+    fn drain(&self, recorder: &mut WireRecorder) {
+        if let Some(s) = &self.session {
+            for record in s.take_log() {
+                recorder.record_http_record(Some(s.id()), &record);
+            }
+        }
+        for record in self.listener.take_log() {
+            recorder.record_http_record(None, &record);
+        }
+    }
 }
 
 static SESSIONS: AtomicUsize = AtomicUsize::new(0);
@@ -221,18 +286,77 @@ impl ClientSession {
                 return Err(e.into());
             }
         };
-        let config = ServerConfig { supported: vec![revision], page_size: 2, ..ServerConfig::default() };
-        Ok(ClientSession {
-            client,
+        let link = Link::Stdio(StdioLink {
             socket_dir,
             listener: Some(listener),
             reader: None,
             writer: None,
             decoder: Reassembler::new(options.max_message_bytes),
+        });
+        let recorder = WireRecorder::new(revision, Direction::ClientToServer, schemas);
+        Ok(ClientSession::around(client, link, recorder, revision, script, options))
+    }
+
+    /// Serves HTTP (`flavor`) on 127.0.0.1 and starts the client command with the endpoint's
+    /// URL as its last argument and in [`SERVER_URL_ENV`], plus the other conformance variables.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn start_http(
+        command: &CommandSpec,
+        flavor: Flavor,
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+        scenario: &str,
+        context: &Value,
+        script: ServerScript,
+    ) -> Result<ClientSession, StartError> {
+        let mut http = HttpServerOptions::new(flavor);
+        http.max_message_bytes = options.max_message_bytes;
+        http.poll_after_priming = script.poll_after_priming;
+        http.get_stream = !script.refuse_get;
+        let listener = HttpListener::bind(http)
+            .await
+            .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
+        let url = listener.url();
+        let mut spec = command.clone();
+        spec.args.push(url.clone().into());
+        let env = [
+            (SERVER_URL_ENV, url),
+            (SCENARIO_ENV, scenario.to_owned()),
+            (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
+            (CONTEXT_ENV, context.to_string()),
+        ];
+        spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        let mut options = options;
+        options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
+        let client = ChildTransport::spawn(&spec, options.clone())?;
+        let link = Link::Http(HttpEndpoint {
+            listener,
+            session: None,
+            origin: None,
+            sessions: 0,
+            ended_by_server: false,
+        });
+        let recorder =
+            WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
+        Ok(ClientSession::around(client, link, recorder, revision, script, options))
+    }
+
+    fn around(
+        client: ChildTransport,
+        link: Link,
+        recorder: WireRecorder,
+        revision: Revision,
+        script: ServerScript,
+        options: ChildOptions,
+    ) -> ClientSession {
+        ClientSession {
+            client,
+            link,
             queued: VecDeque::new(),
             eof: false,
-            recorder: WireRecorder::new(revision, Direction::ClientToServer, schemas),
-            server: ReferenceServer::new(config),
+            recorder,
+            server: ReferenceServer::new(Self::server_config(revision)),
             server_capabilities: None,
             internal_id: 0,
             script,
@@ -244,7 +368,21 @@ impl ClientSession {
             pings: HashMap::new(),
             slowest_ping: None,
             shutdown: None,
-        })
+        }
+    }
+
+    /// The reference server behind the scenario server: the scenario's revision only, small
+    /// pages (so that paging is exercised).
+    fn server_config(revision: Revision) -> ServerConfig {
+        ServerConfig { supported: vec![revision], page_size: 2, ..ServerConfig::default() }
+    }
+
+    /// The transport the client reaches the scenario server over: `stdio`, `http` or `sse`.
+    pub fn transport(&self) -> &'static str {
+        match &self.link {
+            Link::Stdio(_) => "stdio",
+            Link::Http(h) => h.listener.options().flavor.name(),
+        }
     }
 
     pub fn recorder(&self) -> &WireRecorder {
@@ -268,11 +406,125 @@ impl ClientSession {
         within: Duration,
         slot: Option<crate::starts::StartTurn>,
     ) -> Result<(), ClientWaitError> {
+        match &self.link {
+            Link::Stdio(_) => self.accept_stdio(within, slot).await,
+            Link::Http(_) => self.accept_http(within, slot).await,
+        }
+    }
+
+    /// Over HTTP: waits at most `within` for the client's first session (its `initialize`
+    /// POST, or legacy, its GET), reading (and dropping) what it prints meanwhile.
+    async fn accept_http(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
         let mut slot = slot;
-        if self.reader.is_some() {
+        let Link::Http(http) = &mut self.link else { return Ok(()) };
+        if http.session.is_some() {
             return Ok(());
         }
-        let Some(listener) = self.listener.take() else {
+        let deadline = Instant::now() + within;
+        let hand_back = Instant::now() + within / 2;
+        let mut stdout_open = true;
+        let client = &mut self.client;
+        let session = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break Err(String::new());
+            }
+            if stdout_open {
+                tokio::select! {
+                    s = http.listener.next_session(left) => break s.ok_or_else(String::new),
+                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                    r = client.recv(left) => {
+                        if matches!(r, Err(RecvError::Closed)) {
+                            stdout_open = false;
+                        }
+                    }
+                }
+            } else {
+                tokio::select! {
+                    s = http.listener.next_session(left) => break s.ok_or_else(String::new),
+                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                    status = client.wait_exit(left) => {
+                        let note = status.map(|s| format!(" (the client {})", describe_status(s)));
+                        break Err(note.unwrap_or_default());
+                    }
+                }
+            }
+        };
+        drop(slot);
+        match session {
+            Ok(link) => {
+                self.adopt(link);
+                Ok(())
+            }
+            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
+        }
+    }
+
+    /// Takes a new HTTP session of the client's: the first, or a later one (it re-initialized),
+    /// which starts a new session for the checks and the scenario server alike.
+    fn adopt(&mut self, link: SessionLink) {
+        let Link::Http(http) = &mut self.link else { return };
+        if let Some(old) = http.session.take() {
+            for record in old.take_log() {
+                self.recorder.record_http_record(Some(old.id()), &record);
+            }
+        }
+        http.sessions += 1;
+        http.ended_by_server = false;
+        http.origin = None;
+        let options = http.listener.options();
+        if options.flavor == Flavor::LegacySse {
+            let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
+            self.recorder.endpoint_announced(&endpoint);
+        }
+        if http.sessions > 1 {
+            self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
+            self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
+            self.eof = false;
+        }
+        http.session = Some(link);
+    }
+
+    /// Over HTTP: ends the client's session from the server's side; its next request gets 404.
+    pub fn end_http_session(&mut self) {
+        let Link::Http(http) = &mut self.link else { return };
+        http.drain(&mut self.recorder);
+        if let Some(s) = &http.session {
+            s.close();
+            http.ended_by_server = true;
+        }
+    }
+
+    /// How many HTTP sessions the client started.
+    pub fn http_sessions(&self) -> usize {
+        match &self.link {
+            Link::Http(h) => h.sessions,
+            Link::Stdio(_) => 0,
+        }
+    }
+
+    /// Brings the record of HTTP exchanges up to date (what steps then read from the recorder).
+    pub fn drain_http(&mut self) {
+        if let Link::Http(http) = &self.link {
+            http.drain(&mut self.recorder);
+        }
+    }
+
+    async fn accept_stdio(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
+        let mut slot = slot;
+        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
+        if link.reader.is_some() {
+            return Ok(());
+        }
+        let Some(listener) = link.listener.take() else {
             return Err(ClientWaitError::NotConnected(within, String::new()));
         };
         let deadline = Instant::now() + within;
@@ -315,13 +567,14 @@ impl ClientSession {
         drop(slot);
         // One connection per session: nobody else may connect later.
         drop(listener);
-        let _ = std::fs::remove_file(self.socket_dir.join("s"));
+        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
+        let _ = std::fs::remove_file(link.socket_dir.join("s"));
         match accepted {
             Ok(stream) => {
                 let stream: UnixStream = stream;
                 let (r, w) = stream.into_split();
-                self.reader = Some(r);
-                self.writer = Some(w);
+                link.reader = Some(r);
+                link.writer = Some(w);
                 Ok(())
             }
             Err(note) => Err(ClientWaitError::NotConnected(within, note)),
@@ -341,9 +594,18 @@ impl ClientSession {
                 return Ok(i);
             }
             if self.eof {
-                return Err(ClientWaitError::Closed(self.exit_note().await));
+                let note = self.exit_note().await;
+                return Err(match &self.link {
+                    Link::Stdio(_) => ClientWaitError::Closed(note),
+                    Link::Http(_) => ClientWaitError::Ended(note),
+                });
             }
-            let Some(reader) = self.reader.as_mut() else {
+            if let Link::Http(_) = &self.link {
+                self.recv_http(deadline, within).await?;
+                continue;
+            }
+            let Link::Stdio(link) = &mut self.link else { continue };
+            let Some(reader) = link.reader.as_mut() else {
                 return Err(ClientWaitError::Closed(" (it never connected)".into()));
             };
             // The scenario server's timers run meanwhile: what it has due (a slow tool's answer)
@@ -370,14 +632,89 @@ impl ClientSession {
                 Err(_) => return Err(ClientWaitError::Timeout(within)),
                 Ok(Ok(0)) | Ok(Err(_)) => {
                     self.eof = true;
-                    self.decoder.finish(&mut frames);
+                    link.decoder.finish(&mut frames);
                 }
-                Ok(Ok(n)) => self.decoder.push(&buf[..n], &mut frames),
+                Ok(Ok(n)) => link.decoder.push(&buf[..n], &mut frames),
             }
             for frame in frames {
                 self.take(&frame);
             }
         }
+    }
+
+    /// Over HTTP, one step of [`Self::recv`]: the next POST body of the current session (its
+    /// messages queued), a new session, the session's end, or what the scenario server has due;
+    /// `Err` once `deadline` passes.
+    async fn recv_http(&mut self, deadline: Instant, within: Duration) -> Result<(), ClientWaitError> {
+        let due = self.server.next_deadline().map(Instant::from_std);
+        let wake = due.map_or(deadline, |d| d.min(deadline));
+        // Short waits, so that a client that exits is seen: over HTTP its going is the end of
+        // its session (there is no pipe to close), whether or not it sent DELETE.
+        let left = wake.saturating_duration_since(Instant::now()).min(EXIT_POLL);
+        let Link::Http(http) = &mut self.link else { return Ok(()) };
+        let client = &mut self.client;
+        enum Got {
+            Frame(Frame, Option<u64>),
+            Session(SessionLink),
+            Ended,
+            Nothing,
+        }
+        let got = match http.session.as_mut() {
+            Some(session) => tokio::select! {
+                r = session.recv_from(left) => match r {
+                    Ok((frame, origin)) => Got::Frame(frame, origin),
+                    Err(RecvError::Closed) => Got::Ended,
+                    Err(RecvError::Timeout(_)) => Got::Nothing,
+                },
+                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
+                // The client's stdout is not MCP traffic over HTTP: read so it never blocks.
+                Ok(_) = client.recv(left) => return Ok(()),
+            },
+            None => tokio::select! {
+                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
+                Ok(_) = client.recv(left) => return Ok(()),
+            },
+        };
+        http.drain(&mut self.recorder);
+        match got {
+            Got::Frame(frame, origin) => {
+                http.origin = origin;
+                if let mcpspec_reference::framing::FrameContent::Json { value, .. } = &frame.content {
+                    self.recorder.record_post_body(value);
+                }
+                self.take(&frame);
+            }
+            Got::Session(link) => self.adopt(link),
+            Got::Ended if http.ended_by_server => {
+                // The 404 the client gets next is the scenario's doing; its new session is awaited.
+                if Instant::now() >= deadline {
+                    return Err(ClientWaitError::Timeout(within));
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                match http.listener.next_session(left).await {
+                    Some(link) => self.adopt(link),
+                    None => return Err(ClientWaitError::Timeout(within)),
+                }
+            }
+            Got::Ended => {
+                // The client ended the session (DELETE; legacy: its GET stream closed).
+                http.drain(&mut self.recorder);
+                self.eof = true;
+            }
+            Got::Nothing if due.is_some_and(|d| d <= Instant::now()) => {
+                for message in self.server.poll(std::time::Instant::now()) {
+                    let _ = self.send_value(&message).await;
+                }
+            }
+            Got::Nothing if Instant::now() >= deadline => return Err(ClientWaitError::Timeout(within)),
+            Got::Nothing => {
+                if self.client.try_exit().is_some() {
+                    http.drain(&mut self.recorder);
+                    self.eof = true;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn take(&mut self, frame: &Frame) {
@@ -419,7 +756,18 @@ impl ClientSession {
 
     pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
         self.recorder.record_value(Direction::ServerToClient, value);
-        let Some(writer) = self.writer.as_mut() else {
+        let link = match &mut self.link {
+            Link::Stdio(link) => link,
+            Link::Http(http) => {
+                let Some(session) = &http.session else {
+                    return Err(ClientWaitError::Send("the client has no HTTP session".into()));
+                };
+                let sent = session.send_in_reply(value, http.origin);
+                http.drain(&mut self.recorder);
+                return sent.map_err(|e| ClientWaitError::Send(e.to_string()));
+            }
+        };
+        let Some(writer) = link.writer.as_mut() else {
             return Err(ClientWaitError::Send("the client is not connected".into()));
         };
         let bytes = mcpspec_reference::framing::encode(value);
@@ -596,7 +944,7 @@ impl ClientSession {
                     }
                     let _ = self.serve(&i).await;
                 }
-                Err(ClientWaitError::Closed(_)) => return Served::Closed,
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => return Served::Closed,
                 Err(_) => {}
             }
         }
@@ -641,7 +989,9 @@ impl ClientSession {
                     }
                     let _ = self.serve(&i).await;
                 }
-                Err(ClientWaitError::Closed(_)) => return Ending::Closed { after: started.elapsed() },
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => {
+                    return Ending::Closed { after: started.elapsed() }
+                }
                 Err(_) => {}
             }
             if exited.is_none() {
@@ -672,23 +1022,35 @@ impl ClientSession {
             return r.clone();
         }
         let finishing = self.eof;
-        self.listener = None;
-        // Closing our side makes the relay exit; what the client wrote that no step read
-        // comes before that end of file and is judged like any other message.
-        self.writer = None;
-        let deadline = Instant::now() + self.options.shutdown_grace.min(Duration::from_millis(500));
-        while !self.eof && self.reader.is_some() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if self.recv(left).await.is_err() {
-                break;
+        if let Link::Stdio(link) = &mut self.link {
+            link.listener = None;
+            // Closing our side makes the relay exit; what the client wrote that no step read
+            // comes before that end of file and is judged like any other message.
+            link.writer = None;
+            let deadline = Instant::now() + self.options.shutdown_grace.min(Duration::from_millis(500));
+            while !self.eof && matches!(&self.link, Link::Stdio(l) if l.reader.is_some()) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if self.recv(left).await.is_err() {
+                    break;
+                }
             }
         }
-        self.reader = None;
+        match &mut self.link {
+            Link::Stdio(link) => link.reader = None,
+            Link::Http(http) => {
+                // What the endpoint logged last is judged; then the session ends (a client still
+                // at work sees 404s until it is ended).
+                http.drain(&mut self.recorder);
+                http.session = None;
+            }
+        }
         if finishing {
             let _ = self.client.wait_exit(self.grace()).await;
         }
         let report = self.client.terminate().await;
-        let _ = std::fs::remove_dir_all(&self.socket_dir);
+        if let Link::Stdio(link) = &self.link {
+            let _ = std::fs::remove_dir_all(&link.socket_dir);
+        }
         self.shutdown = Some(report.clone());
         report
     }
@@ -724,7 +1086,9 @@ fn accepted(
 
 impl Drop for ClientSession {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.socket_dir);
+        if let Link::Stdio(link) = &self.link {
+            let _ = std::fs::remove_dir_all(&link.socket_dir);
+        }
     }
 }
 

@@ -183,6 +183,13 @@ enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true)]
         fault: Option<ClientFault>,
+        /// stdio (spawn MCP_CONFORMANCE_SERVER_COMMAND); http or sse: connect to the server URL
+        /// (the last argument, else MCP_CONFORMANCE_SERVER_URL) over Streamable HTTP or HTTP+SSE.
+        #[arg(long, value_enum, default_value_t = ServerTransport::Stdio)]
+        transport: ServerTransport,
+        /// The server's URL (over http or sse).
+        #[arg(value_name = "URL")]
+        url: Option<String>,
     },
 }
 
@@ -273,9 +280,16 @@ async fn run(cli: Cli) -> u8 {
                 }
             }
         }
-        Command::Reference { role: ReferenceRole::Client { revisions, scenario, timeout, fault } } => {
-            reference_client(revisions, scenario, timeout, fault).await
-        }
+        Command::Reference {
+            role: ReferenceRole::Client { revisions, scenario, timeout, fault, transport, url },
+        } => match transport {
+            ServerTransport::Stdio => reference_client(revisions, scenario, timeout, fault).await,
+            ServerTransport::Http | ServerTransport::Sse => {
+                let flavor =
+                    if transport == ServerTransport::Sse { Flavor::LegacySse } else { Flavor::Streamable };
+                reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
+            }
+        },
         Command::Validate(args) => validate_file(args),
         Command::Reference {
             role: ReferenceRole::Server { revisions, fault, transport, port, bind, json_responses },
@@ -394,11 +408,19 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
         (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
         | (Role::Server, None, Some(_)) => true,
-        (Role::Client, Some(ServerTransport::Http | ServerTransport::Sse), _)
-        | (Role::Client, _, Some(_)) => {
-            return Err(UsageError("clients are certified over stdio for now".into()).into())
+        (Role::Client, _, Some(_)) => {
+            let why =
+                "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
+                       serves the URL and passes it to the client as its last argument)";
+            return Err(UsageError(why.into()).into());
         }
         _ => false,
+    };
+    // A client over HTTP: mcpspec's scenario server listens, the client gets its URL.
+    let client_flavor = match (role, args.transport) {
+        (Role::Client, Some(ServerTransport::Http)) => Some(Flavor::Streamable),
+        (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
+        _ => None,
     };
     let command = match CommandSpec::from_argv(args.command.clone()) {
         Some(c) => Some(c),
@@ -408,6 +430,9 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             let role = role.name();
             eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
             let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
+            if let Some(flavor) = client_flavor {
+                argv.extend(["--transport".into(), flavor.name().into()]);
+            }
             if http {
                 let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
                 argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
@@ -435,7 +460,10 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     // A server over HTTP: started here when it is a command, for the whole run.
     let mut served = None;
     let target = match (http, command) {
-        (false, Some(command)) => Target::Stdio(command),
+        (false, Some(command)) => match client_flavor {
+            Some(flavor) => Target::ClientOverHttp(command, flavor),
+            None => Target::Stdio(command),
+        },
         (false, None) => unreachable!("a command is set unless --url is given"),
         (true, command) => {
             let port = match &command {
@@ -535,6 +563,40 @@ async fn reference_server_http(config: ServerConfig, options: HttpServerOptions)
         Ok(()) => exit::OK,
         Err(e) => {
             eprintln!("mcpspec reference server: {e}");
+            exit::ERROR
+        }
+    }
+}
+
+/// `mcpspec reference client --transport http|sse [URL]`: runs the reference client against
+/// the server at URL (else `MCP_CONFORMANCE_SERVER_URL`).
+async fn reference_client_http(
+    flavor: Flavor,
+    url: Option<String>,
+    revisions: Vec<Revision>,
+    scenario: Option<String>,
+    timeout: f64,
+    fault: Option<ClientFault>,
+) -> u8 {
+    let var = mcpspec::client_session::SERVER_URL_ENV;
+    let Some(text) = url.or_else(|| std::env::var(var).ok()) else {
+        eprintln!("mcpspec reference client: no server URL (give it as the last argument, or set {var})");
+        return exit::USAGE;
+    };
+    let url = match url::Url::parse(&text) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("mcpspec reference client: {text:?} is not a URL: {e}");
+            return exit::USAGE;
+        }
+    };
+    let timeout = Duration::from_secs_f64(timeout);
+    let run =
+        mcpspec::reference_client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
+    match run.await {
+        Ok(()) => exit::OK,
+        Err(why) => {
+            eprintln!("mcpspec reference client: {why}");
             exit::ERROR
         }
     }

@@ -3,11 +3,13 @@
 //! in force. What it finds becomes checks of the scenario in which it happened.
 
 use crate::checker::http::HttpChecker;
+use crate::checker::http_client::HttpClientChecker;
 use crate::checker::{Inspection, SessionChecker};
 use crate::rules::{self, Rule};
 use crate::verdict::{Check, Verdict};
 use mcpspec_reference::framing::{Frame, FrameContent, LineDecoder};
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Flavor, HttpEvent};
+use mcpspec_reference::transport::http_server::HttpRecord;
 use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
@@ -62,6 +64,8 @@ pub struct WireRecorder {
     http: Option<HttpChecker>,
     /// HTTP exchanges judged in the current record.
     http_judged: usize,
+    /// The HTTP rules of clients, for a client's session over HTTP (mcpspec serving).
+    http_client: Option<HttpClientChecker>,
 }
 
 impl WireRecorder {
@@ -80,6 +84,98 @@ impl WireRecorder {
             transcript_dropped: 0,
             http: None,
             http_judged: 0,
+            http_client: None,
+        }
+    }
+
+    /// Judges the HTTP requests of a client the scenario server's endpoint answers
+    /// ([`Self::record_http_record`]).
+    pub fn with_http_server(mut self, flavor: Flavor) -> Self {
+        self.http_client = Some(HttpClientChecker::new(flavor, self.checker.revision()));
+        self
+    }
+
+    /// The client's HTTP requests as the endpoint saw them, for a client over HTTP.
+    pub fn http_client(&self) -> Option<&HttpClientChecker> {
+        self.http_client.as_ref()
+    }
+
+    /// Legacy HTTP+SSE: a session's `endpoint` event named `path_and_query`.
+    pub fn endpoint_announced(&mut self, path_and_query: &str) {
+        if let Some(c) = self.http_client.as_mut() {
+            c.endpoint_announced(path_and_query);
+        }
+    }
+
+    /// Starts judging a new session of the same client (it re-initialized after a 404): the
+    /// session checker starts afresh (ids and lifecycle are per session); findings stay.
+    pub fn new_session(&mut self, note: String) {
+        let asked = self.http_client.as_ref().map_or(self.checker.revision(), HttpClientChecker::revision);
+        self.checker = SessionChecker::new(asked);
+        self.log(Direction::ServerToClient, None, note);
+    }
+
+    /// Records one record of the scenario server's HTTP endpoint (`session`: the session it
+    /// belongs to): exchanges go to the transcript (method, path, status, the headers of note)
+    /// and are judged by the client HTTP rules.
+    pub fn record_http_record(&mut self, session: Option<&str>, record: &HttpRecord) {
+        let text = match record {
+            HttpRecord::Exchange(x) => {
+                let mut text = format!("[HTTP] {} {} → {}", x.method, x.path, x.status);
+                if let Some(ct) = &x.response_content_type {
+                    text.push_str(&format!(" {ct}"));
+                }
+                for (k, v) in x.request_headers.iter().chain(&x.response_headers) {
+                    if k != "content-type" {
+                        text.push_str(&format!("; {k}: {v}"));
+                    }
+                }
+                if !x.replayed.is_empty() {
+                    text.push_str(&format!("; replayed {}", x.replayed.join(", ")));
+                }
+                Some((Direction::ClientToServer, text))
+            }
+            HttpRecord::PollClosed { stream, event_id, retry, .. } => Some((
+                Direction::ServerToClient,
+                format!(
+                    "[HTTP] stream {stream} closed after its priming event {event_id:?} (retry {} ms)",
+                    retry.as_millis()
+                ),
+            )),
+            HttpRecord::Undeliverable { message, why } => {
+                Some((Direction::ServerToClient, format!("[HTTP] could not deliver {message}: {why}")))
+            }
+            _ => None,
+        };
+        if let Some((direction, text)) = text {
+            self.log(direction, None, text);
+        }
+        let Some(c) = self.http_client.as_mut() else { return };
+        let violations = c.on_record(session, record);
+        if matches!(record, HttpRecord::Exchange(_)) {
+            self.http_judged += 1;
+        }
+        let revision = self.checker.revision();
+        for v in violations {
+            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
+        }
+    }
+
+    /// The findings of rules whose ids start with one of `prefixes`: "id: actual" each.
+    pub fn findings_with_prefix(&self, prefixes: &[&str]) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|f| prefixes.iter().any(|p| f.rule.id.starts_with(p)))
+            .map(|f| format!("{}: {}", f.rule.id, f.actual))
+            .collect()
+    }
+
+    /// Judges the body of one POST of a client over HTTP (one message, or a batch).
+    pub fn record_post_body(&mut self, value: &Value) {
+        let Some(c) = self.http_client.as_mut() else { return };
+        let revision = self.checker.revision();
+        for v in c.on_post_body(value) {
+            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
         }
     }
 
@@ -395,23 +491,30 @@ impl WireRecorder {
                 actual: format!("{} message(s) from the {who}, all well-formed", self.judged),
             });
         }
-        let http_broken =
-            self.findings.iter().any(|f| f.rule.id.starts_with("http/") || f.rule.id.starts_with("sse/"));
+        let http_broken = self.findings.iter().any(|f| {
+            ["http/", "sse/", "http-client/", "sse-client/"].iter().any(|p| f.rule.id.starts_with(p))
+        });
         if self.http_judged > 0 && !http_broken {
             let rule = &rules::HTTP_ACCEPTED_202;
-            let transport = match self.http.as_ref().map(HttpChecker::flavor) {
+            let flavor = self.http.as_ref().map(HttpChecker::flavor);
+            let flavor = flavor.or(self.http_client.as_ref().map(HttpClientChecker::flavor));
+            let transport = match flavor {
                 Some(Flavor::LegacySse) => "HTTP+SSE",
                 _ => "Streamable HTTP",
             };
+            let (id, what) = match self.http_client.is_some() {
+                true => ("http-client/transport", "request"),
+                false => ("http/transport", "response"),
+            };
             out.push(Check {
-                id: "http/transport".to_owned(),
+                id: id.to_owned(),
                 level: rule.level,
                 spec: format!("{}/basic/transports.mdx", revision.doc_root()),
                 verdict: Verdict::Passed,
                 expected: format!(
-                    "every HTTP response from the {who} follows the {transport} transport's rules"
+                    "every HTTP {what} from the {who} follows the {transport} transport's rules"
                 ),
-                actual: format!("{} response(s), each as the transport requires", self.http_judged),
+                actual: format!("{} {what}(s), each as the transport requires", self.http_judged),
             });
         }
         let schema_broken = self.findings.iter().any(|f| f.rule == &rules::SCHEMA_VALID);

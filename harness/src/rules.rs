@@ -161,6 +161,22 @@ rules! {
         "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.";
     SSE_MESSAGE_EVENTS = "sse/message-events", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
         "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data.";
+    HTTP_CLIENT_POST_ACCEPT = "http-client/post-accept", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.";
+    HTTP_CLIENT_GET_ACCEPT = "http-client/get-accept", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The client MUST include an Accept header, listing text/event-stream as a supported content type.";
+    HTTP_CLIENT_SESSION_ID = "http-client/session-id", MUST, "basic/transports.mdx#session-management", None,
+        "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.";
+    HTTP_CLIENT_PROTOCOL_VERSION = "http-client/protocol-version-header", MUST, "basic/transports.mdx#protocol-version-header", None,
+        "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.";
+    HTTP_CLIENT_PROTOCOL_VERSION_NEGOTIATED = "http-client/protocol-version-negotiated", SHOULD, "basic/transports.mdx#protocol-version-header", None,
+        "The protocol version sent by the client SHOULD be the one negotiated during initialization.";
+    HTTP_CLIENT_ONE_MESSAGE = "http-client/one-message-per-post", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The body of the POST request MUST be a single JSON-RPC request, notification, or response (batches only in 2025-03-26).";
+    HTTP_CLIENT_RETRY = "http-client/respect-retry", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The client MUST respect the retry field, both when the server closes the connection and when it terminates the SSE stream.";
+    SSE_CLIENT_POST_ENDPOINT = "sse-client/post-to-endpoint", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "All subsequent client messages MUST be sent as HTTP POST requests to the endpoint named by the server's endpoint event.";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

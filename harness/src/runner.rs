@@ -318,7 +318,12 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let ctx = SuiteContext::of(&config);
     let revisions =
         if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
-    let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &revisions, &[]));
+    // Streamable HTTP begins with 2025-03-26; HTTP+SSE and stdio serve every revision.
+    let (to_run, impossible): (Vec<Revision>, Vec<Revision>) =
+        revisions.iter().partition(|r| ctx.target.transport() != "http" || **r >= Revision::V2025_03_26);
+    let why = "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only";
+    let skipped: Vec<_> = impossible.into_iter().map(|r| (r, Verdict::Skipped, why.to_owned())).collect();
+    let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
     let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
     Ok(SuiteRun { scenarios, revisions, not_tested: None })

@@ -43,6 +43,9 @@ pub enum Target {
     Stdio(CommandSpec),
     /// A server reached over HTTP (Streamable HTTP or legacy HTTP+SSE), a session per connection.
     Http(HttpClientOptions),
+    /// A client command started for each session, reaching mcpspec's scenario server over HTTP
+    /// (the URL is its last argument): client certification over Streamable HTTP or HTTP+SSE.
+    ClientOverHttp(CommandSpec, Flavor),
 }
 
 impl Target {
@@ -51,6 +54,7 @@ impl Target {
         match self {
             Target::Stdio(_) => "stdio",
             Target::Http(o) => o.flavor.name(),
+            Target::ClientOverHttp(_, flavor) => flavor.name(),
         }
     }
 
@@ -59,6 +63,7 @@ impl Target {
         match self {
             Target::Stdio(c) => c.display(),
             Target::Http(o) => o.url.to_string(),
+            Target::ClientOverHttp(c, _) => c.display(),
         }
     }
 }
@@ -71,6 +76,9 @@ pub enum StartError {
     Spawn(#[from] SpawnError),
     #[error(transparent)]
     Connect(#[from] ConnectError),
+    /// The target is a client, not a server.
+    #[error("{0} is a client to certify, not a server")]
+    NotAServer(String),
 }
 
 /// How a session ended.
@@ -176,6 +184,7 @@ impl ServerSession {
     ) -> Result<ServerSession, StartError> {
         let link = match target {
             Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
+            Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
             Target::Http(http) => Link::Http(HttpLink {
                 transport: HttpClientTransport::connect(http.clone()).await?,
                 last_sent: None,

@@ -50,7 +50,8 @@ Feature: Client lifecycle
   # still at work then; silence for one timeout with the server's stdin open is judged at once,
   # and so is a client that exits while the server's stdin stays open (held by a process it left
   # behind), once the relay has had time to read the end of file.
-  @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown
+  # Over HTTP the session ends with DELETE instead (client-http/delete-session).
+  @transport:stdio @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown
   Scenario: the client ends the session by closing the server's stdin
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

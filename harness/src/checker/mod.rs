@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 pub mod elicitation;
 mod features;
 pub mod http;
+pub mod http_client;
 pub mod sampling;
 
 pub use features::{declares, server_capability_for};

@@ -5,6 +5,7 @@
 
 mod cancellation;
 mod elicitation;
+mod http;
 mod pagination;
 mod sampling;
 
@@ -185,27 +186,48 @@ fn what(i: &Inspection) -> String {
 
 #[given("a client connected to the scenario server")]
 async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
+    connect(w, ServerScript::default()).await
+}
+
+/// Starts the client command against the scenario server (scripted by `script`), over the
+/// transport the run certifies, and waits for it to connect.
+pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result<(), Halt> {
     let ctx = w.ctx();
-    let relay = relay().map_err(|e| w.harness_error(e))?;
     let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
-    let mcpspec::session::Target::Stdio(command) = &ctx.target else {
-        return Err(w.harness_error("a client under test is a command".into()));
-    };
     let slot = mcpspec::starts::turn().await;
-    let started = ClientSession::start(
-        command,
-        &relay,
-        ctx.child.clone(),
-        w.scenario.revision,
-        ctx.schemas.clone(),
-        &scenario,
-        &json!({}),
-        ServerScript::default(),
-    );
+    let (revision, schemas) = (w.scenario.revision, ctx.schemas.clone());
+    let started = match &ctx.target {
+        mcpspec::session::Target::Stdio(command) => {
+            let relay = relay().map_err(|e| w.harness_error(e))?;
+            let child = ctx.child.clone();
+            ClientSession::start(command, &relay, child, revision, schemas, &scenario, &json!({}), script)
+        }
+        mcpspec::session::Target::ClientOverHttp(command, flavor) => {
+            let child = ctx.child.clone();
+            ClientSession::start_http(
+                command,
+                *flavor,
+                child,
+                revision,
+                schemas,
+                &scenario,
+                &json!({}),
+                script,
+            )
+            .await
+        }
+        mcpspec::session::Target::Http(_) => {
+            return Err(w.harness_error("a client under test is a command".into()));
+        }
+    };
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
     let accepted = session.accept(ctx.timeout, slot).await;
+    let expected = match session.transport() {
+        "stdio" => "the client starts the server command",
+        _ => "the client connects to the scenario server's URL",
+    };
     w.session = Some(session);
-    accepted.map_err(|e| w.lost("the client starts the server command".into(), e))
+    accepted.map_err(|e| w.lost(expected.into(), e))
 }
 
 #[then("the client's first message is an initialize request")]
@@ -503,7 +525,7 @@ async fn disconnects(w: &mut ClientWorld) -> Result<(), Halt> {
                 }
                 let _ = session.serve(&i).await;
             }
-            Err(ClientWaitError::Closed(_)) => break Ok(()),
+            Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => break Ok(()),
             Err(ClientWaitError::Timeout(_)) => {
                 break Err(format!("the connection was still open after {within:?}"))
             }

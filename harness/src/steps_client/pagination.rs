@@ -43,7 +43,7 @@ async fn asks_next_page(w: &mut ClientWorld) -> Result<(), Halt> {
         Ok(i) => {
             return Err(w.skip(format!("the client did not ask for the next page; it sent {}", what(&i))))
         }
-        Err(e @ (ClientWaitError::Timeout(_) | ClientWaitError::Closed(_))) => {
+        Err(e @ (ClientWaitError::Timeout(_) | ClientWaitError::Closed(_) | ClientWaitError::Ended(_))) => {
             return Err(w.skip(format!("the client did not ask for the next page ({e})")))
         }
         Err(e) => return Err(w.lost("the client asks for the next page".into(), e)),

@@ -544,3 +544,7 @@ fn client_fault_late_response_error() {
     assert!(ids.iter().any(|v| v == "failed"), "{ids:?}\n{}", run.describe());
     assert_eq!(run.code, Some(1), "{}", run.describe());
 }
+
+/// Clients over HTTP (a module of this one, so that `client::` selects them too).
+#[path = "client_http.rs"]
+mod http;

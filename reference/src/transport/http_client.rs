@@ -52,6 +52,23 @@ pub struct HttpClientOptions {
     pub request_timeout: Duration,
     /// How many events may wait unread before bodies stop being read.
     pub event_queue: usize,
+    /// How a stream that broke before its answers is resumed.
+    pub resumption: Resumption,
+}
+
+/// How a POST's SSE stream that ended before its answers is resumed (`basic/transports.mdx`,
+/// resumability). Anything but the default is a deliberate defect, for testing the checks
+/// that judge clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Resumption {
+    /// GET with `Last-Event-ID`, after the server's `retry` ("The client MUST respect the
+    /// retry field").
+    #[default]
+    HonourRetry,
+    /// GET with `Last-Event-ID` at once, whatever `retry` says.
+    IgnoreRetry,
+    /// Never: the requests are given up.
+    Never,
 }
 
 impl HttpClientOptions {
@@ -63,6 +80,7 @@ impl HttpClientOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             request_timeout: Duration::from_secs(10),
             event_queue: 256,
+            resumption: Resumption::HonourRetry,
         }
     }
 }
@@ -301,6 +319,20 @@ impl HttpClientTransport {
         self.next - 1
     }
 
+    /// Forgets the session id, so that the next POST (a new `initialize`) starts a new session
+    /// (`basic/transports.mdx`: after a 404 the client "MUST start a new session by sending a
+    /// new InitializeRequest without a session ID attached"); the protocol version goes too.
+    pub fn reset_session(&mut self) {
+        self.session = None;
+        self.protocol_version = None;
+    }
+
+    /// POSTs to `url` from now on instead of where the transport would (a deliberate defect,
+    /// for testing the checks that judge clients).
+    pub fn set_post_url(&mut self, url: Url) {
+        self.post_url = url;
+    }
+
     /// Sends `MCP-Protocol-Version: version` from now on (after initialization, 2025-06-18+).
     pub fn set_protocol_version(&mut self, version: Option<String>) {
         self.protocol_version = version;
@@ -450,8 +482,13 @@ impl HttpClientTransport {
                 }
                 let failed = matches!(event, HttpEvent::Failed { .. });
                 match (&post.last_event_id, failed) {
-                    (Some(last), false) if post.resumes < MAX_RESUMES => {
-                        let delay = Duration::from_millis(post.retry.unwrap_or(0)).min(MAX_RETRY);
+                    (Some(last), false)
+                        if post.resumes < MAX_RESUMES && self.options.resumption != Resumption::Never =>
+                    {
+                        let delay = match self.options.resumption {
+                            Resumption::IgnoreRetry => Duration::ZERO,
+                            _ => Duration::from_millis(post.retry.unwrap_or(0)).min(MAX_RETRY),
+                        };
                         let tweaks = Tweaks { last_event_id: Some(last.clone()), ..Tweaks::default() };
                         let m = self.get_after(&tweaks, delay);
                         self.posts.insert(m, Post { resumes: post.resumes + 1, ..post });

@@ -18,7 +18,7 @@
 mod rules;
 mod session;
 
-pub use rules::{is_visible_ascii, parse_event_id, OriginPolicy};
+pub use rules::{accept_lists, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
 use crate::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
@@ -92,6 +92,13 @@ pub struct HttpServerOptions {
     /// Open each POST's SSE stream with an event holding an id and empty data, in sessions of
     /// 2025-11-25 and later (SEP-1699).
     pub priming: bool,
+    /// 2025-11-25 polling (SEP-1699), for scenarios testing clients: every POST stream is
+    /// closed right after its priming event, which carries `retry` of this long; the answers
+    /// wait in the replay buffer for the client's GET with `Last-Event-ID`. Needs `priming`.
+    pub poll_after_priming: Option<Duration>,
+    /// Serve the standalone GET stream; when false, a GET without `Last-Event-ID` is answered
+    /// 405 Method Not Allowed (as the spec lets a server do), for scenarios testing clients.
+    pub get_stream: bool,
     /// The largest POST body read (beyond: 413).
     pub max_message_bytes: usize,
     /// Sessions at once (beyond: 503).
@@ -127,6 +134,8 @@ impl HttpServerOptions {
             messages_path: "/messages".into(),
             json_responses: false,
             priming: true,
+            poll_after_priming: None,
+            get_stream: true,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_sessions: 64,
             allowed_origins: OriginPolicy::Localhost,
@@ -164,6 +173,8 @@ pub struct Exchange {
     pub stream: Option<u64>,
     /// Events replayed on it (`Last-Event-ID`).
     pub replayed: Vec<String>,
+    /// When the response head was decided (for judging a client's timing, e.g. `retry`).
+    pub at: Instant,
 }
 
 /// A message of the app as it went out.
@@ -192,6 +203,10 @@ pub enum HttpRecord {
     Undeliverable { message: Value, why: String },
     /// A POST's stream ended after its last response.
     StreamClosed { stream: u64 },
+    /// A POST's connection was closed after its priming event ([`HttpServerOptions::
+    /// poll_after_priming`]): the client is to reconnect with `Last-Event-ID: event_id`, no
+    /// sooner than `retry` after `at`.
+    PollClosed { stream: u64, event_id: String, retry: Duration, at: Instant },
 }
 
 /// The state all handlers share.
@@ -424,6 +439,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         response_headers: pick_headers(headers, &LOGGED_RESPONSE_HEADERS),
         stream: reply.stream,
         replayed: reply.replayed,
+        at: Instant::now(),
     };
     let mut state = endpoint.lock();
     let record = HttpRecord::Exchange(exchange);
@@ -804,8 +820,9 @@ fn admit(
         value.pointer("/params/protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok());
     let revision = session.revision.or(header_revision).or(if inbound.initialize { requested } else { None });
     let priming = endpoint.options.priming && revision.is_some_and(|r| r >= Revision::V2025_11_25);
+    let poll = endpoint.options.poll_after_priming.filter(|_| priming);
     let (stream, serial, open) =
-        session.open_post(inbound.requests, endpoint.options.json_responses, priming);
+        session.open_post(inbound.requests, endpoint.options.json_responses, priming, poll);
     reply.stream = Some(stream);
     if !session.deliver(value, Some(stream)) {
         session.abandon(stream);
@@ -885,6 +902,12 @@ fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
     };
     session.last_active = Instant::now();
     let last_event_id = header_str(headers, "last-event-id");
+    if !endpoint.options.get_stream && last_event_id.is_none() {
+        drop(state);
+        let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return Reply { response: r, session: Some(id), stream: None, replayed: Vec::new() };
+    }
     let mut reply = Reply::plain(Response::default());
     reply.session = Some(id.clone());
     match session.open_get(last_event_id) {

@@ -183,8 +183,15 @@ impl Session {
 
     /// A POST holding `requests` opens its stream. With `json` the answer waits for the first
     /// message (see [`PostReply`]); else an SSE body opens now, primed with an event that has
-    /// an id and empty data when `priming` (2025-11-25, SEP-1699).
-    pub fn open_post(&mut self, requests: Vec<String>, json: bool, priming: bool) -> (u64, u64, PostOpen) {
+    /// an id and empty data when `priming` (2025-11-25, SEP-1699). With `poll`, the priming
+    /// event carries `retry` and the connection closes right after it (the client polls).
+    pub fn open_post(
+        &mut self,
+        requests: Vec<String>,
+        json: bool,
+        priming: bool,
+        poll: Option<std::time::Duration>,
+    ) -> (u64, u64, PostOpen) {
         let no = self.next_stream;
         self.next_stream += 1;
         let serial = self.serial();
@@ -203,8 +210,16 @@ impl Session {
         self.streams.insert(no, stream);
         self.prune_finished();
         if priming && !json {
-            let data = SseEvent { has_data: true, ..SseEvent::default() };
+            let retry = poll.map(|d| d.as_millis() as u64);
+            let data = SseEvent { has_data: true, retry, ..SseEvent::default() };
             self.emit(no, data, None);
+            if let (Some(retry), Some(s)) = (poll, self.streams.get_mut(&no)) {
+                // The connection ends (dropping the sender ends the body once the priming
+                // event is read); the stream lives on for `Last-Event-ID`.
+                s.conn = Conn::None;
+                let event_id = rules::event_id(no, s.next_event - 1);
+                self.record(HttpRecord::PollClosed { stream: no, event_id, retry, at: Instant::now() });
+            }
         }
         if self.fault == Some(Fault::SseCloseBeforeResponse) {
             // The defect: the stream ends before its response (which only a resumption sees).
@@ -542,9 +557,9 @@ mod tests {
     #[test]
     fn each_message_on_one_stream_with_session_unique_ids() {
         let (mut s, _) = session(None);
-        let (a, _, open) = s.open_post(vec!["1".into()], false, false);
+        let (a, _, open) = s.open_post(vec!["1".into()], false, false, None);
         let mut a_rx = sse(open);
-        let (b, _, open) = s.open_post(vec!["2".into()], false, true);
+        let (b, _, open) = s.open_post(vec!["2".into()], false, true, None);
         let mut b_rx = sse(open);
         let mut get = s.open_get(None).unwrap();
         let note = json!({"jsonrpc":"2.0","method":"notifications/message"});
@@ -571,9 +586,9 @@ mod tests {
     #[test]
     fn an_unmatched_answer_goes_to_the_post_it_answers() {
         let (mut s, _) = session(None);
-        let (a, _, open) = s.open_post(vec!["b1".into(), "b2".into()], false, false);
+        let (a, _, open) = s.open_post(vec!["b1".into(), "b2".into()], false, false, None);
         let mut a_rx = sse(open);
-        let (_, _, open) = s.open_post(vec!["3".into()], false, false);
+        let (_, _, open) = s.open_post(vec!["3".into()], false, false, None);
         let mut b_rx = sse(open);
         let refusal = json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"no batches"}});
         s.route(refusal, Some(a)).unwrap();
@@ -597,11 +612,11 @@ mod tests {
     #[test]
     fn json_mode_takes_a_lone_response_as_the_body() {
         let (mut s, _) = session(None);
-        let (_, _, open) = s.open_post(vec!["1".into()], true, false);
+        let (_, _, open) = s.open_post(vec!["1".into()], true, false, None);
         let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
         s.route(json!({"jsonrpc":"2.0","id":1,"result":{}}), None).unwrap();
         assert!(matches!(rx.try_recv(), Ok(PostReply::Json(v)) if v["id"] == 1));
-        let (_, _, open) = s.open_post(vec!["2".into()], true, false);
+        let (_, _, open) = s.open_post(vec!["2".into()], true, false, None);
         let PostOpen::Deciding(mut rx) = open else { panic!("JSON mode decides later") };
         s.route(json!({"jsonrpc":"2.0","method":"notifications/progress"}), None).unwrap();
         assert!(matches!(rx.try_recv(), Ok(PostReply::Sse(_))));
@@ -610,10 +625,10 @@ mod tests {
     #[test]
     fn a_resumption_replays_only_its_stream() {
         let (mut s, _) = session(None);
-        let (a, serial, open) = s.open_post(vec!["1".into()], false, false);
+        let (a, serial, open) = s.open_post(vec!["1".into()], false, false, None);
         drop(open);
         s.connection_dropped(a, serial);
-        let (_, _, other) = s.open_post(vec!["2".into()], false, false);
+        let (_, _, other) = s.open_post(vec!["2".into()], false, false, None);
         s.route(json!({"jsonrpc":"2.0","id":2,"result":{}}), None).unwrap();
         drop(other);
         s.route(json!({"jsonrpc":"2.0","id":1,"result":{}}), None).unwrap();

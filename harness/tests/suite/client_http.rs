@@ -1,0 +1,138 @@
+//! Clients over HTTP: `mcpspec client --transport http|sse` certifies the reference client over
+//! both HTTP transports at every revision each allows, and catches each HTTP fault of the
+//! fault-injecting reference client (`mcpspec reference client --transport T --fault NAME`)
+//! with the check that names it.
+
+use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
+use std::time::Duration;
+
+/// `mcpspec client --transport T --timeout 2 --revision R -- mcpspec reference client
+/// --transport T --fault F`.
+fn certify_over(transport: &str, revision: &str, fault: Option<&str>) -> Run {
+    let mut args = vec!["client", "-j", "8", "--timeout", "2", "--transport", transport];
+    if !revision.is_empty() {
+        args.extend(["--revision", revision]);
+    }
+    args.extend(["--", MCPSPEC, "reference", "client", "--transport", transport]);
+    if let Some(fault) = fault {
+        args.extend(["--fault", fault]);
+    }
+    let run = run(&args, true, Duration::from_secs(90));
+    assert_no_leftovers(&run.marker);
+    run
+}
+
+/// The verdicts of check `check` in scenario `scenario`.
+fn verdicts(run: &Run, scenario: &str, check: &str) -> Vec<String> {
+    run.checks()
+        .into_iter()
+        .filter(|(s, _, c)| s == scenario && c["id"] == check)
+        .map(|(_, _, c)| c["verdict"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn client_reference_passes_over_streamable_http_and_http_sse() {
+    for (transport, skipped_revision) in [("http", true), ("sse", false)] {
+        let run = certify_over(transport, "", None);
+        assert_eq!(run.code, Some(0), "{}", run.describe());
+        assert_eq!(run.summary("failed"), 0, "{transport}: {}", run.describe());
+        assert_eq!(run.summary("errors"), 0, "{transport}: {}", run.describe());
+        // Streamable HTTP has no 2024-11-05: no scenario passes there (they are skipped).
+        let passed_2024 = run.stdout.lines().any(|l| l.starts_with("PASS  2024-11-05"));
+        assert_eq!(passed_2024, !skipped_revision, "{transport}: {}", run.describe());
+        for id in [
+            "client-http/reinitialize-after-404",
+            "client-http/delete-session",
+            "client-sse/post-to-endpoint",
+        ] {
+            let ran = run.stdout.lines().any(|l| l.starts_with("PASS") && l.contains(id));
+            assert_eq!(
+                ran,
+                id.starts_with(&format!("client-{transport}/")),
+                "{transport} {id}: {}",
+                run.describe()
+            );
+        }
+    }
+}
+
+/// One test per row: `name: "fault" over T at R in "scenario" => "check" "verdict";` from one
+/// run of the faulty reference client.
+macro_rules! caught {
+    ($($name:ident: $fault:literal over $transport:literal at $rev:literal in $scenario:literal
+        => $check:literal $verdict:literal;)*) => {
+        $(#[test]
+        fn $name() {
+            let run = certify_over($transport, $rev, Some($fault));
+            let seen = verdicts(&run, $scenario, $check);
+            assert!(
+                seen.iter().any(|v| v == $verdict),
+                "--fault {}: expected {} {} in {}, saw {seen:?}\n{}",
+                $fault, $check, $verdict, $scenario, run.describe()
+            );
+            let code = if $verdict == "failed" { 1 } else { 0 };
+            assert_eq!(run.code, Some(code), "{}", run.describe());
+        })*
+    };
+}
+
+caught! {
+    client_http_fault_accept_json_only: "http-accept-json-only" over "http" at "2025-06-18"
+        in "client-lifecycle/initialize-first" => "http-client/post-accept" "failed";
+    client_http_fault_no_session_header: "http-no-session-header" over "http" at "2025-06-18"
+        in "client-lifecycle/initialized-after-response" => "http-client/session-id" "failed";
+    client_http_fault_no_protocol_version: "http-no-protocol-version" over "http" at "2025-06-18"
+        in "client-lifecycle/initialized-after-response" => "http-client/protocol-version-header" "failed";
+    client_http_fault_wrong_protocol_version: "http-wrong-protocol-version" over "http" at "2025-06-18"
+        in "client-lifecycle/initialized-after-response" => "http-client/protocol-version-negotiated" "warning";
+    client_http_fault_batch: "http-batch" over "http" at "2025-06-18"
+        in "client-lifecycle/request-ids" => "http-client/one-message-per-post" "failed";
+    client_http_fault_no_reinitialize: "http-no-reinitialize" over "http" at "2025-06-18"
+        in "client-http/reinitialize-after-404" => "client-http/reinitialize-after-404" "failed";
+    client_http_fault_ignores_retry: "http-ignores-retry" over "http" at "2025-11-25"
+        in "client-http/resume-after-retry" => "http-client/respect-retry" "failed";
+    client_http_fault_no_resume: "http-no-resume" over "http" at "2025-11-25"
+        in "client-http/resume-after-retry" => "client-http/resume-after-retry" "failed";
+    client_http_fault_no_delete: "http-no-delete" over "http" at "2025-06-18"
+        in "client-http/delete-session" => "client-http/delete-session" "warning";
+    client_sse_fault_post_wrong_path: "sse-post-wrong-path" over "sse" at "2024-11-05"
+        in "client-sse/post-to-endpoint" => "sse-client/post-to-endpoint" "failed";
+}
+
+/// The TypeScript SDK that `.ci/run` installs beside server-everything
+/// (`MCPSPEC_IUT_EVERYTHING`), as `MCPSPEC_TS_SDK=…` for `env`.
+fn ts_sdk() -> String {
+    let everything =
+        std::env::var("MCPSPEC_IUT_EVERYTHING").expect("MCPSPEC_IUT_EVERYTHING is not set: .ci/run sets it");
+    let entry = everything.split_whitespace().last().expect("a script path").to_owned();
+    let modules = &entry[..entry.find("node_modules/").expect("installed under node_modules") + 13];
+    format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk")
+}
+
+/// A plain client on the official TypeScript SDK over Streamable HTTP and HTTP+SSE
+/// (`harness/tests/iut/ts_sdk_http_client.mjs`). Finding (MUST,
+/// basic/transports.mdx#session-management): after a 404 for its session the SDK's
+/// StreamableHTTPClientTransport reports an error and starts no new session (3 revisions).
+/// Run with `cargo test -- --ignored interop`.
+#[test]
+#[ignore = "needs the TypeScript SDK that .ci/run installs"]
+fn interop_typescript_sdk_client_over_http() {
+    let sdk = ts_sdk();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_http_client.mjs");
+    for (transport, failed) in [("http", 3), ("sse", 0)] {
+        let mode = format!("MCPSPEC_TS_TRANSPORT={transport}");
+        let args =
+            ["client", "--transport", transport, "--", "env", sdk.as_str(), mode.as_str(), "node", script];
+        let run = run(&args, true, Duration::from_secs(180));
+        assert_no_leftovers(&run.marker);
+        assert_eq!(run.summary("failed"), failed, "{transport}: {}", run.describe());
+        assert_eq!(run.summary("errors"), 0, "{transport}: {}", run.describe());
+        let failing: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+        assert!(
+            failing.iter().all(|l| l.contains("client-http/reinitialize-after-404")),
+            "{transport}: {failing:?}\n{}",
+            run.describe()
+        );
+    }
+}
