@@ -4,7 +4,7 @@
 // SSEClientTransport when MCPSPEC_TS_TRANSPORT=sse; initializes, lists the tools page by page
 // (when the server declares tools), calls the first tool that needs no arguments, ends the
 // session with DELETE (Streamable HTTP) and exits. Sampling gets a fixed text reply;
-// elicitations are accepted.
+// elicitations are declined.
 import { pathToFileURL } from "node:url";
 
 const sdk = process.env.MCPSPEC_TS_SDK;
