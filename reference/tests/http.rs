@@ -133,7 +133,7 @@ struct Client {
 
 impl Client {
     fn new(url: &str, revision: &'static str) -> Client {
-        Client { http: reqwest::Client::new(), url: url.to_owned(), session: None, revision, next_id: 1 }
+        Client { http: plain_client(), url: url.to_owned(), session: None, revision, next_id: 1 }
     }
 
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
@@ -448,7 +448,7 @@ async fn delete_closes_the_link() {
 
 /// Opens a legacy session: the GET stream, its `endpoint` event, the POST URL.
 async fn legacy_open(s: &Server) -> (reqwest::Response, Vec<SseEvent>, String) {
-    let http = reqwest::Client::new();
+    let http = plain_client();
     let get = within("GET", http.get(&s.url).header("accept", "text/event-stream").send()).await.unwrap();
     assert_eq!(get.status().as_u16(), 200);
     let mut get = get;
@@ -470,8 +470,7 @@ async fn legacy_open(s: &Server) -> (reqwest::Response, Vec<SseEvent>, String) {
 }
 
 async fn legacy_post(url: &str, body: Value) -> u16 {
-    let r =
-        reqwest::Client::new().post(url).header("content-type", "application/json").body(body.to_string());
+    let r = plain_client().post(url).header("content-type", "application/json").body(body.to_string());
     within("POST", r.send()).await.unwrap().status().as_u16()
 }
 
@@ -499,9 +498,9 @@ async fn legacy_endpoint_event_and_message_events() {
 
     let unknown = format!("{}/messages?sessionId=nope", s.base);
     assert_eq!(legacy_post(&unknown, json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await, 404);
-    let r = reqwest::Client::new().post(&post_url).header("content-type", "text/plain").body("{}");
+    let r = plain_client().post(&post_url).header("content-type", "text/plain").body("{}");
     assert_eq!(within("POST", r.send()).await.unwrap().status().as_u16(), 415);
-    let foreign = reqwest::Client::new()
+    let foreign = plain_client()
         .get(&s.url)
         .header("accept", "text/event-stream")
         .header("origin", "http://evil.example");
@@ -739,4 +738,9 @@ fn every_http_fault_has_a_test() {
         let test = format!("fn fault_{}()", f.name().replace('-', "_"));
         assert!(source.contains(&test), "no test {test}");
     }
+}
+
+/// A plain reqwest client (`http_client::client_builder` installs the TLS provider reqwest needs).
+fn plain_client() -> reqwest::Client {
+    mcpspec_reference::transport::http_client::client_builder().build().expect("an HTTP client")
 }

@@ -273,10 +273,7 @@ impl HttpClientTransport {
     /// Prepares a session. Over legacy SSE this opens the GET stream and waits (at most the
     /// request timeout) for its `endpoint` event; the events read meanwhile stay queued.
     pub async fn connect(options: HttpClientOptions) -> Result<HttpClientTransport, ConnectError> {
-        // https:// servers: rustls with ring, installed once per process (a second install is
-        // refused, harmlessly).
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let http = client_builder()
             .connect_timeout(options.request_timeout)
             .build()
             .map_err(|e| ConnectError::Client(e.to_string()))?;
@@ -659,6 +656,14 @@ impl Drop for HttpClientTransport {
     fn drop(&mut self) {
         self.abort();
     }
+}
+
+/// The one way to make an HTTP client here: reqwest, with rustls (ring) for `https://`, whose
+/// crypto provider is installed once per process first (reqwest panics building a client
+/// without one; a second install is refused, harmlessly).
+pub fn client_builder() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
 }
 
 fn apply(
