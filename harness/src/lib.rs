@@ -8,7 +8,6 @@
 //! [`verdict`]; the [`pool`] hands a session its scenario left untouched to the next scenario
 //! that needs one like it.
 
-pub mod arguments;
 pub mod checker;
 pub mod client_session;
 pub mod http_target;

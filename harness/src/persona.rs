@@ -2,8 +2,10 @@
 //! server's requests — a deterministic stand-in for a user and a model, so a server's sampling
 //! tool loop, elicitation or roots request can run to completion. Sans-IO.
 
-use crate::arguments::example_object;
-use crate::checker::{declares, elicitation, sampling, tool_balance_violations};
+use mcpspec_reference::arguments::example_object;
+use mcpspec_reference::capabilities::declares;
+use mcpspec_reference::elicitation;
+use mcpspec_reference::sampling::{self, tool_balance_violations};
 use mcpspec_reference::wire::{ErrorObject, Message, Request};
 use serde_json::{json, Value};
 

@@ -5,9 +5,10 @@
 //! answered by the [`ClientPersona`] per the capabilities it declared. [`run_stdio`] drives it
 //! against a server process. [`ClientFault`]s inject deliberate defects for mcpspec's own tests.
 
-use crate::checker::{elicitation, tool_balance_violations};
 use crate::persona::ClientPersona;
+use mcpspec_reference::elicitation;
 use mcpspec_reference::framing::FrameContent;
+use mcpspec_reference::sampling::tool_balance_violations;
 use mcpspec_reference::transport::http_client::{
     BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
 };

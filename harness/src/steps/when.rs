@@ -4,7 +4,7 @@ use super::{docstring_json, initialize_params, step_json, Halt, Listing, Pending
 use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::when;
-use mcpspec::arguments::example_object;
+use mcpspec_reference::arguments::example_object;
 use mcpspec_reference::wire::{EnvelopeError, Message, Outcome, RequestId};
 use serde_json::{json, Value};
 use std::collections::HashSet;
