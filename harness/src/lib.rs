@@ -11,11 +11,9 @@
 pub mod checker;
 pub mod client_session;
 pub mod http_target;
-pub mod persona;
 pub mod pool;
 pub mod props;
 pub mod recorder;
-pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod session;

@@ -8,6 +8,9 @@
 //!   Streamable HTTP and legacy HTTP+SSE);
 //! - [`server`]: the reference server, a sans-IO handler plus one serving loop, over stdio or
 //!   HTTP;
+//! - [`client`]: the reference client, a sans-IO state machine plus its driver over stdio or
+//!   HTTP, and the client persona that answers a server's sampling, elicitation and roots
+//!   requests (the harness plays it towards servers under test too);
 //! - [`revision`]: protocol revisions and eras;
 //! - [`capabilities`], [`sampling`], [`elicitation`]: rules of the protocol as pure functions —
 //!   what a `capabilities` object declares, the tool-use balance of a sampling conversation and
@@ -17,6 +20,7 @@
 
 pub mod arguments;
 pub mod capabilities;
+pub mod client;
 pub mod elicitation;
 pub mod faults;
 pub mod framing;

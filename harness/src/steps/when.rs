@@ -16,7 +16,7 @@ pub const MAX_PAGES: usize = 1_000;
 #[when(expr = "the client sends {string} offering the revision under test")]
 async fn sends_initialize_at_revision(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
     let capabilities = docstring_json(w, step)?.unwrap_or(json!({}));
-    w.session()?.set_persona(mcpspec::persona::ClientPersona::new(capabilities.clone()));
+    w.session()?.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
     let version = w.scenario.revision.as_str().to_owned();
     w.offered = Some(version.clone());
     w.send_request(&method, Some(initialize_params(&version, &capabilities))).await.map(drop)
