@@ -18,6 +18,14 @@ use std::time::Duration;
 const T: Duration = Duration::from_secs(5);
 const BOTH: &str = "application/json, text/event-stream";
 
+/// A reqwest client. reqwest is built with `rustls-no-provider`, so a client needs a crypto
+/// provider installed in the process first (as `HttpClientTransport::connect` does); a second
+/// install is refused, harmlessly.
+fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 async fn within<F: Future>(what: &str, f: F) -> F::Output {
     tokio::time::timeout(T, f).await.unwrap_or_else(|_| panic!("{what}: nothing within {T:?}"))
 }
@@ -133,7 +141,7 @@ struct Client {
 
 impl Client {
     fn new(url: &str, revision: &'static str) -> Client {
-        Client { http: reqwest::Client::new(), url: url.to_owned(), session: None, revision, next_id: 1 }
+        Client { http: http_client(), url: url.to_owned(), session: None, revision, next_id: 1 }
     }
 
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
@@ -448,7 +456,7 @@ async fn delete_closes_the_link() {
 
 /// Opens a legacy session: the GET stream, its `endpoint` event, the POST URL.
 async fn legacy_open(s: &Server) -> (reqwest::Response, Vec<SseEvent>, String) {
-    let http = reqwest::Client::new();
+    let http = http_client();
     let get = within("GET", http.get(&s.url).header("accept", "text/event-stream").send()).await.unwrap();
     assert_eq!(get.status().as_u16(), 200);
     let mut get = get;
@@ -470,8 +478,7 @@ async fn legacy_open(s: &Server) -> (reqwest::Response, Vec<SseEvent>, String) {
 }
 
 async fn legacy_post(url: &str, body: Value) -> u16 {
-    let r =
-        reqwest::Client::new().post(url).header("content-type", "application/json").body(body.to_string());
+    let r = http_client().post(url).header("content-type", "application/json").body(body.to_string());
     within("POST", r.send()).await.unwrap().status().as_u16()
 }
 
@@ -499,9 +506,9 @@ async fn legacy_endpoint_event_and_message_events() {
 
     let unknown = format!("{}/messages?sessionId=nope", s.base);
     assert_eq!(legacy_post(&unknown, json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await, 404);
-    let r = reqwest::Client::new().post(&post_url).header("content-type", "text/plain").body("{}");
+    let r = http_client().post(&post_url).header("content-type", "text/plain").body("{}");
     assert_eq!(within("POST", r.send()).await.unwrap().status().as_u16(), 415);
-    let foreign = reqwest::Client::new()
+    let foreign = http_client()
         .get(&s.url)
         .header("accept", "text/event-stream")
         .header("origin", "http://evil.example");
