@@ -142,8 +142,8 @@ impl ServerScript {
     /// The error a server without the capability `method` needs would answer with.
     fn refusal(&self, method: &str, revision: Revision) -> Option<Value> {
         let caps = self.capabilities.as_ref()?;
-        let needs = crate::checker::server_capability_for(method, revision)?;
-        match crate::checker::declares(caps, needs) {
+        let needs = mcpspec_reference::capabilities::server_capability_for(method, revision)?;
+        match mcpspec_reference::capabilities::declares(caps, needs) {
             true => None,
             false => {
                 Some(serde_json::json!({ "code": -32601, "message": format!("Method not found: {method}") }))

@@ -7,16 +7,18 @@
 //! checks; [`report`] turns them into verdicts. Rules and levels live in [`rules`] and
 //! [`verdict`]; the [`pool`] hands a session its scenario left untouched to the next scenario
 //! that needs one like it.
+//!
+//! The reference peers live in `mcpspec_reference`: the reference client and the client
+//! persona a [`session`] plays towards a server (`mcpspec_reference::client`), and the
+//! protocol's rules the checker and the steps judge with (`mcpspec_reference::{capabilities,
+//! sampling, elicitation}`, arguments from `mcpspec_reference::arguments`).
 
-pub mod arguments;
 pub mod checker;
 pub mod client_session;
 pub mod http_target;
-pub mod persona;
 pub mod pool;
 pub mod props;
 pub mod recorder;
-pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod session;

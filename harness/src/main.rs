@@ -9,9 +9,9 @@ mod validate;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use mcpspec::http_target::Detection;
-use mcpspec::reference_client::ClientFault;
 use mcpspec::report::{exit, Report};
 use mcpspec::session::Target;
+use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_reference::server::{serve_http, serve_stdio, ReferenceServer, ServerConfig};
@@ -592,7 +592,7 @@ async fn reference_client_http(
     };
     let timeout = Duration::from_secs_f64(timeout);
     let run =
-        mcpspec::reference_client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
+        mcpspec_reference::client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
     match run.await {
         Ok(()) => exit::OK,
         Err(why) => {
@@ -627,7 +627,7 @@ async fn reference_client(
         return exit::USAGE;
     };
     let timeout = Duration::from_secs_f64(timeout);
-    match mcpspec::reference_client::run_stdio(&command, revisions, scenario.as_deref(), fault, timeout).await
+    match mcpspec_reference::client::run_stdio(&command, revisions, scenario.as_deref(), fault, timeout).await
     {
         Ok(()) => exit::OK,
         Err(why) => {

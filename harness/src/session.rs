@@ -3,9 +3,9 @@
 //! client persona, so a waiting step never stalls on them.
 
 use crate::checker::Inspection;
-use crate::persona::ClientPersona;
 use crate::pool::Footprint;
 use crate::recorder::WireRecorder;
+use mcpspec_reference::client::ClientPersona;
 use mcpspec_reference::framing::{Frame, FrameContent};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::http_client::{

@@ -8,13 +8,26 @@
 //!   Streamable HTTP and legacy HTTP+SSE);
 //! - [`server`]: the reference server, a sans-IO handler plus one serving loop, over stdio or
 //!   HTTP;
-//! - [`revision`]: protocol revisions and eras.
+//! - [`client`]: the reference client, a sans-IO state machine plus its driver over stdio or
+//!   HTTP, and the client persona that answers a server's sampling, elicitation and roots
+//!   requests (the harness plays it towards servers under test too);
+//! - [`revision`]: protocol revisions and eras;
+//! - [`capabilities`], [`sampling`], [`elicitation`]: rules of the protocol as pure functions —
+//!   what a `capabilities` object declares, the tool-use balance of a sampling conversation and
+//!   what a sampling result holds, elicitation modes and results — shared by the reference peers
+//!   and the harness's checks;
+//! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content).
 
+pub mod arguments;
+pub mod capabilities;
+pub mod client;
+pub mod elicitation;
 pub mod faults;
 pub mod framing;
 pub mod props;
 pub mod reassembly;
 pub mod revision;
+pub mod sampling;
 pub mod server;
 pub mod sse;
 pub mod transport;

@@ -1,9 +1,11 @@
 //! Session rules that depend on what was negotiated: capabilities, the initialized phase,
 //! progress tokens and server-initiated requests.
 
-use super::{sampling, SessionChecker, Violation};
+use super::{SessionChecker, Violation};
 use crate::rules;
+use mcpspec_reference::capabilities::{declares, server_capability_for};
 use mcpspec_reference::wire::{Notification, Request, RequestId};
+use mcpspec_reference::{elicitation, sampling};
 use mcpspec_reference::{Direction, Revision};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -21,34 +23,6 @@ pub(super) struct Negotiation {
     pub initialize_id: Option<RequestId>,
     /// The `elicitationId`s of the server's URL-mode elicitations (bounded).
     pub url_elicitations: HashSet<String>,
-}
-
-/// The server capability (a dot-separated path) a client request of `method` needs at
-/// `revision`, if any.
-pub fn server_capability_for(method: &str, revision: Revision) -> Option<&'static str> {
-    Some(match method {
-        "tools/list" | "tools/call" => "tools",
-        "resources/list" | "resources/templates/list" | "resources/read" => "resources",
-        "resources/subscribe" | "resources/unsubscribe" => "resources.subscribe",
-        "prompts/list" | "prompts/get" => "prompts",
-        "logging/setLevel" => "logging",
-        // 2024-11-05 had completion/complete without a capability to declare.
-        "completion/complete" if revision >= Revision::V2025_03_26 => "completions",
-        _ => return None,
-    })
-}
-
-/// Whether `path` (dot-separated, e.g. `sampling.tools`) names a present, non-false member of
-/// `caps`.
-pub fn declares(caps: &Value, path: &str) -> bool {
-    let mut at = caps;
-    for key in path.split('.') {
-        match at.get(key) {
-            Some(v) => at = v,
-            None => return false,
-        }
-    }
-    !matches!(at, Value::Null | Value::Bool(false))
 }
 
 impl SessionChecker {
@@ -135,9 +109,9 @@ impl SessionChecker {
             }
         }
         if r.method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
-            let mode = super::elicitation::mode(params);
+            let mode = elicitation::mode(params);
             let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);
-            let supported = super::elicitation::mode_declared(client, mode);
+            let supported = elicitation::mode_declared(client, mode);
             if !supported {
                 out.push(Violation::new(
                     &rules::ELICITATION_MODE_DECLARED,
@@ -146,7 +120,7 @@ impl SessionChecker {
                 ));
             }
             if mode == "url" {
-                if let Some(why) = super::elicitation::url_problem(params) {
+                if let Some(why) = elicitation::url_problem(params) {
                     out.push(Violation::new(&rules::ELICITATION_URL_VALID, "a valid URL in url", why));
                 }
                 if let Some(id) = params.get("elicitationId").and_then(Value::as_str) {
@@ -176,14 +150,14 @@ impl SessionChecker {
         {
             return;
         }
-        for why in super::elicitation::required_error_problems(error.data.as_ref()) {
+        for why in elicitation::required_error_problems(error.data.as_ref()) {
             out.push(Violation::new(
                 &rules::ELICITATION_REQUIRED_URL_MODE,
                 "data.elicitations: the URL mode elicitations required, each with an elicitationId",
                 why,
             ));
         }
-        for id in super::elicitation::required_error_ids(error.data.as_ref()) {
+        for id in elicitation::required_error_ids(error.data.as_ref()) {
             self.remember_elicitation(&id);
         }
     }

@@ -4,9 +4,9 @@ use super::{docstring_json, initialize_params, Halt, ScenarioMeta, ServerWorld};
 use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
-use mcpspec::persona::ClientPersona;
 use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::verdict::Level;
+use mcpspec_reference::client::ClientPersona;
 use mcpspec_reference::wire::{Message, Outcome};
 use serde_json::{json, Value};
 

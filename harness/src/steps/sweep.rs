@@ -10,9 +10,9 @@ use super::when::list_all;
 use super::{outcome_text, Halt, ServerWorld};
 use crate::scenario::Scenario as _;
 use cucumber::{given, then, when};
-use mcpspec::arguments::{example_for, example_object};
 use mcpspec::session::WaitError;
 use mcpspec::verdict::{Check, Level};
+use mcpspec_reference::arguments::{example_for, example_object};
 use mcpspec_reference::wire::{Message, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -242,7 +242,7 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
         };
         // Only a server that declared listChanged is asked to announce; one that did not must
         // not (capabilities/server-uses-negotiated judges that on the wire).
-        if !mcpspec::checker::declares(&caps, &format!("{capability}.listChanged")) {
+        if !mcpspec_reference::capabilities::declares(&caps, &format!("{capability}.listChanged")) {
             continue;
         }
         let since = w.sweep.notifications_before;

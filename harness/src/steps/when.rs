@@ -4,7 +4,7 @@ use super::{docstring_json, initialize_params, step_json, Halt, Listing, Pending
 use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::when;
-use mcpspec::arguments::example_object;
+use mcpspec_reference::arguments::example_object;
 use mcpspec_reference::wire::{EnvelopeError, Message, Outcome, RequestId};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -16,7 +16,7 @@ pub const MAX_PAGES: usize = 1_000;
 #[when(expr = "the client sends {string} offering the revision under test")]
 async fn sends_initialize_at_revision(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
     let capabilities = docstring_json(w, step)?.unwrap_or(json!({}));
-    w.session()?.set_persona(mcpspec::persona::ClientPersona::new(capabilities.clone()));
+    w.session()?.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
     let version = w.scenario.revision.as_str().to_owned();
     w.offered = Some(version.clone());
     w.send_request(&method, Some(initialize_params(&version, &capabilities))).await.map(drop)

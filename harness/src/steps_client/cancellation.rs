@@ -6,8 +6,8 @@
 use super::{what, ClientWorld, Halt, QUIET};
 use crate::scenario::Scenario as _;
 use cucumber::{then, when};
-use mcpspec::checker::declares;
 use mcpspec::client_session::ClientWaitError;
+use mcpspec_reference::capabilities::declares;
 use mcpspec_reference::wire::{Message, RequestId};
 use mcpspec_reference::Revision;
 use serde_json::{json, Value};

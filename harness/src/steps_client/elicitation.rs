@@ -1,11 +1,11 @@
 //! Elicitation steps of the client scenarios (client/elicitation.mdx): judging a client's
 //! `ElicitResult` against the request it answers. The judgement is
-//! `mcpspec::checker::elicitation`'s; the steps only fetch, hand over and record.
+//! `mcpspec_reference::elicitation`'s; the steps only fetch, hand over and record.
 
 use super::{client_answer, ClientWorld, Halt};
 use crate::scenario::Scenario as _;
 use cucumber::then;
-use mcpspec::checker::elicitation::{defaults_missing, judge_elicit_result};
+use mcpspec_reference::elicitation::{defaults_missing, judge_elicit_result};
 use mcpspec_reference::wire::Outcome;
 use serde_json::Value;
 
@@ -16,7 +16,7 @@ use serde_json::Value;
 )]
 async fn answers_elicitation(w: &mut ClientWorld) -> Result<(), Halt> {
     let params = w.sent_params.clone().unwrap_or(Value::Null);
-    let expected = match mcpspec::checker::elicitation::mode(&params) {
+    let expected = match mcpspec_reference::elicitation::mode(&params) {
         "url" => "action accept, decline or cancel, without content (URL mode)",
         _ => "action accept, decline or cancel; accepted content satisfying the requested schema",
     };

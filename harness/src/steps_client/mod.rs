@@ -449,8 +449,8 @@ async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -
     // client/elicitation.mdx, where an empty `elicitation: {}` declares form mode only.
     let declared =
         w.client_capabilities.as_ref().is_some_and(|c| match capability.strip_prefix("elicitation.") {
-            Some(mode) => mcpspec::checker::elicitation::mode_declared(c, mode),
-            None => mcpspec::checker::declares(c, &capability),
+            Some(mode) => mcpspec_reference::elicitation::mode_declared(c, mode),
+            None => mcpspec_reference::capabilities::declares(c, &capability),
         });
     match (how == "declared", declared) {
         (true, false) => Err(w.skip(format!("the client did not declare the {capability} capability"))),
@@ -615,8 +615,9 @@ async fn only_declared_requests(w: &mut ClientWorld) -> Result<(), Halt> {
     let beyond: Vec<String> = requests
         .iter()
         .filter_map(|m| {
-            let needs = mcpspec::checker::server_capability_for(m, revision)?;
-            (!mcpspec::checker::declares(&declared, needs)).then(|| format!("{m} (needs {needs})"))
+            let needs = mcpspec_reference::capabilities::server_capability_for(m, revision)?;
+            (!mcpspec_reference::capabilities::declares(&declared, needs))
+                .then(|| format!("{m} (needs {needs})"))
         })
         .collect();
     let expected = format!("only requests the server's capabilities {declared} allow");

@@ -69,7 +69,7 @@ pub fn tool_balance_violations(params: &Value) -> Vec<String> {
 }
 
 /// A short rendering of an optional member, for reports.
-pub(super) fn brief(v: Option<&Value>) -> String {
+pub(crate) fn brief(v: Option<&Value>) -> String {
     match v {
         None => "absent".to_owned(),
         Some(v) => {

@@ -3,231 +3,28 @@
 //! otherwise), confirms with `notifications/initialized`, lists the tools page by page (each
 //! `nextCursor` sent back unchanged), calls one, and is then done; requests from the server are
 //! answered by the [`ClientPersona`] per the capabilities it declared. [`run_stdio`] drives it
-//! against a server process. [`ClientFault`]s inject deliberate defects for mcpspec's own tests.
+//! against a server process, [`run_http`] against a server over HTTP. [`ClientFault`]s inject
+//! deliberate defects for mcpspec's own tests.
+//!
+//! The persona (`persona.rs`) is also what the harness plays towards a server under test; the
+//! faults live in `faults.rs`, the HTTP driver in `http.rs`.
 
-use crate::checker::{elicitation, tool_balance_violations};
-use crate::persona::ClientPersona;
-use mcpspec_reference::framing::FrameContent;
-use mcpspec_reference::transport::http_client::{
-    BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
-};
-use mcpspec_reference::transport::Flavor;
-use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
-use mcpspec_reference::wire::{ErrorObject, Message, Outcome, RequestId};
-use mcpspec_reference::Revision;
+mod faults;
+mod http;
+mod persona;
+
+pub use faults::ClientFault;
+pub use http::run_http;
+pub use persona::{ClientPersona, ROOT_URI};
+
+use crate::elicitation;
+use crate::sampling::tool_balance_violations;
+use crate::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
+use crate::wire::{ErrorObject, Message, Outcome, RequestId};
+use crate::Revision;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
-
-/// A deliberate defect of the reference client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ClientFault {
-    /// Never sends `notifications/initialized`.
-    SkipInitialized,
-    /// Uses id 1 for every request.
-    ReuseIds,
-    /// Sends `tools/list` before `initialize`.
-    RequestBeforeInitialize,
-    /// Sends a ping with a null id after `notifications/initialized`.
-    NullId,
-    /// Sends `notifications/initialized` right after `initialize`, before its answer.
-    EarlyInitialized,
-    /// Does not answer the server's requests.
-    IgnoreRequests,
-    /// Carries on at a revision it does not support.
-    AcceptAnyVersion,
-    /// Offers its oldest revision instead of its latest.
-    OfferOldest,
-    /// Never closes the server's stdin (and never exits on its own).
-    NoShutdown,
-    /// Exits at once, without starting the server.
-    ExitEarly,
-    /// Starts the server and never sends anything.
-    Silent,
-    /// Sends its `initialize`, then garbage lines without end, reading nothing.
-    Flood,
-    /// Lists a root whose URI is not a `file://` URI.
-    RootsNotFile,
-    /// Answers sampling/createMessage with a result without `model`.
-    SamplingWithoutModel,
-    /// Declares no capability (not a defect: a plainer client, for the scenarios about
-    /// undeclared capabilities).
-    DeclareNothing,
-    /// Sends the `nextCursor` back altered (as if it had been URL-encoded).
-    CursorAltered,
-    /// Asks once more, with the last cursor, after the page without `nextCursor`.
-    PagesPastEnd,
-    /// Cancels its own `initialize` request.
-    CancelInitialize,
-    /// Cancels a request id it never used.
-    CancelUnissued,
-    /// Sends a ping carrying the progress token of its tool call while the call is active.
-    ReuseProgressToken,
-    /// Lists tools even when the server did not declare the tools capability.
-    UndeclaredRequests,
-    /// Gives up the session when the server cancels one of its requests.
-    ExitOnCancel,
-    /// Answers a response to a request it cancelled with an error.
-    LateResponseError,
-    /// Declares roots without listChanged, then sends notifications/roots/list_changed.
-    RootsChangedUndeclared,
-    /// Samples from a request whose tool use has no tool result, instead of answering -32602.
-    SamplingAcceptsUnbalanced,
-    /// Samples from a request whose tool result answers a tool use that was never made.
-    SamplingAcceptsUnknownToolUseId,
-    /// Samples from a request whose user message mixes tool results with other content.
-    SamplingAcceptsMixedToolResults,
-    /// Uses tools in sampling without declaring `sampling.tools`.
-    SamplingToolsUndeclared,
-    /// Answers sampling/createMessage without `stopReason`, tool uses included.
-    SamplingWithoutStopReason,
-    /// Accepts form elicitations with content of the wrong types for the requested schema.
-    ElicitContentOffSchema,
-    /// Accepts form elicitations without the optional fields that have defaults.
-    ElicitIgnoresDefaults,
-    /// Declares form elicitation only, yet accepts URL mode requests.
-    ElicitUndeclaredMode,
-    /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
-    AnswerUndeclared,
-    /// Answers each request of the server's but pings a second late (a user pondering it), even
-    /// when the server has cancelled it meanwhile.
-    AnswerAfterCancel,
-    /// Ends without closing the server's stdin: exits, leaving it open in a descendant that
-    /// outlives it for 1.5 s.
-    ExitHoldingStdin,
-    /// HTTP: POSTs with `Accept: application/json` only.
-    HttpAcceptJsonOnly,
-    /// HTTP: leaves the session id out of every request after `initialize`.
-    HttpNoSessionHeader,
-    /// HTTP (2025-06-18+): never sends `MCP-Protocol-Version`.
-    HttpNoProtocolVersion,
-    /// HTTP (2025-06-18+): sends `MCP-Protocol-Version: 2025-03-26` whatever was negotiated.
-    HttpWrongProtocolVersion,
-    /// HTTP: POSTs `notifications/initialized` and its next request as one batch.
-    HttpBatch,
-    /// HTTP: gives up after a 404 for its session instead of initializing again.
-    HttpNoReinitialize,
-    /// HTTP: resumes a closed stream at once, ignoring `retry`.
-    HttpIgnoresRetry,
-    /// HTTP: never resumes a closed stream.
-    HttpNoResume,
-    /// HTTP: ends without DELETE.
-    HttpNoDelete,
-    /// HTTP+SSE: POSTs to the SSE URL instead of the endpoint the `endpoint` event named.
-    SsePostWrongPath,
-}
-
-impl ClientFault {
-    pub const ALL: [ClientFault; 45] = [
-        ClientFault::SkipInitialized,
-        ClientFault::ReuseIds,
-        ClientFault::RequestBeforeInitialize,
-        ClientFault::NullId,
-        ClientFault::EarlyInitialized,
-        ClientFault::IgnoreRequests,
-        ClientFault::AcceptAnyVersion,
-        ClientFault::OfferOldest,
-        ClientFault::NoShutdown,
-        ClientFault::ExitEarly,
-        ClientFault::Silent,
-        ClientFault::Flood,
-        ClientFault::RootsNotFile,
-        ClientFault::SamplingWithoutModel,
-        ClientFault::DeclareNothing,
-        ClientFault::CursorAltered,
-        ClientFault::PagesPastEnd,
-        ClientFault::CancelInitialize,
-        ClientFault::CancelUnissued,
-        ClientFault::ReuseProgressToken,
-        ClientFault::UndeclaredRequests,
-        ClientFault::ExitOnCancel,
-        ClientFault::LateResponseError,
-        ClientFault::RootsChangedUndeclared,
-        ClientFault::SamplingAcceptsUnbalanced,
-        ClientFault::SamplingAcceptsUnknownToolUseId,
-        ClientFault::SamplingAcceptsMixedToolResults,
-        ClientFault::SamplingToolsUndeclared,
-        ClientFault::SamplingWithoutStopReason,
-        ClientFault::ElicitContentOffSchema,
-        ClientFault::ElicitIgnoresDefaults,
-        ClientFault::ElicitUndeclaredMode,
-        ClientFault::AnswerUndeclared,
-        ClientFault::AnswerAfterCancel,
-        ClientFault::ExitHoldingStdin,
-        ClientFault::HttpAcceptJsonOnly,
-        ClientFault::HttpNoSessionHeader,
-        ClientFault::HttpNoProtocolVersion,
-        ClientFault::HttpWrongProtocolVersion,
-        ClientFault::HttpBatch,
-        ClientFault::HttpNoReinitialize,
-        ClientFault::HttpIgnoresRetry,
-        ClientFault::HttpNoResume,
-        ClientFault::HttpNoDelete,
-        ClientFault::SsePostWrongPath,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ClientFault::SkipInitialized => "skip-initialized",
-            ClientFault::ReuseIds => "reuse-ids",
-            ClientFault::RequestBeforeInitialize => "request-before-initialize",
-            ClientFault::NullId => "null-id",
-            ClientFault::EarlyInitialized => "early-initialized",
-            ClientFault::IgnoreRequests => "ignore-requests",
-            ClientFault::AcceptAnyVersion => "accept-any-version",
-            ClientFault::OfferOldest => "offer-oldest",
-            ClientFault::NoShutdown => "no-shutdown",
-            ClientFault::ExitEarly => "exit-early",
-            ClientFault::Silent => "silent",
-            ClientFault::Flood => "flood",
-            ClientFault::RootsNotFile => "roots-not-file",
-            ClientFault::SamplingWithoutModel => "sampling-without-model",
-            ClientFault::DeclareNothing => "declare-nothing",
-            ClientFault::CursorAltered => "cursor-altered",
-            ClientFault::PagesPastEnd => "pages-past-end",
-            ClientFault::CancelInitialize => "cancel-initialize",
-            ClientFault::CancelUnissued => "cancel-unissued",
-            ClientFault::ReuseProgressToken => "reuse-progress-token",
-            ClientFault::UndeclaredRequests => "undeclared-requests",
-            ClientFault::ExitOnCancel => "exit-on-cancel",
-            ClientFault::LateResponseError => "late-response-error",
-            ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
-            ClientFault::SamplingAcceptsUnbalanced => "sampling-accepts-unbalanced",
-            ClientFault::SamplingAcceptsUnknownToolUseId => "sampling-accepts-unknown-tool-use-id",
-            ClientFault::SamplingAcceptsMixedToolResults => "sampling-accepts-mixed-tool-results",
-            ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
-            ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
-            ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
-            ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
-            ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
-            ClientFault::AnswerUndeclared => "answer-undeclared",
-            ClientFault::AnswerAfterCancel => "answer-after-cancel",
-            ClientFault::ExitHoldingStdin => "exit-holding-stdin",
-            ClientFault::HttpAcceptJsonOnly => "http-accept-json-only",
-            ClientFault::HttpNoSessionHeader => "http-no-session-header",
-            ClientFault::HttpNoProtocolVersion => "http-no-protocol-version",
-            ClientFault::HttpWrongProtocolVersion => "http-wrong-protocol-version",
-            ClientFault::HttpBatch => "http-batch",
-            ClientFault::HttpNoReinitialize => "http-no-reinitialize",
-            ClientFault::HttpIgnoresRetry => "http-ignores-retry",
-            ClientFault::HttpNoResume => "http-no-resume",
-            ClientFault::HttpNoDelete => "http-no-delete",
-            ClientFault::SsePostWrongPath => "sse-post-wrong-path",
-        }
-    }
-}
-
-impl std::str::FromStr for ClientFault {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ClientFault::ALL.iter().copied().find(|f| f.name() == s).ok_or_else(|| {
-            let names: Vec<_> = ClientFault::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown client fault {s:?} (known: {})", names.join(", "))
-        })
-    }
-}
 
 /// The scenario in which the reference client cancels its tool call.
 pub const LATE_RESPONSE_SCENARIO: &str = "client-cancellation/late-response";
@@ -655,7 +452,7 @@ pub async fn run_stdio(
         let wait = due.map_or(timeout, |at| at.saturating_duration_since(tokio::time::Instant::now()));
         match server.recv(wait).await {
             Ok(frame) => {
-                if let mcpspec_reference::framing::FrameContent::Json { value, .. } = &frame.content {
+                if let crate::framing::FrameContent::Json { value, .. } = &frame.content {
                     let values = match value {
                         Value::Array(items) => items.clone(),
                         other => vec![other.clone()],
@@ -713,177 +510,6 @@ pub async fn run_stdio(
     // lifecycle.mdx (stdio shutdown): close the server's stdin, wait, then SIGTERM, SIGKILL.
     server.shutdown().await;
     outcome
-}
-
-/// How many times the reference client starts a new session after a 404 before it gives up.
-const MAX_REINITIALIZE: u32 = 3;
-
-/// Runs the reference client against the server at `url` over HTTP (`flavor`): the same
-/// [`ReferenceClient`] as over stdio, each message one POST; from 2025-06-18 the
-/// `MCP-Protocol-Version` header once initialized; the GET stream opened (a 405 is fine); a 404
-/// for its session answered with a new `initialize` (`basic/transports.mdx#session-management`);
-/// a POST stream closed early resumed with `Last-Event-ID` after `retry` (by the transport);
-/// and, done, the session ended with DELETE. Each wait is bounded by `timeout`.
-pub async fn run_http(
-    url: url::Url,
-    flavor: Flavor,
-    supported: Vec<Revision>,
-    scenario: Option<&str>,
-    fault: Option<ClientFault>,
-    timeout: Duration,
-) -> Result<(), String> {
-    let mut options = HttpClientOptions::new(url.clone(), flavor);
-    options.request_timeout = timeout;
-    options.resumption = match fault {
-        Some(ClientFault::HttpIgnoresRetry) => Resumption::IgnoreRetry,
-        Some(ClientFault::HttpNoResume) => Resumption::Never,
-        _ => Resumption::HonourRetry,
-    };
-    let mut t = HttpClientTransport::connect(options).await.map_err(|e| e.to_string())?;
-    if fault == Some(ClientFault::SsePostWrongPath) {
-        t.set_post_url(url);
-    }
-    let mut client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
-    let mut out = client.start();
-    let mut reinitialized = 0;
-    let mut get_opened = false;
-    // Events read while waiting for a POST's response head, handled in order after.
-    let mut early: std::collections::VecDeque<HttpEvent> = Default::default();
-    let outcome = loop {
-        let initialized = client.revision.is_some();
-        if fault == Some(ClientFault::HttpBatch) && initialized && out.len() > 1 {
-            out = vec![Value::Array(std::mem::take(&mut out))];
-        }
-        for value in std::mem::take(&mut out) {
-            // Each POST goes out once the one before has its response head: POSTs made at once
-            // race, and the order of messages is the client's to keep (a cancellation after its
-            // request, notifications/initialized before what follows it).
-            let n = send_http(&mut t, &value, fault, initialized);
-            let deadline = tokio::time::Instant::now() + timeout;
-            while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
-                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                match t.recv(left).await {
-                    Ok(e) => {
-                        let done = matches!(&e, HttpEvent::Failed { n: m, .. } if *m == n);
-                        early.push_back(e);
-                        if done {
-                            break;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-        }
-        if client.finished() {
-            break Ok(());
-        }
-        let next = match early.pop_front() {
-            Some(e) => Ok(e),
-            None => t.recv(timeout).await,
-        };
-        let event = match next {
-            Ok(e) => e,
-            Err(RecvError::Timeout(d)) => {
-                break Err(format!("the server sent nothing for {d:?} ({:?})", client.phase()))
-            }
-            Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
-        };
-        match event {
-            HttpEvent::Message { frame, .. } => {
-                let FrameContent::Json { value, .. } = &frame.content else { continue };
-                let values = match value {
-                    Value::Array(items) => items.clone(),
-                    other => vec![other.clone()],
-                };
-                for v in &values {
-                    out.extend(client.on_message(v));
-                }
-                if let (Some(revision), false) = (client.revision, initialized) {
-                    // transports.mdx#protocol-version-header: on every request after
-                    // initialization, from 2025-06-18.
-                    let header = match fault {
-                        _ if revision < Revision::V2025_06_18 => None,
-                        Some(ClientFault::HttpNoProtocolVersion) => None,
-                        Some(ClientFault::HttpWrongProtocolVersion) => Some("2025-03-26".to_owned()),
-                        _ => Some(revision.as_str().to_owned()),
-                    };
-                    t.set_protocol_version(header);
-                }
-            }
-            HttpEvent::Response(x) if x.status == 404 => {
-                // Only a 404 for the session in force: one for an older session came late.
-                let ours = x
-                    .request_headers
-                    .iter()
-                    .any(|(k, v)| k == SESSION_HEADER && Some(v.as_str()) == t.session_id());
-                if !ours {
-                    continue;
-                }
-                if fault == Some(ClientFault::HttpNoReinitialize) || reinitialized >= MAX_REINITIALIZE {
-                    break Err(format!("{}: the session is gone", x.describe()));
-                }
-                reinitialized += 1;
-                t.reset_session();
-                get_opened = false;
-                client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
-                out = client.start();
-            }
-            HttpEvent::Unanswered { ids, why, .. }
-                // A 404 makes the requests of the old session unanswered: the new one asks again.
-                if (reinitialized == 0 || t.session_id().is_some()) => {
-                    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-                    break Err(format!("no answer to {} will come: {why}", ids.join(", ")));
-                }
-            _ => {}
-        }
-        if flavor == Flavor::Streamable
-            && client.revision.is_some()
-            && !get_opened
-            && t.session_id().is_some()
-        {
-            // The server's own stream (it may answer 405: then there is none).
-            get_opened = true;
-            t.open_get(&Tweaks::default());
-        }
-    };
-    let outcome = match client.phase() {
-        Phase::Gave(why) => Err(why.clone()),
-        _ => outcome,
-    };
-    // transports.mdx#session-management: clients SHOULD DELETE a session they no longer need.
-    if flavor == Flavor::Streamable && t.session_id().is_some() && fault != Some(ClientFault::HttpNoDelete) {
-        let n = t.delete(&Tweaks::default());
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match t.recv(left).await {
-                Ok(HttpEvent::Response(x)) if x.n == n => break,
-                Ok(HttpEvent::Failed { n: m, .. }) if m == n => break,
-                Ok(_) => {}
-                Err(_) => break,
-            }
-        }
-    }
-    t.abort();
-    outcome
-}
-
-/// POSTs one message (or batch) as the reference client would, bent by `fault`.
-fn send_http(
-    t: &mut HttpClientTransport,
-    value: &Value,
-    fault: Option<ClientFault>,
-    initialized: bool,
-) -> u64 {
-    let mut tweaks = Tweaks::default();
-    match fault {
-        Some(ClientFault::HttpAcceptJsonOnly) => {
-            tweaks.headers.push(("accept".into(), "application/json".into()))
-        }
-        Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
-        _ => {}
-    }
-    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
 }
 
 #[cfg(test)]

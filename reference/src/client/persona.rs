@@ -1,17 +1,20 @@
-//! The harness's client persona: what it declares in `initialize` and how it answers the
-//! server's requests — a deterministic stand-in for a user and a model, so a server's sampling
-//! tool loop, elicitation or roots request can run to completion. Sans-IO.
+//! The client persona: what a client declares in `initialize` and how it answers the server's
+//! requests — a deterministic stand-in for a user and a model, so a server's sampling tool loop,
+//! elicitation or roots request can run to completion. The reference client answers through it,
+//! and the harness plays it towards a server under test. Sans-IO.
 
 use crate::arguments::example_object;
-use crate::checker::{declares, elicitation, sampling, tool_balance_violations};
-use mcpspec_reference::wire::{ErrorObject, Message, Request};
+use crate::capabilities::declares;
+use crate::elicitation;
+use crate::sampling::{self, tool_balance_violations};
+use crate::wire::{ErrorObject, Message, Request};
 use serde_json::{json, Value};
 
 /// How many tool rounds the scripted model plays in one conversation before it answers with
 /// text.
 const MAX_TOOL_ROUNDS: usize = 3;
 
-/// The client mcpspec plays.
+/// The client mcpspec plays (the reference client, and the harness towards a server).
 #[derive(Debug, Clone)]
 pub struct ClientPersona {
     /// The `capabilities` object sent in `initialize`.
@@ -163,7 +166,7 @@ impl ClientPersona {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcpspec_reference::wire::RequestId;
+    use crate::wire::RequestId;
 
     fn request(method: &str, params: Value) -> Request {
         Request { id: RequestId::from(7), method: method.into(), params: Some(params) }
@@ -173,7 +176,7 @@ mod tests {
     fn undeclared_capabilities_get_method_not_found() {
         let mut p = ClientPersona::default();
         let Message::Response(r) = p.answer(&request("roots/list", json!({}))) else { panic!() };
-        assert!(matches!(r.outcome, mcpspec_reference::wire::Outcome::Error(e) if e.code == -32601));
+        assert!(matches!(r.outcome, crate::wire::Outcome::Error(e) if e.code == -32601));
     }
 
     #[test]
@@ -189,7 +192,7 @@ mod tests {
                 else {
                     panic!()
                 };
-                let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
+                let crate::wire::Outcome::Result(v) = r.outcome else { panic!() };
                 reasons.push(v["stopReason"].as_str().unwrap().to_owned());
                 if v["stopReason"] == "toolUse" {
                     let id = v["content"][0]["id"].clone();
@@ -216,8 +219,8 @@ mod tests {
     fn error_code(p: &mut ClientPersona, method: &str, params: Value) -> Option<i64> {
         let Message::Response(r) = p.answer(&request(method, params)) else { panic!() };
         match r.outcome {
-            mcpspec_reference::wire::Outcome::Error(e) => Some(e.code),
-            mcpspec_reference::wire::Outcome::Result(_) => None,
+            crate::wire::Outcome::Error(e) => Some(e.code),
+            crate::wire::Outcome::Result(_) => None,
         }
     }
 
@@ -234,7 +237,7 @@ mod tests {
         let mut p = ClientPersona::new(json!({"sampling": {}}));
         let params = json!({"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
         let Message::Response(r) = p.answer(&request("sampling/createMessage", params)) else { panic!() };
-        let mcpspec_reference::wire::Outcome::Result(v) = r.outcome else { panic!() };
+        let crate::wire::Outcome::Result(v) = r.outcome else { panic!() };
         assert_eq!(v["stopReason"], "endTurn");
     }
 

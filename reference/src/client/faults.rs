@@ -1,0 +1,213 @@
+//! Fault injection for the reference client: one deliberate defect per run, so that mcpspec's own
+//! tests can prove each client check fails when it should (`mcpspec reference client --fault
+//! NAME`). Never used unless asked for.
+
+/// A deliberate defect of the reference client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientFault {
+    /// Never sends `notifications/initialized`.
+    SkipInitialized,
+    /// Uses id 1 for every request.
+    ReuseIds,
+    /// Sends `tools/list` before `initialize`.
+    RequestBeforeInitialize,
+    /// Sends a ping with a null id after `notifications/initialized`.
+    NullId,
+    /// Sends `notifications/initialized` right after `initialize`, before its answer.
+    EarlyInitialized,
+    /// Does not answer the server's requests.
+    IgnoreRequests,
+    /// Carries on at a revision it does not support.
+    AcceptAnyVersion,
+    /// Offers its oldest revision instead of its latest.
+    OfferOldest,
+    /// Never closes the server's stdin (and never exits on its own).
+    NoShutdown,
+    /// Exits at once, without starting the server.
+    ExitEarly,
+    /// Starts the server and never sends anything.
+    Silent,
+    /// Sends its `initialize`, then garbage lines without end, reading nothing.
+    Flood,
+    /// Lists a root whose URI is not a `file://` URI.
+    RootsNotFile,
+    /// Answers sampling/createMessage with a result without `model`.
+    SamplingWithoutModel,
+    /// Declares no capability (not a defect: a plainer client, for the scenarios about
+    /// undeclared capabilities).
+    DeclareNothing,
+    /// Sends the `nextCursor` back altered (as if it had been URL-encoded).
+    CursorAltered,
+    /// Asks once more, with the last cursor, after the page without `nextCursor`.
+    PagesPastEnd,
+    /// Cancels its own `initialize` request.
+    CancelInitialize,
+    /// Cancels a request id it never used.
+    CancelUnissued,
+    /// Sends a ping carrying the progress token of its tool call while the call is active.
+    ReuseProgressToken,
+    /// Lists tools even when the server did not declare the tools capability.
+    UndeclaredRequests,
+    /// Gives up the session when the server cancels one of its requests.
+    ExitOnCancel,
+    /// Answers a response to a request it cancelled with an error.
+    LateResponseError,
+    /// Declares roots without listChanged, then sends notifications/roots/list_changed.
+    RootsChangedUndeclared,
+    /// Samples from a request whose tool use has no tool result, instead of answering -32602.
+    SamplingAcceptsUnbalanced,
+    /// Samples from a request whose tool result answers a tool use that was never made.
+    SamplingAcceptsUnknownToolUseId,
+    /// Samples from a request whose user message mixes tool results with other content.
+    SamplingAcceptsMixedToolResults,
+    /// Uses tools in sampling without declaring `sampling.tools`.
+    SamplingToolsUndeclared,
+    /// Answers sampling/createMessage without `stopReason`, tool uses included.
+    SamplingWithoutStopReason,
+    /// Accepts form elicitations with content of the wrong types for the requested schema.
+    ElicitContentOffSchema,
+    /// Accepts form elicitations without the optional fields that have defaults.
+    ElicitIgnoresDefaults,
+    /// Declares form elicitation only, yet accepts URL mode requests.
+    ElicitUndeclaredMode,
+    /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
+    AnswerUndeclared,
+    /// Answers each request of the server's but pings a second late (a user pondering it), even
+    /// when the server has cancelled it meanwhile.
+    AnswerAfterCancel,
+    /// Ends without closing the server's stdin: exits, leaving it open in a descendant that
+    /// outlives it for 1.5 s.
+    ExitHoldingStdin,
+    /// HTTP: POSTs with `Accept: application/json` only.
+    HttpAcceptJsonOnly,
+    /// HTTP: leaves the session id out of every request after `initialize`.
+    HttpNoSessionHeader,
+    /// HTTP (2025-06-18+): never sends `MCP-Protocol-Version`.
+    HttpNoProtocolVersion,
+    /// HTTP (2025-06-18+): sends `MCP-Protocol-Version: 2025-03-26` whatever was negotiated.
+    HttpWrongProtocolVersion,
+    /// HTTP: POSTs `notifications/initialized` and its next request as one batch.
+    HttpBatch,
+    /// HTTP: gives up after a 404 for its session instead of initializing again.
+    HttpNoReinitialize,
+    /// HTTP: resumes a closed stream at once, ignoring `retry`.
+    HttpIgnoresRetry,
+    /// HTTP: never resumes a closed stream.
+    HttpNoResume,
+    /// HTTP: ends without DELETE.
+    HttpNoDelete,
+    /// HTTP+SSE: POSTs to the SSE URL instead of the endpoint the `endpoint` event named.
+    SsePostWrongPath,
+}
+
+impl ClientFault {
+    pub const ALL: [ClientFault; 45] = [
+        ClientFault::SkipInitialized,
+        ClientFault::ReuseIds,
+        ClientFault::RequestBeforeInitialize,
+        ClientFault::NullId,
+        ClientFault::EarlyInitialized,
+        ClientFault::IgnoreRequests,
+        ClientFault::AcceptAnyVersion,
+        ClientFault::OfferOldest,
+        ClientFault::NoShutdown,
+        ClientFault::ExitEarly,
+        ClientFault::Silent,
+        ClientFault::Flood,
+        ClientFault::RootsNotFile,
+        ClientFault::SamplingWithoutModel,
+        ClientFault::DeclareNothing,
+        ClientFault::CursorAltered,
+        ClientFault::PagesPastEnd,
+        ClientFault::CancelInitialize,
+        ClientFault::CancelUnissued,
+        ClientFault::ReuseProgressToken,
+        ClientFault::UndeclaredRequests,
+        ClientFault::ExitOnCancel,
+        ClientFault::LateResponseError,
+        ClientFault::RootsChangedUndeclared,
+        ClientFault::SamplingAcceptsUnbalanced,
+        ClientFault::SamplingAcceptsUnknownToolUseId,
+        ClientFault::SamplingAcceptsMixedToolResults,
+        ClientFault::SamplingToolsUndeclared,
+        ClientFault::SamplingWithoutStopReason,
+        ClientFault::ElicitContentOffSchema,
+        ClientFault::ElicitIgnoresDefaults,
+        ClientFault::ElicitUndeclaredMode,
+        ClientFault::AnswerUndeclared,
+        ClientFault::AnswerAfterCancel,
+        ClientFault::ExitHoldingStdin,
+        ClientFault::HttpAcceptJsonOnly,
+        ClientFault::HttpNoSessionHeader,
+        ClientFault::HttpNoProtocolVersion,
+        ClientFault::HttpWrongProtocolVersion,
+        ClientFault::HttpBatch,
+        ClientFault::HttpNoReinitialize,
+        ClientFault::HttpIgnoresRetry,
+        ClientFault::HttpNoResume,
+        ClientFault::HttpNoDelete,
+        ClientFault::SsePostWrongPath,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientFault::SkipInitialized => "skip-initialized",
+            ClientFault::ReuseIds => "reuse-ids",
+            ClientFault::RequestBeforeInitialize => "request-before-initialize",
+            ClientFault::NullId => "null-id",
+            ClientFault::EarlyInitialized => "early-initialized",
+            ClientFault::IgnoreRequests => "ignore-requests",
+            ClientFault::AcceptAnyVersion => "accept-any-version",
+            ClientFault::OfferOldest => "offer-oldest",
+            ClientFault::NoShutdown => "no-shutdown",
+            ClientFault::ExitEarly => "exit-early",
+            ClientFault::Silent => "silent",
+            ClientFault::Flood => "flood",
+            ClientFault::RootsNotFile => "roots-not-file",
+            ClientFault::SamplingWithoutModel => "sampling-without-model",
+            ClientFault::DeclareNothing => "declare-nothing",
+            ClientFault::CursorAltered => "cursor-altered",
+            ClientFault::PagesPastEnd => "pages-past-end",
+            ClientFault::CancelInitialize => "cancel-initialize",
+            ClientFault::CancelUnissued => "cancel-unissued",
+            ClientFault::ReuseProgressToken => "reuse-progress-token",
+            ClientFault::UndeclaredRequests => "undeclared-requests",
+            ClientFault::ExitOnCancel => "exit-on-cancel",
+            ClientFault::LateResponseError => "late-response-error",
+            ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
+            ClientFault::SamplingAcceptsUnbalanced => "sampling-accepts-unbalanced",
+            ClientFault::SamplingAcceptsUnknownToolUseId => "sampling-accepts-unknown-tool-use-id",
+            ClientFault::SamplingAcceptsMixedToolResults => "sampling-accepts-mixed-tool-results",
+            ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
+            ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
+            ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
+            ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
+            ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
+            ClientFault::AnswerUndeclared => "answer-undeclared",
+            ClientFault::AnswerAfterCancel => "answer-after-cancel",
+            ClientFault::ExitHoldingStdin => "exit-holding-stdin",
+            ClientFault::HttpAcceptJsonOnly => "http-accept-json-only",
+            ClientFault::HttpNoSessionHeader => "http-no-session-header",
+            ClientFault::HttpNoProtocolVersion => "http-no-protocol-version",
+            ClientFault::HttpWrongProtocolVersion => "http-wrong-protocol-version",
+            ClientFault::HttpBatch => "http-batch",
+            ClientFault::HttpNoReinitialize => "http-no-reinitialize",
+            ClientFault::HttpIgnoresRetry => "http-ignores-retry",
+            ClientFault::HttpNoResume => "http-no-resume",
+            ClientFault::HttpNoDelete => "http-no-delete",
+            ClientFault::SsePostWrongPath => "sse-post-wrong-path",
+        }
+    }
+}
+
+impl std::str::FromStr for ClientFault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ClientFault::ALL.iter().copied().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<_> = ClientFault::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown client fault {s:?} (known: {})", names.join(", "))
+        })
+    }
+}
