@@ -96,31 +96,46 @@ async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
     }
     w.sweep.lists_before = keys_of(&lists);
     w.sweep.notifications_before = w.session()?.notifications.len();
-    let destructive_ok = w.ctx().sweep.destructive;
     for (n, tool) in tools.iter().enumerate() {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        // Only a tool that says outright it is destructive is left alone. The spec's default
-        // (destructiveHint true for any tool that is not read-only) would leave unannotated
-        // tools, most of them, unexercised; annotations are untrusted hints either way.
-        let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
-        let destructive =
-            !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
-        if destructive && !destructive_ok {
-            w.sweep.requests.push(SweepRequest {
-                what: format!("tools/call {name}"),
-                outcome: SweepOutcome::NotSent(
-                    "its annotations say destructiveHint: true (allow with --sweep-destructive)".into(),
-                ),
-            });
-            continue;
-        }
-        let arguments = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
-        // A progress token, as a client that shows progress sends: progress rules get judged.
-        let params = json!({ "name": name, "arguments": arguments,
-            "_meta": { "progressToken": format!("mcpspec-sweep-{n}") } });
-        sweep_request(w, "tools/call", &name, params).await?;
+        call_tool(w, n, tool).await?;
+    }
+    // A server may add tools once it knows the client (after notifications/initialized, say),
+    // racing the first tools/list: those listed only now are called too, so what the sweep
+    // exercises does not hang on that race. (A change nobody announced is still judged, in
+    // `changed_lists_announced`, against the first list.)
+    let called: std::collections::HashSet<Value> =
+        tools.iter().filter_map(|t| t.get("name").cloned()).collect();
+    let later: Vec<Value> = listed(w, "tools/list").await?;
+    let added = later.iter().filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
+    for (n, tool) in added.enumerate() {
+        call_tool(w, tools.len() + n, tool).await?;
     }
     Ok(())
+}
+
+/// Calls one tool of the sweep (the `n`th) with generated arguments, unless it says it is
+/// destructive and the run does not allow that.
+async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value) -> Result<(), Halt> {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    // Only a tool that says outright it is destructive is left alone. The spec's default
+    // (destructiveHint true for any tool that is not read-only) would leave unannotated
+    // tools, most of them, unexercised; annotations are untrusted hints either way.
+    let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+    let destructive = !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
+    if destructive && !w.ctx().sweep.destructive {
+        w.sweep.requests.push(SweepRequest {
+            what: format!("tools/call {name}"),
+            outcome: SweepOutcome::NotSent(
+                "its annotations say destructiveHint: true (allow with --sweep-destructive)".into(),
+            ),
+        });
+        return Ok(());
+    }
+    let arguments = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
+    // A progress token, as a client that shows progress sends: progress rules get judged.
+    let params = json!({ "name": name, "arguments": arguments,
+        "_meta": { "progressToken": format!("mcpspec-sweep-{n}") } });
+    sweep_request(w, "tools/call", &name, params).await
 }
 
 #[when("the client gets every prompt with generated arguments")]

@@ -517,11 +517,7 @@ fn interop_python_sdk_client() {
 #[test]
 #[ignore = "needs the TypeScript SDK that .ci/run installs"]
 fn interop_typescript_sdk_client() {
-    let everything =
-        std::env::var("MCPSPEC_IUT_EVERYTHING").expect("MCPSPEC_IUT_EVERYTHING is not set: .ci/run sets it");
-    let entry = everything.split_whitespace().last().expect("a script path").to_owned();
-    let modules = &entry[..entry.find("node_modules/").expect("installed under node_modules") + 13];
-    let sdk = format!("MCPSPEC_TS_SDK={modules}@modelcontextprotocol/sdk");
+    let sdk = http::ts_sdk();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/ts_sdk_client.mjs");
     let argv = ["env", sdk.as_str(), "node", script];
     assert_interop_client(&argv, 79, SDK_CLIENT_SKIPS, 3, &UNBALANCED_SAMPLING_ACCEPTED);

@@ -102,7 +102,7 @@ caught! {
 
 /// The TypeScript SDK that `.ci/run` installs beside server-everything
 /// (`MCPSPEC_IUT_EVERYTHING`), as `MCPSPEC_TS_SDK=…` for `env`.
-fn ts_sdk() -> String {
+pub(super) fn ts_sdk() -> String {
     let everything =
         std::env::var("MCPSPEC_IUT_EVERYTHING").expect("MCPSPEC_IUT_EVERYTHING is not set: .ci/run sets it");
     let entry = everything.split_whitespace().last().expect("a script path").to_owned();
