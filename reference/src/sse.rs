@@ -95,7 +95,8 @@ impl SseDecoder {
         }
     }
 
-    /// Bytes held for the line in progress (never more than the maximum event size).
+    /// Bytes held for the line in progress (never more than the maximum event size), and, at the
+    /// very start, the (at most two) bytes of a byte order mark still being read.
     pub fn buffered(&self) -> usize {
         self.line.len() + self.head.len()
     }
@@ -210,7 +211,9 @@ impl SseDecoder {
         }
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
-            if self.size > 0 || self.event != SseEvent::default() {
+            // An event of comments, unknown fields or invalid values only carries nothing: like a
+            // browser, nothing is dispatched (a keep-alive comment is not an event).
+            if self.event != SseEvent::default() {
                 out.push(SseItem::Event(std::mem::take(&mut self.event)));
                 self.count += 1;
             }
@@ -335,10 +338,14 @@ mod tests {
             got,
             vec![
                 SseItem::Event(SseEvent { id: Some("e1".into()), retry: Some(1500), ..SseEvent::default() }),
-                // `retry: x` is ignored, but the line still makes an (empty) event.
-                SseItem::Event(SseEvent::default()),
+                // `retry: x` is ignored, and an event with nothing in it is no event.
             ]
         );
+    }
+
+    #[test]
+    fn comments_and_unknown_fields_alone_make_no_event() {
+        assert_eq!(events(b": keep-alive\n\nfoo: bar\n\n: again\ndata: x\n\n"), vec![event("x")]);
     }
 
     #[test]
