@@ -419,42 +419,12 @@ impl ClientSession {
         within: Duration,
         slot: Option<crate::starts::StartTurn>,
     ) -> Result<(), ClientWaitError> {
-        let mut slot = slot;
         let Link::Http(http) = &mut self.link else { return Ok(()) };
         if http.session.is_some() {
             return Ok(());
         }
-        let deadline = Instant::now() + within;
-        let hand_back = Instant::now() + within / 2;
-        let mut stdout_open = true;
-        let client = &mut self.client;
-        let session = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break Err(String::new());
-            }
-            if stdout_open {
-                tokio::select! {
-                    s = http.listener.next_session(left) => break s.ok_or_else(String::new),
-                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
-                    r = client.recv(left) => {
-                        if matches!(r, Err(RecvError::Closed)) {
-                            stdout_open = false;
-                        }
-                    }
-                }
-            } else {
-                tokio::select! {
-                    s = http.listener.next_session(left) => break s.ok_or_else(String::new),
-                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
-                    status = client.wait_exit(left) => {
-                        let note = status.map(|s| format!(" (the client {})", describe_status(s)));
-                        break Err(note.unwrap_or_default());
-                    }
-                }
-            }
-        };
-        drop(slot);
+        let contact = async { http.listener.next_session(within).await.ok_or_else(String::new) };
+        let session = first_contact(&mut self.client, within, slot, contact).await;
         match session {
             Ok(link) => {
                 self.adopt(link);
@@ -519,7 +489,6 @@ impl ClientSession {
         within: Duration,
         slot: Option<crate::starts::StartTurn>,
     ) -> Result<(), ClientWaitError> {
-        let mut slot = slot;
         let Link::Stdio(link) = &mut self.link else { return Ok(()) };
         if link.reader.is_some() {
             return Ok(());
@@ -527,44 +496,13 @@ impl ClientSession {
         let Some(listener) = link.listener.take() else {
             return Err(ClientWaitError::NotConnected(within, String::new()));
         };
-        let deadline = Instant::now() + within;
-        let hand_back = Instant::now() + within / 2;
-        let mut stdout_open = true;
-        let accepted = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let accept = tokio::time::timeout(left, listener.accept());
-            let client = &mut self.client;
-            let status = if stdout_open {
-                tokio::select! {
-                    r = accept => break accepted(r),
-                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => {
-                        slot = None;
-                        continue;
-                    }
-                    // What the client prints on its stdout is read (and dropped) meanwhile.
-                    r = client.recv(left) => {
-                        if matches!(r, Err(RecvError::Closed)) {
-                            stdout_open = false;
-                        }
-                        continue;
-                    }
-                }
-            } else {
-                tokio::select! {
-                    r = accept => break accepted(r),
-                    () = tokio::time::sleep_until(hand_back), if slot.is_some() => {
-                        slot = None;
-                        continue;
-                    }
-                    status = client.wait_exit(left) => status,
-                }
-            };
-            break match status {
-                Some(s) => Err(format!(" (the client {})", describe_status(s))),
-                None => Err(String::new()),
-            };
+        let contact = async {
+            match listener.accept().await {
+                Ok((stream, _)) => Ok(stream),
+                Err(e) => Err(format!(" (accept failed: {e})")),
+            }
         };
-        drop(slot);
+        let accepted = first_contact(&mut self.client, within, slot, contact).await;
         // One connection per session: nobody else may connect later.
         drop(listener);
         let Link::Stdio(link) = &mut self.link else { return Ok(()) };
@@ -1074,13 +1012,47 @@ pub fn describe_end(report: &ShutdownReport) -> String {
 }
 
 /// What an accept with a timeout yielded: the connection, or a note on why none came.
-fn accepted(
-    r: Result<std::io::Result<(UnixStream, tokio::net::unix::SocketAddr)>, tokio::time::error::Elapsed>,
-) -> Result<UnixStream, String> {
-    match r {
-        Ok(Ok((stream, _))) => Ok(stream),
-        Ok(Err(e)) => Err(format!(" (accept failed: {e})")),
-        Err(_) => Err(String::new()),
+/// Waits at most `within` for the client's first contact (`contact`: its relay connecting, or
+/// its first HTTP session), reading (and dropping) what it prints on its stdout meanwhile. The
+/// client's start `slot` ([`crate::starts::turn`]) is given back at contact, or once half of
+/// `within` has passed: a client still starting then shares the cores with the next start.
+/// `Err` with a note (how the client ended, when it did) if there is no contact in time.
+async fn first_contact<T>(
+    client: &mut ChildTransport,
+    within: Duration,
+    slot: Option<crate::starts::StartTurn>,
+    contact: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    let mut slot = slot;
+    let deadline = Instant::now() + within;
+    let hand_back = Instant::now() + within / 2;
+    let mut stdout_open = true;
+    tokio::pin!(contact);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(String::new());
+        }
+        if stdout_open {
+            tokio::select! {
+                c = &mut contact => return c,
+                () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                // A timeout here is the deadline, seen at the top of the loop.
+                r = client.recv(left) => {
+                    if matches!(r, Err(RecvError::Closed)) {
+                        stdout_open = false;
+                    }
+                }
+            }
+        } else {
+            tokio::select! {
+                c = &mut contact => return c,
+                () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                status = client.wait_exit(left) => {
+                    return Err(status.map(|s| format!(" (the client {})", describe_status(s))).unwrap_or_default());
+                }
+            }
+        }
     }
 }
 

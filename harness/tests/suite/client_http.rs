@@ -3,6 +3,7 @@
 //! fault-injecting reference client (`mcpspec reference client --transport T --fault NAME`)
 //! with the check that names it.
 
+use super::verdicts;
 use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
 use std::time::Duration;
 
@@ -20,15 +21,6 @@ fn certify_over(transport: &str, revision: &str, fault: Option<&str>) -> Run {
     let run = run(&args, true, Duration::from_secs(90));
     assert_no_leftovers(&run.marker);
     run
-}
-
-/// The verdicts of check `check` in scenario `scenario`.
-fn verdicts(run: &Run, scenario: &str, check: &str) -> Vec<String> {
-    run.checks()
-        .into_iter()
-        .filter(|(s, _, c)| s == scenario && c["id"] == check)
-        .map(|(_, _, c)| c["verdict"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 #[test]
