@@ -532,7 +532,11 @@ async fn disconnects(w: &mut ClientWorld) -> Result<(), Halt> {
             Err(e) => break Err(e.to_string()),
         }
     };
-    let expected = format!("the client closes the server's stdin within {within:?}, sending nothing more");
+    let ends = match w.session()?.transport() {
+        "stdio" => "closes the server's stdin",
+        _ => "ends its HTTP session (or exits)",
+    };
+    let expected = format!("the client {ends} within {within:?}, sending nothing more");
     match (outcome, sent.is_empty()) {
         (Ok(()), true) => {
             w.check(true, expected, "it disconnected");
