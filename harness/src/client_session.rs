@@ -267,25 +267,15 @@ impl ClientSession {
         };
         let mut argv: Vec<String> = relay.to_vec();
         argv.extend(["--connect".to_owned(), socket.display().to_string()]);
-        let mut spec = command.clone();
-        let env = [
-            (SERVER_COMMAND_ENV, Value::from(argv).to_string()),
-            (SCENARIO_ENV, scenario.to_owned()),
-            (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
-            (CONTEXT_ENV, context.to_string()),
-        ];
-        spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
-        // A client has nothing to finish once its server is gone: each shutdown stage (stdin
-        // closed, SIGTERM) waits at most half a second before the next.
-        let mut options = options;
-        options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
-        let client = match ChildTransport::spawn(&spec, options.clone()) {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&socket_dir);
-                return Err(e.into());
-            }
-        };
+        let server = (SERVER_COMMAND_ENV, Value::from(argv).to_string());
+        let (client, options) =
+            match spawn_client(command.clone(), server, scenario, revision, context, options) {
+                Ok(started) => started,
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&socket_dir);
+                    return Err(e.into());
+                }
+            };
         let link = Link::Stdio(StdioLink {
             socket_dir,
             listener: Some(listener),
@@ -320,16 +310,8 @@ impl ClientSession {
         let url = listener.url();
         let mut spec = command.clone();
         spec.args.push(url.clone().into());
-        let env = [
-            (SERVER_URL_ENV, url),
-            (SCENARIO_ENV, scenario.to_owned()),
-            (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
-            (CONTEXT_ENV, context.to_string()),
-        ];
-        spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
-        let mut options = options;
-        options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
-        let client = ChildTransport::spawn(&spec, options.clone())?;
+        let (client, options) =
+            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, context, options)?;
         let link = Link::Http(HttpEndpoint {
             listener,
             session: None,
@@ -1012,6 +994,30 @@ pub fn describe_end(report: &ShutdownReport) -> String {
 }
 
 /// What an accept with a timeout yielded: the connection, or a note on why none came.
+/// Starts a client under test with the conformance environment: `server` (the variable naming
+/// its server: a command, or a URL), the scenario, the revision and the context. A client has
+/// nothing to finish once its server is gone: each shutdown stage (stdin closed, SIGTERM) waits
+/// at most half a second before the next; the options it runs with are returned.
+fn spawn_client(
+    mut spec: CommandSpec,
+    server: (&str, String),
+    scenario: &str,
+    revision: Revision,
+    context: &Value,
+    options: ChildOptions,
+) -> Result<(ChildTransport, ChildOptions), SpawnError> {
+    let env = [
+        server,
+        (SCENARIO_ENV, scenario.to_owned()),
+        (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
+        (CONTEXT_ENV, context.to_string()),
+    ];
+    spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+    let mut options = options;
+    options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
+    Ok((ChildTransport::spawn(&spec, options.clone())?, options))
+}
+
 /// Waits at most `within` for the client's first contact (`contact`: its relay connecting, or
 /// its first HTTP session), reading (and dropping) what it prints on its stdout meanwhile. The
 /// client's start `slot` ([`crate::starts::turn`]) is given back at contact, or once half of
