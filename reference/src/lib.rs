@@ -11,7 +11,8 @@
 //! - [`client`]: the reference client, a sans-IO state machine plus its driver over stdio or
 //!   HTTP, and the client persona that answers a server's sampling, elicitation and roots
 //!   requests (the harness plays it towards servers under test too);
-//! - [`revision`]: protocol revisions and eras;
+//! - [`revision`]: protocol revisions and eras; [`modern`]: the vocabulary of the stateless era
+//!   (request `_meta`, its errors, MRTR and cacheable methods, mirrored HTTP headers);
 //! - [`capabilities`], [`sampling`], [`elicitation`]: rules of the protocol as pure functions —
 //!   what a `capabilities` object declares, the tool-use balance of a sampling conversation and
 //!   what a sampling result holds, elicitation modes and results — shared by the reference peers
@@ -24,6 +25,7 @@ pub mod client;
 pub mod elicitation;
 pub mod faults;
 pub mod framing;
+pub mod modern;
 pub mod props;
 pub mod reassembly;
 pub mod revision;

@@ -160,6 +160,12 @@ impl ErrorObject {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// Resource not found (docs only, 2024-11-05 … 2025-11-25: `server/resources.mdx`).
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// HTTP headers that do not match the body (2026-07-28, `streamable-http.mdx`).
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// A request that needs a client capability its `_meta` did not declare (2026-07-28).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// A protocol version the server does not implement (2026-07-28, `basic/versioning.mdx`).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject { code, message: message.into(), data: None }
