@@ -68,8 +68,9 @@ enum Command {
 /// The options of `mcpspec server` and `mcpspec client`: one certification, either role.
 #[derive(Args)]
 struct CertifyArgs {
-    /// A revision to certify (repeatable). Default: every legacy revision; a server that
-    /// counter-offers one gets it reported as skipped.
+    /// A revision to certify (repeatable). Default for servers: every released revision, both
+    /// eras (2024-11-05 … 2026-07-28); one the server does not speak is reported as skipped.
+    /// The draft runs when named.
     #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
     revisions: Vec<Revision>,
     /// Write DIR/report.json.

@@ -70,7 +70,7 @@ impl History {
 pub struct SharedSession {
     pub session: ServerSession,
     /// The server's answer to `initialize`, which the next scenario's steps read.
-    pub initialize_result: Value,
+    pub server_description: Value,
     pub history: History,
 }
 
@@ -146,6 +146,7 @@ impl SessionPool {
 /// a result, not an error.
 const READING_METHODS: &[&str] = &[
     "ping",
+    "server/discover",
     "tools/list",
     "prompts/list",
     "prompts/get",

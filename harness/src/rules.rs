@@ -30,7 +30,7 @@ impl Rule {
             (Revision::V2024_11_05, Some(doc)) => doc,
             _ => self.doc,
         };
-        format!("{}/{doc}", revision.doc_root())
+        revision.doc(doc)
     }
 
     /// The level of this rule in `revision`.
@@ -177,6 +177,34 @@ rules! {
         "The client MUST respect the retry field, both when the server closes the connection and when it terminates the SSE stream.";
     SSE_CLIENT_POST_ENDPOINT = "sse-client/post-to-endpoint", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
         "All subsequent client messages MUST be sent as HTTP POST requests to the endpoint named by the server's endpoint event.";
+    REQUEST_ID_NOT_OUTSTANDING = "jsonrpc/request-id-not-outstanding", MUST, "basic/index.mdx#requests", None,
+        "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for (2026-07-28).";
+    MODERN_NO_SERVER_REQUESTS = "modern/no-server-requests", MUST, "basic/patterns/index.mdx", None,
+        "Servers MUST NOT initiate JSON-RPC requests: what they need from the client they ask for with an InputRequiredResult (2026-07-28).";
+    MODERN_RESULT_TYPE = "modern/result-type", MUST, "basic/index.mdx#responses", None,
+        "The result MUST include a resultType field: \"complete\" or \"input_required\" (a value unknown to the client MUST be considered invalid).";
+    MODERN_ERROR_CODES = "modern/error-codes", MUST, "basic/index.mdx#error-codes", None,
+        "Implementations MUST NOT emit any code from the -32020…-32099 sub-range that is not defined by this specification, and implementations of 2026-07-28 MUST NOT emit -32002 or -32042.";
+    CACHE_HINTS = "caching/hints", MUST, "server/utilities/caching.mdx", None,
+        "Servers MUST include caching hints on complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read: ttlMs, an integer >= 0, and cacheScope, \"public\" or \"private\".";
+    CACHE_SCOPE_PAGES = "caching/same-scope-every-page", MUST, "server/utilities/caching.mdx", None,
+        "Servers MUST apply the same cacheScope to all response pages for a given list request.";
+    MRTR_SUPPORTED_REQUESTS = "mrtr/supported-requests", MUST, "basic/patterns/mrtr.mdx#supported-requests", None,
+        "Servers MUST NOT send InputRequiredResult responses on any client requests but prompts/get, resources/read and tools/call.";
+    MRTR_INPUT_OR_STATE = "mrtr/input-or-state", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.";
+    MRTR_INPUT_REQUESTS = "mrtr/input-request-kinds", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "inputRequests values are request objects that MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest.";
+    MRTR_DECLARED = "mrtr/input-requests-declared", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.";
+    LOG_LEVEL_PER_REQUEST = "logging/per-request-level", MUST, "server/utilities/logging.mdx#per-request-log-level", None,
+        "The server MUST NOT emit notifications/message for a request that does not include io.modelcontextprotocol/logLevel in its _meta.";
+    SUBSCRIPTION_ACK_FIRST = "subscriptions/acknowledged-first", MUST, "basic/patterns/subscriptions.mdx#acknowledgment", None,
+        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID, and MUST NOT send any notification on the subscription before it.";
+    SUBSCRIPTION_ID = "subscriptions/subscription-id", MUST, "basic/patterns/subscriptions.mdx#receiving-notifications", None,
+        "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta: the JSON-RPC id of the subscriptions/listen request that opened it.";
+    SUBSCRIPTION_ONLY_REQUESTED = "subscriptions/only-requested", MUST, "basic/patterns/subscriptions.mdx#opening-a-stream", None,
+        "The server MUST NOT send notification types the client has not explicitly requested.";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

@@ -20,8 +20,11 @@ use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::ChildOptions;
-use mcpspec_reference::wire::Outcome;
-use mcpspec_reference::Revision;
+use mcpspec::session::ServerSession;
+use mcpspec_reference::modern;
+use mcpspec_reference::wire::{ErrorObject, Outcome};
+use mcpspec_reference::{Era, Revision};
+use serde_json::Value;
 use mcpspec_schema::SchemaSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -109,7 +112,7 @@ impl SuiteContext {
 pub struct SuiteConfig {
     /// The implementation under test: a command (stdio; a client is always one), or a server's URL.
     pub target: Target,
-    /// The revisions to certify; empty means every legacy revision the server accepts.
+    /// The revisions to certify; empty means every released revision the server speaks.
     pub revisions: Vec<Revision>,
     pub timeout: Duration,
     pub child: ChildOptions,
@@ -202,9 +205,10 @@ fn meta_of(scenario: &gherkin::Scenario) -> Result<ScenarioMeta, String> {
     Ok(ScenarioMeta { id, level, doc })
 }
 
-/// Whether a scenario applies to a revision (`@since:`, `@until:` and `@except:` tags).
-fn applies(scenario: &gherkin::Scenario, revision: Revision) -> bool {
-    scenario.tags.iter().all(|t| {
+/// Whether a scenario applies to a revision (`@since:`, `@until:` and `@except:` tags, on it
+/// or its feature).
+fn applies(feature: &gherkin::Feature, scenario: &gherkin::Scenario, revision: Revision) -> bool {
+    feature.tags.iter().chain(&scenario.tags).all(|t| {
         if let Some(since) = t.strip_prefix("since:").and_then(|r| r.parse::<Revision>().ok()) {
             revision >= since
         } else if let Some(until) = t.strip_prefix("until:").and_then(|r| r.parse::<Revision>().ok()) {
@@ -233,9 +237,11 @@ const NEGOTIATION_TAG: &str = "negotiation";
 /// The sweep's feature, left out by `--no-sweep`.
 const SWEEP_TAG: &str = "sweep";
 
-/// What a one-off initialize says about a revision.
+/// What a one-off initialize (legacy era) or server/discover (stateless era) says about a
+/// revision.
 enum Probe {
     Echoed,
+    /// The server does not speak the revision; why, in words.
     CounterOffered(String),
     Inconclusive,
     NotStarted(String),
@@ -249,20 +255,75 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
             Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => return Probe::Inconclusive,
             Err(e) => return Probe::NotStarted(e.to_string()),
         };
+    let probe = match revision.era() {
+        Era::Legacy => probe_initialize(&mut session, ctx, revision).await,
+        Era::Modern => probe_discover(&mut session, ctx, revision).await,
+    };
+    session.shutdown().await;
+    probe
+}
+
+/// A legacy revision is spoken when `initialize` echoes it.
+async fn probe_initialize(session: &mut ServerSession, ctx: &SuiteContext, revision: Revision) -> Probe {
     let params = serde_json::json!({
         "protocolVersion": revision.as_str(),
         "capabilities": {},
         "clientInfo": { "name": "mcpspec-probe", "version": env!("CARGO_PKG_VERSION") },
     });
     let answer = session.request("initialize", Some(params), ctx.timeout).await;
-    session.shutdown().await;
     match answer.map(|r| r.outcome) {
         Ok(Outcome::Result(r)) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
             Some(v) if v == revision.as_str() => Probe::Echoed,
-            Some(v) => Probe::CounterOffered(v.to_owned()),
+            Some(v) => Probe::CounterOffered(format!("it counter-offered {v:?}")),
             None => Probe::Inconclusive,
         },
         _ => Probe::Inconclusive,
+    }
+}
+
+/// A stateless revision is spoken when `server/discover` lists it; an
+/// `UnsupportedProtocolVersionError` says which are (`basic/versioning.mdx`). Anything else —
+/// an error of another kind, or silence — is a server of the legacy era only, as a dual-era
+/// client concludes too (`basic/transports/stdio.mdx#backward-compatibility`).
+async fn probe_discover(session: &mut ServerSession, ctx: &SuiteContext, revision: Revision) -> Probe {
+    let version = modern::wire_version(revision);
+    let listed = |v: Option<&Value>| {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    match session.request("server/discover", None, ctx.timeout).await.map(|r| r.outcome) {
+        Ok(Outcome::Result(r)) => {
+            let supported = listed(r.get("supportedVersions"));
+            if supported.iter().any(|v| v == version) {
+                Probe::Echoed
+            } else {
+                Probe::CounterOffered(format!("its server/discover lists {supported:?}"))
+            }
+        }
+        Ok(Outcome::Error(e)) if e.code == ErrorObject::UNSUPPORTED_PROTOCOL_VERSION => {
+            let supported = listed(e.data.as_ref().and_then(|d| d.get("supported")));
+            Probe::CounterOffered(format!("it answered server/discover with -32022, supporting {supported:?}"))
+        }
+        Ok(Outcome::Error(e)) => Probe::CounterOffered(format!(
+            "it speaks only the legacy era: server/discover got error {} ({})",
+            e.code, e.message
+        )),
+        Err(e) => Probe::CounterOffered(format!("it speaks only the legacy era: server/discover got {e}")),
+    }
+}
+
+/// Why `transport` cannot carry `revision`, if it cannot.
+fn transport_carries(transport: &str, revision: Revision) -> Option<&'static str> {
+    match transport {
+        "http" if revision < Revision::V2025_03_26 => {
+            Some("Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only")
+        }
+        "sse" if revision.era() == Era::Modern => Some(
+            "HTTP+SSE is a transport of the legacy era: the stateless revisions define stdio and Streamable HTTP \
+             (2026-07-28 basic/transports/streamable-http.mdx#backward-compatibility)",
+        ),
+        _ => None,
     }
 }
 
@@ -274,15 +335,15 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     }
     let ctx = SuiteContext::of(&config);
     let explicit = !config.revisions.is_empty();
-    let revisions = if explicit { config.revisions.clone() } else { Revision::LEGACY.to_vec() };
+    let revisions = if explicit { config.revisions.clone() } else { Revision::RELEASED.to_vec() };
 
     // Which revisions to run, and why the others are skipped.
     let mut skipped = Vec::new();
     let transport = ctx.target.transport();
     let (possible, impossible): (Vec<Revision>, Vec<Revision>) =
-        revisions.iter().partition(|r| transport != "http" || **r >= Revision::V2025_03_26);
+        revisions.iter().partition(|r| transport_carries(transport, **r).is_none());
     for revision in impossible {
-        let why = "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only";
+        let why = transport_carries(transport, revision).unwrap_or_default();
         skipped.push((revision, Verdict::Skipped, why.to_owned()));
     }
     let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
@@ -293,7 +354,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
             Probe::CounterOffered(v) if !explicit => skipped.push((
                 *revision,
                 Verdict::Skipped,
-                format!("the server does not speak {revision}: it counter-offered {v:?} (name it with --revision to certify it anyway)"),
+                format!("the server does not speak {revision}: {v} (name it with --revision to certify it anyway)"),
             )),
             _ => to_run.push(*revision),
         }
@@ -356,7 +417,7 @@ fn plan(
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = feature
                 .scenarios
                 .iter()
-                .filter(|s| applies(s, *revision) && on_transport(feature, s, transport))
+                .filter(|s| applies(feature, s, *revision) && on_transport(feature, s, transport))
                 .cloned()
                 .partition(|s| match skip {
                     None => to_run.contains(revision),
@@ -504,7 +565,7 @@ fn unrun(
         feature: feature_file(feature),
         revision: revision.to_string(),
         level: meta.level,
-        spec: format!("{}/{}", revision.doc_root(), meta.doc),
+        spec: revision.doc(&meta.doc),
         verdict,
         reason: Some(why.to_owned()),
         checks: Vec::new(),
@@ -573,7 +634,7 @@ async fn finish<W: RoleWorld>(
         feature: feature_file(feature),
         revision: revision.to_string(),
         level: meta.level,
-        spec: format!("{}/{}", revision.doc_root(), meta.doc),
+        spec: revision.doc(&meta.doc),
         verdict,
         reason,
         checks,

@@ -94,7 +94,7 @@ impl ScenarioState {
 
     /// The spec path of `doc` at the scenario's revision.
     pub fn spec(&self, doc: &str) -> String {
-        format!("{}/{doc}", self.revision.doc_root())
+        self.revision.doc(doc)
     }
 
     /// The requirement checks are charged to: the precondition a Given step is establishing,

@@ -14,8 +14,9 @@ use mcpspec_reference::transport::http_client::{
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
 };
+use mcpspec_reference::modern;
 use mcpspec_reference::wire::{Message, Request, RequestId, Response};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_reference::{Direction, Era, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
@@ -35,6 +36,11 @@ const KEPT_MESSAGES: usize = 1_000;
 /// How long, and for how many frames, the end of a session reads what the server wrote last.
 const TAIL_WAIT: Duration = Duration::from_secs(1);
 const TAIL_FRAMES: usize = 10_000;
+
+/// The `Implementation` mcpspec names itself with, as a client.
+pub fn client_info() -> Value {
+    serde_json::json!({ "name": "mcpspec", "version": env!("CARGO_PKG_VERSION") })
+}
 
 /// Where the server under test is, and how to reach it.
 #[derive(Debug, Clone)]
@@ -543,8 +549,22 @@ impl ServerSession {
         }
     }
 
-    /// Sends a request with a fresh integer id; returns the id.
+    /// Sends a request with a fresh integer id; returns the id. In the stateless era the
+    /// request carries the client's `_meta` (members the caller already set are kept).
     pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, SendError> {
+        let params = match self.request_meta() {
+            Some(meta) => Some(modern::with_request_meta(params, &meta)),
+            None => params,
+        };
+        self.send_request_as_is(method, params).await
+    }
+
+    /// Sends a request with a fresh integer id and exactly the params given (no `_meta` added).
+    pub async fn send_request_as_is(
         &mut self,
         method: &str,
         params: Option<Value>,
@@ -552,6 +572,25 @@ impl ServerSession {
         let id = self.fresh_id();
         self.send(&Message::request(id.clone(), method, params)).await?;
         Ok(id)
+    }
+
+    /// The `_meta` every request carries in the stateless era — the version, the persona's
+    /// capabilities and mcpspec's identity (`basic/index.mdx#meta`); `None` in the legacy era.
+    pub fn request_meta(&self) -> Option<Value> {
+        let revision = self.recorder.revision();
+        (revision.era() == Era::Modern).then(|| {
+            modern::request_meta(modern::wire_version(revision), &self.persona.capabilities, Some(&client_info()))
+        })
+    }
+
+    /// The request that shows the server is alive and reading, answered at once and without
+    /// effect: `ping` in the legacy era, `server/discover` in the stateless one (which removed
+    /// ping).
+    pub fn liveness_request(&self) -> (&'static str, Option<Value>) {
+        match self.request_meta() {
+            Some(meta) => ("server/discover", Some(serde_json::json!({ "_meta": meta }))),
+            None => ("ping", None),
+        }
     }
 
     /// Waits for the response to `id`. A response whose id has the wrong JSON type is taken as
@@ -610,7 +649,8 @@ impl ServerSession {
         }
         let barrier = self.fresh_id();
         let sent = Instant::now();
-        self.send(&Message::request(barrier.clone(), "ping", None)).await?;
+        let (method, params) = self.liveness_request();
+        self.send(&Message::request(barrier.clone(), method, params)).await?;
         let deadline = sent + within;
         let targets = [(id, idless_ok), (Some(&barrier), false)];
         match self.wait_first(&targets, within).await {

@@ -43,6 +43,17 @@ impl Revision {
     pub const LEGACY: [Revision; 4] =
         [Revision::V2024_11_05, Revision::V2025_03_26, Revision::V2025_06_18, Revision::V2025_11_25];
 
+    /// The revisions a run certifies unless told otherwise: every released one. The draft runs
+    /// when named: at the spec commit mcpspec follows it is identical to 2026-07-28, whose
+    /// version string it also sends (`modern::wire_version`).
+    pub const RELEASED: [Revision; 5] = [
+        Revision::V2024_11_05,
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+
     /// The string sent on the wire (`protocolVersion`) and used in the spec's doc paths.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -78,6 +89,34 @@ impl Revision {
     pub fn doc_root(self) -> String {
         format!("docs/specification/{}", self.as_str())
     }
+
+    /// The path of a document of this revision, given as the legacy revisions lay their
+    /// documents out (`basic/transports.mdx#stdio`): the stateless revisions moved pages
+    /// (`basic/transports/stdio.mdx`, `basic/patterns/cancellation.mdx`), so a rule written
+    /// once cites the page that holds it in every revision.
+    pub fn doc(self, legacy_path: &str) -> String {
+        let path = match self.era() {
+            Era::Legacy => std::borrow::Cow::Borrowed(legacy_path),
+            Era::Modern => modern_page(legacy_path),
+        };
+        format!("{}/{path}", self.doc_root())
+    }
+}
+
+/// Where a legacy page's content lives in the stateless revisions' layout.
+fn modern_page(legacy_path: &str) -> std::borrow::Cow<'_, str> {
+    let (page, anchor) = legacy_path.split_once('#').unwrap_or((legacy_path, ""));
+    let moved = match page {
+        "basic/transports.mdx" if anchor == "stdio" => "basic/transports/stdio.mdx",
+        // The anchors of the old transports page name sections the new page reorganized.
+        "basic/transports.mdx" => "basic/transports/streamable-http.mdx",
+        "basic/utilities/cancellation.mdx" => "basic/patterns/cancellation.mdx",
+        "basic/utilities/progress.mdx" => "basic/patterns/progress.mdx",
+        // No handshake: what lifecycle.mdx said of versions and capabilities, versioning says.
+        "basic/lifecycle.mdx" => "basic/versioning.mdx",
+        _ => return std::borrow::Cow::Borrowed(legacy_path),
+    };
+    std::borrow::Cow::Owned(moved.to_owned())
 }
 
 impl fmt::Display for Revision {
@@ -101,6 +140,41 @@ impl FromStr for Revision {
     }
 }
 
+/// Every page of 2026-07-28 (`git ls-tree` of the spec repository at the commit the digest
+/// follows): a moved page must land on one of them.
+pub const PAGES_2026_07_28: &[&str] = &[
+    "basic/index.mdx",
+    "basic/patterns/cancellation.mdx",
+    "basic/patterns/index.mdx",
+    "basic/patterns/mrtr.mdx",
+    "basic/patterns/progress.mdx",
+    "basic/patterns/subscriptions.mdx",
+    "basic/transports/index.mdx",
+    "basic/transports/stdio.mdx",
+    "basic/transports/streamable-http.mdx",
+    "basic/versioning.mdx",
+    "client/elicitation.mdx",
+    "client/roots.mdx",
+    "client/sampling.mdx",
+    "server/discover.mdx",
+    "server/index.mdx",
+    "server/prompts.mdx",
+    "server/resources.mdx",
+    "server/tools.mdx",
+    "server/utilities/caching.mdx",
+    "server/utilities/completion.mdx",
+    "server/utilities/logging.mdx",
+    "server/utilities/pagination.mdx",
+];
+
+/// Whether `path` (a full `docs/specification/2026-07-28/…` path, maybe with an anchor)
+/// names a page that exists in 2026-07-28.
+pub fn is_page_2026(path: &str) -> bool {
+    let page = path.split('#').next().unwrap_or_default();
+    let page = page.strip_prefix("docs/specification/2026-07-28/").unwrap_or(page);
+    PAGES_2026_07_28.contains(&page)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +185,24 @@ mod tests {
             assert_eq!(r.as_str().parse::<Revision>(), Ok(r));
         }
         assert!("2025-13-01".parse::<Revision>().is_err());
+    }
+
+    #[test]
+    fn moved_pages_are_cited_where_they_now_are() {
+        let r = Revision::V2026_07_28;
+        assert_eq!(r.doc("basic/transports.mdx#stdio"), "docs/specification/2026-07-28/basic/transports/stdio.mdx");
+        assert_eq!(
+            r.doc("basic/utilities/cancellation.mdx#timing-considerations"),
+            "docs/specification/2026-07-28/basic/patterns/cancellation.mdx"
+        );
+        assert_eq!(r.doc("server/tools.mdx#error-handling"), "docs/specification/2026-07-28/server/tools.mdx#error-handling");
+        assert_eq!(
+            Revision::V2025_06_18.doc("basic/transports.mdx#stdio"),
+            "docs/specification/2025-06-18/basic/transports.mdx#stdio"
+        );
+        for legacy in ["basic/transports.mdx#x", "basic/utilities/progress.mdx", "basic/lifecycle.mdx#operation"] {
+            assert!(is_page_2026(&r.doc(legacy)), "{legacy}");
+        }
     }
 
     #[test]

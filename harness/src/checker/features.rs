@@ -6,7 +6,7 @@ use crate::rules;
 use mcpspec_reference::capabilities::{declares, server_capability_for};
 use mcpspec_reference::wire::{Notification, Request, RequestId};
 use mcpspec_reference::{elicitation, sampling};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_reference::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -65,6 +65,14 @@ impl SessionChecker {
     }
 
     fn on_server_request(&mut self, r: &Request, out: &mut Vec<Violation>) {
+        if self.revision.era() == Era::Modern {
+            out.push(Violation::new(
+                &rules::MODERN_NO_SERVER_REQUESTS,
+                "no JSON-RPC request from the server (input is asked for with an InputRequiredResult)",
+                format!("a {} request with id {}", r.method, r.id),
+            ));
+            return;
+        }
         if !self.negotiation.initialized && r.method != "ping" {
             out.push(Violation::new(
                 &rules::BEFORE_INITIALIZED,
@@ -72,8 +80,23 @@ impl SessionChecker {
                 format!("a {} request before the client sent notifications/initialized", r.method),
             ));
         }
-        let Some(client) = &self.negotiation.client_capabilities else { return };
-        let needs = match r.method.as_str() {
+        let Some(client) = self.negotiation.client_capabilities.clone() else { return };
+        let params = r.params.clone().unwrap_or(Value::Null);
+        self.judge_server_ask(&r.method, &params, &client, &rules::CLIENT_CAPABILITY_NEGOTIATED, out);
+    }
+
+    /// What the server asks of the client — a request (legacy era) or an MRTR input request
+    /// (stateless era) — uses only what the client declared (`gate` is the rule a request for an
+    /// undeclared capability breaks), and keeps the sampling and elicitation rules.
+    pub(super) fn judge_server_ask(
+        &mut self,
+        method: &str,
+        params: &Value,
+        client: &Value,
+        gate: &'static rules::Rule,
+        out: &mut Vec<Violation>,
+    ) {
+        let needs = match method {
             "sampling/createMessage" => Some("sampling"),
             "roots/list" => Some("roots"),
             "elicitation/create" => Some("elicitation"),
@@ -82,15 +105,14 @@ impl SessionChecker {
         if let Some(cap) = needs {
             if !declares(client, cap) {
                 out.push(Violation::new(
-                    &rules::CLIENT_CAPABILITY_NEGOTIATED,
-                    format!("no {} request: the client did not declare {cap:?}", r.method),
-                    format!("{} sent to a client whose capabilities are {client}", r.method),
+                    gate,
+                    format!("no {method} request: the client did not declare {cap:?}"),
+                    format!("{method} asked of a client whose capabilities are {client}"),
                 ));
                 return;
             }
         }
-        let params = r.params.as_ref().unwrap_or(&Value::Null);
-        if r.method == "sampling/createMessage" && self.revision >= Revision::V2025_11_25 {
+        if method == "sampling/createMessage" && self.revision >= Revision::V2025_11_25 {
             let uses_tools = params.get("tools").is_some_and(|t| t.as_array().is_none_or(|a| !a.is_empty()))
                 || params.get("toolChoice").is_some();
             if uses_tools && !declares(client, "sampling.tools") {
@@ -108,7 +130,7 @@ impl SessionChecker {
                 ));
             }
         }
-        if r.method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
+        if method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
             let mode = elicitation::mode(params);
             let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);
             let supported = elicitation::mode_declared(client, mode);
@@ -164,7 +186,8 @@ impl SessionChecker {
 
     fn on_server_notification(&mut self, n: &Notification, out: &mut Vec<Violation>) {
         let quiet_ok = matches!(n.method.as_str(), "notifications/message" | "notifications/progress");
-        if !self.negotiation.initialized && !quiet_ok {
+        // The stateless era has no initialization to wait for.
+        if !self.negotiation.initialized && !quiet_ok && self.revision.era() == Era::Legacy {
             out.push(Violation::new(
                 &rules::BEFORE_INITIALIZED,
                 "nothing but pings and logging before notifications/initialized",
@@ -183,6 +206,11 @@ impl SessionChecker {
                     format!("notifications/elicitation/complete for {id:?}, which no elicitation of this session had"),
                 ));
             }
+        }
+        // In the stateless era, what a server sends on a subscription stream is what the
+        // client asked for there (`checker::modern`); only the logging rule stays.
+        if self.revision.era() == Era::Modern && n.method != "notifications/message" {
+            return;
         }
         let Some(server) = &self.negotiation.server_capabilities else { return };
         let (rule, needs) = match n.method.as_str() {

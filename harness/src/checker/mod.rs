@@ -9,13 +9,14 @@
 use crate::rules::{self, Rule};
 use mcpspec_reference::framing::{FrameContent, FrameError};
 use mcpspec_reference::wire::{EnvelopeError, Message, RequestId};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_reference::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 mod features;
 pub mod http;
 pub mod http_client;
+mod modern;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
@@ -54,6 +55,8 @@ struct Pending {
     method: String,
     /// The progress token the request carried, if any.
     progress: Option<RequestId>,
+    /// In the stateless era: what its `_meta` declared.
+    modern: Option<modern::ModernRequest>,
 }
 
 #[derive(Debug, Default)]
@@ -84,6 +87,7 @@ pub struct SessionChecker {
     client: Side,
     server: Side,
     negotiation: features::Negotiation,
+    modern: modern::ModernState,
 }
 
 impl SessionChecker {
@@ -94,6 +98,7 @@ impl SessionChecker {
             client: Side::default(),
             server: Side::default(),
             negotiation: Default::default(),
+            modern: Default::default(),
         }
     }
 
@@ -227,7 +232,7 @@ impl SessionChecker {
                 if let Some(id) = value.get("id").and_then(RequestId::from_value) {
                     if value.get("result").is_none() && value.get("error").is_none() {
                         side.used.insert(id.clone());
-                        side.outstanding.insert(id, Pending { method: String::new(), progress: None });
+                        side.outstanding.insert(id, Pending { method: String::new(), progress: None, modern: None });
                     }
                 }
                 inspection.violations.push(envelope_violation(&e));
@@ -252,13 +257,22 @@ impl SessionChecker {
                     .and_then(|p| p.get("_meta"))
                     .and_then(|m| m.get("progressToken"))
                     .and_then(RequestId::from_value);
+                let stateless = self.revision.era() == Era::Modern;
                 let side = self.side_mut(direction);
+                let outstanding = side.outstanding.contains_key(&r.id);
                 let fresh = if side.used.len() < MAX_REMEMBERED_IDS {
                     side.used.insert(r.id.clone())
                 } else {
                     !side.used.contains(&r.id)
                 };
-                if !fresh {
+                if stateless && outstanding {
+                    // 2026-07-28 relaxed uniqueness to the requests still awaiting an answer.
+                    inspection.violations.push(Violation::new(
+                        &rules::REQUEST_ID_NOT_OUTSTANDING,
+                        "an id no request awaiting its answer has",
+                        format!("id {} for {}, while the request with that id awaits its answer", r.id, r.method),
+                    ));
+                } else if !fresh && !stateless {
                     inspection.violations.push(Violation::new(
                         &rules::REQUEST_ID_UNIQUE,
                         "an id not used before in this session",
@@ -280,11 +294,15 @@ impl SessionChecker {
                     }
                     side.progress.insert(token.clone(), None);
                 }
-                side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress });
+                let modern = stateless.then(|| modern::ModernRequest::of(r));
+                side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern });
                 self.on_feature_request(direction, r, &mut inspection.violations);
             }
             Message::Notification(n) => {
-                self.on_feature_notification(direction, n, &mut inspection.violations)
+                self.on_feature_notification(direction, n, &mut inspection.violations);
+                if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
+                    self.on_modern_notification(n, &mut inspection.violations);
+                }
             }
             Message::Response(resp) => {
                 let requester = self.side_mut(direction.reverse());
@@ -347,7 +365,9 @@ impl SessionChecker {
                         ));
                     }
                 }
-                if let mcpspec_reference::wire::Outcome::Error(e) = &resp.outcome {
+                if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
+                    self.on_modern_response(resp, pending.as_ref(), &mut inspection.violations);
+                } else if let mcpspec_reference::wire::Outcome::Error(e) = &resp.outcome {
                     self.on_error_response(direction, e, &mut inspection.violations);
                 }
                 if let Some(p) = pending {

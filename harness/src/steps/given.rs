@@ -7,7 +7,9 @@ use cucumber::given;
 use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::verdict::Level;
 use mcpspec_reference::client::ClientPersona;
+use mcpspec_reference::modern;
 use mcpspec_reference::wire::{Message, Outcome};
+use mcpspec_reference::Era;
 use serde_json::{json, Value};
 
 /// The most pages a Given step reads to find something in a list.
@@ -29,12 +31,21 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
     establish(w, caps).await
 }
 
-/// Starts the server and runs the handshake; failures are charged to initialization.
+/// Starts the server and establishes the session; failures are charged to what establishes
+/// it: the initialize handshake (legacy era) or `server/discover` (stateless era, where every
+/// server MUST implement it and it is what a client learns capabilities from).
 async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
-    w.scenario.precondition = Some(ScenarioMeta {
-        id: "lifecycle/initialize-result".into(),
-        level: Level::MUST,
-        doc: "basic/lifecycle.mdx#initialization".into(),
+    w.scenario.precondition = Some(match w.scenario.revision.era() {
+        Era::Legacy => ScenarioMeta {
+            id: "lifecycle/initialize-result".into(),
+            level: Level::MUST,
+            doc: "basic/lifecycle.mdx#initialization".into(),
+        },
+        Era::Modern => ScenarioMeta {
+            id: "discover/result".into(),
+            level: Level::MUST,
+            doc: "server/discover.mdx".into(),
+        },
     });
     let established = initialize_session(w, capabilities).await;
     w.scenario.precondition = None;
@@ -45,34 +56,28 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     let ctx = w.ctx();
     let key = SessionKey::new(w.scenario.revision, &capabilities);
     let me = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
-    if let Some(SharedSession { mut session, initialize_result, mut history }) = ctx.pool.take(&key) {
+    if let Some(SharedSession { mut session, server_description, mut history }) = ctx.pool.take(&key) {
         let last = history.served.last().cloned().unwrap_or_default();
+        let how = match w.scenario.revision.era() {
+            Era::Legacy => "initialized",
+            Era::Modern => "discovered",
+        };
         session.hand_over(format!(
-            "shared session #{}, initialized at {} with the client capabilities {capabilities}; \
+            "shared session #{}, {how} at {} with the client capabilities {capabilities}; \
              handed on by {last}",
             history.process, w.scenario.revision
         ));
         history.served.push(me);
         w.session = Some(session);
-        w.initialize_result = Some(initialize_result);
+        w.server_description = Some(server_description);
         w.share = Some((key, history));
         return Ok(());
     }
     w.start().await?;
     w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
-    let version = w.scenario.revision.as_str();
-    let response = w.call("initialize", Some(initialize_params(version, &capabilities))).await?;
-    let result = match response.outcome {
-        Outcome::Result(r) => r,
-        Outcome::Error(e) => {
-            let actual = format!("initialize failed with error {}: {}", e.code, e.message);
-            return Err(w.fail(format!("an initialized session at {version}"), actual));
-        }
-    };
-    w.initialize_result = Some(result);
-    let initialized = Message::notification("notifications/initialized", None);
-    if let Err(e) = w.session()?.send(&initialized).await {
-        return Err(w.not_sent("notifications/initialized", e).await);
+    match w.scenario.revision.era() {
+        Era::Legacy => handshake(w, &capabilities).await?,
+        Era::Modern => discover(w).await?,
     }
     w.response = None;
     // From here on, what the scenario does decides whether the session goes on to another.
@@ -83,6 +88,46 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         w.share = Some((key, history));
     }
     Ok(())
+}
+
+/// The legacy handshake: `initialize`, then `notifications/initialized`.
+async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt> {
+    let version = w.scenario.revision.as_str();
+    let response = w.call("initialize", Some(initialize_params(version, capabilities))).await?;
+    let result = match response.outcome {
+        Outcome::Result(r) => r,
+        Outcome::Error(e) => {
+            let actual = format!("initialize failed with error {}: {}", e.code, e.message);
+            return Err(w.fail(format!("an initialized session at {version}"), actual));
+        }
+    };
+    w.server_description = Some(result);
+    let initialized = Message::notification("notifications/initialized", None);
+    if let Err(e) = w.session()?.send(&initialized).await {
+        return Err(w.not_sent("notifications/initialized", e).await);
+    }
+    Ok(())
+}
+
+/// The stateless era has no handshake: `server/discover` tells the client what the server
+/// offers (`server/discover.mdx`).
+async fn discover(w: &mut ServerWorld) -> Result<(), Halt> {
+    let version = modern::wire_version(w.scenario.revision);
+    let response = w.call("server/discover", None).await?;
+    match response.outcome {
+        Outcome::Result(r) if r.get("capabilities").is_some_and(Value::is_object) => {
+            w.server_description = Some(r);
+            Ok(())
+        }
+        Outcome::Result(r) => Err(w.fail(
+            format!("a server/discover result with capabilities at {version}"),
+            format!("result {}", mcpspec_reference::wire::describe(Some(&r))),
+        )),
+        Outcome::Error(e) => Err(w.fail(
+            format!("a server/discover result at {version}"),
+            format!("error {}: {}", e.code, e.message),
+        )),
+    }
 }
 
 #[given(expr = "the server declares the {string} capability")]

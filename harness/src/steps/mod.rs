@@ -60,8 +60,10 @@ pub struct ServerWorld {
     pub offered: Option<String>,
     /// The last answer received.
     pub response: Option<Response>,
-    /// The server's initialize result.
-    pub initialize_result: Option<Value>,
+    /// What the server said about itself when the session was established: its initialize
+    /// result (legacy era) or its `server/discover` result (stateless era); both hold its
+    /// `capabilities`.
+    pub server_description: Option<Value>,
     /// The subject a Given step picked (a tool, a resource, a prompt).
     pub subject: Option<Value>,
     pub listing: Option<Listing>,
@@ -129,9 +131,9 @@ impl crate::runner::RoleWorld for ServerWorld {
             end.session = history.describe(why_not.as_deref());
             if why_not.is_none() {
                 *checks = seen;
-                let initialize_result = self.initialize_result.take().unwrap_or_default();
+                let server_description = self.server_description.take().unwrap_or_default();
                 let ctx = self.ctx();
-                for retired in ctx.pool.put(key, SharedSession { session, initialize_result, history }) {
+                for retired in ctx.pool.put(key, SharedSession { session, server_description, history }) {
                     ctx.retire(retired);
                 }
                 return end;
@@ -155,7 +157,7 @@ impl ServerWorld {
             pending: Vec::new(),
             offered: None,
             response: None,
-            initialize_result: None,
+            server_description: None,
             subject: None,
             listing: None,
             sweep: sweep::SweepState::default(),
@@ -215,7 +217,7 @@ impl ServerWorld {
         }
         self.pending.clear();
         self.response = None;
-        self.initialize_result = None;
+        self.server_description = None;
         self.start().await
     }
 
@@ -312,9 +314,9 @@ impl ServerWorld {
         }
     }
 
-    /// The server's capabilities, from its initialize result.
+    /// The server's capabilities, from its initialize or discover result.
     fn server_capabilities(&mut self) -> Result<Value, Halt> {
-        match self.initialize_result.as_ref().and_then(|r| r.get("capabilities")) {
+        match self.server_description.as_ref().and_then(|r| r.get("capabilities")) {
             Some(c) => Ok(c.clone()),
             None => Err(self.harness_error("the scenario has no initialized session".into())),
         }
@@ -326,7 +328,7 @@ fn initialize_params(version: &str, capabilities: &Value) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": capabilities,
-        "clientInfo": { "name": "mcpspec", "version": env!("CARGO_PKG_VERSION") },
+        "clientInfo": mcpspec::session::client_info(),
     })
 }
 

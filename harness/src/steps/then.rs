@@ -162,16 +162,29 @@ async fn still_alive(w: &mut ServerWorld) -> Result<(), Halt> {
     // what arrives meanwhile is still recorded and judged.
     w.pending.clear();
     let within = w.timeout();
-    let answer = w.session()?.request("ping", None, within).await;
+    // ping ({} expected) in the legacy era; server/discover (any result) in the stateless one.
+    let (method, params) = w.session()?.liveness_request();
+    let expected = match method {
+        "ping" => "the session still answers ping with {}".to_owned(),
+        other => format!("the server still answers {other} with a result"),
+    };
+    let answer = w.session()?.send_request_as_is(method, params).await;
+    let answer = match answer {
+        Ok(id) => w.session()?.wait_response(&id, within).await,
+        Err(e) => Err(e.into()),
+    };
     match answer {
-        Ok(r) if matches!(&r.outcome, Outcome::Result(v) if v.as_object().is_some_and(|o| o.is_empty())) => {
-            w.check(true, "the session still answers ping with {}", outcome_text(&r))
+        Ok(r) => {
+            let good = match &r.outcome {
+                Outcome::Result(v) => method != "ping" || v.as_object().is_some_and(|o| o.is_empty()),
+                Outcome::Error(_) => false,
+            };
+            w.check(good, expected, outcome_text(&r))
         }
-        Ok(r) => w.check(false, "the session still answers ping with {}", outcome_text(&r)),
         Err(e) => {
-            let mut actual = format!("ping: {e}");
+            let mut actual = format!("{method}: {e}");
             w.append_stderr(&mut actual);
-            return Err(w.fail("the session still answers ping with {}", actual));
+            return Err(w.fail(expected, actual));
         }
     }
     let _ = w.session()?.drain(QUIET).await;

@@ -83,6 +83,24 @@ impl ClientPersona {
         }
     }
 
+    /// The `inputResponses` answering an `InputRequiredResult`'s `inputRequests` (stateless era,
+    /// `basic/patterns/mrtr.mdx`): each entry answered as the request it holds would be, under
+    /// the same key; an entry the persona refuses (a capability it did not declare, a request
+    /// it finds malformed) is left out, as a client that cannot fulfil it would.
+    pub fn answer_inputs(&mut self, input_requests: &Value) -> Value {
+        let mut responses = serde_json::Map::new();
+        for (key, input) in input_requests.as_object().into_iter().flatten() {
+            let Some(method) = input.get("method").and_then(Value::as_str) else { continue };
+            let request = Request { id: 0.into(), method: method.to_owned(), params: input.get("params").cloned() };
+            if let Message::Response(crate::wire::Response { outcome: crate::wire::Outcome::Result(r), .. }) =
+                self.answer(&request)
+            {
+                responses.insert(key.clone(), r);
+            }
+        }
+        Value::Object(responses)
+    }
+
     /// The scripted model: while tools are offered and allowed (and `sampling.tools` was
     /// declared), it uses the first one, for at most a few rounds per conversation (counted in
     /// the request's own messages, so each tool loop of a session gets its rounds); then it
