@@ -37,6 +37,22 @@ const KEPT_MESSAGES: usize = 1_000;
 const TAIL_WAIT: Duration = Duration::from_secs(1);
 const TAIL_FRAMES: usize = 10_000;
 
+/// How many times a request is sent again with the input a server asked for before mcpspec
+/// stops (a server MAY ask again until it has what it needs; this bounds one that never has).
+pub const MAX_INPUT_ROUNDS: usize = 8;
+
+/// The `InputRequiredResult` of an answer, if it is one (stateless era).
+pub fn input_required(answer: &Response) -> Option<&Value> {
+    match &answer.outcome {
+        mcpspec_reference::wire::Outcome::Result(r)
+            if r.get("resultType").and_then(Value::as_str) == Some(modern::INPUT_REQUIRED) =>
+        {
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
 /// The `Implementation` mcpspec names itself with, as a client.
 pub fn client_info() -> Value {
     serde_json::json!({ "name": "mcpspec", "version": env!("CARGO_PKG_VERSION") })
@@ -170,6 +186,9 @@ pub struct ServerSession {
     pub notifications: Vec<Message>,
     /// Requests the server sent (answered by the persona).
     pub server_requests: Vec<Request>,
+    /// The `InputRequiredResult`s the server answered with, in the stateless era (each
+    /// answered by the persona and retried: [`ServerSession::complete_input`]).
+    pub input_required: Vec<Value>,
     /// Responses that arrived while another answer was awaited (out of order, or in a batch).
     early: Vec<(Value, Response)>,
     shutdown: Option<SessionEnd>,
@@ -212,6 +231,7 @@ impl ServerSession {
             next_id: 1,
             notifications: Vec::new(),
             server_requests: Vec::new(),
+            input_required: Vec::new(),
             early: Vec::new(),
             shutdown: None,
             footprint: Footprint::default(),
@@ -276,6 +296,7 @@ impl ServerSession {
         self.recorder.begin_segment(note);
         self.notifications.clear();
         self.server_requests.clear();
+        self.input_required.clear();
         self.early.clear();
         self.footprint.handed_over();
     }
@@ -537,6 +558,19 @@ impl ServerSession {
         }
     }
 
+    /// The persona's `inputResponses` to an `InputRequiredResult`'s `inputRequests`.
+    pub fn persona_answer_inputs(&mut self, input_requests: &Value) -> Value {
+        self.persona.answer_inputs(input_requests)
+    }
+
+    /// The HTTP exchange that carried the last message sent, over HTTP.
+    pub fn last_exchange(&self) -> Option<u64> {
+        match &self.link {
+            Link::Http(http) => http.last_sent,
+            Link::Stdio(_) => None,
+        }
+    }
+
     /// A fresh request id.
     pub fn fresh_id(&mut self) -> RequestId {
         loop {
@@ -767,6 +801,40 @@ impl ServerSession {
     ) -> Result<Response, WaitError> {
         let id = self.send_request(method, params).await?;
         self.wait_response(&id, within).await
+    }
+
+    /// Carries a request the server answered with an `InputRequiredResult` to its end, as a
+    /// client does (`basic/patterns/mrtr.mdx#client-requirements-basic-workflow`): the persona
+    /// answers the input requests, and the request is sent again — under a new id, with the
+    /// `inputResponses` and the exact `requestState` (none when none was given) — until the
+    /// server completes it or [`MAX_INPUT_ROUNDS`] rounds have passed. Returns the last answer;
+    /// every `InputRequiredResult` is kept in [`Self::input_required`].
+    pub async fn complete_input(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        mut answer: Response,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let Some(asked) = input_required(&answer) else { return Ok(answer) };
+            if self.input_required.len() < KEPT_MESSAGES {
+                self.input_required.push(asked.clone());
+            }
+            let mut retry = match params.clone() {
+                Some(Value::Object(m)) => m,
+                _ => serde_json::Map::new(),
+            };
+            if let Some(inputs) = asked.get("inputRequests") {
+                retry.insert("inputResponses".into(), self.persona.answer_inputs(inputs));
+            }
+            if let Some(state) = asked.get("requestState") {
+                retry.insert("requestState".into(), state.clone());
+            }
+            let id = self.send_request(method, Some(Value::Object(retry))).await?;
+            answer = self.wait_response(&id, within).await?;
+        }
+        Ok(answer)
     }
 
     /// Reads whatever arrives within `within` (to catch unsolicited messages). Ends early if

@@ -230,8 +230,13 @@ pub fn encode_header_value(value: &str) -> String {
     if plain {
         value.to_owned()
     } else {
-        format!("{SENTINEL_START}{}{SENTINEL_END}", base64::engine::general_purpose::STANDARD.encode(value))
+        base64_sentinel(value)
     }
+}
+
+/// A value in the Base64 sentinel form, `=?base64?…?=`, whatever it holds.
+pub fn base64_sentinel(value: &str) -> String {
+    format!("{SENTINEL_START}{}{SENTINEL_END}", base64::engine::general_purpose::STANDARD.encode(value))
 }
 
 /// The value a header carries, its sentinel encoding undone; `None` when it is encoded badly.

@@ -3,7 +3,7 @@ Feature: Base protocol
   integers and come back exactly as sent, errors carry integer codes, notifications are never
   answered, malformed input gets an error rather than a dead session.
 
-  @id:jsonrpc/id-echo @MUST @spec:basic/index.mdx#responses
+  @id:jsonrpc/id-echo @MUST @spec:basic/index.mdx#responses @until:2025-11-25
   Scenario Outline: a request id comes back exactly as sent (<kind>)
     Given an initialized session
     When the client sends a "ping" request with id <id>
@@ -20,7 +20,7 @@ Feature: Base protocol
       | a string of digits              | "42"                   |
       | a string with non-ASCII text    | "mcpspec-ü-😀"         |
 
-  @id:jsonrpc/id-echo-beyond-double @SHOULD @spec:basic/index.mdx#responses
+  @id:jsonrpc/id-echo-beyond-double @SHOULD @spec:basic/index.mdx#responses @until:2025-11-25
   Scenario: an integer id beyond double precision comes back exactly as sent
     Given an initialized session
     When the client sends a "ping" request with id 9007199254740993
@@ -84,7 +84,7 @@ Feature: Base protocol
     When the client writes the message [{"jsonrpc":"2.0","id":"mcpspec-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpspec-b2","method":"ping"}]
     Then the session is still alive
 
-  @id:jsonrpc/concurrent-requests @MUST @spec:basic/index.mdx#requests
+  @id:jsonrpc/concurrent-requests @MUST @spec:basic/index.mdx#requests @until:2025-11-25
   Scenario: requests sent at once are all answered, in any order
     Given an initialized session
     When the client sends 8 "ping" requests at once

@@ -11,7 +11,7 @@ Feature: Cancellation
     Then the server answers the request or drops it
     And the session is still alive
 
-  @id:cancellation/after-completion @MUST @spec:basic/utilities/cancellation.mdx#timing-considerations
+  @id:cancellation/after-completion @MUST @spec:basic/utilities/cancellation.mdx#timing-considerations @until:2025-11-25
   Scenario: cancelling a request already answered changes nothing
     Given an initialized session
     When the client sends a "ping" request
@@ -35,7 +35,7 @@ Feature: Cancellation
       | a null requestId   | {"requestId": null}                      |
       | a requestId object | {"requestId": {"id": 1}}                 |
 
-  @id:cancellation/no-response-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements @fixture
+  @id:cancellation/no-response-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements @fixture @until:2025-11-25
   Scenario: a request cancelled while it runs is not answered
     Given an initialized session
     And the server offers the tool "test_tool_with_progress"

@@ -28,7 +28,7 @@ Feature: Server features
       """
     Then the server answers with error -32002
 
-  @id:resources/subscribe @MUST @spec:server/resources.mdx#subscriptions
+  @id:resources/subscribe @MUST @spec:server/resources.mdx#subscriptions @until:2025-11-25
   Scenario: a client can subscribe to a listed resource and unsubscribe again
     Given an initialized session
     And the server declares the "resources.subscribe" capability
@@ -56,7 +56,7 @@ Feature: Server features
     When the client gets the prompt without its required arguments
     Then the server answers with error -32602
 
-  @id:logging/set-level @MUST @spec:server/utilities/logging.mdx#setting-log-level
+  @id:logging/set-level @MUST @spec:server/utilities/logging.mdx#setting-log-level @until:2025-11-25
   Scenario: logging/setLevel is answered with an empty result
     Given an initialized session
     And the server declares the "logging" capability
@@ -66,7 +66,7 @@ Feature: Server features
       """
     Then the server answers with the result {}
 
-  @id:logging/invalid-level @SHOULD @spec:server/utilities/logging.mdx#error-handling
+  @id:logging/invalid-level @SHOULD @spec:server/utilities/logging.mdx#error-handling @until:2025-11-25
   Scenario: an invalid log level gets error -32602
     Given an initialized session
     And the server declares the "logging" capability
@@ -105,7 +105,7 @@ Feature: Server features
     Then the server answers with a result
     And the structured content conforms to the output schema
 
-  @id:logging/level-filter @SHOULD @spec:server/utilities/logging.mdx#log-levels @fixture
+  @id:logging/level-filter @SHOULD @spec:server/utilities/logging.mdx#log-levels @fixture @until:2025-11-25
   Scenario: after logging/setLevel the server sends only messages at that level or above
     Given an initialized session
     And the server declares the "logging" capability

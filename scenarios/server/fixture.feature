@@ -27,7 +27,7 @@ Feature: The official conformance fixture
     Then the server answers with a result
     And the server sent progress for the token "mcpspec-progress"
 
-  @id:fixture/sampling @MUST @spec:client/sampling.mdx
+  @id:fixture/sampling @MUST @spec:client/sampling.mdx @until:2025-11-25
   Scenario: test_sampling asks the client for a sampling when the client declared sampling
     Given an initialized session declaring the client capabilities
       """
@@ -38,7 +38,7 @@ Feature: The official conformance fixture
     Then the server answers with a result
     And the server sent a "sampling/createMessage" request
 
-  @id:fixture/no-sampling-undeclared @MUST @spec:basic/lifecycle.mdx#operation
+  @id:fixture/no-sampling-undeclared @MUST @spec:basic/lifecycle.mdx#operation @until:2025-11-25
   Scenario: test_sampling sends no sampling request to a client that did not declare sampling
     Given an initialized session
     And the server offers the tool "test_sampling"
@@ -46,7 +46,7 @@ Feature: The official conformance fixture
     Then the server answers with a result or an error
     And the server sent no "sampling/createMessage" request
 
-  @id:fixture/elicitation @MUST @spec:client/elicitation.mdx @since:2025-06-18
+  @id:fixture/elicitation @MUST @spec:client/elicitation.mdx @since:2025-06-18 @until:2025-11-25
   Scenario: test_elicitation asks the client when the client declared elicitation
     Given an initialized session declaring the client capabilities
       """
@@ -57,7 +57,7 @@ Feature: The official conformance fixture
     Then the server answers with a result
     And the server sent a "elicitation/create" request
 
-  @id:fixture/no-elicitation-undeclared @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18
+  @id:fixture/no-elicitation-undeclared @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18 @until:2025-11-25
   Scenario: test_elicitation sends no elicitation request to a client that did not declare it
     Given an initialized session
     And the server offers the tool "test_elicitation"
@@ -65,7 +65,7 @@ Feature: The official conformance fixture
     Then the server answers with a result or an error
     And the server sent no "elicitation/create" request
 
-  @id:fixture/sampling-tool-loop @MUST @spec:client/sampling.mdx#tool-use @since:2025-11-25
+  @id:fixture/sampling-tool-loop @MUST @spec:client/sampling.mdx#tool-use @since:2025-11-25 @until:2025-11-25
   Scenario: test_sampling runs a balanced tool loop with a client that declared sampling.tools
     Given an initialized session declaring the client capabilities
       """
@@ -101,7 +101,7 @@ Feature: The official conformance fixture
       | binary    | test://static-binary    | resource          | test://static-binary      |
       | templated | test://template/42/data | resource template | test://template/{id}/data |
 
-  @id:fixture/watched-resource @MUST @spec:server/resources.mdx#subscriptions
+  @id:fixture/watched-resource @MUST @spec:server/resources.mdx#subscriptions @until:2025-11-25
   Scenario: a subscription to the fixture's watched resource brings resources/updated
     Given an initialized session
     And the server declares the "resources.subscribe" capability

@@ -1,3 +1,4 @@
+@until:2025-11-25
 Feature: Lifecycle
   The initialization phase is the first interaction between client and server: the client
   sends initialize, the server answers with its revision, capabilities and information, and the

@@ -1,4 +1,4 @@
-@transport:http
+@transport:http @until:2025-11-25
 Feature: Streamable HTTP transport
   Over Streamable HTTP every client message is a POST to one endpoint, which also serves a GET
   stream for the server's own messages and a DELETE that ends the session. Each scenario makes

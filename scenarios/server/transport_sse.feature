@@ -1,4 +1,4 @@
-@transport:sse
+@transport:sse @until:2025-11-25
 Feature: HTTP+SSE transport (2024-11-05, deprecated since)
   The legacy HTTP transport: the client GETs an SSE stream whose first event, endpoint, names
   where to POST its messages; the server's messages come as message events on that stream.

@@ -1,3 +1,4 @@
+@until:2025-11-25
 Feature: Version negotiation
   In the initialize request the client sends a protocol version it supports. If the server
   supports it, it MUST respond with the same version; otherwise it MUST respond with another

@@ -34,7 +34,7 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
 /// Starts the server and establishes the session; failures are charged to what establishes
 /// it: the initialize handshake (legacy era) or `server/discover` (stateless era, where every
 /// server MUST implement it and it is what a client learns capabilities from).
-async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
     w.scenario.precondition = Some(match w.scenario.revision.era() {
         Era::Legacy => ScenarioMeta {
             id: "lifecycle/initialize-result".into(),

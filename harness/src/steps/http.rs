@@ -13,7 +13,7 @@ use mcpspec_reference::wire::Message;
 
 impl ServerWorld {
     /// POSTs a message with `tweaks`, awaiting its answer like any message when it is a request.
-    async fn post(&mut self, message: Message, tweaks: Tweaks) -> Result<(), Halt> {
+    pub(super) async fn post(&mut self, message: Message, tweaks: Tweaks) -> Result<(), Halt> {
         let what = match &message {
             Message::Request(r) => format!("the {} request", r.method),
             Message::Notification(n) => format!("the {} notification", n.method),
@@ -28,13 +28,13 @@ impl ServerWorld {
         };
         self.exchange = Some(n);
         if let Some(id) = id {
-            self.pending.push(Pending { id: Some(id), idless_ok: false, barrier: false, what });
+            self.pending.push(Pending { id: Some(id), idless_ok: false, barrier: false, what, request: None });
         }
         Ok(())
     }
 
     /// The head of the last exchange a step made, waited for; a missing one fails.
-    async fn last_exchange(&mut self) -> Result<Exchange, Halt> {
+    pub(super) async fn last_exchange(&mut self) -> Result<Exchange, Halt> {
         let Some(n) = self.exchange else {
             return Err(self.harness_error("no HTTP request was made (a When step is missing)".into()));
         };
@@ -80,27 +80,27 @@ async fn issued_session_id(w: &mut ServerWorld) -> Result<(), Halt> {
 
 #[when(expr = "the client POSTs a {string} request")]
 async fn posts_request(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
-    let id = w.session()?.fresh_id();
-    w.post(Message::request(id, &method, None), Tweaks::default()).await
+    let request = w.modern_request(&method, None)?;
+    w.post(request, Tweaks::default()).await
 }
 
 #[when(expr = "the client POSTs a {string} request without the session header")]
 async fn posts_without_session(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
-    let id = w.session()?.fresh_id();
-    w.post(Message::request(id, &method, None), Tweaks { no_session: true, ..Tweaks::default() }).await
+    let request = w.modern_request(&method, None)?;
+    w.post(request, Tweaks { no_session: true, ..Tweaks::default() }).await
 }
 
 #[when(expr = "the client POSTs a {string} request with the header {string}")]
 async fn posts_with_header(w: &mut ServerWorld, method: String, text: String) -> Result<(), Halt> {
-    let id = w.session()?.fresh_id();
-    w.post(Message::request(id, &method, None), with_header(&text)).await
+    let request = w.modern_request(&method, None)?;
+    w.post(request, with_header(&text)).await
 }
 
 #[when(expr = "the client POSTs a {string} request without the protocol version header")]
 async fn posts_without_version(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
-    let id = w.session()?.fresh_id();
+    let request = w.modern_request(&method, None)?;
     let tweaks = Tweaks { protocol_version: Some(String::new()), ..Tweaks::default() };
-    w.post(Message::request(id, &method, None), tweaks).await
+    w.post(request, tweaks).await
 }
 
 #[when(expr = "the client POSTs the {string} notification")]

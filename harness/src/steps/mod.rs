@@ -10,6 +10,7 @@
 mod fixture;
 mod given;
 mod http;
+mod stateless;
 pub mod sweep;
 mod then;
 mod when;
@@ -36,6 +37,9 @@ pub struct Pending {
     pub barrier: bool,
     /// What was sent, for messages: `the tools/list request`.
     pub what: String,
+    /// A request's method and params as the step gave them, so that an `InputRequiredResult`
+    /// can be answered and the request sent again (stateless era).
+    pub request: Option<(String, Option<Value>)>,
 }
 
 /// A list followed page by page.
@@ -77,6 +81,13 @@ pub struct ServerWorld {
     /// Set while the session may be handed on to the next scenario that needs one like it:
     /// what it is, and whom it served.
     pub share: Option<(SessionKey, History)>,
+    /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
+    /// again (the default); off in scenarios that judge the asking round by round.
+    pub answers_input: bool,
+    /// The last request a step sent: its method and params as the step gave them.
+    pub last_sent: Option<(String, Option<Value>)>,
+    /// The `subscriptions/listen` request of a subscription the scenario opened.
+    pub subscription: Option<RequestId>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -164,6 +175,9 @@ impl ServerWorld {
             exchange: None,
             share: None,
             start_turn: None,
+            answers_input: true,
+            last_sent: None,
+            subscription: None,
         }
     }
 
@@ -223,7 +237,8 @@ impl ServerWorld {
 
     /// Sends a request and queues it for the Then steps.
     async fn send_request(&mut self, method: &str, params: Option<Value>) -> Result<RequestId, Halt> {
-        let sent = self.session()?.send_request(method, params).await;
+        let sent = self.session()?.send_request(method, params.clone()).await;
+        self.last_sent = Some((method.to_owned(), params.clone()));
         match sent {
             Ok(id) => {
                 self.pending.push(Pending {
@@ -231,6 +246,7 @@ impl ServerWorld {
                     idless_ok: false,
                     barrier: false,
                     what: format!("the {method} request"),
+                    request: Some((method.to_owned(), params)),
                 });
                 self.response = None;
                 Ok(id)
@@ -271,13 +287,22 @@ impl ServerWorld {
                 self.harness_error("no message is awaiting an answer (a When step is missing)".into())
             );
         }
-        let Pending { id, idless_ok, barrier, what } = self.pending.remove(0);
+        let Pending { id, idless_ok, barrier, what, request } = self.pending.remove(0);
         let within = self.timeout();
+        let answers_input = self.answers_input;
         let session = self.session()?;
-        let waited = match barrier {
+        let mut waited = match barrier {
             true => session.wait_answer_or_silence(id.as_ref(), idless_ok, within).await,
             false => session.wait_answer(id.as_ref(), idless_ok, within).await,
         };
+        // Input the server asks for is given, as a client would, unless the scenario is about
+        // the asking itself.
+        if let (Ok(answer), Some((method, params)), true) = (&waited, request, answers_input) {
+            if mcpspec::session::input_required(answer).is_some() {
+                let first = answer.clone();
+                waited = session.complete_input(&method, params, first, within).await;
+            }
+        }
         // The server has started (or shown it will not answer): the next start may go.
         self.start_turn = None;
         match waited {

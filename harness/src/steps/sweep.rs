@@ -166,7 +166,10 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     if resources.is_empty() && templates.is_empty() {
         return Err(w.skip("the server lists no resources and no resource templates".into()));
     }
-    let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true));
+    // resources/subscribe is of the legacy era (the stateless one subscribes with
+    // subscriptions/listen, which its own scenarios exercise).
+    let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
+        && w.scenario.revision.era() == mcpspec_reference::Era::Legacy;
     for (n, resource) in resources.iter().enumerate() {
         let Some(uri) = resource.get("uri").and_then(Value::as_str) else { continue };
         sweep_request(w, "resources/read", uri, json!({ "uri": uri })).await?;
@@ -324,18 +327,31 @@ async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params:
     }
     let within = w.timeout();
     let asked_before = w.session()?.server_requests.len();
+    let inputs_before = w.session()?.input_required.len();
     let started = Instant::now();
-    let sent = w.session()?.send_request(method, Some(params)).await;
+    let sent = w.session()?.send_request(method, Some(params.clone())).await;
     let id = match sent {
         Ok(id) => id,
         Err(e) => return Err(w.not_sent(&format!("the {what} request"), e).await),
     };
-    let answer = w.session()?.wait_response(&id, within).await;
+    let mut answer = w.session()?.wait_response(&id, within).await;
+    // In the stateless era the input a tool asks for is given as a client would, round by round.
+    if let Ok(first) = &answer {
+        if mcpspec::session::input_required(first).is_some() {
+            let first = first.clone();
+            answer = w.session()?.complete_input(method, Some(params), first, within).await;
+        }
+    }
     let outcome = match answer {
         Ok(r) => {
             // What the server asked of the client on the way, for the report.
+            let session = w.session()?;
+            let inputs = session.input_required[inputs_before..]
+                .iter()
+                .flat_map(|r| r.get("inputRequests").and_then(Value::as_object).into_iter().flatten())
+                .filter_map(|(_, i)| i.get("method").and_then(Value::as_str));
             let asked: Vec<&str> =
-                w.session()?.server_requests[asked_before..].iter().map(|r| r.method.as_str()).collect();
+                session.server_requests[asked_before..].iter().map(|r| r.method.as_str()).chain(inputs).collect();
             let mut answer = brief(&r);
             if !asked.is_empty() {
                 answer = format!("{answer}, having sent {}", asked.join(", "));

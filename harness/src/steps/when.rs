@@ -83,7 +83,7 @@ async fn writes_line(w: &mut ServerWorld, line: String) -> Result<(), Halt> {
     match sent {
         Ok(()) => {
             let what = "a line that is not JSON".into();
-            w.pending.push(Pending { id: None, idless_ok: true, barrier: true, what });
+            w.pending.push(Pending { id: None, idless_ok: true, barrier: true, what, request: None });
             Ok(())
         }
         Err(e) => Err(w.not_sent("a line that is not JSON", e).await),
@@ -109,12 +109,12 @@ async fn write_message(w: &mut ServerWorld, message: Value) -> Result<(), Halt> 
         // A ping is answered at once or not at all (an id the server cannot read back).
         Ok(Message::Request(r)) => {
             let barrier = r.method == "ping";
-            w.pending.push(Pending { id: Some(r.id), idless_ok: false, barrier, what })
+            w.pending.push(Pending { id: Some(r.id), idless_ok: false, barrier, what, request: None })
         }
         Ok(_) | Err(EnvelopeError::Batch) => {}
         Err(_) => {
             let id = message.get("id").and_then(RequestId::from_value);
-            w.pending.push(Pending { id, idless_ok: true, barrier: true, what });
+            w.pending.push(Pending { id, idless_ok: true, barrier: true, what, request: None });
         }
     }
     Ok(())
