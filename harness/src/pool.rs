@@ -15,7 +15,7 @@ use crate::session::ServerSession;
 use crate::verdict::{Check, Verdict};
 use mcpspec_reference::framing::{FrameContent, LineDecoder};
 use mcpspec_reference::wire::{Message, Outcome, RequestId, Response};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_reference::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -232,7 +232,13 @@ impl Footprint {
                 None => return,
             },
         };
-        if self.handed_over && self.reused_id.is_none() && checker.has_used(Direction::ClientToServer, &id) {
+        // Ids are unique per session in the legacy era; the stateless one asks only that an id
+        // not be one still awaiting its answer (2026-07-28 basic/index.mdx#requests).
+        let taken = match checker.revision().era() {
+            Era::Legacy => checker.has_used(Direction::ClientToServer, &id),
+            Era::Modern => checker.outstanding_match(Direction::ClientToServer, &id).is_some(),
+        };
+        if self.handed_over && self.reused_id.is_none() && taken {
             self.reused_id = Some(id.to_string());
         }
         if !READING_METHODS.contains(&method) {

@@ -60,6 +60,9 @@ pub struct ScenarioReport {
     /// The feature file, relative to `scenarios/`.
     pub feature: String,
     pub revision: String,
+    /// `legacy` (the initialize handshake, 2024-11-05 … 2025-11-25) or `modern` (stateless,
+    /// 2026-07-28 on): the era the verdict belongs to (`basic/versioning.mdx#terminology`).
+    pub era: &'static str,
     pub level: Level,
     pub spec: String,
     pub verdict: Verdict,

@@ -564,6 +564,7 @@ fn unrun(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        era: era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
         verdict,
@@ -633,6 +634,7 @@ async fn finish<W: RoleWorld>(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        era: era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
         verdict,
@@ -644,6 +646,14 @@ async fn finish<W: RoleWorld>(
         stderr,
         transcript,
         order,
+    }
+}
+
+/// The name of a revision's era in reports (`basic/versioning.mdx#terminology`).
+fn era_name(revision: Revision) -> &'static str {
+    match revision.era() {
+        Era::Legacy => "legacy",
+        Era::Modern => "modern",
     }
 }
 

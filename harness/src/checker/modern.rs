@@ -282,3 +282,130 @@ fn shown(method: &str) -> &str {
 fn shown_value(v: Option<&Value>) -> String {
     v.map_or_else(|| "absent".to_owned(), Value::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checker::Inspection;
+    use mcpspec_reference::{Direction, Revision};
+    use serde_json::json;
+
+    const C2S: Direction = Direction::ClientToServer;
+    const S2C: Direction = Direction::ServerToClient;
+
+    fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
+        inspections.iter().flat_map(|i| i.violations.iter().map(|v| v.rule.id)).collect()
+    }
+
+    fn request(id: i64, method: &str, caps: Value, extra: Value) -> Value {
+        let mut params = extra;
+        params["_meta"] = modern::request_meta("2026-07-28", &caps, None);
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    fn result(id: i64, result: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "result": result})
+    }
+
+    fn checker() -> SessionChecker {
+        SessionChecker::new(Revision::V2026_07_28)
+    }
+
+    #[test]
+    fn results_say_their_type_and_cacheable_ones_their_hints() {
+        let mut c = checker();
+        c.on_value(C2S, &request(1, "tools/call", json!({}), json!({"name": "t"})));
+        assert_eq!(ids(&c.on_value(S2C, &result(1, json!({"content": []})))), ["modern/result-type"]);
+        c.on_value(C2S, &request(2, "tools/list", json!({}), json!({})));
+        let no_hints = result(2, json!({"resultType": "complete", "tools": []}));
+        assert_eq!(ids(&c.on_value(S2C, &no_hints)), ["caching/hints"]);
+        c.on_value(C2S, &request(3, "tools/list", json!({}), json!({})));
+        let negative = result(3, json!({"resultType": "complete", "tools": [], "ttlMs": -1, "cacheScope": "public"}));
+        assert_eq!(ids(&c.on_value(S2C, &negative)), ["caching/hints"]);
+        c.on_value(C2S, &request(4, "tools/list", json!({}), json!({})));
+        let good = result(4, json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private", "nextCursor": "c"}));
+        assert!(ids(&c.on_value(S2C, &good)).is_empty());
+        c.on_value(C2S, &request(5, "tools/list", json!({}), json!({"cursor": "c"})));
+        let other_scope = result(5, json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}));
+        assert_eq!(ids(&c.on_value(S2C, &other_scope)), ["caching/same-scope-every-page"]);
+        c.on_value(C2S, &request(6, "tools/call", json!({}), json!({"name": "t"})));
+        let odd = result(6, json!({"resultType": "partial", "content": []}));
+        assert_eq!(ids(&c.on_value(S2C, &odd)), ["modern/result-type"]);
+    }
+
+    #[test]
+    fn input_is_asked_for_where_allowed_and_declared() {
+        let mut c = checker();
+        c.on_value(C2S, &request(1, "tools/list", json!({}), json!({})));
+        let on_list = result(1, json!({"resultType": "input_required", "requestState": "s"}));
+        assert_eq!(ids(&c.on_value(S2C, &on_list)), ["mrtr/supported-requests"]);
+        c.on_value(C2S, &request(2, "tools/call", json!({}), json!({"name": "t"})));
+        let empty = result(2, json!({"resultType": "input_required"}));
+        assert_eq!(ids(&c.on_value(S2C, &empty)), ["mrtr/input-or-state"]);
+        c.on_value(C2S, &request(3, "tools/call", json!({"sampling": {}}), json!({"name": "t"})));
+        let elicit = json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}});
+        let undeclared = result(3, json!({"resultType": "input_required", "inputRequests": {"a": elicit}}));
+        assert_eq!(ids(&c.on_value(S2C, &undeclared)), ["mrtr/input-requests-declared"]);
+        c.on_value(C2S, &request(4, "tools/call", json!({"elicitation": {}}), json!({"name": "t"})));
+        let declared = result(4, json!({"resultType": "input_required", "inputRequests": {"a": elicit}, "requestState": "s"}));
+        assert!(ids(&c.on_value(S2C, &declared)).is_empty());
+        c.on_value(C2S, &request(5, "tools/call", json!({}), json!({"name": "t"})));
+        let ping = result(5, json!({"resultType": "input_required", "inputRequests": {"p": {"method": "ping"}}}));
+        assert_eq!(ids(&c.on_value(S2C, &ping)), ["mrtr/input-request-kinds"]);
+    }
+
+    #[test]
+    fn servers_send_no_requests_and_only_codes_the_spec_defines() {
+        let mut c = checker();
+        let ping = json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"});
+        assert_eq!(ids(&c.on_value(S2C, &ping)), ["modern/no-server-requests"]);
+        for (code, bad) in [(-32002, true), (-32042, true), (-32050, true), (-32022, false), (-32602, false)] {
+            c.on_value(C2S, &request(10, "resources/read", json!({}), json!({"uri": "x"})));
+            let e = json!({"jsonrpc": "2.0", "id": 10, "error": {"code": code, "message": "m"}});
+            let found = ids(&c.on_value(S2C, &e));
+            assert_eq!(found == ["modern/error-codes"], bad, "{code}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn ids_may_be_reused_once_answered() {
+        let mut c = checker();
+        c.on_value(C2S, &request(1, "server/discover", json!({}), json!({})));
+        let again = ids(&c.on_value(C2S, &request(1, "server/discover", json!({}), json!({}))));
+        assert_eq!(again, ["jsonrpc/request-id-not-outstanding"]);
+        c.on_value(S2C, &result(1, json!({"resultType": "complete", "supportedVersions": [], "capabilities": {}, "ttlMs": 0, "cacheScope": "public"})));
+        c.on_value(S2C, &result(1, json!({"resultType": "complete", "supportedVersions": [], "capabilities": {}, "ttlMs": 0, "cacheScope": "public"})));
+        assert!(ids(&c.on_value(C2S, &request(1, "server/discover", json!({}), json!({})))).is_empty());
+    }
+
+    #[test]
+    fn log_messages_only_for_requests_that_asked() {
+        let mut c = checker();
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+        c.on_value(C2S, &request(1, "tools/call", json!({}), json!({"name": "t"})));
+        assert_eq!(ids(&c.on_value(S2C, &log)), ["logging/per-request-level"]);
+        let mut asking = request(2, "tools/call", json!({}), json!({"name": "t"}));
+        asking["params"]["_meta"][modern::LOG_LEVEL_KEY] = json!("debug");
+        c.on_value(C2S, &asking);
+        assert!(ids(&c.on_value(S2C, &log)).is_empty());
+    }
+
+    #[test]
+    fn subscriptions_are_acknowledged_first_and_carry_their_id() {
+        let mut c = checker();
+        c.on_value(C2S, &request(7, "subscriptions/listen", json!({}), json!({"notifications": {"toolsListChanged": true}})));
+        let note = |method: &str, sub: Value| {
+            json!({"jsonrpc": "2.0", "method": method, "params": {"_meta": {modern::SUBSCRIPTION_ID_KEY: sub}, "notifications": {}}})
+        };
+        let early = note("notifications/tools/list_changed", json!(7));
+        assert_eq!(ids(&c.on_value(S2C, &early)), ["subscriptions/acknowledged-first"]);
+        assert!(ids(&c.on_value(S2C, &note("notifications/subscriptions/acknowledged", json!(7)))).is_empty());
+        assert!(ids(&c.on_value(S2C, &note("notifications/tools/list_changed", json!(7)))).is_empty());
+        let unasked = note("notifications/prompts/list_changed", json!(7));
+        assert_eq!(ids(&c.on_value(S2C, &unasked)), ["subscriptions/only-requested"]);
+        let stranger = note("notifications/tools/list_changed", json!(8));
+        assert_eq!(ids(&c.on_value(S2C, &stranger)), ["subscriptions/subscription-id"]);
+        let bare = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        assert_eq!(ids(&c.on_value(S2C, &bare)), ["subscriptions/subscription-id"]);
+    }
+}
