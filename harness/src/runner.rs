@@ -243,6 +243,9 @@ enum Probe {
     Echoed,
     /// The server does not speak the revision; why, in words.
     CounterOffered(String),
+    /// `initialize` got an error: what a server of the stateless era only answers (decided
+    /// with the other probes), else inconclusive.
+    Refused(String),
     Inconclusive,
     NotStarted(String),
 }
@@ -277,7 +280,8 @@ async fn probe_initialize(session: &mut ServerSession, ctx: &SuiteContext, revis
             Some(v) => Probe::CounterOffered(format!("it counter-offered {v:?}")),
             None => Probe::Inconclusive,
         },
-        _ => Probe::Inconclusive,
+        Ok(Outcome::Error(e)) => Probe::Refused(format!("initialize got error {} ({})", e.code, e.message)),
+        Err(_) => Probe::Inconclusive,
     }
 }
 
@@ -344,25 +348,38 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         revisions.iter().partition(|r| transport_carries(transport, **r).is_none());
     for revision in impossible {
         let why = transport_carries(transport, revision).unwrap_or_default();
-        skipped.push((revision, Verdict::Skipped, why.to_owned()));
+        skipped.push(Skip { revision, verdict: Verdict::Skipped, why: why.to_owned(), counter_offered: false });
     }
     let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
+    // A server that answers server/discover and refuses initialize speaks the stateless era
+    // only (basic/versioning.mdx#backward-compatibility-with-initialization-based-versions).
+    let modern = possible.iter().zip(&probes).any(|(r, p)| r.era() == Era::Modern && matches!(p, Probe::Echoed));
     let mut to_run = Vec::new();
     for (revision, probe) in possible.iter().zip(probes) {
+        let why_not = |v: &str| {
+            format!("the server does not speak {revision}: {v} (name it with --revision to certify it anyway)")
+        };
+        let skip = |why: String, counter_offered: bool| Skip {
+            revision: *revision,
+            verdict: Verdict::Skipped,
+            why,
+            counter_offered,
+        };
         match probe {
-            Probe::NotStarted(why) => skipped.push((*revision, Verdict::Error, why)),
-            Probe::CounterOffered(v) if !explicit => skipped.push((
-                *revision,
-                Verdict::Skipped,
-                format!("the server does not speak {revision}: {v} (name it with --revision to certify it anyway)"),
-            )),
+            Probe::NotStarted(why) => {
+                skipped.push(Skip { revision: *revision, verdict: Verdict::Error, why, counter_offered: false })
+            }
+            Probe::CounterOffered(v) if !explicit => skipped.push(skip(why_not(&v), true)),
+            Probe::Refused(v) if modern && !explicit => {
+                skipped.push(skip(why_not(&format!("it speaks only the stateless era: {v}")), false))
+            }
             _ => to_run.push(*revision),
         }
     }
 
     // A run that could test no revision has no verdict, whatever its negotiation scenarios say.
     let not_tested = to_run.is_empty().then(|| {
-        let why: Vec<String> = skipped.iter().map(|(r, _, why)| format!("{r}: {why}")).collect();
+        let why: Vec<String> = skipped.iter().map(|s| format!("{}: {}", s.revision, s.why)).collect();
         format!("no revision could be tested ({})", why.join("; "))
     });
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
@@ -383,7 +400,10 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let (to_run, impossible): (Vec<Revision>, Vec<Revision>) =
         revisions.iter().partition(|r| ctx.target.transport() != "http" || **r >= Revision::V2025_03_26);
     let why = "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only";
-    let skipped: Vec<_> = impossible.into_iter().map(|r| (r, Verdict::Skipped, why.to_owned())).collect();
+    let skipped: Vec<_> = impossible
+        .into_iter()
+        .map(|revision| Skip { revision, verdict: Verdict::Skipped, why: why.to_owned(), counter_offered: false })
+        .collect();
     let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
     let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
@@ -398,6 +418,17 @@ pub struct SuiteRun {
     pub not_tested: Option<String>,
 }
 
+/// A revision not run, and why.
+struct Skip {
+    revision: Revision,
+    /// `Skipped`, or `Error` when the implementation could not even be started.
+    verdict: Verdict,
+    why: String,
+    /// The server answered `initialize` at this revision with another: its `@negotiation`
+    /// scenarios run here all the same.
+    counter_offered: bool,
+}
+
 /// One copy of each feature per revision to run, holding the scenarios that apply to it;
 /// scenarios of `skipped` revisions are reported at once, with the reason — but for the
 /// `@negotiation` scenarios of a revision the server counter-offered, which run there too: what
@@ -407,13 +438,13 @@ fn plan(
     features: &[gherkin::Feature],
     revisions: &[Revision],
     to_run: &[Revision],
-    skipped: &[(Revision, Verdict, String)],
+    skipped: &[Skip],
 ) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
     let transport = ctx.target.transport();
     for (order, feature) in features.iter().enumerate() {
         for (rev_index, revision) in revisions.iter().enumerate() {
-            let skip = skipped.iter().find(|(r, ..)| r == revision);
+            let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = feature
                 .scenarios
                 .iter()
@@ -421,11 +452,9 @@ fn plan(
                 .cloned()
                 .partition(|s| match skip {
                     None => to_run.contains(revision),
-                    Some((_, verdict, _)) => {
-                        *verdict == Verdict::Skipped && s.tags.iter().any(|t| t == NEGOTIATION_TAG)
-                    }
+                    Some(skip) => skip.counter_offered && s.tags.iter().any(|t| t == NEGOTIATION_TAG),
                 });
-            if let Some((_, verdict, why)) = skip {
+            if let Some(Skip { verdict, why, .. }) = skip {
                 let mut results = ctx.results.lock().expect("results lock");
                 for s in &unrun_here {
                     let report =

@@ -190,12 +190,21 @@ async fn retries(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
     w.send_request(&method, Some(Value::Object(retry))).await.map(drop)
 }
 
-/// `state` with one character changed, keeping it the same length and alphabet where it can.
+/// `state` with its next-to-last letter or digit changed (A↔B, same length and alphabet): an
+/// integrity tag usually ends a state (a payload, a separator, a MAC), so what is changed is what
+/// a server that verifies its state must notice, while the payload before it still reads; the
+/// very last character is left alone, since in Base64 without padding it may hold bits a decoder
+/// requires to be zero (then the state would merely be unreadable).
 fn tamper(state: &str) -> String {
     let mut chars: Vec<char> = state.chars().collect();
-    let at = chars.len() / 2;
-    match chars.get(at).copied() {
-        Some(c) => chars[at] = if c == 'A' { 'B' } else { 'A' },
+    let letters: Vec<usize> = (0..chars.len()).filter(|i| chars[*i].is_ascii_alphanumeric()).collect();
+    let at = match letters.len() {
+        0 => None,
+        1 => Some(letters[0]),
+        n => Some(letters[n - 2]),
+    };
+    match at {
+        Some(at) => chars[at] = if chars[at] == 'A' { 'B' } else { 'A' },
         None => chars.push('A'),
     }
     chars.into_iter().collect()
