@@ -69,6 +69,8 @@ struct Side {
     progress_done: HashSet<RequestId>,
     /// Malformed messages this side sent that may get an error without an id in return.
     unaddressable: usize,
+    /// Notifications this side sent that no error without an id has (wrongly) answered yet.
+    notifications: usize,
     /// The id of this side's request answered last.
     last_answered: Option<RequestId>,
     /// Every id this side has used in the session (bounded).
@@ -299,6 +301,8 @@ impl SessionChecker {
                 self.on_feature_request(direction, r, &mut inspection.violations);
             }
             Message::Notification(n) => {
+                let side = self.side_mut(direction);
+                side.notifications = side.notifications.saturating_add(1);
                 self.on_feature_notification(direction, n, &mut inspection.violations);
                 if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
                     self.on_modern_notification(n, &mut inspection.violations);
@@ -312,6 +316,25 @@ impl SessionChecker {
                     // answers a notification.
                     if requester.unaddressable > 0 {
                         requester.unaddressable -= 1;
+                    } else if requester.notifications > 0 {
+                        requester.notifications -= 1;
+                        inspection.violations.push(Violation::new(
+                            &rules::NOTIFICATION_UNANSWERED,
+                            "no response to a notification; an error without an id only for a message whose id could not be read",
+                            "an error response without an id, though every message sent to it was well-formed",
+                        ));
+                    } else if let Some(waiting) = requester.outstanding.keys().next() {
+                        // Requests whose ids were readable await answers: the error drops the
+                        // id of the one it answers (2025-11-25+: an error response MUST echo the
+                        // request id unless it could not be read).
+                        inspection.violations.push(Violation::new(
+                            &rules::RESPONSE_HAS_ID,
+                            "the id of the request the error answers (it was readable)",
+                            format!(
+                                "an error response without an id, while {} request(s) with readable ids (e.g. {waiting}) await answers",
+                                requester.outstanding.len()
+                            ),
+                        ));
                     } else {
                         inspection.violations.push(Violation::new(
                             &rules::NOTIFICATION_UNANSWERED,
