@@ -128,8 +128,9 @@ pub struct HttpServerOptions {
     /// is noticed (and proxies keep the stream).
     pub keepalive: Duration,
     pub limits: Limits,
-    /// A deliberate defect of the HTTP layer (test peers only). Faults that are not `http-` or
-    /// `sse-` faults change nothing here.
+    /// A deliberate defect of the HTTP layer (test peers only). Only the `http-`, `sse-` and
+    /// `modern-http-` faults change something here (and `modern-meta-not-required`, which lets
+    /// a stateless request without `_meta` through to the app).
     pub fault: Option<Fault>,
 }
 
