@@ -992,3 +992,34 @@ async fn fault_modern_http_status_200_on_error() {
     let b = modern_call(&s.url, &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}), &[]).await;
     assert_eq!((b.status, b.json()["error"]["code"].as_i64()), (200, Some(-32602)));
 }
+
+#[tokio::test]
+async fn a_modern_only_endpoint_refuses_initialize_naming_its_versions() {
+    let mut options = HttpServerOptions::new(Flavor::Streamable);
+    options.accepted_revisions = vec![mcpspec_reference::Revision::V2026_07_28];
+    let listener = within("bind", HttpListener::bind(options)).await.unwrap();
+    let url = listener.url();
+    let only =
+        ServerConfig { supported: vec![mcpspec_reference::Revision::V2026_07_28], ..ServerConfig::default() };
+    let task = tokio::spawn(async move {
+        let _ = serve_http(listener, move || ReferenceServer::new(only.clone())).await;
+    });
+    let mut legacy = Client::new(&url, "2025-11-25");
+    let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "l", "version": "1"}});
+    let init = legacy.call("initialize", params).await;
+    assert_eq!(init.status, 400, "{init:?}");
+    assert!(init.headers.get("mcp-session-id").is_none());
+    assert_eq!(init.json()["error"]["data"]["supported"], json!([MODERN]));
+    assert!(init.json()["error"]["message"].as_str().unwrap().contains(MODERN));
+    let r = within(
+        "GET",
+        plain_client().get(&url).header("accept", "text/event-stream").header("mcp-session-id", "x").send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status().as_u16(), 405, "no legacy sessions at all");
+    // The stateless requests are served.
+    let d = modern_call(&url, &modern_body(json!(1), "server/discover", json!({}), &json!({})), &[]).await;
+    assert_eq!(d.json()["result"]["supportedVersions"], json!([MODERN]));
+    task.abort();
+}

@@ -831,7 +831,14 @@ async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, value: Value
     };
     let meta_required = fault != Some(Fault::ModernMetaNotRequired);
     let names_checked = fault != Some(Fault::ModernHttpHeaderUnchecked);
-    if let Some(error) = rules::modern_refusal(&value, &mirrored, meta_required, names_checked) {
+    if let Some(mut error) = rules::modern_refusal(&value, &mirrored, meta_required, names_checked) {
+        if value["method"] == "initialize" {
+            // versioning.mdx: a modern-only server "SHOULD name the protocol versions it
+            // supports in any error it returns to an `initialize` request, on any transport".
+            let supported = crate::modern::supported_list(&endpoint.options.accepted_revisions);
+            error.message = format!("{} (this server speaks {})", error.message, supported.join(", "));
+            error.data = Some(serde_json::json!({ "supported": supported }));
+        }
         return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
     }
     let key = rules::request_key(&value["id"]);
