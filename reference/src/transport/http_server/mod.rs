@@ -824,6 +824,13 @@ async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, value: Value
         return modern_error(status(StatusCode::BAD_REQUEST), id, ErrorObject::new(INVALID_REQUEST, why))
             .into();
     }
+    // A message that is not a valid request (a null or fractional id, a method that is not a
+    // string, another JSON-RPC version) is an invalid request before anything in its params is
+    // (JSON-RPC 2.0 §5.1), as over stdio.
+    if let Err(e) = Message::from_value(&value) {
+        let error = ErrorObject::new(INVALID_REQUEST, format!("Invalid Request: {e}"));
+        return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
+    }
     let mirrored = rules::Mirrored {
         version: headers.get("mcp-protocol-version").map(HeaderValue::as_bytes),
         method: headers.get("mcp-method").map(HeaderValue::as_bytes),
