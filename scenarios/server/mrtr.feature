@@ -115,3 +115,35 @@ Feature: Multi round-trip requests
     Then the server answers with a result
     And the tool result is not an error
     And the server asked for input in 2 or more rounds
+
+  @id:mrtr/prompt @MUST @spec:basic/patterns/mrtr.mdx#supported-requests
+  Scenario: a prompt that needs input is got once the input is given
+    Given the client has discovered the server declaring the client capabilities
+      """
+      {"elicitation": {}}
+      """
+    And the server declares the "prompts" capability
+    And the server lists the prompt "test_mrtr_prompt"
+    When the client sends a "prompts/get" request
+      """
+      {"name": "test_mrtr_prompt"}
+      """
+    Then the server answers with a result
+    And the result's "messages" is not empty
+    And the server asked for input in 1 or more rounds
+
+  @id:mrtr/resource @MUST @spec:basic/patterns/mrtr.mdx#supported-requests
+  Scenario: a resource that needs input is read once the input is given
+    Given the client has discovered the server declaring the client capabilities
+      """
+      {"elicitation": {}}
+      """
+    And the server declares the "resources" capability
+    And the server lists the resource "test://mrtr/needs-input"
+    When the client sends a "resources/read" request
+      """
+      {"uri": "test://mrtr/needs-input"}
+      """
+    Then the server answers with a result
+    And the result's "contents" is not empty
+    And the server asked for input in 1 or more rounds

@@ -143,6 +143,35 @@ caught! {
     progress_token_zero: "progress-token-zero" at "2025-11-25" => "progress/token-active" "failed";
 }
 
+// The stateless era (2026-07-28): each deliberate defect of the reference server's modern
+// rules, caught by the check that names the clause it breaks.
+caught! {
+    modern_discover_missing_cache_hints: "modern-discover-missing-cache-hints" at "2026-07-28" => "caching/hints" "failed";
+    modern_discover_lists_undeclared: "modern-discover-lists-undeclared" at "2026-07-28" => "discover/capabilities-honest[prompts/list]" "failed";
+    modern_meta_not_required: "modern-meta-not-required" at "2026-07-28" => "meta/required[is missing]" "failed";
+    modern_unsupported_version_wrong_code: "modern-unsupported-version-wrong-code" at "2026-07-28" => "version/unsupported" "failed";
+    modern_unsupported_version_no_list: "modern-unsupported-version-no-list" at "2026-07-28" => "version/unsupported" "failed";
+    modern_removed_method_served: "modern-removed-method-served" at "2026-07-28" => "removed/method[ping]" "failed";
+    modern_result_type_missing: "modern-result-type-missing" at "2026-07-28" => "modern/result-type" "failed";
+    modern_cache_hints_missing: "modern-cache-hints-missing" at "2026-07-28" => "caching/hints" "failed";
+    modern_negative_ttl: "modern-negative-ttl" at "2026-07-28" => "caching/hints" "failed";
+    modern_bad_cache_scope: "modern-bad-cache-scope" at "2026-07-28" => "caching/hints" "failed";
+    modern_input_request_undeclared: "modern-input-request-undeclared" at "2026-07-28" => "mrtr/input-requests-declared" "failed";
+    modern_request_state_unchecked: "modern-request-state-unchecked" at "2026-07-28" => "mrtr/request-state-tampered" "warning";
+    modern_input_required_on_list: "modern-input-required-on-list" at "2026-07-28" => "mrtr/supported-requests" "failed";
+    modern_input_required_empty: "modern-input-required-empty" at "2026-07-28" => "mrtr/input-or-state" "failed";
+    modern_missing_input_error: "modern-missing-input-error" at "2026-07-28" => "mrtr/missing-input-asked-again" "warning";
+    modern_extra_input_rejected: "modern-extra-input-rejected" at "2026-07-28" => "mrtr/extra-input-ignored" "warning";
+    modern_unknown_resource_empty_contents: "modern-unknown-resource-empty-contents" at "2026-07-28" => "resources/unknown-invalid-params" "failed";
+    modern_unknown_resource_old_code: "modern-unknown-resource-old-code" at "2026-07-28" => "modern/error-codes" "failed";
+    modern_error_without_id: "modern-error-without-id" at "2026-07-28" => "jsonrpc/response-id" "failed";
+    modern_server_sends_request: "modern-server-sends-request" at "2026-07-28" => "modern/no-server-requests" "failed";
+    modern_listen_no_ack: "modern-listen-no-ack" at "2026-07-28" => "subscriptions/acknowledged-first" "failed";
+    modern_listen_missing_subscription_id: "modern-listen-missing-subscription-id" at "2026-07-28" => "subscriptions/subscription-id" "failed";
+    modern_listen_unrequested: "modern-listen-unrequested" at "2026-07-28" => "subscriptions/only-requested" "failed";
+    modern_log_without_level: "modern-log-without-level" at "2026-07-28" => "logging/per-request-level" "failed";
+}
+
 /// Regression (issue #11): what a server writes after a scenario's last wait was never read, so
 /// a stray progress notification (token 0) right after a tool's answer passed the scenarios
 /// that end with that answer. Each such scenario fails now, in every revision.

@@ -36,6 +36,11 @@ fn the_reference_server_passes_over_streamable_http() {
         transport.iter().filter(|s| s["verdict"] == "passed").map(|s| s["revision"].clone()).collect();
     assert_eq!(passed, ["2025-03-26", "2025-06-18", "2025-11-25"], "{}", run.describe());
     assert!(run.stdout.contains("Streamable HTTP begins with 2025-03-26"), "{}", run.describe());
+    // The stateless era over HTTP: the request headers mirror the body, and it is checked.
+    for id in ["http/header-version-mismatch", "http/header-name-base64", "meta/required[is missing]"] {
+        let at: Vec<_> = run.scenarios(id).into_iter().map(|s| (s["revision"].clone(), s["verdict"].clone())).collect();
+        assert_eq!(at, [(serde_json::json!("2026-07-28"), serde_json::json!("passed"))], "{id}\n{}", run.describe());
+    }
     // The wire rules saw HTTP: every scenario judged its exchanges.
     let judged = run.checks().into_iter().filter(|(_, _, c)| c["id"] == "http/transport").count();
     assert!(judged > 100, "{judged}\n{}", run.describe());
@@ -54,6 +59,8 @@ fn the_reference_server_passes_over_http_sse() {
     );
     let endpoint = run.scenarios("sse/endpoint-event");
     assert_eq!(endpoint.len(), 4, "every legacy revision: {}", run.describe());
+    // HTTP+SSE is a legacy transport: the stateless revision is skipped, with the reason.
+    assert!(run.stdout.contains("HTTP+SSE is a transport of the legacy era"), "{}", run.describe());
     assert!(endpoint.iter().all(|s| s["verdict"] == "passed"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -93,7 +100,7 @@ fn assert_caught_over(transport: &str, fault: &str, revision: &str, check: &str,
         c["spec"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("docs/specification/{revision}/basic/transports.mdx")),
+            .starts_with(&format!("docs/specification/{revision}/basic/transports")),
         "{c}"
     );
     let code = if verdict == "failed" { Some(1) } else { run.code.filter(|c| *c <= 1) };
@@ -130,6 +137,8 @@ caught_over! {
     close_before_response: "http" "sse-close-before-response" at "2025-06-18" => "http/response-on-its-stream" "warning";
     no_endpoint_event: "sse" "sse-no-endpoint-event" at "2024-11-05" => "sse/endpoint-event" "failed";
     wrong_event_type: "sse" "sse-wrong-event-type" at "2024-11-05" => "sse/message-events" "failed";
+    modern_header_unchecked: "http" "modern-http-header-unchecked" at "2026-07-28" => "http/header-method-mismatch[names another method]" "failed";
+    modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
 }
 
 /// A response withheld on a stream that stays open: the wait ends within the timeout with a

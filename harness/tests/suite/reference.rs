@@ -1,4 +1,4 @@
-//! The reference server passes every scenario at every legacy revision.
+//! The reference server passes every scenario at every revision of both eras.
 
 use crate::support::*;
 use std::time::Duration;
@@ -24,7 +24,7 @@ fn assert_wire_checks_ran(run: &Run) {
 }
 
 #[test]
-fn the_reference_server_passes_everything_at_every_legacy_revision() {
+fn the_reference_server_passes_everything_at_every_revision_of_both_eras() {
     // With the official schemas when they are beside the checkout, else with mcpspec's own.
     let run = certify_reference(None, &[], Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
@@ -33,14 +33,43 @@ fn the_reference_server_passes_everything_at_every_legacy_revision() {
         run.summary("failed") + run.summary("warnings") + run.summary("errors") + run.summary("skipped");
     assert_eq!(not_passed, 0, "{}", run.describe());
     let scenarios = report["scenarios"].as_array().unwrap();
-    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
         let at: Vec<_> = scenarios.iter().filter(|s| s["revision"] == revision).collect();
         assert!(at.len() >= 10, "{revision}: {} scenarios", at.len());
         assert!(at.iter().all(|s| s["verdict"] == "passed"), "{revision}");
+        let era = if revision == "2026-07-28" { "modern" } else { "legacy" };
+        assert!(at.iter().all(|s| s["era"] == era), "{revision}");
     }
     assert_eq!(run.summary("passed") as usize, scenarios.len());
     assert_wire_checks_ran(&run);
     assert!(run.stdout.lines().last().unwrap_or("").starts_with("summary: "), "{}", run.stdout);
+    assert_no_leftovers(&run.marker);
+}
+
+/// A server of the stateless era only: its legacy revisions are skipped, each with the reason
+/// (it refused initialize and answers server/discover), and the run passes on what it speaks.
+#[test]
+fn a_stateless_only_server_is_certified_in_its_era_only() {
+    let schemas = shared_schemas().map(|p| p.display().to_string());
+    let mut args = vec!["server"];
+    if let Some(s) = &schemas {
+        args.extend(["--schema-dir", s.as_str()]);
+    }
+    args.extend(["--", MCPSPEC, "reference", "server", "--supported", "2026-07-28"]);
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("failed") + run.summary("warnings") + run.summary("errors"), 0, "{}", run.describe());
+    let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+    for s in &scenarios {
+        let modern = s["revision"] == "2026-07-28";
+        let verdict = if modern { "passed" } else { "skipped" };
+        assert_eq!(s["verdict"], verdict, "{s}");
+        if !modern {
+            assert!(s["reason"].as_str().unwrap().contains("speaks only the stateless era"), "{s}");
+        }
+    }
+    let named = run.scenarios("version/initialize-names-versions");
+    assert!(named.len() == 1 && named[0]["verdict"] == "passed", "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
