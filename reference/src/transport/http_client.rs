@@ -261,6 +261,8 @@ struct Post {
     /// The response has a 2xx status (an error status's body is a refusal, which the caller
     /// makes the answer to the requests).
     ok: bool,
+    /// Whether a broken stream may be resumed with `Last-Event-ID` (legacy era only).
+    resumable: bool,
 }
 
 /// How many times a broken stream is resumed with `Last-Event-ID` before its requests are given up.
@@ -354,7 +356,8 @@ impl HttpClientTransport {
         let n = self.number();
         let body_value = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
         let mut request = self.http.post(self.post_url.clone()).body(body);
-        let mut headers = self.headers(tweaks, POST_ACCEPT);
+        let modern = modern_request_headers(&body_value);
+        let mut headers = self.headers_for(tweaks, POST_ACCEPT, modern.as_deref());
         headers.push(("content-type".into(), "application/json".into()));
         request = apply(request, &headers, &self.options.headers);
         let ids = request_ids(&body_value);
@@ -367,7 +370,10 @@ impl HttpClientTransport {
         };
         self.spawn(n, request, head, Duration::ZERO);
         if !ids.is_empty() && self.options.flavor == Flavor::Streamable {
-            self.posts.insert(n, Post { ids, ..Post::default() });
+            // A modern request is never resumed: 2026-07-28 has no `Last-Event-ID` resumption
+            // (`streamable-http.mdx`; a broken stream means the client sends the request again).
+            let resumable = modern.is_none();
+            self.posts.insert(n, Post { ids, resumable, ..Post::default() });
         }
         n
     }
@@ -480,7 +486,9 @@ impl HttpClientTransport {
                 let failed = matches!(event, HttpEvent::Failed { .. });
                 match (&post.last_event_id, failed) {
                     (Some(last), false)
-                        if post.resumes < MAX_RESUMES && self.options.resumption != Resumption::Never =>
+                        if post.resumable
+                            && post.resumes < MAX_RESUMES
+                            && self.options.resumption != Resumption::Never =>
                     {
                         let delay = match self.options.resumption {
                             Resumption::IgnoreRetry => Duration::ZERO,
@@ -530,18 +538,45 @@ impl HttpClientTransport {
 
     /// The headers mcpspec sets on a request, before custom ones.
     fn headers(&self, tweaks: &Tweaks, accept: &str) -> Vec<(String, String)> {
+        self.headers_for(tweaks, accept, None)
+    }
+
+    /// The headers of a request; `modern`: the request-metadata headers of a modern request
+    /// ([`modern_request_headers`]), which replace the session's: a modern request carries its
+    /// own version and no session id (2026-07-28 has no sessions, `streamable-http.mdx`).
+    /// `tweaks` still override or omit each of them (the server checks send mismatches).
+    fn headers_for(
+        &self,
+        tweaks: &Tweaks,
+        accept: &str,
+        modern: Option<&[(String, String)]>,
+    ) -> Vec<(String, String)> {
         let mut h = vec![("accept".to_owned(), accept.to_owned())];
+        let own_session = match modern {
+            Some(_) => None,
+            None => self.session.clone(),
+        };
         let session = match (&tweaks.session, tweaks.no_session) {
             (_, true) => None,
             (Some(s), false) => Some(s.clone()),
-            (None, false) => self.session.clone(),
+            (None, false) => own_session,
         };
         if let Some(s) = session {
             h.push((SESSION_HEADER.to_owned(), s));
         }
-        match (&tweaks.protocol_version, &self.protocol_version) {
-            (Some(v), _) | (None, Some(v)) => h.push((PROTOCOL_VERSION_HEADER.to_owned(), v.clone())),
+        let own_version = match modern {
+            Some(m) => m.iter().find(|(k, _)| k == PROTOCOL_VERSION_HEADER).map(|(_, v)| v.clone()),
+            None => self.protocol_version.clone(),
+        };
+        match (&tweaks.protocol_version, own_version) {
+            (Some(v), _) => h.push((PROTOCOL_VERSION_HEADER.to_owned(), v.clone())),
+            (None, Some(v)) => h.push((PROTOCOL_VERSION_HEADER.to_owned(), v)),
             (None, None) => {}
+        }
+        for (k, v) in modern.unwrap_or_default() {
+            if k != PROTOCOL_VERSION_HEADER {
+                h.push((k.clone(), v.clone()));
+            }
         }
         if let Some(id) = &tweaks.last_event_id {
             h.push(("last-event-id".to_owned(), id.clone()));
@@ -785,6 +820,28 @@ fn sse_event(n: u64, item: SseItem, count: u64) -> HttpEvent {
     }
 }
 
+/// The request-metadata headers of a modern request (one whose `params._meta` names its
+/// protocol version; `streamable-http.mdx#request-metadata`): `MCP-Protocol-Version` equal to
+/// that version, `Mcp-Method` the method, and for `tools/call`, `prompts/get` and
+/// `resources/read` `Mcp-Name` the name or URI (Base64 sentinel when it is not plain visible
+/// ASCII). `None` for anything else (a legacy request, a notification, a batch: the modern era
+/// has no batches, so one is sent as the legacy transport would).
+pub fn modern_request_headers(body: &Value) -> Option<Vec<(String, String)>> {
+    use crate::modern::{self, headers};
+    let method = body.get("method")?.as_str()?;
+    body.get("id")?;
+    let params = body.get("params");
+    let version = params?.get("_meta")?.get(modern::PROTOCOL_VERSION_KEY)?.as_str()?;
+    let mut h = vec![
+        (headers::PROTOCOL_VERSION.to_owned(), modern::encode_header_value(version)),
+        (headers::METHOD.to_owned(), modern::encode_header_value(method)),
+    ];
+    if let Some(name) = modern::name_source(method, params) {
+        h.push((headers::NAME.to_owned(), modern::encode_header_value(name)));
+    }
+    Some(h)
+}
+
 /// The ids of the requests in a message or batch.
 fn request_ids(value: &Value) -> Vec<RequestId> {
     let one = |v: &Value| match v.get("method") {
@@ -806,5 +863,75 @@ fn response_ids(value: &Value) -> Vec<RequestId> {
     match value {
         Value::Array(items) => items.iter().filter_map(one).collect(),
         other => one(other).into_iter().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modern::{request_meta, with_request_meta};
+    use serde_json::json;
+
+    fn modern_call(name: &str) -> Value {
+        let meta = request_meta("2026-07-28", &json!({}), None);
+        let params = with_request_meta(Some(json!({"name": name})), &meta);
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    }
+
+    fn get<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        h.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn modern_requests_get_their_metadata_headers() {
+        let h = modern_request_headers(&modern_call("get_weather")).unwrap();
+        assert_eq!(get(&h, "mcp-protocol-version"), Some("2026-07-28"));
+        assert_eq!(get(&h, "mcp-method"), Some("tools/call"));
+        assert_eq!(get(&h, "mcp-name"), Some("get_weather"));
+        let h = modern_request_headers(&modern_call("天気")).unwrap();
+        assert_eq!(get(&h, "mcp-name").and_then(crate::modern::decode_header_value).as_deref(), Some("天気"));
+        let meta = request_meta("2026-07-28", &json!({}), None);
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": with_request_meta(None, &meta)});
+        let h = modern_request_headers(&list).unwrap();
+        assert_eq!(get(&h, "mcp-name"), None, "no name for tools/list");
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}});
+        assert_eq!(modern_request_headers(&legacy), None);
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": with_request_meta(None, &meta)});
+        assert_eq!(modern_request_headers(&note), None, "notifications are not requests");
+    }
+
+    #[tokio::test]
+    async fn a_modern_request_carries_no_session_and_tweaks_still_bend_each_header() {
+        let url = Url::parse("http://127.0.0.1:9/mcp").unwrap();
+        let mut t =
+            HttpClientTransport::connect(HttpClientOptions::new(url, Flavor::Streamable)).await.unwrap();
+        t.session = Some("s-1".into());
+        t.protocol_version = Some("2025-11-25".into());
+        let modern = modern_request_headers(&modern_call("echo"));
+        let h = t.headers_for(&Tweaks::default(), POST_ACCEPT, modern.as_deref());
+        assert_eq!(get(&h, SESSION_HEADER), None);
+        assert_eq!(
+            get(&h, PROTOCOL_VERSION_HEADER),
+            Some("2026-07-28"),
+            "the _meta version, not the session's"
+        );
+        let tweaks = Tweaks {
+            protocol_version: Some("2025-06-18".into()),
+            headers: vec![("Mcp-Method".into(), "tools/list".into()), ("mcp-name".into(), String::new())],
+            ..Tweaks::default()
+        };
+        let h = t.headers_for(&tweaks, POST_ACCEPT, modern.as_deref());
+        assert_eq!(get(&h, PROTOCOL_VERSION_HEADER), Some("2025-06-18"));
+        assert_eq!(get(&h, "mcp-method"), Some("tools/list"));
+        assert_eq!(get(&h, "mcp-name"), None, "an empty tweak leaves it out");
+        let h = t.headers_for(
+            &Tweaks { protocol_version: Some(String::new()), ..Tweaks::default() },
+            POST_ACCEPT,
+            modern.as_deref(),
+        );
+        assert_eq!(get(&h, PROTOCOL_VERSION_HEADER), None);
+        let legacy = t.headers(&Tweaks::default(), POST_ACCEPT);
+        assert_eq!(get(&legacy, SESSION_HEADER), Some("s-1"));
+        assert_eq!(get(&legacy, PROTOCOL_VERSION_HEADER), Some("2025-11-25"));
     }
 }
