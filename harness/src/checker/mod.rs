@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod features;
 pub mod http;
 pub mod http_client;
+pub mod modern_client;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
@@ -84,6 +85,8 @@ pub struct SessionChecker {
     client: Side,
     server: Side,
     negotiation: features::Negotiation,
+    /// The client's rules of the stateless era (judged at modern revisions only).
+    modern_client: modern_client::ModernClientRules,
 }
 
 impl SessionChecker {
@@ -94,6 +97,7 @@ impl SessionChecker {
             client: Side::default(),
             server: Side::default(),
             negotiation: Default::default(),
+            modern_client: Default::default(),
         }
     }
 
@@ -215,6 +219,9 @@ impl SessionChecker {
         match Message::from_value(value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
+                if self.revision.era() == mcpspec_reference::Era::Modern {
+                    self.modern_client.on_message(direction, &message, &mut inspection.violations);
+                }
                 inspection.message = Some(message);
             }
             Err(EnvelopeError::Batch) => {}
