@@ -87,6 +87,25 @@ pub const RETRY_SUPPORTED_VERSION: Rule = rule(
     "On UnsupportedProtocolVersionError the client SHOULD select a mutually supported version from the supported list and retry the request.",
 );
 
+pub const HTTP_VERSION_HEADER: Rule = rule(
+    "http-client/modern-protocol-version-header",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#protocol-version-header",
+    "Every POST request to the MCP endpoint MUST include an MCP-Protocol-Version header, whose value MUST match the io.modelcontextprotocol/protocolVersion field of the body's _meta.",
+);
+pub const HTTP_METHOD_HEADER: Rule = rule(
+    "http-client/modern-method-header",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#standard-request-headers",
+    "Mcp-Method, mirroring the body's method, is REQUIRED on all requests.",
+);
+pub const HTTP_NAME_HEADER: Rule = rule(
+    "http-client/modern-name-header",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#standard-request-headers",
+    "Mcp-Name, mirroring params.name or params.uri (Base64 sentinel when not plain ASCII), is REQUIRED on tools/call, resources/read and prompts/get requests.",
+);
+
 /// Every rule of this module, for listings and tests.
 pub const ALL: &[&Rule] = &[
     &META_VERSION,
@@ -99,6 +118,9 @@ pub const ALL: &[&Rule] = &[
     &MRTR_INPUTS_ANSWERED,
     &CAPABILITIES_DECLARED,
     &RETRY_SUPPORTED_VERSION,
+    &HTTP_VERSION_HEADER,
+    &HTTP_METHOD_HEADER,
+    &HTTP_NAME_HEADER,
 ];
 
 /// How many requests in flight and retries due are remembered (a flood costs bounded memory).
