@@ -165,6 +165,75 @@ faults! {
     /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
     /// where it has `format: uri`, a message whose only defect is a format.
     WebsiteUrlNotUri => "website-url-not-uri",
+    // ---- the stateless era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
+    // Each acts only on requests served by the stateless rules; legacy sessions are untouched.
+    /// `server/discover` answers without `ttlMs` and `cacheScope` (caching.mdx: MUST include).
+    ModernDiscoverMissingCacheHints => "modern-discover-missing-cache-hints",
+    /// `server/discover` declares `prompts`, but `prompts/list` answers -32601.
+    ModernDiscoverListsUndeclared => "modern-discover-lists-undeclared",
+    /// A request whose `params._meta` lacks the version or the capabilities is served (as the
+    /// newest modern version, no capabilities) instead of -32602. On a dual-era server a request
+    /// without `_meta` is legacy, so `server/discover` without `_meta` shows it (or any request
+    /// to a modern-only server).
+    ModernMetaNotRequired => "modern-meta-not-required",
+    /// An unsupported `_meta` protocol version gets -32602 instead of -32022.
+    ModernUnsupportedVersionWrongCode => "modern-unsupported-version-wrong-code",
+    /// The -32022 of an unsupported version has no `data.supported` (only `requested`).
+    ModernUnsupportedVersionNoList => "modern-unsupported-version-no-list",
+    /// `ping` (removed in 2026-07-28) is answered with a result instead of -32601.
+    ModernRemovedMethodServed => "modern-removed-method-served",
+    /// Results carry no `resultType`.
+    ModernResultTypeMissing => "modern-result-type-missing",
+    /// `tools/list` results carry no `ttlMs` and `cacheScope`.
+    ModernCacheHintsMissing => "modern-cache-hints-missing",
+    /// Every cacheable result says `ttlMs: -1000` (caching.mdx: MUST be `>= 0`).
+    ModernNegativeTtl => "modern-negative-ttl",
+    /// Every cacheable result says `cacheScope: "shared"` (neither `public` nor `private`).
+    ModernBadCacheScope => "modern-bad-cache-scope",
+    /// `test_elicitation` (and every MRTR fixture) asks for input the request's capabilities do
+    /// not declare instead of -32021 (mrtr.mdx: MUST NOT).
+    ModernInputRequestUndeclared => "modern-input-request-undeclared",
+    /// A retry's `requestState` is decoded but never verified: a tampered state is accepted (an
+    /// undecodable one counts as none) instead of -32602.
+    ModernRequestStateUnchecked => "modern-request-state-unchecked",
+    /// `tools/list` answers `input_required` (mrtr.mdx: only prompts/get, resources/read and
+    /// tools/call may).
+    ModernInputRequiredOnList => "modern-input-required-on-list",
+    /// The first answer of an MRTR fixture is `input_required` with neither `inputRequests` nor
+    /// `requestState` (mrtr.mdx: MUST include at least one).
+    ModernInputRequiredEmpty => "modern-input-required-empty",
+    /// A retry missing some input responses gets -32602 instead of a new `input_required`
+    /// asking again (mrtr.mdx: SHOULD).
+    ModernMissingInputError => "modern-missing-input-error",
+    /// A retry whose `inputResponses` holds a key that was not asked for gets -32602 instead of
+    /// the extra being ignored (mrtr.mdx: SHOULD ignore).
+    ModernExtraInputRejected => "modern-extra-input-rejected",
+    /// `resources/read` of an unknown resource answers `contents: []` (resources.mdx: MUST NOT).
+    ModernUnknownResourceEmptyContents => "modern-unknown-resource-empty-contents",
+    /// `resources/read` of an unknown resource answers -32002, which 2026-07-28 implementations
+    /// MUST NOT emit, instead of -32602.
+    ModernUnknownResourceOldCode => "modern-unknown-resource-old-code",
+    /// Error responses to stateless requests drop the request id (which was readable).
+    ModernErrorWithoutId => "modern-error-without-id",
+    /// Every stateless `tools/call` is preceded by a `ping` request to the client (servers MUST
+    /// NOT initiate requests in 2026-07-28).
+    ModernServerSendsRequest => "modern-server-sends-request",
+    /// `subscriptions/listen` is never acknowledged: its notifications come without
+    /// `notifications/subscriptions/acknowledged` first.
+    ModernListenNoAck => "modern-listen-no-ack",
+    /// Notifications of a listen stream carry no `_meta` subscription id.
+    ModernListenMissingSubscriptionId => "modern-listen-missing-subscription-id",
+    /// A listen stream that did not ask for `toolsListChanged` gets a
+    /// `notifications/tools/list_changed` right after its acknowledgement.
+    ModernListenUnrequested => "modern-listen-unrequested",
+    /// `test_tool_with_logging` logs to a request whose `_meta` names no `logLevel`
+    /// (logging.mdx: MUST NOT).
+    ModernLogWithoutLevel => "modern-log-without-level",
+    /// HTTP: `Mcp-Method` and `Mcp-Name` are not compared with the body (a mismatch is served
+    /// instead of 400 + -32020).
+    ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
+    /// HTTP: errors of stateless requests are answered with status 200 (not 400 / 404).
+    ModernHttpStatus200OnError => "modern-http-status-200-on-error",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",
@@ -539,7 +608,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 75);
+        assert_eq!(Fault::ALL.len(), 101);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

@@ -124,6 +124,32 @@ pub fn with_request_meta(params: Option<Value>, meta: &Value) -> Value {
     Value::Object(params)
 }
 
+/// Whether a request's `params._meta` names a protocol version at all (valid or not): what makes
+/// a dual-era peer serve it by the stateless rules (`basic/versioning.mdx#backward-compatibility-
+/// with-initialization-based-versions`: "A request carrying modern per-request `_meta` is served
+/// statelessly").
+pub fn declares_version(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY))
+}
+
+/// The versions a server speaks as `supportedVersions` and `data.supported` list them: every one,
+/// newest first, each once (the draft shares its wire string with 2026-07-28).
+pub fn supported_list(supported: &[Revision]) -> Vec<&'static str> {
+    let mut revs = supported.to_vec();
+    revs.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out: Vec<&'static str> = Vec::new();
+    for r in revs {
+        let v = wire_version(r);
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 /// What a modern request says about itself in `params._meta`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestMeta {
@@ -251,7 +277,8 @@ mod tests {
 
     #[test]
     fn meta_is_read_and_its_problems_named() {
-        let meta = request_meta("2026-07-28", &json!({"roots": {}}), Some(&json!({"name": "c", "version": "1"})));
+        let meta =
+            request_meta("2026-07-28", &json!({"roots": {}}), Some(&json!({"name": "c", "version": "1"})));
         let params = with_request_meta(Some(json!({"name": "t", "_meta": {"progressToken": 3}})), &meta);
         let read = read_request_meta(Some(&params)).unwrap();
         assert_eq!(read.version, "2026-07-28");

@@ -6,10 +6,10 @@
 //! | kind | names |
 //! | --- | --- |
 //! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
-//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000), `touch_watched` |
-//! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource` |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000), `touch_watched`; 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round` |
+//! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource`; 2026-07-28: `test://mrtr/needs-input` |
 //! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
-//! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image` |
+//! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image`; 2026-07-28: `test_mrtr_prompt` |
 //! | completion | `test_prompt_with_arguments`: arg1 (6 words), arg2 (5 numbers); `resourceUri`; template `id` (`1`…`250`: 100 values, `total` 250, `hasMore`), `name`, `word` |
 
 use super::invalid_params;
@@ -27,6 +27,11 @@ pub(crate) const WAV_SILENCE: &str =
 
 /// The resource whose updates a subscriber hears about.
 pub(crate) const WATCHED: &str = "test://watched-resource";
+
+/// The prompt that asks for input before it is given (2026-07-28 MRTR, `mrtr.rs`).
+pub(crate) const MRTR_PROMPT: &str = "test_mrtr_prompt";
+/// The resource that asks for input before it is read (2026-07-28 MRTR, `mrtr.rs`).
+pub(crate) const MRTR_RESOURCE: &str = "test://mrtr/needs-input";
 
 /// The largest number of values one completion may carry (`server/utilities/completion.mdx`:
 /// "Maximum 100 items per response").
@@ -133,6 +138,23 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
             no_arguments(),
             V2024_11_05,
         ),
+        // Multi round-trip requests exist from 2026-07-28 (`mrtr.rs`).
+        (
+            "test_mrtr_multiple_inputs",
+            "Several inputs at once",
+            "Asks for an elicitation, a sampling and the roots in one input_required result (those \
+             the request's capabilities declare), then reports every answer.",
+            no_arguments(),
+            V2026_07_28,
+        ),
+        (
+            "test_mrtr_multi_round",
+            "Two rounds of input",
+            "Asks the user for a topic (elicitation), then the model for a summary of it (sampling), \
+             carrying the first answer in requestState.",
+            no_arguments(),
+            V2026_07_28,
+        ),
     ]
 }
 
@@ -200,6 +222,13 @@ pub(crate) fn resources(rev: Revision) -> Vec<Value> {
             "Watched resource",
         ),
     ]
+    .into_iter()
+    .chain((rev >= Revision::V2026_07_28).then(|| {
+        json!({"uri": MRTR_RESOURCE, "name": "needs-input", "title": "Needs input",
+            "description": "Asks the user for a passphrase (MRTR elicitation) before it is read.",
+            "mimeType": "text/plain"})
+    }))
+    .collect()
 }
 
 pub(crate) fn templates(rev: Revision) -> Vec<Value> {
@@ -280,9 +309,18 @@ const PROMPTS: [PromptRow; 4] = [
     ("test_prompt_with_image", "Prompt with image", "A prompt with an image.", &[]),
 ];
 
+/// The prompt of the stateless era, served by `mrtr.rs`.
+const MRTR_PROMPT_ROW: PromptRow = (
+    MRTR_PROMPT,
+    "Prompt that asks for input",
+    "Asks the user for a topic (MRTR elicitation), then gives a prompt about it.",
+    &[],
+);
+
 pub(crate) fn prompts(rev: Revision) -> Vec<Value> {
     PROMPTS
         .iter()
+        .chain((rev >= Revision::V2026_07_28).then_some(&MRTR_PROMPT_ROW))
         .map(|(name, title, description, args)| {
             let mut p = with_title(rev, json!({ "name": name, "description": description }), title);
             if !args.is_empty() {
@@ -370,7 +408,7 @@ pub(crate) fn complete(params: Option<&Value>, fault: Option<Fault>) -> Result<V
                 ("test_prompt_with_embedded_resource", "resourceUri") => {
                     strs(&["test://static-text", "test://static-binary", WATCHED])
                 }
-                _ if PROMPTS.iter().any(|p| p.0 == name) => Vec::new(),
+                _ if PROMPTS.iter().any(|p| p.0 == name) || name == MRTR_PROMPT => Vec::new(),
                 _ => return Err(invalid_params(&format!("Unknown prompt: {name}"))),
             }
         }

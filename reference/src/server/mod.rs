@@ -1,7 +1,9 @@
 //! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and the loop that runs it,
 //! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]).
 //! It speaks every legacy revision (2024-11-05 … 2025-11-25) and every server feature of them,
-//! and answers exactly as the spec says, so the suite can be proven against it; the same handler
+//! and the stateless era (2026-07-28, `modern.rs`, with multi round-trip requests in `mrtr.rs`)
+//! on the same connection (a dual-era server, `basic/versioning.mdx`), and answers exactly as
+//! the spec says, so the suite can be proven against it; the same handler
 //! is what the fuzz targets drive.
 //!
 //! The handler is a state machine in the style of quinn-proto: it never reads a clock. Input and
@@ -15,6 +17,10 @@
 
 mod catalog;
 mod http;
+mod modern;
+#[cfg(test)]
+mod modern_tests;
+mod mrtr;
 mod pagination;
 #[cfg(test)]
 mod tests;
@@ -34,7 +40,8 @@ pub use http::serve_http;
 /// What the reference server offers, and its timings.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
-    /// Revisions it negotiates; the latest legacy one is its counter-offer for anything else.
+    /// Revisions it speaks: the legacy ones it negotiates with `initialize` (the latest is its
+    /// counter-offer for anything else), the modern ones it serves statelessly.
     pub supported: Vec<Revision>,
     pub max_message_bytes: usize,
     /// Items per page of every list (small, so that every list paginates).
@@ -52,18 +59,22 @@ pub struct ServerConfig {
     /// Sampling requests `test_sampling` sends with tools enabled before it forbids tool use
     /// (sampling.mdx: both sides SHOULD bound the iterations of a tool loop).
     pub max_sampling_rounds: usize,
+    /// How long an MRTR `requestState` stays valid (`basic/patterns/mrtr.mdx`: servers SHOULD
+    /// bind "a short expiry (TTL)" into it).
+    pub request_state_ttl: Duration,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            supported: Revision::LEGACY.to_vec(),
+            supported: Revision::LEGACY.into_iter().chain([Revision::V2026_07_28]).collect(),
             max_message_bytes: framing::DEFAULT_MAX_MESSAGE_BYTES,
             page_size: 2,
             client_request_timeout: Duration::from_secs(5),
             progress_interval: Duration::from_millis(10),
             watched_update_delay: Some(Duration::from_millis(50)),
             max_sampling_rounds: 3,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -134,6 +145,8 @@ struct Job {
     batch: Option<u64>,
     deadline: Option<Instant>,
     kind: JobKind,
+    /// A request of the stateless era: how its answer is finished (`modern.rs`).
+    modern: Option<modern::Ctx>,
 }
 
 #[derive(Debug)]
@@ -151,6 +164,11 @@ enum JobKind {
         /// server SHOULD NOT send requests other than pings and logging before receiving the
         /// initialized notification").
         deferred: Option<(&'static str, Value)>,
+    },
+    /// A `subscriptions/listen` stream: open until cancelled (`basic/patterns/subscriptions.mdx`).
+    Listen {
+        /// The filter acknowledged (the notifications this stream carries).
+        ack: Value,
     },
 }
 
@@ -221,11 +239,15 @@ pub struct ReferenceServer {
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
     current_batch: Option<u64>,
+    /// The stateless request being handled, while it is.
+    modern: Option<modern::Ctx>,
     out: Vec<Value>,
 }
 
 impl ReferenceServer {
     pub fn new(config: ServerConfig) -> Self {
+        // The zero of MRTR expiries, shared by every server of the process (`mrtr.rs`).
+        mrtr::epoch();
         ReferenceServer {
             config,
             fault: None,
@@ -247,6 +269,7 @@ impl ReferenceServer {
             batches: HashMap::new(),
             next_batch: 0,
             current_batch: None,
+            modern: None,
             out: Vec::new(),
         }
     }
@@ -357,9 +380,15 @@ impl ReferenceServer {
 
     /// Sends the answer to a request that was never a job.
     fn respond(&mut self, id: Option<RequestId>, outcome: Result<Value, ErrorObject>) {
-        let message = match outcome {
-            Ok(result) => Message::result(id.expect("results always answer an id"), result),
-            Err(error) => Message::error(id, error),
+        let (id, outcome) = match &self.modern {
+            Some(ctx) => self.modern_outcome(ctx, id, outcome),
+            None => (id, outcome),
+        };
+        let message = match (outcome, id) {
+            (Ok(result), Some(id)) => Message::result(id, result),
+            // Results only ever answer a request, whose id was read.
+            (Ok(_), None) => return,
+            (Err(error), id) => Message::error(id, error),
         }
         .to_value();
         match self.current_batch.and_then(|b| self.batches.get_mut(&b)) {
@@ -371,9 +400,14 @@ impl ReferenceServer {
     /// Answers a job and forgets it.
     fn finish(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
         let Some(job) = self.jobs.remove(&id) else { return };
-        let message = match outcome {
-            Ok(result) => Message::result(id, result),
-            Err(error) => Message::error(Some(id), error),
+        let (id, outcome) = match &job.modern {
+            Some(ctx) => self.modern_outcome(ctx, Some(id), outcome),
+            None => (Some(id), outcome),
+        };
+        let message = match (outcome, id) {
+            (Ok(result), Some(id)) => Message::result(id, result),
+            (Ok(_), None) => return,
+            (Err(error), id) => Message::error(id, error),
         }
         .to_value();
         match job.batch {
@@ -414,7 +448,8 @@ impl ReferenceServer {
         if let Some(b) = batch.and_then(|b| self.batches.get_mut(&b)) {
             b.waiting += 1;
         }
-        self.jobs.insert(id, Job { progress_token, batch, deadline, kind });
+        let modern = self.modern.clone();
+        self.jobs.insert(id, Job { progress_token, batch, deadline, kind, modern });
     }
 
     // ---- input ---------------------------------------------------------------------------
@@ -540,21 +575,9 @@ impl ReferenceServer {
                     };
                     self.notify("notifications/elicitation/complete", json!({ "elicitationId": id }));
                 }
-                let content = result.get("content").map(Value::to_string).unwrap_or_else(|| "none".into());
-                let text = format!("User response: action={action}, content={content}");
-                self.finish(job_id, Ok(tool_text(&text)));
+                self.finish(job_id, Ok(tool_text(&elicitation_text(&result))));
             }
-            Purpose::Roots => {
-                let uris: Vec<String> = result
-                    .get("roots")
-                    .and_then(Value::as_array)
-                    .map(|roots| {
-                        roots.iter().filter_map(|r| r.get("uri")?.as_str().map(str::to_owned)).collect()
-                    })
-                    .unwrap_or_default();
-                let text = format!("The client has {} root(s): {}", uris.len(), uris.join(", "));
-                self.finish(job_id, Ok(tool_text(&text)));
-            }
+            Purpose::Roots => self.finish(job_id, Ok(tool_text(&roots_text(&result)))),
         }
     }
 
@@ -565,10 +588,10 @@ impl ReferenceServer {
             let why = format!("the id {} belongs to a request still in progress", r.id);
             return self.respond(Some(r.id), Err(invalid_request_error(&why)));
         }
+        if self.is_modern_request(&r) {
+            return self.modern_request(r);
+        }
         let params = r.params.as_ref();
-        let rev = self.rev();
-        let page = self.config.page_size;
-        let fault = self.fault;
         let outcome = match (r.method.as_str(), self.phase) {
             ("ping", _) => Ok(json!({})),
             ("initialize", Phase::AwaitingInitialize) => self.initialize(params),
@@ -589,41 +612,17 @@ impl ReferenceServer {
                     ErrorObject::new(ErrorObject::INTERNAL_ERROR, "Internal error: the tool list is gone");
                 return self.respond(Some(r.id), Err(error));
             }
-            ("tools/list", _) => {
-                let mut tools = catalog::tools(rev);
-                tools.extend(self.unnamed_fault_tool());
-                if self.tool_added {
-                    tools.push(
-                        json!({ "name": "mcpspec_added", "description": "Appeared during the session.",
-                        "inputSchema": { "type": "object" } }),
-                    );
-                }
-                self.cursors.page("tools/list", "tools", tools, params, page, fault)
+            (list @ ("tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"), _) => {
+                self.list_page(list, params)
             }
-            ("resources/list", _) => {
-                self.cursors.page("resources/list", "resources", catalog::resources(rev), params, page, fault)
-            }
-            // resources/templates/list is paginated in every revision (utilities/pagination.mdx;
-            // digest §T11 for 2025-11-25).
-            ("resources/templates/list", _) => self.cursors.page(
-                "resources/templates/list",
-                "resourceTemplates",
-                catalog::templates(rev),
-                params,
-                page,
-                fault,
-            ),
             ("resources/read", _) => self.read_resource(params),
             ("resources/subscribe", _) => self.subscribe(params, true),
             ("resources/unsubscribe", _) => self.subscribe(params, false),
-            ("prompts/list", _) => {
-                self.cursors.page("prompts/list", "prompts", catalog::prompts(rev), params, page, fault)
-            }
-            ("prompts/get", _) => catalog::get_prompt(params, fault),
+            ("prompts/get", _) => catalog::get_prompt(params, self.fault),
             ("logging/setLevel", _) => self.set_level(params),
             // completion/complete is a method of every legacy revision; the `completions`
             // capability that announces it exists from 2025-03-26.
-            ("completion/complete", _) => catalog::complete(params, fault),
+            ("completion/complete", _) => catalog::complete(params, self.fault),
             (method, _) => {
                 Err(ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, format!("Method not found: {method}")))
             }
@@ -689,8 +688,42 @@ impl ReferenceServer {
         Ok(result)
     }
 
+    /// One page of a list (`tools/list`, `resources/list`, `resources/templates/list`,
+    /// `prompts/list`) at the revision being served; lists of the stateless era recognise their
+    /// cursors without memory (`pagination.rs`).
+    fn list_page(&mut self, list: &str, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let rev = self.rev();
+        let (list, key, items): (&'static str, _, _) = match list {
+            "tools/list" => {
+                let mut tools = catalog::tools(rev);
+                tools.extend(self.unnamed_fault_tool());
+                if self.tool_added {
+                    tools.push(
+                        json!({ "name": "mcpspec_added", "description": "Appeared during the session.",
+                        "inputSchema": { "type": "object" } }),
+                    );
+                }
+                ("tools/list", "tools", tools)
+            }
+            "resources/list" => ("resources/list", "resources", catalog::resources(rev)),
+            // resources/templates/list is paginated in every revision (utilities/pagination.mdx;
+            // digest §T11 for 2025-11-25).
+            "resources/templates/list" => {
+                ("resources/templates/list", "resourceTemplates", catalog::templates(rev))
+            }
+            _ => ("prompts/list", "prompts", catalog::prompts(rev)),
+        };
+        let stateless = self.modern.is_some();
+        let how = pagination::Paging { page_size: self.config.page_size, fault: self.fault, stateless };
+        self.cursors.page(list, key, items, params, how)
+    }
+
+    /// The revision being served: the stateless request's, else the negotiated one.
     fn rev(&self) -> Revision {
-        self.revision.unwrap_or_else(Revision::latest_legacy)
+        match &self.modern {
+            Some(ctx) => ctx.revision,
+            None => self.revision.unwrap_or_else(Revision::latest_legacy),
+        }
     }
 
     fn client_capability(&self, name: &str) -> Option<&Value> {
@@ -731,7 +764,9 @@ impl ReferenceServer {
     }
 
     fn watched_resource_changes(&mut self) {
-        if self.phase != Phase::Operating {
+        // A legacy session between `initialize` and `initialized` waits; a stateless listener
+        // (or a connection that never initialized) hears of the change at once.
+        if self.phase == Phase::Initialized && self.listeners(catalog::WATCHED) == 0 {
             // Nothing but pings and logging before `initialized`: change a little later (from
             // now, and never at once, so that a late poll does not spin).
             let delay = self.config.watched_update_delay.unwrap_or_default().max(Duration::from_millis(1));
@@ -741,14 +776,16 @@ impl ReferenceServer {
         self.touch_watched();
     }
 
-    /// The watched resource changes; subscribers hear about it (server/resources.mdx).
+    /// The watched resource changes; subscribers hear about it (server/resources.mdx), and so do
+    /// the `subscriptions/listen` streams that asked for it.
     fn touch_watched(&mut self) -> bool {
         self.watched_version += 1;
         let subscribed = self.subscriptions.contains(catalog::WATCHED);
         if subscribed && self.phase == Phase::Operating {
             self.notify("notifications/resources/updated", json!({ "uri": catalog::WATCHED }));
         }
-        subscribed
+        let heard = self.notify_listeners(catalog::WATCHED);
+        subscribed || heard
     }
 
     fn set_level(&mut self, params: Option<&Value>) -> Result<Value, ErrorObject> {
@@ -771,9 +808,22 @@ impl ReferenceServer {
     /// Sends a `notifications/message` if `level` passes the filter. Before any
     /// `logging/setLevel` every level is sent: logging.mdx leaves the default open (digest §T16),
     /// and sending all makes the effect of a later setLevel visible.
+    ///
+    /// A stateless request is logged to only when its `_meta` names a level, and only at or
+    /// above it (2026-07-28 `server/utilities/logging.mdx`: "The server **MUST NOT** emit
+    /// `notifications/message` for a request that does not include this field").
     fn log(&mut self, level: LogLevel, data: &str) {
-        let passes = self.min_log_level.is_none_or(|min| level >= min);
-        if passes || self.fault == Some(Fault::LogLevelIgnored) {
+        let passes = match &self.modern {
+            Some(ctx) => {
+                ctx.log_level.is_some_and(|min| level >= min)
+                    || self.fault == Some(Fault::ModernLogWithoutLevel)
+            }
+            None => {
+                self.min_log_level.is_none_or(|min| level >= min)
+                    || self.fault == Some(Fault::LogLevelIgnored)
+            }
+        };
+        if passes {
             let params = json!({ "level": level.as_str(), "logger": "test_tool_with_logging", "data": data });
             self.notify("notifications/message", params);
         }
@@ -937,6 +987,10 @@ impl ReferenceServer {
     /// The extra tool of the faults that only show when a tool without a fixture name is called:
     /// it samples, like `test_sampling`, with the fault's defect.
     fn unnamed_fault_tool(&self) -> Option<Value> {
+        // Those faults send requests to the client: a legacy defect, never in the stateless era.
+        if self.modern.is_some() {
+            return None;
+        }
         let name = match self.fault? {
             Fault::UnnamedSamplingTools => "summarize",
             Fault::UnnamedUnbalancedToolLoop => "research",
@@ -1013,7 +1067,7 @@ impl ReferenceServer {
     /// "toolUse", each ToolUseContent item is responded to with a ToolResultContent item with a
     /// matching toolUseId, and that the user message contains only tool results").
     fn sampling_answered(&mut self, job_id: RequestId, result: Value) {
-        let max_rounds = self.config.max_sampling_rounds.max(1);
+        let max_rounds = self.config.max_sampling_rounds;
         let Some(job) = self.jobs.get_mut(&job_id) else { return };
         let JobKind::Ask {
             purpose: Purpose::Sampling { messages, with_tools, rounds, unbalanced },
@@ -1023,57 +1077,13 @@ impl ReferenceServer {
         else {
             return;
         };
-        let reply = result.get("content").cloned().unwrap_or(Value::Null);
-        let blocks: Vec<Value> = match &reply {
-            Value::Array(a) => a.clone(),
-            Value::Null => Vec::new(),
-            one => vec![one.clone()],
-        };
-        let uses: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "tool_use").collect();
-        if *with_tools && !uses.is_empty() {
-            if *rounds > max_rounds {
-                // The last request forbade tools (toolChoice "none") and the model used them.
-                let why = format!("the model still called tools after {max_rounds} tool-enabled rounds");
-                return self.finish(job_id, Ok(tool_error(&why)));
+        match sampling_step(messages, *with_tools, rounds, *unbalanced, max_rounds, &result) {
+            SamplingNext::Ask(params) => {
+                *deferred = Some(("sampling/createMessage", params));
+                self.send_deferred(&job_id)
             }
-            if uses.iter().any(|u| !u["id"].is_string()) {
-                // A tool_result must name its tool_use; without an id there is nothing to name.
-                let why = "the model sent a tool_use without a string id; the tool loop cannot answer it";
-                return self.finish(job_id, Ok(tool_error(why)));
-            }
-            let results: Vec<Value> = uses
-                .iter()
-                .map(|u| {
-                    let query = u["input"]["query"].as_str().unwrap_or("");
-                    let known = u["name"] == "lookup";
-                    let text = if known {
-                        format!("lookup({query:?}): the answer is 42")
-                    } else {
-                        format!("there is no tool named {}", u["name"])
-                    };
-                    let mut r = json!({ "type": "tool_result", "toolUseId": u["id"].clone(),
-                        "content": [{ "type": "text", "text": text }] });
-                    if !known {
-                        r["isError"] = true.into();
-                    }
-                    r
-                })
-                .collect();
-            messages.push(json!({ "role": "assistant", "content": reply }));
-            let results = match unbalanced {
-                true => json!({ "type": "text", "text": "Go on without the tool's result." }),
-                false => Value::Array(results),
-            };
-            messages.push(json!({ "role": "user", "content": results }));
-            *rounds += 1;
-            let last = *rounds > max_rounds;
-            *deferred = Some(("sampling/createMessage", sampling_params(messages, true, last)));
-            return self.send_deferred(&job_id);
+            SamplingNext::Done(outcome) => self.finish(job_id, Ok(outcome)),
         }
-        let text: Vec<&str> =
-            blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect();
-        let text = format!("LLM response: {}", text.join(" "));
-        self.finish(job_id, Ok(tool_text(&text)));
     }
 
     fn start_elicitation(&mut self, id: RequestId, args: &Value) {
@@ -1101,21 +1111,7 @@ impl ReferenceServer {
                 json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
             return self.ask(id, Purpose::Elicitation { url_id: Some(elicitation_id) }, Some(params));
         }
-        let mut params = json!({
-            "message": message,
-            "requestedSchema": {
-                "type": "object",
-                "properties": {
-                    "username": { "type": "string", "description": "Your username" },
-                    "email": { "type": "string", "format": "email", "description": "Your email address" },
-                },
-                "required": ["username"],
-            },
-        });
-        if rev >= Revision::V2025_11_25 {
-            params["mode"] = "form".into();
-        }
-        self.ask(id, Purpose::Elicitation { url_id: None }, Some(params));
+        self.ask(id, Purpose::Elicitation { url_id: None }, Some(elicitation_form(message, rev)));
     }
 
     /// A job's deadline has come.
@@ -1127,6 +1123,8 @@ impl ReferenceServer {
         let operating = self.phase == Phase::Operating;
         let Some(job) = self.jobs.get_mut(&id) else { return };
         job.deadline = None;
+        // A stateless request has no session phase: its progress goes out at once.
+        let operating = operating || job.modern.is_some();
         match &mut job.kind {
             JobKind::Slow { ms } => {
                 let text = format!("slept {ms} ms");
@@ -1174,6 +1172,8 @@ impl ReferenceServer {
                 let why = format!("the client did not answer {method} within {} ms", timeout.as_millis());
                 self.finish(id, Ok(tool_error(&why)));
             }
+            // No deadline: a listen stream lasts until cancelled.
+            JobKind::Listen { .. } => {}
         }
     }
 }
@@ -1203,6 +1203,117 @@ fn sampling_params(messages: &[Value], with_tools: bool, forbid_tools: bool) -> 
         p["toolChoice"] = json!({ "mode": if forbid_tools { "none" } else { "auto" } });
     }
     p
+}
+
+/// What a sampling tool does next with the model's reply.
+pub(super) enum SamplingNext {
+    /// Ask the model again with these `sampling/createMessage` params.
+    Ask(Value),
+    /// The tool's result.
+    Done(Value),
+}
+
+/// One turn of a sampling tool (legacy requests and MRTR alike): with tools, every `tool_use` is
+/// answered in the next user message by a `tool_result` with the matching `toolUseId`, and that
+/// message holds nothing else (sampling.mdx, 2025-11-25: "Servers MUST ensure that when replying
+/// to a stopReason: "toolUse", each ToolUseContent item is responded to with a ToolResultContent
+/// item with a matching toolUseId, and that the user message contains only tool results").
+/// `messages` is the conversation so far, `rounds` the requests sent so far; `unbalanced` is the
+/// deliberate fault that leaves the tool uses unanswered.
+pub(super) fn sampling_step(
+    messages: &mut Vec<Value>,
+    with_tools: bool,
+    rounds: &mut usize,
+    unbalanced: bool,
+    max_rounds: usize,
+    result: &Value,
+) -> SamplingNext {
+    let max_rounds = max_rounds.max(1);
+    let reply = result.get("content").cloned().unwrap_or(Value::Null);
+    let blocks: Vec<Value> = match &reply {
+        Value::Array(a) => a.clone(),
+        Value::Null => Vec::new(),
+        one => vec![one.clone()],
+    };
+    let uses: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "tool_use").collect();
+    if with_tools && !uses.is_empty() {
+        if *rounds > max_rounds {
+            // The last request forbade tools (toolChoice "none") and the model used them.
+            let why = format!("the model still called tools after {max_rounds} tool-enabled rounds");
+            return SamplingNext::Done(tool_error(&why));
+        }
+        if uses.iter().any(|u| !u["id"].is_string()) {
+            // A tool_result must name its tool_use; without an id there is nothing to name.
+            let why = "the model sent a tool_use without a string id; the tool loop cannot answer it";
+            return SamplingNext::Done(tool_error(why));
+        }
+        let results: Vec<Value> = uses
+            .iter()
+            .map(|u| {
+                let query = u["input"]["query"].as_str().unwrap_or("");
+                let known = u["name"] == "lookup";
+                let text = if known {
+                    format!("lookup({query:?}): the answer is 42")
+                } else {
+                    format!("there is no tool named {}", u["name"])
+                };
+                let mut r = json!({ "type": "tool_result", "toolUseId": u["id"].clone(),
+                    "content": [{ "type": "text", "text": text }] });
+                if !known {
+                    r["isError"] = true.into();
+                }
+                r
+            })
+            .collect();
+        messages.push(json!({ "role": "assistant", "content": reply }));
+        let results = match unbalanced {
+            true => json!({ "type": "text", "text": "Go on without the tool's result." }),
+            false => Value::Array(results),
+        };
+        messages.push(json!({ "role": "user", "content": results }));
+        *rounds += 1;
+        let last = *rounds > max_rounds;
+        return SamplingNext::Ask(sampling_params(messages, true, last));
+    }
+    let text: Vec<&str> =
+        blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect();
+    SamplingNext::Done(tool_text(&format!("LLM response: {}", text.join(" "))))
+}
+
+/// The tool result of an answered elicitation.
+pub(super) fn elicitation_text(result: &Value) -> String {
+    let action = result.get("action").and_then(Value::as_str).unwrap_or("(none)");
+    let content = result.get("content").map(Value::to_string).unwrap_or_else(|| "none".into());
+    format!("User response: action={action}, content={content}")
+}
+
+/// The tool result of an answered `roots/list`.
+pub(super) fn roots_text(result: &Value) -> String {
+    let uris: Vec<&str> = result
+        .get("roots")
+        .and_then(Value::as_array)
+        .map(|roots| roots.iter().filter_map(|r| r.get("uri")?.as_str()).collect())
+        .unwrap_or_default();
+    format!("The client has {} root(s): {}", uris.len(), uris.join(", "))
+}
+
+/// The form `test_elicitation` asks the user to fill in.
+pub(super) fn elicitation_form(message: &str, rev: Revision) -> Value {
+    let mut params = json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "username": { "type": "string", "description": "Your username" },
+                "email": { "type": "string", "format": "email", "description": "Your email address" },
+            },
+            "required": ["username"],
+        },
+    });
+    if rev >= Revision::V2025_11_25 {
+        params["mode"] = "form".into();
+    }
+    params
 }
 
 fn content(blocks: Vec<Value>) -> Value {

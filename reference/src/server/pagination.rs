@@ -4,12 +4,38 @@
 //! session that issued it: a cursor of another list, of another session, or made up by the client
 //! is invalid (-32602, "Invalid cursors SHOULD result in an error with code -32602"). The same
 //! page always gets the same cursor ("provide stable cursors").
+//!
+//! The stateless era (2026-07-28) may not rely on earlier requests (`basic/index.mdx`: "Servers
+//! **MUST NOT** rely on prior requests over the same connection to establish context"; over HTTP
+//! each request meets a fresh server): there a cursor is recognised by recomputing the cursor of
+//! every offset of the list, which needs no memory. An empty string is a cursor like any other
+//! and names no page: it is answered -32602 as an invalid cursor, never as "from the start".
 
 use super::invalid_params;
 use crate::faults::Fault;
 use crate::wire::ErrorObject;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+
+/// The cursor of a list at an offset. FNV-1a: stable, dependency-free, and not a number a client
+/// could guess the meaning of.
+fn cursor_text(list: &str, offset: usize) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in format!("mcpspec/{list}/{offset}").bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("pg_{h:016x}")
+}
+
+/// How a list is paged: items per page, the server's fault, and whether cursors must be
+/// recognised without memory (the stateless era).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Paging {
+    pub page_size: usize,
+    pub fault: Option<Fault>,
+    pub stateless: bool,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct Cursors {
@@ -18,13 +44,7 @@ pub(crate) struct Cursors {
 
 impl Cursors {
     fn cursor(&mut self, list: &'static str, offset: usize) -> String {
-        // FNV-1a: stable, dependency-free, and not a number a client could guess the meaning of.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in format!("mcpspec/{list}/{offset}").bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        let c = format!("pg_{h:016x}");
+        let c = cursor_text(list, offset);
         self.issued.insert(c.clone(), (list, offset));
         c
     }
@@ -37,14 +57,17 @@ impl Cursors {
         key: &str,
         items: Vec<Value>,
         params: Option<&Value>,
-        page_size: usize,
-        fault: Option<Fault>,
+        how: Paging,
     ) -> Result<Value, ErrorObject> {
+        let Paging { page_size, fault, stateless } = how;
         let page_size = page_size.max(1);
         let offset = match params.and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => match self.issued.get(c) {
                 Some((l, offset)) if *l == list => *offset,
+                _ if stateless && (1..items.len()).any(|o| cursor_text(list, o) == *c) => {
+                    (1..items.len()).find(|o| cursor_text(list, *o) == *c).unwrap_or(0)
+                }
                 _ if fault == Some(Fault::AcceptInvalidCursor) => 0,
                 _ => return Err(invalid_params(&format!("invalid cursor {c:?} for {list}"))),
             },
