@@ -136,6 +136,13 @@ pub struct ServerScript {
     pub poll_after_priming: Option<Duration>,
     /// Over Streamable HTTP: answer a GET without `Last-Event-ID` with 405.
     pub refuse_get: bool,
+    /// Modern era: answer the client's first request with `-32022` (UnsupportedProtocolVersion),
+    /// naming the scenario's version as the one supported, as a server instance that does not
+    /// speak the version asked for would (`basic/versioning.mdx#protocol-version-negotiation`).
+    pub refuse_first_version: bool,
+    /// Modern era: leave `requestState` out of every InputRequiredResult (the client must then
+    /// retry without one, `basic/patterns/mrtr.mdx#client-requirements-basic-workflow`).
+    pub strip_request_state: bool,
 }
 
 impl ServerScript {
@@ -169,6 +176,9 @@ pub struct ClientSession {
     pub received: Vec<Value>,
     /// When each message of `received` was read (same order and length).
     pub received_at: Vec<Instant>,
+    /// Every message value the scenario server sent, with when (bounded like `received`): what
+    /// the modern steps pair with the client's requests (its answers and their caching hints).
+    pub sent: Vec<(Instant, Value)>,
     /// The scenario server's pings awaiting the client's answer, with when they were sent.
     pings: HashMap<RequestId, Instant>,
     /// The slowest round trip of a ping the client answered.
@@ -347,6 +357,7 @@ impl ClientSession {
             options,
             received: Vec::new(),
             received_at: Vec::new(),
+            sent: Vec::new(),
             pings: HashMap::new(),
             slowest_ping: None,
             shutdown: None,
@@ -676,6 +687,9 @@ impl ClientSession {
 
     pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
         self.recorder.record_value(Direction::ServerToClient, value);
+        if self.sent.len() < KEPT_MESSAGES {
+            self.sent.push((Instant::now(), value.clone()));
+        }
         let link = match &mut self.link {
             Link::Stdio(link) => link,
             Link::Http(http) => {
@@ -734,6 +748,18 @@ impl ClientSession {
         }
         let method = value.get("method").and_then(Value::as_str);
         let is_initialize = method == Some("initialize");
+        if let (Some(_), Some(id), true) = (method, value.get("id"), self.script.refuse_first_version) {
+            self.script.refuse_first_version = false;
+            let requested = value
+                .pointer("/params/_meta")
+                .and_then(|m| m.get(mcpspec_reference::modern::PROTOCOL_VERSION_KEY))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let supported = [mcpspec_reference::modern::wire_version(self.recorder.revision())];
+            let error = mcpspec_reference::modern::unsupported_version(requested, &supported);
+            let refusal = Message::error(RequestId::from_value(id), error).to_value();
+            return self.send_value(&refusal).await;
+        }
         if let (Some(method), Some(id)) = (method, value.get("id")) {
             if let Some(error) = self.script.refusal(method, self.recorder.revision()) {
                 let refusal = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
@@ -743,6 +769,11 @@ impl ClientSession {
         let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
         for mut answer in out {
+            if self.script.strip_request_state {
+                if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("requestState");
+                }
+            }
             if is_initialize && answer.get("id") == value.get("id") {
                 if let Some(result) = answer.get_mut("result") {
                     if let Some(version) = &self.script.protocol_version {

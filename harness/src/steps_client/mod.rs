@@ -6,6 +6,7 @@
 mod cancellation;
 mod elicitation;
 mod http;
+mod modern;
 mod pagination;
 mod sampling;
 

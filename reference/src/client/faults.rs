@@ -126,8 +126,8 @@ pub enum ClientFault {
     ModernRetrySameId,
     /// MRTR: retries without `inputResponses`, ignoring the `inputRequests` it was given.
     ModernInputsIgnored,
-    /// MRTR: declares no capability in `_meta`, yet answers every input request (roots, sampling,
-    /// elicitation) in `inputResponses`.
+    /// MRTR: each retry declares no capability in its `_meta`, yet answers in `inputResponses`
+    /// the input requests (roots, sampling, elicitation) the first request's capabilities allowed.
     ModernUndeclaredCapabilityUse,
     /// Caching: lists tools again when it needs them a second time, though the first list is still
     /// fresh (within its `ttlMs`).

@@ -204,6 +204,12 @@ fn send_http(
     fault: Option<ClientFault>,
     initialized: bool,
 ) -> u64 {
+    let tweaks = tweaks_for(value, fault, initialized);
+    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
+}
+
+/// The tweaks of one POST of the reference client: none, unless `fault` bends a header.
+fn tweaks_for(value: &Value, fault: Option<ClientFault>, initialized: bool) -> Tweaks {
     let mut tweaks = Tweaks::default();
     let modern =
         value.pointer("/params/_meta").and_then(|m| m.get(crate::modern::PROTOCOL_VERSION_KEY)).is_some();
@@ -218,5 +224,23 @@ fn send_http(
         Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
         _ => {}
     }
-    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
+    tweaks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_header_version_fault_bends_modern_requests_only() {
+        let meta = crate::modern::request_meta("2026-07-28", &json!({}), None);
+        let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": crate::modern::with_request_meta(None, &meta)});
+        let fault = Some(ClientFault::ModernHeaderVersionMismatch);
+        assert_eq!(tweaks_for(&modern, fault, false).protocol_version.as_deref(), Some("2025-11-25"));
+        assert_eq!(tweaks_for(&modern, None, false).protocol_version, None);
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(tweaks_for(&legacy, fault, true).protocol_version, None);
+    }
 }

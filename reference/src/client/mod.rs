@@ -16,7 +16,7 @@ mod persona;
 
 pub use faults::ClientFault;
 pub use http::run_http;
-pub use modern::{CACHING_SCENARIO, MAX_MRTR_ROUNDS};
+pub use modern::{scenario_tool, CACHING_SCENARIO, MAX_MRTR_ROUNDS, SCENARIO_TOOLS};
 pub use persona::{ClientPersona, ROOT_URI};
 
 use crate::elicitation;

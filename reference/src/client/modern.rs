@@ -34,6 +34,24 @@ use std::time::{Duration, Instant};
 /// (it takes it from its cache while the first list is fresh).
 pub const CACHING_SCENARIO: &str = "client-modern/caching";
 
+/// The tool each MRTR scenario asks a client to call (by the scenario's name in
+/// `MCP_CONFORMANCE_SCENARIO`): the reference server's fixtures that ask for input
+/// (`reference/src/server/mrtr.rs`). In other scenarios the client calls the first tool that
+/// needs no arguments.
+pub const SCENARIO_TOOLS: [(&str, &str); 6] = [
+    ("client-modern/mrtr-elicitation", "test_elicitation"),
+    ("client-modern/mrtr-sampling", "test_sampling"),
+    ("client-modern/mrtr-roots", "test_roots"),
+    ("client-modern/mrtr-multiple-inputs", "test_mrtr_multiple_inputs"),
+    ("client-modern/mrtr-multi-round", "test_mrtr_multi_round"),
+    ("client-modern/mrtr-no-request-state", "test_elicitation"),
+];
+
+/// The tool scenario `name` asks the client to call, if any.
+pub fn scenario_tool(name: Option<&str>) -> Option<&'static str> {
+    SCENARIO_TOOLS.iter().find(|(s, _)| Some(*s) == name).map(|(_, t)| *t)
+}
+
 /// How many `input_required` rounds one request may take before the client gives up (a server
 /// that keeps asking would otherwise hold it for ever).
 pub const MAX_MRTR_ROUNDS: u32 = 8;
@@ -111,10 +129,9 @@ impl ReferenceClient {
             }
         }
         let version = (*versions.first()?).to_owned();
-        // The persona (what the client can do) was made in `new`; `modern-undeclared-capability-use`
-        // keeps it whole while declaring nothing.
+        // The persona (what the client can do) was made in `new`.
         let declared = match self.fault {
-            Some(ClientFault::DeclareNothing | ClientFault::ModernUndeclaredCapabilityUse) => json!({}),
+            Some(ClientFault::DeclareNothing) => json!({}),
             _ => super::capabilities_at(Revision::V2026_07_28),
         };
         self.modern = Some(ModernState {
@@ -157,7 +174,13 @@ impl ReferenceClient {
             Some(ClientFault::ModernNoClientInfo) => None,
             _ => Some(&info),
         };
-        let mut meta = era::request_meta(&m.version, &m.declared, info);
+        // `modern-undeclared-capability-use`: a retry declares nothing, yet answers what the
+        // first request's capabilities let the server ask.
+        let declared = match fault {
+            Some(ClientFault::ModernUndeclaredCapabilityUse) if rounds > 0 => json!({}),
+            _ => m.declared.clone(),
+        };
+        let mut meta = era::request_meta(&m.version, &declared, info);
         if method != "server/discover" {
             if let Some(o) = meta.as_object_mut() {
                 let dropped = match fault {
@@ -396,8 +419,13 @@ impl ReferenceClient {
                 (Some(_cached), _) => {}
             }
         }
-        let tool = self.tools.iter().find(|t| {
-            t.pointer("/inputSchema/required").and_then(Value::as_array).is_none_or(|r| r.is_empty())
+        let asked = scenario_tool(self.scenario.as_deref());
+        let named =
+            asked.and_then(|n| self.tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(n)));
+        let tool = named.or_else(|| {
+            self.tools.iter().find(|t| {
+                t.pointer("/inputSchema/required").and_then(Value::as_array).is_none_or(|r| r.is_empty())
+            })
         });
         match tool.and_then(|t| t.get("name")).cloned() {
             Some(name) => {
