@@ -548,7 +548,13 @@ fn client_offering_the_revision_it_is_asked_for_passes_offers_latest() {
 /// Certifies a real client (`argv`, after `--`) at every legacy revision: it exits 0 with
 /// `passed` and `skipped` scenarios, and `warnings` warnings, all in the scenarios `warned`.
 fn assert_interop_client(argv: &[&str], passed: u64, skipped: u64, warnings: u64, warned: &[&str]) {
-    let mut args = vec!["client", "-j", "4", "--timeout", "10", "--"];
+    // The legacy revisions only: what the SDKs do at 2026-07-28 is not yet part of CI (the
+    // Python SDK 2.3 client passes every modern scenario over stdio, tried by hand).
+    let mut args = vec!["client", "-j", "4", "--timeout", "10"];
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        args.extend(["--revision", revision]);
+    }
+    args.push("--");
     args.extend_from_slice(argv);
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
