@@ -146,9 +146,13 @@ struct ValidateArgs {
 enum ReferenceRole {
     /// The reference MCP server, on stdin/stdout or over HTTP.
     Server {
-        /// A revision to offer (repeatable). Default: every legacy revision.
+        /// A revision to offer (repeatable). Default: every legacy revision and 2026-07-28.
         #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
         revisions: Vec<Revision>,
+        /// The revisions to speak, comma-separated (adds to --revision): e.g. `2026-07-28` for
+        /// a modern-only server, `2024-11-05,2025-11-25` for a legacy-only one.
+        #[arg(long, value_name = "REVISIONS", value_delimiter = ',', value_parser = parse_revision)]
+        supported: Vec<Revision>,
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
@@ -301,9 +305,11 @@ async fn run(cli: Cli) -> u8 {
         }
         Command::Validate(args) => validate_file(args),
         Command::Reference {
-            role: ReferenceRole::Server { revisions, fault, transport, port, bind, json_responses },
+            role:
+                ReferenceRole::Server { mut revisions, supported, fault, transport, port, bind, json_responses },
         } => {
             let mut config = ServerConfig::default();
+            revisions.extend(supported);
             if !revisions.is_empty() {
                 config.supported = revisions;
             }
@@ -321,6 +327,7 @@ async fn run(cli: Cli) -> u8 {
                 options.bind = std::net::SocketAddr::new(bind, port);
                 options.json_responses = json_responses;
                 options.fault = fault;
+                options.accepted_revisions = config.supported.clone();
                 return reference_server_http(config, options).await;
             }
             let server = ReferenceServer::new(config);

@@ -5,8 +5,10 @@
 //! A fault is either a small transformation of what [`serve_stdio`](crate::server::serve_stdio)
 //! reads or writes (`FaultState`), or a flag the server consults where the defect is a decision
 //! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)), or (the
-//! `http-` and `sse-` faults) a defect of the HTTP endpoint
+//! `http-`, `sse-` and `modern-http-` faults) a defect of the HTTP endpoint
 //! ([`HttpServerOptions::fault`](crate::transport::http_server::HttpServerOptions::fault)).
+//! The `modern-` faults act only on requests of the stateless era (2026-07-28): a legacy session
+//! of the same server never sees them.
 //! Over HTTP, the transformations of messages apply as over stdio; those of bytes (marked
 //! "stdio only") do not.
 

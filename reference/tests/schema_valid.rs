@@ -243,3 +243,221 @@ fn every_answer_is_valid_under_the_official_schemas() {
         assert!(session(&set, rev, "official") > 60, "{rev}");
     }
 }
+
+// ---- the stateless era ---------------------------------------------------------------------
+
+/// A modern client: every request carries `_meta`; MRTR exchanges are played to the end. Every
+/// message both ways is validated under the 2026-07-28 schema.
+struct Modern<'a> {
+    server: ReferenceServer,
+    stream: StreamValidator<'a>,
+    now: Instant,
+    next_id: i64,
+    checked: usize,
+    which: &'a str,
+    caps: Value,
+    tool_uses: usize,
+}
+
+impl Modern<'_> {
+    fn meta(&self) -> Value {
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": self.caps,
+            "io.modelcontextprotocol/clientInfo": {"name": "mcpspec-test", "version": "1"}})
+    }
+
+    fn judge(&mut self, replies: &[Value]) {
+        for reply in replies {
+            for v in self.stream.validate(Direction::ServerToClient, reply) {
+                assert!(
+                    matches!(v, Validation::Valid { .. }),
+                    "{}: the reference server sent {reply}: {v:?}",
+                    self.which
+                );
+                self.checked += 1;
+            }
+        }
+    }
+
+    /// Sends one message as it is; returns what the server wrote.
+    fn raw(&mut self, message: Value) -> Vec<Value> {
+        self.stream.validate(Direction::ClientToServer, &message);
+        let replies = self.server.on_value_at(&message, self.now);
+        self.judge(&replies);
+        replies
+    }
+
+    fn advance(&mut self, ms: u64) {
+        self.now += Duration::from_millis(ms);
+        let replies = self.server.poll(self.now);
+        self.judge(&replies);
+    }
+
+    /// A request with `_meta`; returns its response (the last message answering it).
+    fn request(&mut self, method: &str, mut params: Value) -> Value {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        let mut meta = self.meta();
+        if let Some(extra) = params.get("_meta").and_then(Value::as_object) {
+            meta.as_object_mut().unwrap().extend(extra.clone());
+        }
+        params["_meta"] = meta;
+        let replies = self.raw(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        replies.into_iter().rev().find(|r| r["id"] == id && r.get("method").is_none()).unwrap_or(Value::Null)
+    }
+
+    /// The client's answer to an input request.
+    fn answer(&mut self, request: &Value) -> Value {
+        match request["method"].as_str() {
+            Some("sampling/createMessage")
+                if request["params"].get("tools").is_some() && self.tool_uses < 2 =>
+            {
+                self.tool_uses += 1;
+                json!({"role": "assistant", "model": "scripted", "stopReason": "toolUse",
+                    "content": [{"type": "tool_use", "id": format!("use-{}", self.tool_uses),
+                        "name": "lookup", "input": {"query": "q"}}]})
+            }
+            Some("sampling/createMessage") => json!({"role": "assistant", "model": "scripted",
+                "stopReason": "endTurn", "content": {"type": "text", "text": "hello"}}),
+            Some("elicitation/create") => {
+                json!({"action": "accept", "content": {"username": "u", "topic": "owls"}})
+            }
+            _ => json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]}),
+        }
+    }
+
+    /// A request played through every `input_required` to its end.
+    fn play(&mut self, method: &str, params: Value) -> Value {
+        let mut answer = self.request(method, params.clone());
+        for _ in 0..10 {
+            if answer["result"]["resultType"] != "input_required" {
+                return answer;
+            }
+            let mut responses = serde_json::Map::new();
+            let asks = answer["result"]["inputRequests"].as_object().cloned().unwrap_or_default();
+            for (k, r) in asks {
+                let a = self.answer(&r);
+                responses.insert(k, a);
+            }
+            let mut retry = params.clone();
+            retry["inputResponses"] = Value::Object(responses);
+            retry["requestState"] = answer["result"]["requestState"].clone();
+            answer = self.request(method, retry);
+        }
+        panic!("{method} {params} does not end");
+    }
+}
+
+fn modern_session(set: &SchemaSet, which: &str) -> usize {
+    let mut c = Modern {
+        server: ReferenceServer::new(ServerConfig::default()),
+        stream: StreamValidator::new(set.get(Revision::V2026_07_28).expect("a 2026-07-28 schema")),
+        now: Instant::now(),
+        next_id: 0,
+        checked: 0,
+        which,
+        caps: json!({"sampling": {"tools": {}}, "elicitation": {"form": {}}, "roots": {}}),
+        tool_uses: 0,
+    };
+    c.request("server/discover", json!({}));
+    for list in ["tools/list", "resources/list", "resources/templates/list", "prompts/list"] {
+        let mut params = json!({});
+        for _ in 0..20 {
+            let page = c.request(list, params);
+            match page["result"].get("nextCursor") {
+                Some(next) => params = json!({"cursor": next}),
+                None => break,
+            }
+        }
+    }
+    c.request("tools/list", json!({"cursor": ""}));
+    let tools = [
+        "test_simple_text",
+        "test_image_content",
+        "test_audio_content",
+        "test_embedded_resource",
+        "test_multiple_content_types",
+        "test_tool_with_logging",
+        "test_error_handling",
+        "test_sampling",
+        "test_elicitation",
+        "test_roots",
+        "test_mrtr_multiple_inputs",
+        "test_mrtr_multi_round",
+        "touch_watched",
+        "no-such-tool",
+    ];
+    for name in tools {
+        c.play("tools/call", json!({"name": name, "arguments": {}}));
+    }
+    c.request("tools/call", json!({"name": "echo", "arguments": {"message": "hi"}}));
+    c.request("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}));
+    c.request(
+        "tools/call",
+        json!({"name": "test_tool_with_logging", "_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+    );
+    c.request("tools/call", json!({"name": "test_tool_with_progress", "_meta": {"progressToken": "p1"}}));
+    c.advance(100);
+    for uri in [
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource",
+        "test://template/7/data",
+        "test://nope",
+    ] {
+        c.request("resources/read", json!({"uri": uri}));
+    }
+    c.play("resources/read", json!({"uri": "test://mrtr/needs-input"}));
+    c.play("prompts/get", json!({"name": "test_mrtr_prompt"}));
+    c.request(
+        "prompts/get",
+        json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "a", "arg2": "b"}}),
+    );
+    c.request("prompts/get", json!({"name": "test_prompt_with_image"}));
+    c.request("prompts/get", json!({"name": "nope"}));
+    c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": {"name": "arg1", "value": "a"}}),
+    );
+    // A listen stream: acknowledged, one update, then cancelled.
+    c.next_id += 1;
+    let listen_id = json!(format!("listen-{}", c.next_id));
+    let meta = c.meta();
+    c.raw(
+        json!({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": {"_meta": meta,
+        "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://watched-resource"]}}}),
+    );
+    c.advance(100);
+    c.raw(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"_meta": {}, "requestId": listen_id}}));
+    // Errors: unknown and removed methods, a missing capability, a tampered state, bad _meta.
+    c.request("ping", json!({}));
+    c.request("no/such/method", json!({}));
+    c.request("tools/call", json!({"name": "test_elicitation", "requestState": "tampered"}));
+    c.caps = json!({});
+    c.request("tools/call", json!({"name": "test_roots"}));
+    c.raw(json!({"jsonrpc": "2.0", "id": "no-meta", "method": "server/discover"}));
+    c.raw(json!({"jsonrpc": "2.0", "id": "old", "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    c.checked
+}
+
+#[test]
+fn every_modern_answer_is_valid_under_our_schema() {
+    let set = SchemaSet::builtin();
+    let n = modern_session(&set, "ours");
+    assert!(n >= 70, "{n}");
+}
+
+#[test]
+fn every_modern_answer_is_valid_under_the_official_schema() {
+    let Some(set) = official() else {
+        eprintln!("../shared/schemas is absent: skipped");
+        return;
+    };
+    if set.get(Revision::V2026_07_28).is_none() {
+        eprintln!("no official 2026-07-28 schema: skipped");
+        return;
+    }
+    let n = modern_session(&set, "official");
+    assert!(n >= 70, "{n}");
+}

@@ -673,3 +673,36 @@ fn modern_faults_leave_legacy_sessions_alone() {
         assert_eq!(m.send(json!({"jsonrpc":"2.0","id":5,"method":"ping"}))[0]["result"], json!({}));
     }
 }
+
+// ---- stdio ----------------------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn stdio_modern_only_listen_then_cancel() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let config = ServerConfig { supported: vec![Revision::V2026_07_28], ..ServerConfig::default() };
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (read_half, write_half) = tokio::io::split(server_end);
+    let task = tokio::spawn(serve_stdio(ReferenceServer::new(config), None, read_half, write_half));
+    let (read_back, mut write_back) = tokio::io::split(client);
+    let mut lines = BufReader::new(read_back).lines();
+    let meta = json!({era::PROTOCOL_VERSION_KEY: V, era::CLIENT_CAPABILITIES_KEY: {}});
+    let listen = json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"_meta": meta,
+        "notifications":{"resourceSubscriptions":["test://watched-resource"]}}});
+    write_back.write_all(format!("{listen}\n").as_bytes()).await.unwrap();
+    async fn next<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
+        let line =
+            tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await.unwrap().unwrap().unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    }
+    assert_eq!(next(&mut lines).await["method"], "notifications/subscriptions/acknowledged");
+    // The watched resource changes 50 ms after the subscription (virtual time).
+    assert_eq!(next(&mut lines).await["method"], "notifications/resources/updated");
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub"}});
+    let discover = json!({"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta": meta}});
+    write_back.write_all(format!("{cancel}\n{discover}\n").as_bytes()).await.unwrap();
+    // Nothing more for the cancelled listen: the next line answers the discovery.
+    let d = next(&mut lines).await;
+    assert_eq!((d["id"].clone(), d["result"]["resultType"].clone()), (json!(2), json!("complete")));
+    write_back.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap().unwrap();
+}

@@ -1,5 +1,15 @@
 //! The server side of MCP's two HTTP transports, on axum: Streamable HTTP (2025-03-26 …
-//! 2025-11-25, spec digest §N) and the legacy HTTP+SSE transport (2024-11-05, §O).
+//! 2025-11-25, spec digest §N; and 2026-07-28, §R) and the legacy HTTP+SSE transport
+//! (2024-11-05, §O).
+//!
+//! An endpoint whose [`HttpServerOptions::accepted_revisions`] hold a modern revision also
+//! serves the stateless era (`rules::is_modern_post`): such a POST is checked here (`_meta`,
+//! the mirrored headers), then handed to the app as a session of its own that is never
+//! announced (no `Mcp-Session-Id`; one app instance per request, which keeps no state between
+//! requests) and ends with its response stream, so closing the stream cancels the request
+//! (`streamable-http.mdx#cancellation`). Its answer is one JSON body when the app's first message
+//! is the response (its status from the error code, `rules::modern_status`), else an SSE stream.
+//! Legacy sessions (`initialize`) go on beside it, on the same endpoint.
 //!
 //! The endpoint knows HTTP, sessions and streams, not what the messages mean: an app (the
 //! reference server, or a scenario server testing MCP clients) takes each new session from
@@ -22,8 +32,9 @@ pub use rules::{accept_lists, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
 use crate::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
-use crate::revision::Revision;
+use crate::revision::{Era, Revision};
 use crate::transport::{RecvError, SendError};
+use crate::wire::{ErrorObject, Message, RequestId};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -104,7 +115,8 @@ pub struct HttpServerOptions {
     /// Sessions at once (beyond: 503).
     pub max_sessions: usize,
     pub allowed_origins: OriginPolicy,
-    /// The revisions `MCP-Protocol-Version` may name (others: 400).
+    /// The revisions `MCP-Protocol-Version` may name (others: 400). A modern one here turns on
+    /// the stateless era (see the module doc); its versions are judged by the app.
     pub accepted_revisions: Vec<Revision>,
     /// A session nobody has sent anything to, with no open stream, for this long is ended.
     pub session_idle_timeout: Duration,
@@ -116,8 +128,9 @@ pub struct HttpServerOptions {
     /// is noticed (and proxies keep the stream).
     pub keepalive: Duration,
     pub limits: Limits,
-    /// A deliberate defect of the HTTP layer (test peers only). Faults that are not `http-` or
-    /// `sse-` faults change nothing here.
+    /// A deliberate defect of the HTTP layer (test peers only). Only the `http-`, `sse-` and
+    /// `modern-http-` faults change something here (and `modern-meta-not-required`, which lets
+    /// a stateless request without `_meta` through to the app).
     pub fault: Option<Fault>,
 }
 
@@ -615,6 +628,8 @@ fn sse_response(endpoint: &Arc<Endpoint>, rx: mpsc::Receiver<Bytes>, guard: Conn
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, content_type)
         .header(header::CACHE_CONTROL, "no-cache")
+        // 2026-07-28 streamable-http.mdx: servers SHOULD send it (no proxy buffering of events).
+        .header("x-accel-buffering", "no")
         .body(body)
         .unwrap_or_default()
 }
@@ -649,6 +664,7 @@ fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -
     };
     let id = rules::session_id_of(raw.as_bytes());
     match state.sessions.get(&id) {
+        Some(s) if s.hidden => Err(Refusal::new(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found")),
         Some(s) if !s.deleted || fault == Some(Fault::HttpDeletedSessionServed) => Ok(id),
         _ if fault == Some(Fault::HttpUnknownSession400) => {
             Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, "Bad Request: no such session"))
@@ -706,12 +722,16 @@ async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Body) -> Repl
         let why = "Unsupported Media Type: Content-Type must be application/json";
         return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, SERVER_ERROR, why).into();
     }
-    let header_revision = match version_refused(endpoint, headers) {
-        Ok(r) => r,
-        Err(refused) => return refused.into(),
-    };
     let value = match read_message(endpoint, headers, body).await {
         Ok(v) => v,
+        Err(refused) => return refused.into(),
+    };
+    let version_header = headers.get("mcp-protocol-version").map(HeaderValue::as_bytes);
+    if rules::is_modern_post(&value, version_header, &endpoint.options.accepted_revisions) {
+        return modern_post(endpoint, headers, value).await;
+    }
+    let header_revision = match version_refused(endpoint, headers) {
+        Ok(r) => r,
         Err(refused) => return refused.into(),
     };
     let inbound = match rules::classify(&value) {
@@ -762,6 +782,123 @@ async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Body) -> Repl
     reply
 }
 
+/// GET and DELETE without a legacy session, on an endpoint that serves the stateless era:
+/// 405 (2026-07-28 streamable-http.mdx#backward-compatibility: "respond with `405 Method Not
+/// Allowed`"). With a session id they stay legacy requests.
+fn no_legacy_session(endpoint: &Endpoint, headers: &HeaderMap) -> Option<Reply> {
+    let accepted = &endpoint.options.accepted_revisions;
+    let modern = accepted.iter().any(|r| r.era() == Era::Modern);
+    let legacy = accepted.iter().any(|r| r.era() == Era::Legacy);
+    if !modern || (legacy && headers.contains_key("mcp-session-id")) {
+        return None;
+    }
+    let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    Some(r.into())
+}
+
+/// A JSON-RPC error answering a modern request, with its id when it could be read.
+fn modern_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(Message::error(id, error).to_value().to_string()))
+        .unwrap_or_default()
+}
+
+/// A POST of the stateless era (see the module doc).
+async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, value: Value) -> Reply {
+    let fault = endpoint.fault();
+    // The deliberate defect `modern-http-status-200-on-error`: every refusal says 200.
+    let status =
+        |s: StatusCode| if fault == Some(Fault::ModernHttpStatus200OnError) { StatusCode::OK } else { s };
+    let id = value.get("id").and_then(RequestId::from_value);
+    if value.get("method").is_none() || value.get("id").is_none() {
+        if value.get("method").is_some() {
+            // streamable-http.mdx: this revision defines no client notifications over HTTP
+            // (closing a stream is the cancellation); one that comes is accepted, and has no
+            // effect.
+            return status_only(StatusCode::ACCEPTED).into();
+        }
+        let why = "Invalid Request: a client MUST NOT send JSON-RPC responses (streamable-http.mdx)";
+        return modern_error(status(StatusCode::BAD_REQUEST), id, ErrorObject::new(INVALID_REQUEST, why))
+            .into();
+    }
+    let mirrored = rules::Mirrored {
+        version: headers.get("mcp-protocol-version").map(HeaderValue::as_bytes),
+        method: headers.get("mcp-method").map(HeaderValue::as_bytes),
+        name: headers.get("mcp-name").map(HeaderValue::as_bytes),
+    };
+    let meta_required = fault != Some(Fault::ModernMetaNotRequired);
+    let names_checked = fault != Some(Fault::ModernHttpHeaderUnchecked);
+    if let Some(mut error) = rules::modern_refusal(&value, &mirrored, meta_required, names_checked) {
+        if value["method"] == "initialize" {
+            // versioning.mdx: a modern-only server "SHOULD name the protocol versions it
+            // supports in any error it returns to an `initialize` request, on any transport".
+            let supported = crate::modern::supported_list(&endpoint.options.accepted_revisions);
+            error.message = format!("{} (this server speaks {})", error.message, supported.join(", "));
+            error.data = Some(serde_json::json!({ "supported": supported }));
+        }
+        return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
+    }
+    let key = rules::request_key(&value["id"]);
+    let opened = {
+        let mut state = endpoint.lock();
+        match create_session(endpoint, &mut state, Flavor::Streamable, true) {
+            Err(refused) => Err(Reply::from(refused)),
+            Ok((sid, inbound)) => match state.sessions.get_mut(&sid) {
+                None => {
+                    Err(error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, "session vanished").into())
+                }
+                Some(session) => {
+                    // No priming event and no resumption: "Resumable SSE streams via
+                    // Last-Event-ID are not supported" in 2026-07-28.
+                    let (stream, serial, open) = session.open_post(vec![key], true, false, None);
+                    if session.deliver(value, Some(stream)) {
+                        Ok((sid, inbound, stream, serial, open))
+                    } else {
+                        state.sessions.remove(&sid);
+                        Err(busy(Reply::plain(Response::default())))
+                    }
+                }
+            },
+        }
+    };
+    let (sid, inbound, stream, serial, open) = match opened {
+        Ok(o) => o,
+        Err(reply) => return reply,
+    };
+    if let Err(refused) = hand_over(endpoint, &sid, inbound) {
+        endpoint.lock().sessions.remove(&sid);
+        return refused.into();
+    }
+    // The session ends with this connection: the response sent, or the client gone.
+    let g = guard(endpoint, &sid, stream, serial, true);
+    let response = match open {
+        PostOpen::Sse(rx) => sse_response(endpoint, rx, g),
+        PostOpen::Deciding(rx) => match tokio::time::timeout(endpoint.options.response_timeout, rx).await {
+            Ok(Ok(PostReply::Json(message))) => {
+                let code = StatusCode::from_u16(rules::modern_status(&message)).unwrap_or(StatusCode::OK);
+                let content_type = match fault {
+                    Some(Fault::HttpTextPlain) => "text/plain",
+                    _ => "application/json",
+                };
+                Response::builder()
+                    .status(status(code))
+                    .header(header::CONTENT_TYPE, content_type)
+                    .body(Body::from(message.to_string()))
+                    .unwrap_or_default()
+            }
+            Ok(Ok(PostReply::Sse(rx))) => sse_response(endpoint, rx, g),
+            Ok(Err(_)) => {
+                error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, "the request ended without a response")
+            }
+            Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
+        },
+    };
+    Reply { response, session: None, stream: Some(stream), replayed: Vec::new() }
+}
+
 /// What [`admit`] decided about a POST.
 enum Admitted {
     /// Answered already (refused, or 202).
@@ -782,7 +919,7 @@ fn admit(
     let fault = endpoint.fault();
     let mut state = endpoint.lock();
     let (id, created_rx) = if !headers.contains_key("mcp-session-id") && inbound.initialize {
-        match create_session(endpoint, &mut state, Flavor::Streamable) {
+        match create_session(endpoint, &mut state, Flavor::Streamable, false) {
             Ok((id, rx)) => (id, Some(rx)),
             Err(refused) => return Admitted::Done(refused.into()),
         }
@@ -855,6 +992,7 @@ fn create_session(
     endpoint: &Arc<Endpoint>,
     state: &mut EndpointState,
     flavor: Flavor,
+    hidden: bool,
 ) -> Result<(String, Inbound), Refusal> {
     let options = &endpoint.options;
     if state.sessions.len() >= options.max_sessions {
@@ -870,9 +1008,12 @@ fn create_session(
         }
     };
     let (tx, rx) = mpsc::channel(options.limits.queued_messages.max(1));
-    let session = Session::new(flavor, options.fault, tx, options.limits, Instant::now());
+    let mut session = Session::new(flavor, options.fault, tx, options.limits, Instant::now());
+    session.hidden = hidden;
     state.sessions.insert(id.clone(), session);
-    state.latest = Some(id.clone());
+    if !hidden {
+        state.latest = Some(id.clone());
+    }
     Ok((id, rx))
 }
 
@@ -884,6 +1025,9 @@ fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
             .body(Body::from("{}"))
             .unwrap_or_default()
             .into();
+    }
+    if let Some(refused) = no_legacy_session(endpoint, headers) {
+        return refused;
     }
     if !rules::accept_lists(header_str(headers, "accept"), "text/event-stream") {
         let why = "Not Acceptable: a GET must accept text/event-stream";
@@ -927,6 +1071,9 @@ fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
 }
 
 fn delete(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
+    if let Some(refused) = no_legacy_session(endpoint, headers) {
+        return refused;
+    }
     if let Err(refused) = version_refused(endpoint, headers) {
         return refused.into();
     }
@@ -973,7 +1120,7 @@ fn legacy_get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
         return error(StatusCode::NOT_ACCEPTABLE, SERVER_ERROR, why).into();
     }
     let mut state = endpoint.lock();
-    let (id, inbound) = match create_session(endpoint, &mut state, Flavor::LegacySse) {
+    let (id, inbound) = match create_session(endpoint, &mut state, Flavor::LegacySse, false) {
         Ok(created) => created,
         Err(refused) => return refused.into(),
     };

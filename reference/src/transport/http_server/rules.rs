@@ -2,7 +2,9 @@
 //! no sockets, no clock, so each rule is unit-tested on its own and the handlers read as a list
 //! of checks.
 
-use crate::revision::Revision;
+use crate::modern as era;
+use crate::revision::{Era, Revision};
+use crate::wire::ErrorObject;
 use serde_json::{json, Value};
 use std::io::Read;
 
@@ -197,6 +199,103 @@ pub fn error_body(code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "error": { "code": code, "message": message } })
 }
 
+/// Whether a POST is served by the stateless rules of 2026-07-28 (an endpoint that accepts a
+/// modern revision; `basic/versioning.mdx`: a dual-era server "selects its behavior from how the
+/// client opens"): a single message whose `_meta` names a version, `server/discover`, or one whose
+/// `MCP-Protocol-Version` names a modern revision; on a modern-only endpoint, every single
+/// message. Batches and everything else stay legacy.
+pub fn is_modern_post(value: &Value, version_header: Option<&[u8]>, accepted: &[Revision]) -> bool {
+    if !accepted.iter().any(|r| r.era() == Era::Modern) || !value.is_object() {
+        return false;
+    }
+    let legacy = accepted.iter().any(|r| r.era() == Era::Legacy);
+    let header_modern = version_header
+        .and_then(|h| std::str::from_utf8(h).ok())
+        .and_then(|h| h.trim().parse::<Revision>().ok())
+        .is_some_and(|r| r.era() == Era::Modern);
+    !legacy
+        || value["method"] == "server/discover"
+        || era::declares_version(value.get("params"))
+        || header_modern
+}
+
+/// The request headers that mirror a modern request's body (`streamable-http.mdx#request-metadata`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mirrored<'a> {
+    pub version: Option<&'a [u8]>,
+    pub method: Option<&'a [u8]>,
+    pub name: Option<&'a [u8]>,
+}
+
+/// Why a modern POST is refused before the app sees it (always HTTP 400): `_meta` missing or
+/// malformed (-32602, `basic/index.mdx#meta`: "On HTTP, the response status MUST be 400"), or a
+/// header that is missing or does not match the body (-32020, `streamable-http.mdx#server-
+/// validation`; `Mcp-Name` is compared after undoing its Base64 sentinel). `meta_required` and
+/// `names_checked` are off only for deliberate faults.
+pub fn modern_refusal(
+    value: &Value,
+    h: &Mirrored,
+    meta_required: bool,
+    names_checked: bool,
+) -> Option<ErrorObject> {
+    let params = value.get("params");
+    let meta = match era::read_request_meta(params) {
+        Ok(meta) => Some(meta),
+        Err(_) if !meta_required => None,
+        Err(problem) => {
+            return Some(ErrorObject::new(ErrorObject::INVALID_PARAMS, format!("Invalid params: {problem}")))
+        }
+    };
+    fn text(b: Option<&[u8]>) -> Option<Result<&str, std::str::Utf8Error>> {
+        b.map(|b| std::str::from_utf8(b).map(str::trim))
+    }
+    match (text(h.version), &meta) {
+        (None, _) => return Some(era::header_mismatch("MCP-Protocol-Version is required")),
+        (Some(Err(_)), _) => return Some(era::header_mismatch("MCP-Protocol-Version is not UTF-8")),
+        (Some(Ok(v)), Some(meta)) if v != meta.version => {
+            let why = format!("MCP-Protocol-Version {v:?} differs from _meta's {:?}", meta.version);
+            return Some(era::header_mismatch(why));
+        }
+        _ => {}
+    }
+    if !names_checked {
+        return None;
+    }
+    let method = value.get("method").and_then(Value::as_str).unwrap_or("");
+    match text(h.method) {
+        Some(Ok(m)) if m == method => {}
+        Some(Ok(m)) => {
+            return Some(era::header_mismatch(format!("Mcp-Method {m:?} differs from method {method:?}")))
+        }
+        _ => return Some(era::header_mismatch("Mcp-Method is required (the request's method)")),
+    }
+    if let Some(body) = era::name_source(method, params) {
+        let header = h.name.and_then(|b| std::str::from_utf8(b).ok()).map(str::trim);
+        match header.map(era::decode_header_value) {
+            None => return Some(era::header_mismatch(format!("Mcp-Name is required for {method}"))),
+            Some(None) => return Some(era::header_mismatch("Mcp-Name has a malformed Base64 sentinel")),
+            Some(Some(n)) if n != body => {
+                return Some(era::header_mismatch(format!("Mcp-Name {n:?} differs from the body's {body:?}")))
+            }
+            Some(Some(_)) => {}
+        }
+    }
+    None
+}
+
+/// The HTTP status of the app's answer to a modern request sent as one JSON body: 404 for -32601
+/// (`streamable-http.mdx#protocol-version-header`), 400 for the era's own errors (-32020,
+/// -32021, -32022; `basic/index.mdx`, `basic/versioning.mdx`), 200 for every other answer (a
+/// JSON-RPC error about the request's content, such as an unknown tool, is not a transport
+/// failure).
+pub fn modern_status(message: &Value) -> u16 {
+    match message.pointer("/error/code").and_then(Value::as_i64) {
+        Some(ErrorObject::METHOD_NOT_FOUND) => 404,
+        Some(code) if era::is_modern_error(code) => 400,
+        _ => 200,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +376,40 @@ mod tests {
             classify_outbound(&json!({"jsonrpc":"2.0","method":"notifications/message"})),
             Outbound::Other
         );
+    }
+
+    #[test]
+    fn modern_posts_and_their_refusals() {
+        let all: Vec<Revision> = Revision::ALL.to_vec();
+        let meta = era::request_meta("2026-07-28", &json!({}), None);
+        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params": era::with_request_meta(Some(json!({"name":"Hello, 世界"})), &meta)});
+        assert!(is_modern_post(&call, None, &all));
+        assert!(!is_modern_post(&call, None, &Revision::LEGACY));
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}});
+        assert!(!is_modern_post(&init, Some(b"2025-11-25"), &all));
+        assert!(is_modern_post(&init, Some(b"2026-07-28"), &all));
+        assert!(is_modern_post(&init, None, &[Revision::V2026_07_28]));
+        let name = era::encode_header_value("Hello, 世界");
+        let ok = Mirrored {
+            version: Some(b"2026-07-28"),
+            method: Some(b"tools/call"),
+            name: Some(name.as_bytes()),
+        };
+        assert_eq!(modern_refusal(&call, &ok, true, true), None);
+        let code = |h: &Mirrored| modern_refusal(&call, h, true, true).map(|e| e.code);
+        assert_eq!(code(&Mirrored { version: None, ..ok }), Some(-32020));
+        assert_eq!(code(&Mirrored { version: Some(b"2025-11-25"), ..ok }), Some(-32020));
+        assert_eq!(code(&Mirrored { method: Some(b"tools/list"), ..ok }), Some(-32020));
+        assert_eq!(code(&Mirrored { name: Some(b"other"), ..ok }), Some(-32020));
+        assert_eq!(code(&Mirrored { name: None, ..ok }), Some(-32020));
+        assert_eq!(modern_refusal(&call, &Mirrored { name: Some(b"other"), ..ok }, true, false), None);
+        let bare = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+        assert_eq!(modern_refusal(&bare, &ok, true, true).map(|e| e.code), Some(-32602));
+        assert_eq!(modern_status(&json!({"error":{"code":-32601}})), 404);
+        assert_eq!(modern_status(&json!({"error":{"code":-32022}})), 400);
+        assert_eq!(modern_status(&json!({"error":{"code":-32602}})), 200);
+        assert_eq!(modern_status(&json!({"result":{}})), 200);
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub(crate) struct Session {
     pub last_active: Instant,
     /// DELETEd while fault `http-deleted-session-served` keeps it going.
     pub deleted: bool,
+    /// The session of one stateless (2026-07-28) request: never announced, never named by a
+    /// client, gone with its response stream.
+    pub hidden: bool,
     limits: Limits,
 }
 
@@ -141,6 +144,7 @@ impl Session {
             log_dropped: 0,
             last_active: now,
             deleted: false,
+            hidden: false,
             limits,
         }
     }
