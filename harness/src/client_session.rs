@@ -55,6 +55,10 @@ pub const MIN_GRACE: Duration = Duration::from_millis(250);
 /// [`ClientSession::grace`]).
 const GRACE_ROUND_TRIPS: u32 = 4;
 
+/// How long a client of the stateless era must send nothing to be taken as idle (no ping can
+/// prove it there; see [`ClientSession::serve_until_idle`]).
+pub const MODERN_QUIET: Duration = Duration::from_secs(1);
+
 /// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
@@ -314,6 +318,11 @@ impl ClientSession {
         http.max_message_bytes = options.max_message_bytes;
         http.poll_after_priming = script.poll_after_priming;
         http.get_stream = !script.refuse_get;
+        if revision.era() == mcpspec_reference::Era::Modern {
+            // The endpoint serves the stateless era beside legacy sessions: each modern POST is
+            // a session of its own, never announced (`streamable-http.mdx`).
+            http.accepted_revisions.push(revision);
+        }
         let listener = HttpListener::bind(http)
             .await
             .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
@@ -444,7 +453,11 @@ impl ClientSession {
             let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
             self.recorder.endpoint_announced(&endpoint);
         }
-        if http.sessions > 1 {
+        // The stateless era has no sessions: each request is one of the endpoint's unannounced
+        // per-request sessions, and the checker follows the client across them (an MRTR retry is
+        // judged against the answer to the request before it).
+        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
+        if http.sessions > 1 && !modern {
             self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
             self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
             self.eof = false;
@@ -616,6 +629,12 @@ impl ClientSession {
                 self.take(&frame);
             }
             Got::Session(link) => self.adopt(link),
+            // Stateless era: a request's session ends with its response; the client goes on
+            // with its next POST, or exits (seen below, when nothing comes).
+            Got::Ended if self.recorder.revision().era() == mcpspec_reference::Era::Modern => {
+                http.drain(&mut self.recorder);
+                http.session = None;
+            }
             Got::Ended if http.ended_by_server => {
                 // The 404 the client gets next is the scenario's doing; its new session is awaited.
                 if Instant::now() >= deadline {
@@ -854,7 +873,12 @@ impl ClientSession {
     /// client has read everything the server sent, had the grace to reply, and did not. What it
     /// then does on its own, at its own pace, is for the scenario that serves it to the end
     /// (client-lifecycle/shutdown).
+    ///
+    /// The stateless era has no ping (2026-07-28 removed it) and no server requests: there a
+    /// client is idle once it has sent nothing for [`MODERN_QUIET`] (or the grace, if longer)
+    /// with nothing owed to it.
     pub async fn serve_until_idle(&mut self, within: Duration) -> Served {
+        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
         let deadline = Instant::now() + within;
         let mut quiet_since = Instant::now();
         // The barrier ping awaiting its answer.
@@ -866,10 +890,14 @@ impl ClientSession {
             }
             let owed = self.server.next_deadline().is_some();
             let wake = match &barrier {
+                None if !owed && modern => quiet_since + self.grace().max(MODERN_QUIET),
                 None if !owed => quiet_since + self.grace(),
                 _ => deadline,
             };
             if now >= wake {
+                if modern {
+                    return Served::Idle;
+                }
                 match self.send_request("ping", None).await {
                     Ok(id) => barrier = Some(id),
                     Err(_) => return Served::Closed,

@@ -324,14 +324,12 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         config.revisions.clone()
     };
     let transport = ctx.target.transport();
-    // Streamable HTTP begins with 2025-03-26; HTTP+SSE and stdio serve every revision. The
-    // scenario server's HTTP endpoint does not serve the stateless era yet (its sessions are
-    // the legacy transport's), so modern revisions run over stdio only for now.
+    // Streamable HTTP begins with 2025-03-26; HTTP+SSE (2024-11-05's transport) serves the
+    // legacy revisions, and stdio every one.
     let why_not = |r: Revision| match (transport, r.era()) {
-        (_, mcpspec_reference::Era::Modern) if transport != "stdio" => Some(format!(
-            "the scenario server's {transport} endpoint does not serve the stateless era ({r}) yet: \
-             certify a client at {r} over stdio"
-        )),
+        ("sse", mcpspec_reference::Era::Modern) => {
+            Some(format!("HTTP+SSE is the transport of 2024-11-05: {r} speaks stdio and Streamable HTTP"))
+        }
         ("http", _) if r < Revision::V2025_03_26 => Some(
             "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only".to_owned(),
         ),

@@ -81,3 +81,13 @@ Feature: The stateless era (2026-07-28): a client without initialize
     Given a client connected to the scenario server
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client asked for no cacheable result again while it was fresh
+
+  # streamable-http.mdx#request-metadata: every POST carries MCP-Protocol-Version equal to the
+  # body's _meta version, Mcp-Method and (tools/call, resources/read, prompts/get) Mcp-Name; the
+  # scenario server's endpoint checks them against the body and refuses a mismatch with 400 and
+  # -32020 (HeaderMismatch), and the era's session-less POSTs carry no Mcp-Session-Id.
+  @id:client-modern/http-request-headers @MUST @since:2026-07-28 @transport:http @spec:basic/transports/streamable-http.mdx#request-metadata
+  Scenario: over Streamable HTTP, the request headers mirror the body and no POST is refused for them
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then no POST of the client was refused, and none carried a session id or went out as a GET

@@ -149,6 +149,37 @@ async fn no_refetch_while_fresh(w: &mut ClientWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+/// Over Streamable HTTP at a modern revision: the endpoint refused no POST (it checks the
+/// request headers against the body: 400 with -32020 for a mismatch, and 400 for a missing
+/// `_meta`), and the client used none of the legacy transport's machinery (a session id, the
+/// GET stream, DELETE).
+#[then("no POST of the client was refused, and none carried a session id or went out as a GET")]
+async fn http_requests_accepted(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    session.drain_http();
+    let exchanges: Vec<_> =
+        session.recorder().http_client().map(|c| c.exchanges().cloned().collect()).unwrap_or_default();
+    let mut wrong = Vec::new();
+    for x in &exchanges {
+        let what = format!("{} {} → {}", x.method, x.path, x.status);
+        if x.method != "POST" {
+            wrong.push(format!("{what} (the era has only POST)"));
+        } else if (400..500).contains(&x.status) {
+            wrong.push(format!("{what} (refused: its headers or _meta do not match what the body says)"));
+        } else if x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
+            wrong.push(format!("{what} with Mcp-Session-Id (the era has no sessions)"));
+        }
+    }
+    let expected = "POSTs only, each accepted (headers mirroring the body), none with Mcp-Session-Id";
+    let actual = match wrong.is_empty() {
+        true => format!("{} POST(s), each accepted", exchanges.len()),
+        false => wrong.join("; "),
+    };
+    w.check(wrong.is_empty() && !exchanges.is_empty(), expected, actual);
+    Ok(())
+}
+
 /// How the scenario server answered one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
