@@ -55,6 +55,10 @@ pub const MIN_GRACE: Duration = Duration::from_millis(250);
 /// [`ClientSession::grace`]).
 const GRACE_ROUND_TRIPS: u32 = 4;
 
+/// How long a client of the stateless era must send nothing to be taken as idle (no ping can
+/// prove it there; see [`ClientSession::serve_until_idle`]).
+pub const MODERN_QUIET: Duration = Duration::from_secs(1);
+
 /// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
@@ -136,6 +140,13 @@ pub struct ServerScript {
     pub poll_after_priming: Option<Duration>,
     /// Over Streamable HTTP: answer a GET without `Last-Event-ID` with 405.
     pub refuse_get: bool,
+    /// Modern era: answer the client's first request with `-32022` (UnsupportedProtocolVersion),
+    /// naming the scenario's version as the one supported, as a server instance that does not
+    /// speak the version asked for would (`basic/versioning.mdx#protocol-version-negotiation`).
+    pub refuse_first_version: bool,
+    /// Modern era: leave `requestState` out of every InputRequiredResult (the client must then
+    /// retry without one, `basic/patterns/mrtr.mdx#client-requirements-basic-workflow`).
+    pub strip_request_state: bool,
 }
 
 impl ServerScript {
@@ -169,6 +180,9 @@ pub struct ClientSession {
     pub received: Vec<Value>,
     /// When each message of `received` was read (same order and length).
     pub received_at: Vec<Instant>,
+    /// Every message value the scenario server sent, with when (bounded like `received`): what
+    /// the modern steps pair with the client's requests (its answers and their caching hints).
+    pub sent: Vec<(Instant, Value)>,
     /// The scenario server's pings awaiting the client's answer, with when they were sent.
     pings: HashMap<RequestId, Instant>,
     /// The slowest round trip of a ping the client answered.
@@ -304,6 +318,11 @@ impl ClientSession {
         http.max_message_bytes = options.max_message_bytes;
         http.poll_after_priming = script.poll_after_priming;
         http.get_stream = !script.refuse_get;
+        if revision.era() == mcpspec_reference::Era::Modern {
+            // The endpoint serves the stateless era beside legacy sessions: each modern POST is
+            // a session of its own, never announced (`streamable-http.mdx`).
+            http.accepted_revisions.push(revision);
+        }
         let listener = HttpListener::bind(http)
             .await
             .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
@@ -347,6 +366,7 @@ impl ClientSession {
             options,
             received: Vec::new(),
             received_at: Vec::new(),
+            sent: Vec::new(),
             pings: HashMap::new(),
             slowest_ping: None,
             shutdown: None,
@@ -433,7 +453,11 @@ impl ClientSession {
             let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
             self.recorder.endpoint_announced(&endpoint);
         }
-        if http.sessions > 1 {
+        // The stateless era has no sessions: each request is one of the endpoint's unannounced
+        // per-request sessions, and the checker follows the client across them (an MRTR retry is
+        // judged against the answer to the request before it).
+        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
+        if http.sessions > 1 && !modern {
             self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
             self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
             self.eof = false;
@@ -605,6 +629,12 @@ impl ClientSession {
                 self.take(&frame);
             }
             Got::Session(link) => self.adopt(link),
+            // Stateless era: a request's session ends with its response; the client goes on
+            // with its next POST, or exits (seen below, when nothing comes).
+            Got::Ended if self.recorder.revision().era() == mcpspec_reference::Era::Modern => {
+                http.drain(&mut self.recorder);
+                http.session = None;
+            }
             Got::Ended if http.ended_by_server => {
                 // The 404 the client gets next is the scenario's doing; its new session is awaited.
                 if Instant::now() >= deadline {
@@ -676,6 +706,9 @@ impl ClientSession {
 
     pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
         self.recorder.record_value(Direction::ServerToClient, value);
+        if self.sent.len() < KEPT_MESSAGES {
+            self.sent.push((Instant::now(), value.clone()));
+        }
         let link = match &mut self.link {
             Link::Stdio(link) => link,
             Link::Http(http) => {
@@ -734,6 +767,18 @@ impl ClientSession {
         }
         let method = value.get("method").and_then(Value::as_str);
         let is_initialize = method == Some("initialize");
+        if let (Some(_), Some(id), true) = (method, value.get("id"), self.script.refuse_first_version) {
+            self.script.refuse_first_version = false;
+            let requested = value
+                .pointer("/params/_meta")
+                .and_then(|m| m.get(mcpspec_reference::modern::PROTOCOL_VERSION_KEY))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let supported = [mcpspec_reference::modern::wire_version(self.recorder.revision())];
+            let error = mcpspec_reference::modern::unsupported_version(requested, &supported);
+            let refusal = Message::error(RequestId::from_value(id), error).to_value();
+            return self.send_value(&refusal).await;
+        }
         if let (Some(method), Some(id)) = (method, value.get("id")) {
             if let Some(error) = self.script.refusal(method, self.recorder.revision()) {
                 let refusal = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
@@ -743,6 +788,11 @@ impl ClientSession {
         let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
         for mut answer in out {
+            if self.script.strip_request_state {
+                if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("requestState");
+                }
+            }
             if is_initialize && answer.get("id") == value.get("id") {
                 if let Some(result) = answer.get_mut("result") {
                     if let Some(version) = &self.script.protocol_version {
@@ -823,7 +873,12 @@ impl ClientSession {
     /// client has read everything the server sent, had the grace to reply, and did not. What it
     /// then does on its own, at its own pace, is for the scenario that serves it to the end
     /// (client-lifecycle/shutdown).
+    ///
+    /// The stateless era has no ping (2026-07-28 removed it) and no server requests: there a
+    /// client is idle once it has sent nothing for [`MODERN_QUIET`] (or the grace, if longer)
+    /// with nothing owed to it.
     pub async fn serve_until_idle(&mut self, within: Duration) -> Served {
+        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
         let deadline = Instant::now() + within;
         let mut quiet_since = Instant::now();
         // The barrier ping awaiting its answer.
@@ -835,10 +890,14 @@ impl ClientSession {
             }
             let owed = self.server.next_deadline().is_some();
             let wake = match &barrier {
+                None if !owed && modern => quiet_since + self.grace().max(MODERN_QUIET),
                 None if !owed => quiet_since + self.grace(),
                 _ => deadline,
             };
             if now >= wake {
+                if modern {
+                    return Served::Idle;
+                }
                 match self.send_request("ping", None).await {
                     Ok(id) => barrier = Some(id),
                     Err(_) => return Served::Closed,

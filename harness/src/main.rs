@@ -174,7 +174,9 @@ enum ReferenceRole {
     /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
     Client {
-        /// A revision the client supports (repeatable). Default: every legacy revision.
+        /// A revision the client supports (repeatable). Default: every legacy revision, and the
+        /// modern one MCP_CONFORMANCE_PROTOCOL_VERSION names, if it names one (the client then
+        /// probes with server/discover and falls back to initialize).
         #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
         revisions: Vec<Revision>,
         /// The scenario (also read from MCP_CONFORMANCE_SCENARIO); the reference client does
@@ -287,14 +289,21 @@ async fn run(cli: Cli) -> u8 {
         }
         Command::Reference {
             role: ReferenceRole::Client { revisions, scenario, timeout, fault, transport, url },
-        } => match transport {
-            ServerTransport::Stdio => reference_client(revisions, scenario, timeout, fault).await,
-            ServerTransport::Http | ServerTransport::Sse => {
-                let flavor =
-                    if transport == ServerTransport::Sse { Flavor::LegacySse } else { Flavor::Streamable };
-                reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
+        } => {
+            let asked = std::env::var(mcpspec::client_session::PROTOCOL_VERSION_ENV).ok();
+            let revisions = mcpspec_reference::client::supported_for(revisions, asked.as_deref());
+            match transport {
+                ServerTransport::Stdio => reference_client(revisions, scenario, timeout, fault).await,
+                ServerTransport::Http | ServerTransport::Sse => {
+                    let flavor = if transport == ServerTransport::Sse {
+                        Flavor::LegacySse
+                    } else {
+                        Flavor::Streamable
+                    };
+                    reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
+                }
             }
-        },
+        }
         Command::Validate(args) => validate_file(args),
         Command::Reference {
             role:

@@ -394,15 +394,20 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
 pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let features = parse(&sources("client", config.scenarios.as_deref())?)?;
     let ctx = SuiteContext::of(&config);
-    let revisions =
-        if config.revisions.is_empty() { Revision::LEGACY.to_vec() } else { config.revisions.clone() };
-    // Streamable HTTP begins with 2025-03-26; HTTP+SSE and stdio serve every revision.
+    // Every released revision by default; the draft only when named (it shares 2026-07-28's
+    // wire string, so a client cannot tell them apart).
+    let revisions = if config.revisions.is_empty() { Revision::RELEASED.to_vec() } else { config.revisions.clone() };
+    let transport = ctx.target.transport();
     let (to_run, impossible): (Vec<Revision>, Vec<Revision>) =
-        revisions.iter().partition(|r| ctx.target.transport() != "http" || **r >= Revision::V2025_03_26);
-    let why = "Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only";
+        revisions.iter().partition(|r| transport_carries(transport, **r).is_none());
     let skipped: Vec<_> = impossible
         .into_iter()
-        .map(|revision| Skip { revision, verdict: Verdict::Skipped, why: why.to_owned(), counter_offered: false })
+        .map(|revision| Skip {
+            revision,
+            verdict: Verdict::Skipped,
+            why: transport_carries(transport, revision).unwrap_or_default().to_owned(),
+            counter_offered: false,
+        })
         .collect();
     let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;

@@ -7,7 +7,7 @@ Feature: Client cancellation
   The session checker also judges every cancellation the client sends, in every scenario: only
   its own requests (cancellation/in-flight-only), never initialize (cancellation/not-initialize).
 
-  @id:client-cancellation/server-cancels @MUST @spec:basic/utilities/cancellation.mdx
+  @id:client-cancellation/server-cancels @MUST @spec:basic/utilities/cancellation.mdx @until:2025-11-25
   Scenario: the client carries on after the server cancels its own request
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -23,7 +23,7 @@ Feature: Client cancellation
   # times the slowest ping round trip the session measured, at least 250 ms), the client sends
   # none. The client is watched until it answers the request, or else until the timeout has
   # passed since the cancellation.
-  @id:client-cancellation/no-answer-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements
+  @id:client-cancellation/no-answer-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements @until:2025-11-25
   Scenario: the client does not answer a request once the server's cancellation of it has arrived
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -35,7 +35,7 @@ Feature: Client cancellation
     When the scenario server sends a request and cancels it at once
     Then the client does not answer it once the cancellation has had time to arrive
 
-  @id:client-cancellation/unknown-ignored @SHOULD @spec:basic/utilities/cancellation.mdx
+  @id:client-cancellation/unknown-ignored @SHOULD @spec:basic/utilities/cancellation.mdx @until:2025-11-25
   Scenario: the client ignores a cancellation of a request that was never sent
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -48,7 +48,7 @@ Feature: Client cancellation
 
   # A client opts in by this scenario's name (MCP_CONFORMANCE_SCENARIO): it cancels its tool
   # call. Clients that do not cancel within 2 s are skipped.
-  @id:client-cancellation/late-response @SHOULD @spec:basic/utilities/cancellation.mdx
+  @id:client-cancellation/late-response @SHOULD @spec:basic/utilities/cancellation.mdx @until:2025-11-25
   Scenario: the client ignores the answer to a request it cancelled
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

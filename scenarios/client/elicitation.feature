@@ -6,7 +6,7 @@ Feature: Elicitation
   declare is answered with -32602. The last scenario sends what a server must not (an
   undeclared mode) on purpose: the client's answer is what is judged.
 
-  @id:client-elicitation/form @SHOULD @since:2025-06-18 @spec:client/elicitation.mdx#security-considerations
+  @id:client-elicitation/form @SHOULD @since:2025-06-18 @spec:client/elicitation.mdx#security-considerations @until:2025-11-25
   Scenario: a form elicitation is accepted with content satisfying the requested schema, or declined or cancelled
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -32,7 +32,7 @@ Feature: Elicitation
       """
     Then the client answers it with accept, decline or cancel, accepted content satisfying the requested schema
 
-  @id:client-elicitation/defaults @SHOULD @since:2025-11-25 @spec:client/elicitation.mdx#requested-schema
+  @id:client-elicitation/defaults @SHOULD @since:2025-11-25 @spec:client/elicitation.mdx#requested-schema @until:2025-11-25
   Scenario: an accepted form carries the requested schema's defaults
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -57,7 +57,7 @@ Feature: Elicitation
       """
     Then the client accepts it with a value for every field that has a default, unless it declines or cancels
 
-  @id:client-elicitation/url @MUST @since:2025-11-25 @spec:client/elicitation.mdx#response-actions
+  @id:client-elicitation/url @MUST @since:2025-11-25 @spec:client/elicitation.mdx#response-actions @until:2025-11-25
   Scenario: a URL mode elicitation is answered with accept, decline or cancel, without content
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -75,7 +75,7 @@ Feature: Elicitation
       """
     Then the client answers it with accept, decline or cancel and no content
 
-  @id:client-elicitation/undeclared-mode @MUST @since:2025-11-25 @spec:client/elicitation.mdx#error-handling
+  @id:client-elicitation/undeclared-mode @MUST @since:2025-11-25 @spec:client/elicitation.mdx#error-handling @until:2025-11-25
   Scenario: a URL mode elicitation to a client that did not declare URL mode is answered with -32602
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -97,7 +97,7 @@ Feature: Elicitation
   # basic/lifecycle.mdx#operation (MUST since 2025-06-18, when elicitation arrived): a client that
   # did not declare elicitation does not elicit; it answers with an error (the spec names no
   # code; -32601 as for roots). The scenario server sends it on purpose.
-  @id:client-elicitation/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation
+  @id:client-elicitation/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation @until:2025-11-25
   Scenario: elicitation/create is answered with an error by a client that did not declare elicitation
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

@@ -5,12 +5,12 @@ Feature: Client lifecycle
   closing the server's stdin (client-lifecycle/shutdown; every other scenario ends the session
   itself once its own checks are judged).
 
-  @id:client-lifecycle/initialize-first @MUST @spec:basic/lifecycle.mdx#initialization
+  @id:client-lifecycle/initialize-first @MUST @spec:basic/lifecycle.mdx#initialization @until:2025-11-25
   Scenario: initialize is the client's first message
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
 
-  @id:client-lifecycle/initialized-after-response @MUST @spec:basic/lifecycle.mdx#initialization
+  @id:client-lifecycle/initialized-after-response @MUST @spec:basic/lifecycle.mdx#initialization @until:2025-11-25
   Scenario: notifications/initialized follows the initialize response, and only pings precede it
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -18,7 +18,7 @@ Feature: Client lifecycle
     When the scenario server answers it
     Then the client sends notifications/initialized
 
-  @id:client-lifecycle/request-ids @MUST @spec:basic/index.mdx#requests
+  @id:client-lifecycle/request-ids @MUST @spec:basic/index.mdx#requests @until:2025-11-25
   Scenario: the client's request ids are unique in the session and never null
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -26,7 +26,7 @@ Feature: Client lifecycle
     And the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client's request ids are unique and not null
 
-  @id:client-lifecycle/ping @MUST @spec:basic/utilities/ping.mdx
+  @id:client-lifecycle/ping @MUST @spec:basic/utilities/ping.mdx @until:2025-11-25
   Scenario: the client answers the server's ping with an empty result
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -35,7 +35,7 @@ Feature: Client lifecycle
     When the scenario server sends a "ping" request
     Then the client answers it with the result {}
 
-  @id:client-lifecycle/ping-while-waiting @MUST @spec:basic/utilities/ping.mdx
+  @id:client-lifecycle/ping-while-waiting @MUST @spec:basic/utilities/ping.mdx @until:2025-11-25
   Scenario: the client answers a ping while it waits for the answer to its own request
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -51,7 +51,7 @@ Feature: Client lifecycle
   # and so is a client that exits while the server's stdin stays open (held by a process it left
   # behind), once the relay has had time to read the end of file.
   # Over HTTP the session ends with DELETE instead (client-http/delete-session).
-  @transport:stdio @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown
+  @transport:stdio @id:client-lifecycle/shutdown @SHOULD @spec:basic/lifecycle.mdx#shutdown @until:2025-11-25
   Scenario: the client ends the session by closing the server's stdin
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -60,7 +60,7 @@ Feature: Client lifecycle
 
   # Before 2025-06-18 the rule was a SHOULD; the session checker judges it there
   # (capabilities/client-uses-negotiated), in every scenario.
-  @id:client-lifecycle/negotiated-capabilities @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18
+  @id:client-lifecycle/negotiated-capabilities @MUST @spec:basic/lifecycle.mdx#operation @since:2025-06-18 @until:2025-11-25
   Scenario: the client uses only the capabilities the server declared
     Given a client connected to the scenario server
     And the scenario server declares the capabilities {}

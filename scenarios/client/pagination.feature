@@ -4,7 +4,7 @@ Feature: Client pagination
   the end of the results. The scenario server pages its tool list with a cursor holding a
   space, a slash, a plus sign and a non-ASCII letter, which a careless client would encode.
 
-  @id:client-pagination/cursor-opaque @MUST @spec:server/utilities/pagination.mdx
+  @id:client-pagination/cursor-opaque @MUST @spec:server/utilities/pagination.mdx @until:2025-11-25
   Scenario: the client sends the cursor back unchanged
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -15,7 +15,7 @@ Feature: Client pagination
     Then the client asks for the next page with that very cursor
     When the scenario server answers it with the last page
 
-  @id:client-pagination/end-of-results @SHOULD @spec:server/utilities/pagination.mdx
+  @id:client-pagination/end-of-results @SHOULD @spec:server/utilities/pagination.mdx @until:2025-11-25
   Scenario: the client asks for no page after one without nextCursor
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

@@ -5,7 +5,7 @@ Feature: Client progress and notifications
   judges every request the client sends, in every scenario: its progress tokens are unique
   among its active requests (progress/token-unique).
 
-  @id:client-progress/notifications-tolerated @MUST @spec:basic/utilities/progress.mdx
+  @id:client-progress/notifications-tolerated @MUST @spec:basic/utilities/progress.mdx @until:2025-11-25
   Scenario: the client takes progress and list_changed notifications while its request runs
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

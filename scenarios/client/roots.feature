@@ -3,7 +3,7 @@ Feature: Roots
   file:// URI. A client that does not declare it answers roots/list with -32601 (Method not
   found).
 
-  @id:client-roots/list @MUST @spec:client/roots.mdx#listing-roots
+  @id:client-roots/list @MUST @spec:client/roots.mdx#listing-roots @until:2025-11-25
   Scenario: roots/list is answered with file:// URIs
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -13,7 +13,7 @@ Feature: Roots
     When the scenario server sends a "roots/list" request
     Then the client answers it with roots whose URIs are file:// URIs
 
-  @id:client-roots/undeclared @SHOULD @spec:client/roots.mdx#error-handling
+  @id:client-roots/undeclared @SHOULD @spec:client/roots.mdx#error-handling @until:2025-11-25
   Scenario: roots/list is answered with -32601 by a client that did not declare roots
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

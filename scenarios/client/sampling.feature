@@ -8,7 +8,7 @@ Feature: Sampling
   send what a server must not (unbalanced tool loops, tools to a client that did not declare
   sampling.tools) on purpose: the client's answer to them is what is judged.
 
-  @id:client-sampling/create-message @MUST @spec:client/sampling.mdx#creating-messages
+  @id:client-sampling/create-message @MUST @spec:client/sampling.mdx#creating-messages @until:2025-11-25
   Scenario: sampling/createMessage is answered with a message, or rejected with -1
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -24,7 +24,7 @@ Feature: Sampling
       """
     Then the client answers it with a sampled message, or error -1 (the user rejected it)
 
-  @id:client-sampling/tool-loop @MUST @since:2025-11-25 @spec:client/sampling.mdx#sampling-with-tools
+  @id:client-sampling/tool-loop @MUST @since:2025-11-25 @spec:client/sampling.mdx#sampling-with-tools @until:2025-11-25
   Scenario: a tool loop runs to a final answer; each result is a message that uses only the offered tools, and none with toolChoice "none"
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -50,7 +50,7 @@ Feature: Sampling
     When the scenario server continues the tool loop with toolChoice "none"
     Then the client answers it with a sampled message, or error -1 (the user rejected it)
 
-  @id:client-sampling/tool-result-missing @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling
+  @id:client-sampling/tool-result-missing @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling @until:2025-11-25
   Scenario: a tool use without a tool result is answered with -32602
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -71,7 +71,7 @@ Feature: Sampling
       """
     Then the client answers it with error -32602
 
-  @id:client-sampling/unknown-tool-use-id @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling
+  @id:client-sampling/unknown-tool-use-id @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling @until:2025-11-25
   Scenario: a tool result for a tool use that was never made is answered with -32602
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -92,7 +92,7 @@ Feature: Sampling
       """
     Then the client answers it with error -32602
 
-  @id:client-sampling/tool-results-mixed @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling
+  @id:client-sampling/tool-results-mixed @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling @until:2025-11-25
   Scenario: a user message mixing tool results with other content is answered with -32602
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -116,7 +116,7 @@ Feature: Sampling
       """
     Then the client answers it with error -32602
 
-  @id:client-sampling/tools-undeclared @MUST @since:2025-11-25 @spec:client/sampling.mdx#tools-in-sampling
+  @id:client-sampling/tools-undeclared @MUST @since:2025-11-25 @spec:client/sampling.mdx#tools-in-sampling @until:2025-11-25
   Scenario: a client that did not declare sampling.tools does not use the tools of a request
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -139,7 +139,7 @@ Feature: Sampling
   # negotiated" (MUST from 2025-06-18, SHOULD before): a client that did not declare sampling
   # does not sample; it answers with an error (the spec names no code; -32601 as for roots). The
   # scenario server sends what it must not (capabilities/server-requests-declared) on purpose.
-  @id:client-sampling/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation
+  @id:client-sampling/undeclared @MUST @since:2025-06-18 @spec:basic/lifecycle.mdx#operation @until:2025-11-25
   Scenario: sampling/createMessage is answered with an error by a client that did not declare sampling
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

@@ -5,7 +5,7 @@ Feature: Client over HTTP
   client HTTP rules (http-client/…, sse-client/…); these scenarios add what only a server can
   provoke: an ended session, a stream closed for polling, a GET refused.
 
-  @transport:http @id:client-http/reinitialize-after-404 @MUST @spec:basic/transports.mdx#session-management
+  @transport:http @id:client-http/reinitialize-after-404 @MUST @spec:basic/transports.mdx#session-management @until:2025-11-25
   Scenario: after a 404 for its session, the client starts a new session with initialize
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -14,14 +14,14 @@ Feature: Client over HTTP
 
   # 2025-11-25 (SEP-1699): the server may close a POST's connection after an event with an id,
   # sending retry first; "The client MUST respect the retry field" and resumes with GET.
-  @transport:http @since:2025-11-25 @id:client-http/resume-after-retry @MUST @spec:basic/transports.mdx#sending-messages-to-the-server
+  @transport:http @since:2025-11-25 @id:client-http/resume-after-retry @MUST @spec:basic/transports.mdx#sending-messages-to-the-server @until:2025-11-25
   Scenario: the client respects retry and resumes a closed POST stream with GET and Last-Event-ID
     Given a client connected to a scenario server that closes each POST stream after its priming event, with retry 300 ms
     Then the client's first message is an initialize request
     When the scenario server answers it
     Then the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer
 
-  @transport:http @id:client-http/delete-session @SHOULD @spec:basic/transports.mdx#session-management
+  @transport:http @id:client-http/delete-session @SHOULD @spec:basic/transports.mdx#session-management @until:2025-11-25
   Scenario: the client ends its session with DELETE when it is done
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
@@ -30,7 +30,7 @@ Feature: Client over HTTP
 
   # The spec lets a server answer GET with 405 and says nothing more of the client: it SHOULD
   # carry on with POSTs, as a server without a stream of its own is a correct server.
-  @transport:http @id:client-http/get-405 @SHOULD @spec:basic/transports.mdx#listening-for-messages-from-the-server
+  @transport:http @id:client-http/get-405 @SHOULD @spec:basic/transports.mdx#listening-for-messages-from-the-server @until:2025-11-25
   Scenario: the client carries on when the server answers GET with 405
     Given a client connected to a scenario server that answers GET with 405
     Then the client's first message is an initialize request
@@ -38,7 +38,7 @@ Feature: Client over HTTP
     Then the client sends notifications/initialized
     And the client sends a request after its GET is refused with 405
 
-  @transport:sse @id:client-sse/post-to-endpoint @MUST @spec:basic/transports.mdx#backwards-compatibility
+  @transport:sse @id:client-sse/post-to-endpoint @MUST @spec:basic/transports.mdx#backwards-compatibility @until:2025-11-25
   Scenario: the client POSTs to the endpoint the endpoint event named
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

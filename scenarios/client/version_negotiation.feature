@@ -7,20 +7,20 @@ Feature: Client version negotiation
   # The harness names the revision the scenario server speaks in
   # MCP_CONFORMANCE_PROTOCOL_VERSION: a client that offers that revision does what it was asked
   # and passes; a client that ignores the variable is expected to offer its latest revision.
-  @id:client-version/offers-latest @SHOULD @spec:basic/lifecycle.mdx#version-negotiation
+  @id:client-version/offers-latest @SHOULD @spec:basic/lifecycle.mdx#version-negotiation @until:2025-11-25
   Scenario: the client offers the latest revision
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
     And the client offers the latest protocol revision, or the one it was asked to offer
 
-  @id:client-version/counter-offer-supported @MUST @spec:basic/lifecycle.mdx#version-negotiation
+  @id:client-version/counter-offer-supported @MUST @spec:basic/lifecycle.mdx#version-negotiation @until:2025-11-25
   Scenario: the client carries on at the revision the server answers with
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
     When the scenario server answers it
     Then the client sends notifications/initialized
 
-  @id:client-version/counter-offer-unsupported @SHOULD @spec:basic/lifecycle.mdx#version-negotiation
+  @id:client-version/counter-offer-unsupported @SHOULD @spec:basic/lifecycle.mdx#version-negotiation @until:2025-11-25
   Scenario: the client disconnects from a revision it does not support
     Given a client connected to the scenario server
     Then the client's first message is an initialize request

@@ -220,6 +220,60 @@ impl HttpClientChecker {
     }
 }
 
+/// The request-metadata headers of one modern POST (`streamable-http.mdx#request-metadata`),
+/// judged against its body: `MCP-Protocol-Version` equal to `_meta`'s version, `Mcp-Method`
+/// equal to the method, `Mcp-Name` (its Base64 sentinel decoded) equal to `params.name` or
+/// `params.uri` where the method has one. `headers` are lower-case names with their values, as
+/// the endpoint saw them; a body that is no modern request is not judged here.
+pub fn modern_header_violations(headers: &[(String, String)], body: &Value) -> Vec<Violation> {
+    use mcpspec_reference::modern::{self as era, PROTOCOL_VERSION_KEY};
+    let mut out = Vec::new();
+    let (Some(method), Some(_)) = (body.get("method").and_then(Value::as_str), body.get("id")) else {
+        return out;
+    };
+    let params = body.get("params");
+    let Some(version) = params.and_then(|p| p.pointer("/_meta")).and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+    else {
+        return out;
+    };
+    let header =
+        |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+    let what = format!("the POST of {method}");
+    let version = version.as_str().unwrap_or_default();
+    match header(era::headers::PROTOCOL_VERSION) {
+        Some(v) if v.trim() == version => {}
+        sent => out.push(Violation::new(
+            &super::modern_client::HTTP_VERSION_HEADER,
+            format!("MCP-Protocol-Version: {version} (the body's _meta version)"),
+            sent.map_or_else(
+                || format!("{what} without it"),
+                |v| format!("{what} with MCP-Protocol-Version: {v}"),
+            ),
+        )),
+    }
+    match header(era::headers::METHOD) {
+        Some(m) if m.trim() == method => {}
+        sent => out.push(Violation::new(
+            &super::modern_client::HTTP_METHOD_HEADER,
+            format!("Mcp-Method: {method}"),
+            sent.map_or_else(|| format!("{what} without it"), |m| format!("{what} with Mcp-Method: {m}")),
+        )),
+    }
+    if let Some(name) = era::name_source(method, params) {
+        let sent = header(era::headers::NAME);
+        // A value that is not plain visible ASCII MUST travel in the sentinel (value-encoding).
+        let plain = sent.is_some_and(|h| h.bytes().all(|b| (0x20..0x7f).contains(&b)));
+        if !plain || sent.and_then(|h| era::decode_header_value(h.trim())).as_deref() != Some(name) {
+            out.push(Violation::new(
+                &super::modern_client::HTTP_NAME_HEADER,
+                format!("Mcp-Name: {}", era::encode_header_value(name)),
+                sent.map_or_else(|| format!("{what} without it"), |n| format!("{what} with Mcp-Name: {n}")),
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +352,37 @@ mod tests {
         assert!(c.on_record(Some("abc"), &HttpRecord::Exchange(x.clone())).is_empty());
         x.path = "/sse".into();
         assert_eq!(ids(&c.on_record(None, &HttpRecord::Exchange(x))), ["sse-client/post-to-endpoint"]);
+    }
+
+    #[test]
+    fn modern_headers_mirror_the_body() {
+        use mcpspec_reference::modern::{request_meta, with_request_meta};
+        let meta = request_meta("2026-07-28", &json!({}), None);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": with_request_meta(Some(json!({"name": "天気"})), &meta)});
+        let h = |v: &str, m: &str, n: &str| -> Vec<(String, String)> {
+            [("mcp-protocol-version", v), ("mcp-method", m), ("mcp-name", n)]
+                .iter()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let name = mcpspec_reference::modern::encode_header_value("天気");
+        assert!(modern_header_violations(&h("2026-07-28", "tools/call", &name), &body).is_empty());
+        assert_eq!(
+            ids(&modern_header_violations(&h("2025-11-25", "tools/call", &name), &body)),
+            ["http-client/modern-protocol-version-header"]
+        );
+        assert_eq!(
+            ids(&modern_header_violations(&h("2026-07-28", "", "天気"), &body)),
+            ["http-client/modern-method-header", "http-client/modern-name-header"]
+        );
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": with_request_meta(None, &meta)});
+        assert!(modern_header_violations(&h("2026-07-28", "tools/list", ""), &list).is_empty());
+        let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        assert!(modern_header_violations(&[], &legacy).is_empty(), "a legacy body is not judged here");
+        // What the reference client's transport sends passes.
+        let sent = mcpspec_reference::transport::http_client::modern_request_headers(&body).unwrap();
+        assert!(modern_header_violations(&sent, &body).is_empty());
     }
 }

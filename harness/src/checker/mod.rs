@@ -17,6 +17,7 @@ mod features;
 pub mod http;
 pub mod http_client;
 mod modern;
+pub mod modern_client;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
@@ -90,6 +91,8 @@ pub struct SessionChecker {
     server: Side,
     negotiation: features::Negotiation,
     modern: modern::ModernState,
+    /// The client's rules of the stateless era (judged at modern revisions only).
+    modern_client: modern_client::ModernClientRules,
 }
 
 impl SessionChecker {
@@ -101,6 +104,7 @@ impl SessionChecker {
             server: Side::default(),
             negotiation: Default::default(),
             modern: Default::default(),
+            modern_client: Default::default(),
         }
     }
 
@@ -222,6 +226,9 @@ impl SessionChecker {
         match Message::from_value(value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
+                if self.revision.era() == mcpspec_reference::Era::Modern {
+                    self.modern_client.on_message(direction, &message, &mut inspection.violations);
+                }
                 inspection.message = Some(message);
             }
             Err(EnvelopeError::Batch) => {}

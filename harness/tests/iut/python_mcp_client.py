@@ -51,9 +51,63 @@ async def elicit(context, params: types.ElicitRequestParams) -> types.ElicitResu
     return types.ElicitResult(action="accept", content={k: example(v) for k, v in properties.items()})
 
 
+async def roots(context) -> types.ListRootsResult:
+    """The workspace: one root."""
+    return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/mcpspec/python-client", name="work")])
+
+
+# The tool each MRTR scenario of the stateless era asks a client to call (mcpspec's contract:
+# the scenario's name in MCP_CONFORMANCE_SCENARIO).
+SCENARIO_TOOLS = {
+    "client-modern/mrtr-elicitation": "test_elicitation",
+    "client-modern/mrtr-sampling": "test_sampling",
+    "client-modern/mrtr-roots": "test_roots",
+    "client-modern/mrtr-multiple-inputs": "test_mrtr_multiple_inputs",
+    "client-modern/mrtr-multi-round": "test_mrtr_multi_round",
+    "client-modern/mrtr-no-request-state": "test_elicitation",
+}
+
+
+async def modern(params: StdioServerParameters) -> None:
+    """The stateless era (2026-07-28): the SDK's high-level Client probes with server/discover
+    (mode "auto"), stamps _meta on every request, drives MRTR rounds through the callbacks and
+    caches results by their ttlMs."""
+    from mcp import Client
+
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    async with Client(
+        params,
+        sampling_callback=sample,
+        sampling_capabilities=types.SamplingCapability(tools=types.SamplingToolsCapability()),
+        elicitation_callback=elicit,
+        list_roots_callback=roots,
+    ) as client:
+        if client.server_capabilities.tools is None:
+            return
+        tools = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        if scenario == "client-modern/caching":
+            # The scenario's client needs the list again: the SDK's cache answers while fresh.
+            await client.list_tools()
+        wanted = SCENARIO_TOOLS.get(scenario)
+        for tool in tools:
+            if tool.name == wanted or (wanted is None and not (tool.input_schema or {}).get("required")):
+                await client.call_tool(tool.name, {})
+                break
+
+
 async def main() -> None:
     argv = json.loads(os.environ["MCP_CONFORMANCE_SERVER_COMMAND"])
     params = StdioServerParameters(command=argv[0], args=argv[1:])
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "") >= "2026-07-28":
+        await modern(params)
+        return
     async with stdio_client(params) as (read, write):
         async with ClientSession(
             read,

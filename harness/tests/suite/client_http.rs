@@ -49,6 +49,19 @@ fn client_reference_passes_over_streamable_http_and_http_sse() {
     }
 }
 
+/// The dual-era reference client passes every scenario of 2026-07-28 over Streamable HTTP (9 of
+/// modern.feature's, the stdio probe scenario aside, and the HTTP one); over HTTP+SSE, the
+/// 2024-11-05 transport, the revision is skipped with the reason.
+#[test]
+fn client_reference_passes_every_modern_scenario_over_http() {
+    let run = certify_over("http", "2026-07-28", None);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("passed"), 10, "{}", run.describe());
+    let sse = certify_over("sse", "2026-07-28", None);
+    assert_eq!(sse.summary("skipped"), 9, "{}", sse.describe());
+    assert!(sse.stdout.contains("HTTP+SSE is a transport of the legacy era"), "{}", sse.describe());
+}
+
 /// One test per row: `name: "fault" over T at R in "scenario" => "check" "verdict";` from one
 /// run of the faulty reference client.
 macro_rules! caught {
@@ -90,6 +103,9 @@ caught! {
         in "client-http/delete-session" => "client-http/delete-session" "warning";
     client_sse_fault_post_wrong_path: "sse-post-wrong-path" over "sse" at "2024-11-05"
         in "client-sse/post-to-endpoint" => "sse-client/post-to-endpoint" "failed";
+    // The endpoint refuses the mismatch (400, -32020) before a request is served.
+    client_http_fault_modern_header_version_mismatch: "modern-header-version-mismatch" over "http"
+        at "2026-07-28" in "client-modern/http-request-headers" => "client-modern/http-request-headers" "failed";
 }
 
 /// The TypeScript SDK that `.ci/run` installs beside server-everything

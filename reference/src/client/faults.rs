@@ -99,10 +99,46 @@ pub enum ClientFault {
     HttpNoDelete,
     /// HTTP+SSE: POSTs to the SSE URL instead of the endpoint the `endpoint` event named.
     SsePostWrongPath,
+    /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
+    /// the `server/discover` probe.
+    ModernMetaMissingVersion,
+    /// Modern era: leaves `io.modelcontextprotocol/clientCapabilities` out of the `_meta` of every request
+    /// after the probe.
+    ModernMetaMissingCapabilities,
+    /// Modern era: never sends `io.modelcontextprotocol/clientInfo` (a SHOULD).
+    ModernNoClientInfo,
+    /// Modern era: lists tools at once instead of probing with `server/discover` first (a dual-era
+    /// client SHOULD probe, `basic/transports/stdio.mdx#backward-compatibility`).
+    ModernNoProbe,
+    /// Modern era over HTTP: sends `MCP-Protocol-Version: 2025-11-25` whatever `_meta` says.
+    ModernHeaderVersionMismatch,
+    /// Modern era: gives up on `-32022` instead of retrying with a version from `data.supported`.
+    ModernGivesUpOnUnsupported,
+    /// Modern era: retries after `-32022` with a version that is not in `data.supported`.
+    ModernRetryUnsupportedVersion,
+    /// MRTR: retries without the `requestState` it was given.
+    ModernRequestStateDropped,
+    /// MRTR: retries with the `requestState` it was given, altered.
+    ModernRequestStateModified,
+    /// MRTR: retries with a `requestState` though none was given.
+    ModernRequestStateInvented,
+    /// MRTR: retries with the JSON-RPC id of the request that got `input_required`.
+    ModernRetrySameId,
+    /// MRTR: retries without `inputResponses`, ignoring the `inputRequests` it was given.
+    ModernInputsIgnored,
+    /// MRTR: each retry declares no capability in its `_meta`, yet answers in `inputResponses`
+    /// the input requests (roots, sampling, elicitation) the first request's capabilities allowed.
+    ModernUndeclaredCapabilityUse,
+    /// Caching: lists tools again when it needs them a second time, though the first list is still
+    /// fresh (within its `ttlMs`).
+    ModernIgnoresTtl,
+    /// Modern era: also answers each input request as a JSON-RPC response (id: the input key), a
+    /// message the era has no place for.
+    ModernSendsResponses,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 45] = [
+    pub const ALL: [ClientFault; 60] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -148,6 +184,21 @@ impl ClientFault {
         ClientFault::HttpNoResume,
         ClientFault::HttpNoDelete,
         ClientFault::SsePostWrongPath,
+        ClientFault::ModernMetaMissingVersion,
+        ClientFault::ModernMetaMissingCapabilities,
+        ClientFault::ModernNoClientInfo,
+        ClientFault::ModernNoProbe,
+        ClientFault::ModernHeaderVersionMismatch,
+        ClientFault::ModernGivesUpOnUnsupported,
+        ClientFault::ModernRetryUnsupportedVersion,
+        ClientFault::ModernRequestStateDropped,
+        ClientFault::ModernRequestStateModified,
+        ClientFault::ModernRequestStateInvented,
+        ClientFault::ModernRetrySameId,
+        ClientFault::ModernInputsIgnored,
+        ClientFault::ModernUndeclaredCapabilityUse,
+        ClientFault::ModernIgnoresTtl,
+        ClientFault::ModernSendsResponses,
     ];
 
     pub fn name(self) -> &'static str {
@@ -197,6 +248,21 @@ impl ClientFault {
             ClientFault::HttpNoResume => "http-no-resume",
             ClientFault::HttpNoDelete => "http-no-delete",
             ClientFault::SsePostWrongPath => "sse-post-wrong-path",
+            ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
+            ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
+            ClientFault::ModernNoClientInfo => "modern-no-client-info",
+            ClientFault::ModernNoProbe => "modern-no-probe",
+            ClientFault::ModernHeaderVersionMismatch => "modern-header-version-mismatch",
+            ClientFault::ModernGivesUpOnUnsupported => "modern-gives-up-on-unsupported-version",
+            ClientFault::ModernRetryUnsupportedVersion => "modern-retry-unsupported-version",
+            ClientFault::ModernRequestStateDropped => "modern-request-state-dropped",
+            ClientFault::ModernRequestStateModified => "modern-request-state-modified",
+            ClientFault::ModernRequestStateInvented => "modern-request-state-invented",
+            ClientFault::ModernRetrySameId => "modern-retry-same-id",
+            ClientFault::ModernInputsIgnored => "modern-inputs-ignored",
+            ClientFault::ModernUndeclaredCapabilityUse => "modern-undeclared-capability-use",
+            ClientFault::ModernIgnoresTtl => "modern-ignores-ttl",
+            ClientFault::ModernSendsResponses => "modern-sends-responses",
         }
     }
 }

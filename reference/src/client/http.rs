@@ -7,6 +7,7 @@ use crate::transport::http_client::{
     BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
 };
 use crate::transport::{Flavor, RecvError};
+use crate::wire::RequestId;
 use crate::Revision;
 use serde_json::Value;
 use std::time::Duration;
@@ -45,8 +46,14 @@ pub async fn run_http(
     let mut get_opened = false;
     // Events read while waiting for a POST's response head, handled in order after.
     let mut early: std::collections::VecDeque<HttpEvent> = Default::default();
+    // Modern era: the request each POST carried, by exchange, so that an error without an id
+    // in an error status's body answers it (`streamable-http.mdx#backward-compatibility`: the
+    // body of a 4xx tells a modern server from a legacy one).
+    let mut posted: std::collections::HashMap<u64, RequestId> = Default::default();
     let outcome = loop {
-        let initialized = client.revision.is_some();
+        // The legacy session's machinery (protocol-version header once negotiated, the GET
+        // stream, the session header) has no place in the modern era.
+        let initialized = client.revision.is_some() && !client.is_modern();
         if fault == Some(ClientFault::HttpBatch) && initialized && out.len() > 1 {
             out = vec![Value::Array(std::mem::take(&mut out))];
         }
@@ -55,6 +62,13 @@ pub async fn run_http(
             // race, and the order of messages is the client's to keep (a cancellation after its
             // request, notifications/initialized before what follows it).
             let n = send_http(&mut t, &value, fault, initialized);
+            if client.is_modern() {
+                if let Some(id) = value.get("id").and_then(RequestId::from_value) {
+                    if posted.len() < 1_024 {
+                        posted.insert(n, id);
+                    }
+                }
+            }
             let deadline = tokio::time::Instant::now() + timeout;
             while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -85,12 +99,20 @@ pub async fn run_http(
             Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
         };
         match event {
-            HttpEvent::Message { frame, .. } => {
+            HttpEvent::Message { n, frame, .. } => {
                 let FrameContent::Json { value, .. } = &frame.content else { continue };
-                let values = match value {
+                let mut values = match value {
                     Value::Array(items) => items.clone(),
                     other => vec![other.clone()],
                 };
+                if client.is_modern() {
+                    for v in &mut values {
+                        let idless = v.get("error").is_some() && v.get("id").is_none_or(Value::is_null);
+                        if let (true, Some(id)) = (idless, posted.get(&n)) {
+                            v["id"] = id.to_value();
+                        }
+                    }
+                }
                 for v in &values {
                     out.extend(client.on_message(v));
                 }
@@ -124,9 +146,19 @@ pub async fn run_http(
                 client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
                 out = client.start();
             }
+            HttpEvent::Unanswered { ids, .. } if client.is_modern() => {
+                // A probe unanswered means a legacy server (it falls back); another request, that
+                // the client gives up (its phase says why).
+                out.extend(client.on_no_answer(&ids));
+            }
+            HttpEvent::End { n, .. } => {
+                posted.remove(&n);
+            }
             HttpEvent::Unanswered { ids, why, .. }
                 // A 404 makes the requests of the old session unanswered: the new one asks again.
-                if (reinitialized == 0 || t.session_id().is_some()) => {
+                // The modern era's requests (a probe refused before falling back) are over.
+                if (reinitialized == 0 || t.session_id().is_some())
+                    && !ids.iter().all(|id| client.sent_in_modern_era(id)) => {
                     let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
                     break Err(format!("no answer to {} will come: {why}", ids.join(", ")));
                 }
@@ -134,6 +166,7 @@ pub async fn run_http(
         }
         if flavor == Flavor::Streamable
             && client.revision.is_some()
+            && !client.is_modern()
             && !get_opened
             && t.session_id().is_some()
         {
@@ -171,7 +204,19 @@ fn send_http(
     fault: Option<ClientFault>,
     initialized: bool,
 ) -> u64 {
+    let tweaks = tweaks_for(value, fault, initialized);
+    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
+}
+
+/// The tweaks of one POST of the reference client: none, unless `fault` bends a header.
+fn tweaks_for(value: &Value, fault: Option<ClientFault>, initialized: bool) -> Tweaks {
     let mut tweaks = Tweaks::default();
+    let modern =
+        value.pointer("/params/_meta").and_then(|m| m.get(crate::modern::PROTOCOL_VERSION_KEY)).is_some();
+    if modern && fault == Some(ClientFault::ModernHeaderVersionMismatch) {
+        // streamable-http.mdx#protocol-version-header: the header MUST match `_meta`.
+        tweaks.protocol_version = Some("2025-11-25".into());
+    }
     match fault {
         Some(ClientFault::HttpAcceptJsonOnly) => {
             tweaks.headers.push(("accept".into(), "application/json".into()))
@@ -179,5 +224,23 @@ fn send_http(
         Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
         _ => {}
     }
-    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
+    tweaks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_header_version_fault_bends_modern_requests_only() {
+        let meta = crate::modern::request_meta("2026-07-28", &json!({}), None);
+        let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": crate::modern::with_request_meta(None, &meta)});
+        let fault = Some(ClientFault::ModernHeaderVersionMismatch);
+        assert_eq!(tweaks_for(&modern, fault, false).protocol_version.as_deref(), Some("2025-11-25"));
+        assert_eq!(tweaks_for(&modern, None, false).protocol_version, None);
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(tweaks_for(&legacy, fault, true).protocol_version, None);
+    }
 }

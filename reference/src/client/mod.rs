@@ -11,10 +11,12 @@
 
 mod faults;
 mod http;
+mod modern;
 mod persona;
 
 pub use faults::ClientFault;
 pub use http::run_http;
+pub use modern::{scenario_tool, CACHING_SCENARIO, MAX_MRTR_ROUNDS, SCENARIO_TOOLS};
 pub use persona::{ClientPersona, ROOT_URI};
 
 use crate::elicitation;
@@ -40,6 +42,9 @@ fn cancel(id: &RequestId, reason: &str) -> Value {
 /// Where the client is in its session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Phase {
+    /// Modern era: the `server/discover` probe sent, its answer awaited (an error that is not a
+    /// modern one, or no answer, makes the client fall back to `initialize`).
+    Discovering,
     /// `initialize` sent, its answer awaited.
     Initializing,
     /// Listing tools.
@@ -75,15 +80,29 @@ pub struct ReferenceClient {
     /// The last `nextCursor` followed.
     last_cursor: Option<Value>,
     tools: Vec<Value>,
-    /// The revision negotiated.
+    /// The revision negotiated (modern era: the revision of the version in force, once the
+    /// probe or a first request succeeded).
     pub revision: Option<Revision>,
+    /// The modern era's state, while the client speaks it (`None` in the legacy era, and after
+    /// falling back to `initialize`).
+    modern: Option<modern::ModernState>,
+    /// The scenario named by `MCP_CONFORMANCE_SCENARIO`, if any.
+    scenario: Option<String>,
+    /// The ids of the requests sent in the modern era (bounded): after a fall back to
+    /// `initialize`, their late answers or failures are no concern of the legacy session.
+    modern_ids: Vec<RequestId>,
 }
 
 impl ReferenceClient {
     /// A client speaking `supported` (every legacy revision when empty).
     pub fn new(supported: Vec<Revision>, fault: Option<ClientFault>) -> Self {
         let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
-        let offer = supported.iter().max().copied().unwrap_or_else(Revision::latest_legacy);
+        let offer = supported
+            .iter()
+            .filter(|r| r.era() == crate::revision::Era::Legacy)
+            .max()
+            .copied()
+            .unwrap_or_else(Revision::latest_legacy);
         let capabilities = match fault {
             Some(ClientFault::DeclareNothing) => json!({}),
             Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
@@ -110,6 +129,9 @@ impl ReferenceClient {
             last_cursor: None,
             tools: Vec::new(),
             revision: None,
+            modern: None,
+            scenario: None,
+            modern_ids: Vec::new(),
         }
     }
 
@@ -117,7 +139,18 @@ impl ReferenceClient {
     /// beyond the plain session; every other scenario gets the plain session.
     pub fn for_scenario(mut self, name: Option<&str>) -> Self {
         self.cancel_call = name == Some(LATE_RESPONSE_SCENARIO);
+        self.scenario = name.map(str::to_owned);
         self
+    }
+
+    /// Whether `id` was a request of the modern era (before a fall back to `initialize`).
+    pub fn sent_in_modern_era(&self, id: &RequestId) -> bool {
+        self.modern_ids.contains(id)
+    }
+
+    /// Whether the client speaks the modern era now (it has not fallen back to `initialize`).
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
     }
 
     pub fn phase(&self) -> &Phase {
@@ -138,15 +171,28 @@ impl ReferenceClient {
         Message::request(id, method, params).to_value()
     }
 
-    /// The first messages: `initialize` (offering the latest supported revision).
+    /// The first messages: with a modern revision among those it supports, the
+    /// `server/discover` probe (`basic/transports/stdio.mdx#backward-compatibility`: a dual-era
+    /// client SHOULD probe before any other request); else `initialize` (offering the latest
+    /// supported revision).
     pub fn start(&mut self) -> Vec<Value> {
+        if let Some(out) = self.start_modern() {
+            return out;
+        }
+        self.start_legacy()
+    }
+
+    /// `initialize`, offering the latest supported legacy revision.
+    fn start_legacy(&mut self) -> Vec<Value> {
+        self.phase = Phase::Initializing;
         let mut out = Vec::new();
         if self.fault == Some(ClientFault::RequestBeforeInitialize) {
             out.push(self.request("tools/list", None));
         }
+        let legacy = self.supported.iter().filter(|r| r.era() == crate::revision::Era::Legacy);
         let offer = match self.fault {
-            Some(ClientFault::OfferOldest) => self.supported.iter().min(),
-            _ => self.supported.iter().max(),
+            Some(ClientFault::OfferOldest) => legacy.min(),
+            _ => legacy.max(),
         };
         let offer = offer.copied().unwrap_or_else(Revision::latest_legacy);
         let params = json!({
@@ -166,6 +212,15 @@ impl ReferenceClient {
 
     /// What the client sends in answer to one message from the server.
     pub fn on_message(&mut self, value: &Value) -> Vec<Value> {
+        self.on_message_at(value, std::time::Instant::now())
+    }
+
+    /// [`on_message`](Self::on_message) at time `now` (the time a cacheable result is fresh
+    /// from, in the modern era).
+    pub fn on_message_at(&mut self, value: &Value, now: std::time::Instant) -> Vec<Value> {
+        if self.modern.is_some() {
+            return self.on_modern_message(value, now);
+        }
         let Ok(message) = Message::from_value(value) else { return Vec::new() };
         match message {
             Message::Request(r) => {
@@ -391,6 +446,21 @@ impl ReferenceClient {
     }
 }
 
+/// The revisions the reference client speaks: `revisions` when given; else every legacy
+/// revision, plus the modern one `asked` names (`MCP_CONFORMANCE_PROTOCOL_VERSION`), which makes
+/// it a dual-era client that probes first; else empty (every legacy revision, see
+/// [`ReferenceClient::new`]). Without being asked, it stays a legacy client, as mcpspec's own
+/// tests and users have known it.
+pub fn supported_for(revisions: Vec<Revision>, asked: Option<&str>) -> Vec<Revision> {
+    if !revisions.is_empty() {
+        return revisions;
+    }
+    match asked.and_then(|a| a.parse::<Revision>().ok()).filter(|r| r.era() == crate::revision::Era::Modern) {
+        Some(modern) => Revision::LEGACY.iter().copied().chain([modern]).collect(),
+        None => Vec::new(),
+    }
+}
+
 /// What the reference client declares when it offers `revision`: roots and sampling always;
 /// elicitation from 2025-06-18 (form mode only, `{}`, as that revision knows no modes); from
 /// 2025-11-25, tool use in sampling and both elicitation modes.
@@ -402,6 +472,10 @@ pub fn capabilities_at(revision: Revision) -> Value {
     if revision >= Revision::V2025_11_25 {
         caps["sampling"] = json!({ "tools": {} });
         caps["elicitation"] = json!({ "form": {}, "url": {} });
+    }
+    if revision.era() == crate::revision::Era::Modern {
+        // 2026-07-28 `ClientCapabilities.roots` is `{}`: roots/list_changed is gone.
+        caps["roots"] = json!({});
     }
     caps
 }
@@ -474,6 +548,12 @@ pub async fn run_stdio(
                 if let Some((_, answers)) = pondering.pop_front() {
                     out.extend(answers);
                 }
+            }
+            Err(RecvError::Timeout(_)) if client.probing().is_some() => {
+                // stdio.mdx#backward-compatibility: a probe unanswered within a reasonable
+                // timeout means a legacy server: fall back to initialize.
+                let probe: Vec<RequestId> = client.probing().into_iter().collect();
+                out.extend(client.on_no_answer(&probe));
             }
             Err(RecvError::Timeout(t)) => {
                 outcome = Err(format!("the server sent nothing for {t:?} ({:?})", client.phase()));

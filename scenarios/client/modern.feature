@@ -1,0 +1,93 @@
+Feature: The stateless era (2026-07-28): a client without initialize
+  From 2026-07-28 there is no initialize: every request carries its protocol version and the
+  client's capabilities in _meta, a server that does not speak the version answers -32022 with
+  the versions it supports, and a server that needs input from the user or the model answers
+  tools/call, prompts/get or resources/read with an InputRequiredResult (resultType
+  "input_required") instead of sending requests: the client answers the input requests and
+  retries the original request with a new id, its inputResponses and the requestState echoed.
+  The scenario server is mcpspec's reference server at the revision under test (modern-only: an
+  initialize gets -32601), whose MRTR tools ask for input. Besides these scenarios, every
+  request of the client is judged by the era's rules (client-modern/…: _meta on every request,
+  no JSON-RPC responses, each MRTR retry, the retry after -32022).
+
+  A client opts into an MRTR scenario by its name (MCP_CONFORMANCE_SCENARIO): it calls the tool
+  the scenario names (test_elicitation, test_sampling, test_roots, test_mrtr_multiple_inputs,
+  test_mrtr_multi_round); a client that does not call it is skipped.
+
+  @id:client-modern/request-meta @MUST @since:2026-07-28 @spec:basic/index.mdx#meta
+  Scenario: every request carries its protocol version and the client's capabilities in _meta
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client sent requests, each with the request metadata in _meta, and no initialize
+
+  # basic/transports/stdio.mdx#backward-compatibility: a dual-era client SHOULD probe with
+  # server/discover before any other request; a modern-only one is RECOMMENDED to.
+  @id:client-modern/discover-probe @SHOULD @since:2026-07-28 @transport:stdio @spec:basic/transports/stdio.mdx#backward-compatibility
+  Scenario: the client probes with server/discover before any other request
+    Given a client connected to the scenario server
+    Then the client's first request is "server/discover"
+
+  @id:client-modern/unsupported-version @SHOULD @since:2026-07-28 @spec:basic/versioning.mdx#protocol-version-negotiation
+  Scenario: a request refused with -32022 is retried at a version from the supported list
+    Given a client connected to the scenario server
+    And the scenario server refuses the client's first request as an unsupported protocol version
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client retried the refused request at a version from the supported list, with a new id
+
+  @id:client-modern/mrtr-elicitation @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: an elicitation input request is answered and the tool call retried to completion
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client completed its call of the tool "test_elicitation" after 1 round of input
+
+  @id:client-modern/mrtr-sampling @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: a sampling input request is answered and the tool call retried to completion
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client completed its call of the tool "test_sampling" after at least 1 round of input
+
+  @id:client-modern/mrtr-roots @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: a roots input request is answered and the tool call retried to completion
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client completed its call of the tool "test_roots" after 1 round of input
+
+  @id:client-modern/mrtr-multiple-inputs @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: several input requests at once are all answered in one retry
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client completed its call of the tool "test_mrtr_multiple_inputs" after 1 round of input
+
+  @id:client-modern/mrtr-multi-round @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: a second round of input is answered like the first, with the new requestState
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client completed its call of the tool "test_mrtr_multi_round" after 2 rounds of input
+
+  # The scenario server leaves requestState out of its InputRequiredResults (it then asks
+  # again: without its state it cannot go on): the client MUST NOT send one of its own.
+  @id:client-modern/mrtr-no-request-state @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
+  Scenario: an InputRequiredResult without requestState is retried without one
+    Given a client connected to the scenario server
+    And the scenario server sends no requestState
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client retried its call of the tool "test_elicitation", each retry without a requestState
+
+  # server/utilities/caching.mdx: a result is fresh for ttlMs (the reference server's lists: 60 s);
+  # "the client SHOULD consider the result fresh" and not fetch it again meanwhile. A client opts
+  # into needing the tool list twice by this scenario's name.
+  @id:client-modern/caching @SHOULD @since:2026-07-28 @spec:server/utilities/caching.mdx
+  Scenario: a cacheable result is not asked for again while it is fresh
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client asked for no cacheable result again while it was fresh
+
+  # streamable-http.mdx#request-metadata: every POST carries MCP-Protocol-Version equal to the
+  # body's _meta version, Mcp-Method and (tools/call, resources/read, prompts/get) Mcp-Name; the
+  # scenario server's endpoint checks them against the body and refuses a mismatch with 400 and
+  # -32020 (HeaderMismatch), and the era's session-less POSTs carry no Mcp-Session-Id.
+  @id:client-modern/http-request-headers @MUST @since:2026-07-28 @transport:http @spec:basic/transports/streamable-http.mdx#request-metadata
+  Scenario: over Streamable HTTP, the request headers mirror the body and no POST is refused for them
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then no POST of the client was refused, and none carried a session id or went out as a GET
