@@ -52,7 +52,7 @@ Feature: The stateless era
     Given the client has discovered the server
     And the server speaks only the stateless era
     When the client sends "initialize" offering "2025-11-25" as a legacy client
-    Then the server answers with an error naming the revision under test
+    Then the server refuses it naming the revision under test, unless it serves the legacy era too
 
   @id:removed/method @MUST @spec:basic/index.mdx#error-codes
   Scenario Outline: <method>, which 2026-07-28 removed, is a method the server does not have

@@ -8,7 +8,7 @@ Feature: Subscriptions
   @id:subscriptions/acknowledged @MUST @spec:basic/patterns/subscriptions.mdx#acknowledgment
   Scenario: subscriptions/listen is acknowledged with the subscription's id
     Given the client has discovered the server
-    And the server declares the "tools" capability
+    And the server declares the "tools.listChanged" capability
     When the client listens for "toolsListChanged"
     Then the server acknowledges the subscription
     When the client ends the subscription
@@ -17,7 +17,7 @@ Feature: Subscriptions
   @id:subscriptions/resource-updated @MUST @spec:basic/patterns/subscriptions.mdx#receiving-notifications @fixture
   Scenario: a subscription to the fixture's watched resource brings resources/updated on it
     Given the client has discovered the server
-    And the server declares the "resources" capability
+    And the server declares the "resources.subscribe" capability
     And the server lists the resource "test://watched-resource"
     When the client listens for updates of "test://watched-resource"
     Then the server acknowledges the subscription

@@ -36,6 +36,10 @@ pub(super) struct ModernRequest {
     pub paged: bool,
     /// For `subscriptions/listen`: the notifications filter.
     pub filter: Option<Value>,
+    /// Its `_meta` names a protocol version: a modern request. One that does not (a legacy
+    /// client's `initialize`) a dual-era server may serve by the legacy rules
+    /// (`basic/versioning.mdx#backward-compatibility-with-initialization-based-versions`).
+    pub names_version: bool,
 }
 
 impl ModernRequest {
@@ -49,6 +53,10 @@ impl ModernRequest {
             filter: (r.method == "subscriptions/listen")
                 .then(|| params.and_then(|p| p.get("notifications")).cloned())
                 .flatten(),
+            names_version: params
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get(modern::PROTOCOL_VERSION_KEY))
+                .is_some(),
         }
     }
 }
@@ -76,6 +84,10 @@ impl SessionChecker {
     ) {
         let method = pending.map(|p| p.method.as_str()).unwrap_or_default();
         let request = pending.and_then(|p| p.modern.as_ref());
+        // A result to a request that was not a modern one is the legacy era's to judge.
+        if request.is_some_and(|r| !r.names_version) && matches!(resp.outcome, Outcome::Result(_)) {
+            return;
+        }
         match &resp.outcome {
             Outcome::Error(e) => judge_error_code(e, out),
             Outcome::Result(result) => match result.get("resultType") {
@@ -299,7 +311,7 @@ mod tests {
 
     fn request(id: i64, method: &str, caps: Value, extra: Value) -> Value {
         let mut params = extra;
-        params["_meta"] = modern::request_meta("2026-07-28", &caps, None);
+        params["_meta"] = modern::request_meta("2026-07-28", &caps, Some(&json!({"name": "c", "version": "1"})));
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
     }
 
