@@ -15,17 +15,17 @@ use include_dir::{include_dir, Dir};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::session::ServerSession;
 use mcpspec::session::{StartError, Target};
 use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
+use mcpspec_reference::modern;
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::ChildOptions;
-use mcpspec::session::ServerSession;
-use mcpspec_reference::modern;
 use mcpspec_reference::wire::{ErrorObject, Outcome};
 use mcpspec_reference::{Era, Revision};
-use serde_json::Value;
 use mcpspec_schema::SchemaSet;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -307,7 +307,9 @@ async fn probe_discover(session: &mut ServerSession, ctx: &SuiteContext, revisio
         }
         Ok(Outcome::Error(e)) if e.code == ErrorObject::UNSUPPORTED_PROTOCOL_VERSION => {
             let supported = listed(e.data.as_ref().and_then(|d| d.get("supported")));
-            Probe::CounterOffered(format!("it answered server/discover with -32022, supporting {supported:?}"))
+            Probe::CounterOffered(format!(
+                "it answered server/discover with -32022, supporting {supported:?}"
+            ))
         }
         Ok(Outcome::Error(e)) => Probe::CounterOffered(format!(
             "it speaks only the legacy era: server/discover got error {} ({})",
@@ -348,16 +350,24 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         revisions.iter().partition(|r| transport_carries(transport, **r).is_none());
     for revision in impossible {
         let why = transport_carries(transport, revision).unwrap_or_default();
-        skipped.push(Skip { revision, verdict: Verdict::Skipped, why: why.to_owned(), counter_offered: false });
+        skipped.push(Skip {
+            revision,
+            verdict: Verdict::Skipped,
+            why: why.to_owned(),
+            counter_offered: false,
+        });
     }
     let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
     // A server that answers server/discover and refuses initialize speaks the stateless era
     // only (basic/versioning.mdx#backward-compatibility-with-initialization-based-versions).
-    let modern = possible.iter().zip(&probes).any(|(r, p)| r.era() == Era::Modern && matches!(p, Probe::Echoed));
+    let modern =
+        possible.iter().zip(&probes).any(|(r, p)| r.era() == Era::Modern && matches!(p, Probe::Echoed));
     let mut to_run = Vec::new();
     for (revision, probe) in possible.iter().zip(probes) {
         let why_not = |v: &str| {
-            format!("the server does not speak {revision}: {v} (name it with --revision to certify it anyway)")
+            format!(
+                "the server does not speak {revision}: {v} (name it with --revision to certify it anyway)"
+            )
         };
         let skip = |why: String, counter_offered: bool| Skip {
             revision: *revision,
@@ -366,9 +376,12 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
             counter_offered,
         };
         match probe {
-            Probe::NotStarted(why) => {
-                skipped.push(Skip { revision: *revision, verdict: Verdict::Error, why, counter_offered: false })
-            }
+            Probe::NotStarted(why) => skipped.push(Skip {
+                revision: *revision,
+                verdict: Verdict::Error,
+                why,
+                counter_offered: false,
+            }),
             Probe::CounterOffered(v) if !explicit => skipped.push(skip(why_not(&v), true)),
             Probe::Refused(v) if modern && !explicit => {
                 skipped.push(skip(why_not(&format!("it speaks only the stateless era: {v}")), false))
@@ -396,7 +409,8 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let ctx = SuiteContext::of(&config);
     // Every released revision by default; the draft only when named (it shares 2026-07-28's
     // wire string, so a client cannot tell them apart).
-    let revisions = if config.revisions.is_empty() { Revision::RELEASED.to_vec() } else { config.revisions.clone() };
+    let revisions =
+        if config.revisions.is_empty() { Revision::RELEASED.to_vec() } else { config.revisions.clone() };
     let transport = ctx.target.transport();
     let (to_run, impossible): (Vec<Revision>, Vec<Revision>) =
         revisions.iter().partition(|r| transport_carries(transport, **r).is_none());

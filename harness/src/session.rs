@@ -7,6 +7,7 @@ use crate::pool::Footprint;
 use crate::recorder::WireRecorder;
 use mcpspec_reference::client::ClientPersona;
 use mcpspec_reference::framing::{Frame, FrameContent};
+use mcpspec_reference::modern;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::http_client::{
     ConnectError, Exchange, Flavor, HttpClientOptions, HttpClientTransport, HttpEvent, Tweaks,
@@ -14,7 +15,6 @@ use mcpspec_reference::transport::http_client::{
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
 };
-use mcpspec_reference::modern;
 use mcpspec_reference::wire::{Message, Request, RequestId, Response};
 use mcpspec_reference::{Direction, Era, Revision};
 use mcpspec_schema::SchemaSet;
@@ -613,7 +613,11 @@ impl ServerSession {
     pub fn request_meta(&self) -> Option<Value> {
         let revision = self.recorder.revision();
         (revision.era() == Era::Modern).then(|| {
-            modern::request_meta(modern::wire_version(revision), &self.persona.capabilities, Some(&client_info()))
+            modern::request_meta(
+                modern::wire_version(revision),
+                &self.persona.capabilities,
+                Some(&client_info()),
+            )
         })
     }
 

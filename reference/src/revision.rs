@@ -190,17 +190,25 @@ mod tests {
     #[test]
     fn moved_pages_are_cited_where_they_now_are() {
         let r = Revision::V2026_07_28;
-        assert_eq!(r.doc("basic/transports.mdx#stdio"), "docs/specification/2026-07-28/basic/transports/stdio.mdx");
+        assert_eq!(
+            r.doc("basic/transports.mdx#stdio"),
+            "docs/specification/2026-07-28/basic/transports/stdio.mdx"
+        );
         assert_eq!(
             r.doc("basic/utilities/cancellation.mdx#timing-considerations"),
             "docs/specification/2026-07-28/basic/patterns/cancellation.mdx"
         );
-        assert_eq!(r.doc("server/tools.mdx#error-handling"), "docs/specification/2026-07-28/server/tools.mdx#error-handling");
+        assert_eq!(
+            r.doc("server/tools.mdx#error-handling"),
+            "docs/specification/2026-07-28/server/tools.mdx#error-handling"
+        );
         assert_eq!(
             Revision::V2025_06_18.doc("basic/transports.mdx#stdio"),
             "docs/specification/2025-06-18/basic/transports.mdx#stdio"
         );
-        for legacy in ["basic/transports.mdx#x", "basic/utilities/progress.mdx", "basic/lifecycle.mdx#operation"] {
+        for legacy in
+            ["basic/transports.mdx#x", "basic/utilities/progress.mdx", "basic/lifecycle.mdx#operation"]
+        {
             assert!(is_page_2026(&r.doc(legacy)), "{legacy}");
         }
     }

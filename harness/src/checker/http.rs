@@ -267,9 +267,10 @@ impl HttpChecker {
             // use an id again once it is answered (2026-07-28), and the same answer then comes
             // again, each time where it belongs.
             let own_stream = is_response
-                && item.get("id").and_then(RequestId::from_value).is_some_and(|id| {
-                    self.exchanges.get(&n).is_some_and(|x| x.requests.contains(&id))
-                });
+                && item
+                    .get("id")
+                    .and_then(RequestId::from_value)
+                    .is_some_and(|id| self.exchanges.get(&n).is_some_and(|x| x.requests.contains(&id)));
             if item.get("id").is_some() && !own_stream {
                 let key = item.to_string();
                 match self.messages.get(&key) {

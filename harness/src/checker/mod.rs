@@ -241,7 +241,8 @@ impl SessionChecker {
                 if let Some(id) = value.get("id").and_then(RequestId::from_value) {
                     if value.get("result").is_none() && value.get("error").is_none() {
                         side.used.insert(id.clone());
-                        side.outstanding.insert(id, Pending { method: String::new(), progress: None, modern: None });
+                        side.outstanding
+                            .insert(id, Pending { method: String::new(), progress: None, modern: None });
                     }
                 }
                 inspection.violations.push(envelope_violation(&e));
@@ -279,7 +280,10 @@ impl SessionChecker {
                     inspection.violations.push(Violation::new(
                         &rules::REQUEST_ID_NOT_OUTSTANDING,
                         "an id no request awaiting its answer has",
-                        format!("id {} for {}, while the request with that id awaits its answer", r.id, r.method),
+                        format!(
+                            "id {} for {}, while the request with that id awaits its answer",
+                            r.id, r.method
+                        ),
                     ));
                 } else if !fresh && !stateless {
                     inspection.violations.push(Violation::new(
@@ -493,14 +497,15 @@ fn envelope_violation(e: &EnvelopeError) -> Violation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    const C2S: Direction = Direction::ClientToServer;
-    const S2C: Direction = Direction::ServerToClient;
+    pub(crate) const C2S: Direction = Direction::ClientToServer;
+    pub(crate) const S2C: Direction = Direction::ServerToClient;
 
-    fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
+    /// The ids of the rules the inspections found broken, in order.
+    pub(crate) fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
         inspections.iter().flat_map(|i| i.violations.iter().map(|v| v.rule.id)).collect()
     }
 

@@ -127,7 +127,8 @@ impl SessionChecker {
             .get("ttlMs")
             .and_then(Value::as_f64)
             .is_some_and(|t| t >= 0.0 && t.fract() == 0.0 && t <= u64::MAX as f64);
-        let scope = result.get("cacheScope").and_then(Value::as_str).filter(|s| matches!(*s, "public" | "private"));
+        let scope =
+            result.get("cacheScope").and_then(Value::as_str).filter(|s| matches!(*s, "public" | "private"));
         if !ttl_ok || scope.is_none() {
             out.push(Violation::new(
                 &rules::CACHE_HINTS,
@@ -180,7 +181,8 @@ impl SessionChecker {
         }
         let Some(inputs) = inputs else { return };
         // A request whose _meta was malformed declared nothing.
-        let declared = request.and_then(|r| r.capabilities.clone()).unwrap_or_else(|| Value::Object(Default::default()));
+        let declared =
+            request.and_then(|r| r.capabilities.clone()).unwrap_or_else(|| Value::Object(Default::default()));
         for (key, input) in inputs {
             let kind = input.get("method").and_then(Value::as_str).unwrap_or_default();
             if !matches!(kind, "elicitation/create" | "sampling/createMessage" | "roots/list") {
@@ -199,7 +201,8 @@ impl SessionChecker {
     /// Judges a notification the server sends in the stateless era.
     pub(super) fn on_modern_notification(&mut self, n: &Notification, out: &mut Vec<Violation>) {
         if n.method == "notifications/message" {
-            let asked = self.client.outstanding.values().any(|p| p.modern.as_ref().is_some_and(|m| m.log_level));
+            let asked =
+                self.client.outstanding.values().any(|p| p.modern.as_ref().is_some_and(|m| m.log_level));
             if !asked {
                 out.push(Violation::new(
                     &rules::LOG_LEVEL_PER_REQUEST,
@@ -231,7 +234,10 @@ impl SessionChecker {
                 out.push(Violation::new(
                     &rules::SUBSCRIPTION_ID,
                     "the id of an open subscriptions/listen request",
-                    format!("{} for subscription {id}, which no open subscriptions/listen request has", n.method),
+                    format!(
+                        "{} for subscription {id}, which no open subscriptions/listen request has",
+                        n.method
+                    ),
                 ));
                 return;
             }
@@ -298,20 +304,14 @@ fn shown_value(v: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checker::Inspection;
-    use mcpspec_reference::{Direction, Revision};
+    use crate::checker::tests::{ids, C2S, S2C};
+    use mcpspec_reference::Revision;
     use serde_json::json;
-
-    const C2S: Direction = Direction::ClientToServer;
-    const S2C: Direction = Direction::ServerToClient;
-
-    fn ids(inspections: &[Inspection]) -> Vec<&'static str> {
-        inspections.iter().flat_map(|i| i.violations.iter().map(|v| v.rule.id)).collect()
-    }
 
     fn request(id: i64, method: &str, caps: Value, extra: Value) -> Value {
         let mut params = extra;
-        params["_meta"] = modern::request_meta("2026-07-28", &caps, Some(&json!({"name": "c", "version": "1"})));
+        params["_meta"] =
+            modern::request_meta("2026-07-28", &caps, Some(&json!({"name": "c", "version": "1"})));
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
     }
 
@@ -332,13 +332,18 @@ mod tests {
         let no_hints = result(2, json!({"resultType": "complete", "tools": []}));
         assert_eq!(ids(&c.on_value(S2C, &no_hints)), ["caching/hints"]);
         c.on_value(C2S, &request(3, "tools/list", json!({}), json!({})));
-        let negative = result(3, json!({"resultType": "complete", "tools": [], "ttlMs": -1, "cacheScope": "public"}));
+        let negative =
+            result(3, json!({"resultType": "complete", "tools": [], "ttlMs": -1, "cacheScope": "public"}));
         assert_eq!(ids(&c.on_value(S2C, &negative)), ["caching/hints"]);
         c.on_value(C2S, &request(4, "tools/list", json!({}), json!({})));
-        let good = result(4, json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private", "nextCursor": "c"}));
+        let good = result(
+            4,
+            json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private", "nextCursor": "c"}),
+        );
         assert!(ids(&c.on_value(S2C, &good)).is_empty());
         c.on_value(C2S, &request(5, "tools/list", json!({}), json!({"cursor": "c"})));
-        let other_scope = result(5, json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}));
+        let other_scope =
+            result(5, json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}));
         assert_eq!(ids(&c.on_value(S2C, &other_scope)), ["caching/same-scope-every-page"]);
         c.on_value(C2S, &request(6, "tools/call", json!({}), json!({"name": "t"})));
         let odd = result(6, json!({"resultType": "partial", "content": []}));
@@ -359,10 +364,14 @@ mod tests {
         let undeclared = result(3, json!({"resultType": "input_required", "inputRequests": {"a": elicit}}));
         assert_eq!(ids(&c.on_value(S2C, &undeclared)), ["mrtr/input-requests-declared"]);
         c.on_value(C2S, &request(4, "tools/call", json!({"elicitation": {}}), json!({"name": "t"})));
-        let declared = result(4, json!({"resultType": "input_required", "inputRequests": {"a": elicit}, "requestState": "s"}));
+        let declared = result(
+            4,
+            json!({"resultType": "input_required", "inputRequests": {"a": elicit}, "requestState": "s"}),
+        );
         assert!(ids(&c.on_value(S2C, &declared)).is_empty());
         c.on_value(C2S, &request(5, "tools/call", json!({}), json!({"name": "t"})));
-        let ping = result(5, json!({"resultType": "input_required", "inputRequests": {"p": {"method": "ping"}}}));
+        let ping =
+            result(5, json!({"resultType": "input_required", "inputRequests": {"p": {"method": "ping"}}}));
         assert_eq!(ids(&c.on_value(S2C, &ping)), ["mrtr/input-request-kinds"]);
     }
 
@@ -371,7 +380,8 @@ mod tests {
         let mut c = checker();
         let ping = json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"});
         assert_eq!(ids(&c.on_value(S2C, &ping)), ["modern/no-server-requests"]);
-        for (code, bad) in [(-32002, true), (-32042, true), (-32050, true), (-32022, false), (-32602, false)] {
+        for (code, bad) in [(-32002, true), (-32042, true), (-32050, true), (-32022, false), (-32602, false)]
+        {
             c.on_value(C2S, &request(10, "resources/read", json!({}), json!({"uri": "x"})));
             let e = json!({"jsonrpc": "2.0", "id": 10, "error": {"code": code, "message": "m"}});
             let found = ids(&c.on_value(S2C, &e));
@@ -405,10 +415,16 @@ mod tests {
     #[test]
     fn subscriptions_are_acknowledged_first_and_carry_their_id() {
         let mut c = checker();
-        c.on_value(C2S, &request(7, "subscriptions/listen", json!({}), json!({"notifications": {"toolsListChanged": true}})));
-        let note = |method: &str, sub: Value| {
-            json!({"jsonrpc": "2.0", "method": method, "params": {"_meta": {modern::SUBSCRIPTION_ID_KEY: sub}, "notifications": {}}})
-        };
+        c.on_value(
+            C2S,
+            &request(
+                7,
+                "subscriptions/listen",
+                json!({}),
+                json!({"notifications": {"toolsListChanged": true}}),
+            ),
+        );
+        let note = |method: &str, sub: Value| json!({"jsonrpc": "2.0", "method": method, "params": {"_meta": {modern::SUBSCRIPTION_ID_KEY: sub}, "notifications": {}}});
         let early = note("notifications/tools/list_changed", json!(7));
         assert_eq!(ids(&c.on_value(S2C, &early)), ["subscriptions/acknowledged-first"]);
         assert!(ids(&c.on_value(S2C, &note("notifications/subscriptions/acknowledged", json!(7)))).is_empty());

@@ -28,7 +28,13 @@ impl ServerWorld {
         };
         self.exchange = Some(n);
         if let Some(id) = id {
-            self.pending.push(Pending { id: Some(id), idless_ok: false, barrier: false, what, request: None });
+            self.pending.push(Pending {
+                id: Some(id),
+                idless_ok: false,
+                barrier: false,
+                what,
+                request: None,
+            });
         }
         Ok(())
     }

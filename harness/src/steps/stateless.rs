@@ -57,7 +57,9 @@ impl ServerWorld {
         match self.response.as_ref() {
             Some(r) => match input_required(r) {
                 Some(asked) => Ok(asked.clone()),
-                None => Err(self.fail("an InputRequiredResult (resultType \"input_required\")", outcome_text(r))),
+                None => {
+                    Err(self.fail("an InputRequiredResult (resultType \"input_required\")", outcome_text(r)))
+                }
             },
             None => Err(self.harness_error("no answer to look at (a Then step is missing)".into())),
         }
@@ -104,7 +106,9 @@ async fn step_by_step(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
-#[when(regex = r#"^the client sends a "([^"]+)" request whose _meta (is left out|lacks "([^"]+)"|sets "([^"]+)" to (.+))$"#)]
+#[when(
+    regex = r#"^the client sends a "([^"]+)" request whose _meta (is left out|lacks "([^"]+)"|sets "([^"]+)" to (.+))$"#
+)]
 async fn sends_with_meta(
     w: &mut ServerWorld,
     method: String,
@@ -164,7 +168,9 @@ async fn legacy_initialize(w: &mut ServerWorld, method: String, version: String)
     }
 }
 
-#[when(regex = r"^the client retries with (the input and the request state|the input and a tampered request state|the request state but without the input|the input, an unexpected extra entry and the request state)$")]
+#[when(
+    regex = r"^the client retries with (the input and the request state|the input and a tampered request state|the request state but without the input|the input, an unexpected extra entry and the request state)$"
+)]
 async fn retries(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
     let asked = w.asked_for_input()?;
     let Some((method, params)) = w.last_sent.clone() else {
@@ -261,7 +267,11 @@ async fn does_not_complete(w: &mut ServerWorld) -> Result<(), Halt> {
     let doc = w.scenario.meta.as_ref().map(|m| m.doc.clone()).unwrap_or_default();
     let expected = "an error, or a new InputRequiredResult: the state failed verification";
     if completed {
-        w.warn(&doc, expected, format!("{}: the request completed with the tampered state", outcome_text(&r)));
+        w.warn(
+            &doc,
+            expected,
+            format!("{}: the request completed with the tampered state", outcome_text(&r)),
+        );
     } else {
         w.check(true, expected, outcome_text(&r));
     }
@@ -294,7 +304,10 @@ async fn answers_as_declared(w: &mut ServerWorld, capability: String) -> Result<
     let declared = w.server_capabilities()?.get(&capability).is_some_and(|c| !c.is_null());
     let r = w.await_answer().await?;
     let (ok, expected) = match declared {
-        true => (matches!(r.outcome, Outcome::Result(_)), format!("a result: server/discover declares {capability:?}")),
+        true => (
+            matches!(r.outcome, Outcome::Result(_)),
+            format!("a result: server/discover declares {capability:?}"),
+        ),
         false => (
             matches!(&r.outcome, Outcome::Error(e) if e.code == mcpspec_reference::ErrorObject::METHOD_NOT_FOUND),
             format!("error -32601: server/discover does not declare {capability:?}"),
@@ -326,7 +339,11 @@ async fn names_versions(w: &mut ServerWorld, requested: String) -> Result<(), Ha
     };
     let supported = data.get("supported").and_then(Value::as_array);
     let listed = supported.is_some_and(|s| !s.is_empty() && s.iter().all(Value::is_string));
-    w.check(listed, "data.supported: the versions the server implements", mcpspec_reference::wire::describe(Some(&data)));
+    w.check(
+        listed,
+        "data.supported: the versions the server implements",
+        mcpspec_reference::wire::describe(Some(&data)),
+    );
     let echoed = data.get("requested").and_then(Value::as_str) == Some(requested.as_str());
     w.check(echoed, format!("data.requested: {requested:?}"), mcpspec_reference::wire::describe(Some(&data)));
     Ok(())
@@ -339,10 +356,12 @@ async fn error_names_revision(w: &mut ServerWorld) -> Result<(), Halt> {
     match &r.outcome {
         // A dual-era server (whatever its server/discover lists) serves a legacy client: the
         // SHOULD is a modern-only server's.
-        Outcome::Result(_) => Err(w.skip("the server answered initialize: it serves the legacy era too".into())),
+        Outcome::Result(_) => {
+            Err(w.skip("the server answered initialize: it serves the legacy era too".into()))
+        }
         Outcome::Error(e) => {
-            let named =
-                e.message.contains(version) || e.data.as_ref().is_some_and(|d| d.to_string().contains(version));
+            let named = e.message.contains(version)
+                || e.data.as_ref().is_some_and(|d| d.to_string().contains(version));
             w.check(named, format!("an error whose message or data names {version:?}"), outcome_text(&r));
             Ok(())
         }
@@ -361,7 +380,8 @@ async fn listens_for_updates(w: &mut ServerWorld, uri: String) -> Result<(), Hal
 
 /// Opens a subscription; its answer comes only when it ends, so nothing waits for it here.
 async fn listen(w: &mut ServerWorld, filter: Value) -> Result<(), Halt> {
-    let sent = w.session()?.send_request("subscriptions/listen", Some(json!({ "notifications": filter }))).await;
+    let sent =
+        w.session()?.send_request("subscriptions/listen", Some(json!({ "notifications": filter }))).await;
     match sent {
         Ok(id) => {
             w.subscription = Some(id);
@@ -424,7 +444,8 @@ async fn posts_read_with_header(w: &mut ServerWorld, text: String) -> Result<(),
 
 #[when("the client POSTs a read of the resource with its name Base64-encoded")]
 async fn posts_read_base64(w: &mut ServerWorld) -> Result<(), Halt> {
-    let uri = w.subject.as_ref().and_then(|r| r.get("uri")).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let uri =
+        w.subject.as_ref().and_then(|r| r.get("uri")).and_then(Value::as_str).unwrap_or_default().to_owned();
     // The sentinel form even of a plain value: a server must decode it before comparing
     // (`streamable-http.mdx#value-encoding`).
     let encoded = modern::base64_sentinel(&uri);

@@ -350,8 +350,11 @@ async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params:
                 .iter()
                 .flat_map(|r| r.get("inputRequests").and_then(Value::as_object).into_iter().flatten())
                 .filter_map(|(_, i)| i.get("method").and_then(Value::as_str));
-            let asked: Vec<&str> =
-                session.server_requests[asked_before..].iter().map(|r| r.method.as_str()).chain(inputs).collect();
+            let asked: Vec<&str> = session.server_requests[asked_before..]
+                .iter()
+                .map(|r| r.method.as_str())
+                .chain(inputs)
+                .collect();
             let mut answer = brief(&r);
             if !asked.is_empty() {
                 answer = format!("{answer}, having sent {}", asked.join(", "));

@@ -204,7 +204,7 @@ caught! {
         in "client-modern/mrtr-no-request-state"
         => "client-modern/mrtr-no-request-state-invented" "failed", "client-modern/mrtr-no-request-state" "failed";
     client_fault_modern_retry_same_id: "modern-retry-same-id" at MODERN in "client-modern/mrtr-roots"
-        => "client-modern/mrtr-new-id" "failed", "jsonrpc/request-id-unique" "failed";
+        => "client-modern/mrtr-new-id" "failed";
     client_fault_modern_inputs_ignored: "modern-inputs-ignored" at MODERN in "client-modern/mrtr-multiple-inputs"
         => "client-modern/mrtr-inputs-answered" "failed";
     client_fault_modern_undeclared_capability_use: "modern-undeclared-capability-use" at MODERN

@@ -38,8 +38,14 @@ fn the_reference_server_passes_over_streamable_http() {
     assert!(run.stdout.contains("Streamable HTTP begins with 2025-03-26"), "{}", run.describe());
     // The stateless era over HTTP: the request headers mirror the body, and it is checked.
     for id in ["http/header-version-mismatch", "http/header-name-base64", "meta/required[is missing]"] {
-        let at: Vec<_> = run.scenarios(id).into_iter().map(|s| (s["revision"].clone(), s["verdict"].clone())).collect();
-        assert_eq!(at, [(serde_json::json!("2026-07-28"), serde_json::json!("passed"))], "{id}\n{}", run.describe());
+        let at: Vec<_> =
+            run.scenarios(id).into_iter().map(|s| (s["revision"].clone(), s["verdict"].clone())).collect();
+        assert_eq!(
+            at,
+            [(serde_json::json!("2026-07-28"), serde_json::json!("passed"))],
+            "{id}\n{}",
+            run.describe()
+        );
     }
     // The wire rules saw HTTP: every scenario judged its exchanges.
     let judged = run.checks().into_iter().filter(|(_, _, c)| c["id"] == "http/transport").count();
@@ -97,10 +103,7 @@ fn assert_caught_over(transport: &str, fault: &str, revision: &str, check: &str,
     assert!(!hits.is_empty(), "{fault}: no {verdict} {check}; the run:\n{}", run.describe());
     let (_, _, c) = &hits[0];
     assert!(
-        c["spec"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("docs/specification/{revision}/basic/transports")),
+        c["spec"].as_str().unwrap().starts_with(&format!("docs/specification/{revision}/basic/transports")),
         "{c}"
     );
     let code = if verdict == "failed" { Some(1) } else { run.code.filter(|c| *c <= 1) };

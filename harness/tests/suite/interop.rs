@@ -9,8 +9,8 @@ use crate::support::*;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// Certifies the server named by `var` (a command line, split on spaces) at every legacy
-/// revision, over stdio; returns the failed (scenario id, revision) pairs.
+/// Certifies the server named by `var` (a command line, split on spaces) at every released
+/// revision (both eras), over stdio; returns the failed (scenario id, revision) pairs.
 fn certify(var: &str) -> (Run, BTreeSet<(String, String)>) {
     certify_over(var, &[], &[])
 }
@@ -67,6 +67,33 @@ fn interop_server_everything_from_npm() {
     // elicitation tool sends a form to a client that declared URL mode only.
     known.insert(pair("sweep/tools[elicitation-url]", "2025-11-25"));
     assert_eq!(failed, known, "{}", run.describe());
+    assert_legacy_only(&run);
+}
+
+/// server-everything 2026.8.31 speaks the legacy era only: server/discover is an unknown
+/// method to it, so 2026-07-28 is skipped, with the reason, and judged nothing.
+fn assert_legacy_only(run: &Run) {
+    let modern: Vec<_> = run.report.as_ref().unwrap()["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["revision"] == "2026-07-28")
+        .cloned()
+        .collect();
+    assert!(!modern.is_empty(), "{}", run.describe());
+    for s in modern {
+        assert_eq!(s["verdict"], "skipped", "{s}");
+        assert!(s["reason"].as_str().unwrap().contains("speaks only the legacy era"), "{s}");
+    }
+}
+
+/// The stateless era on a real SDK: the scenarios of 2026-07-28 that a plain server can show
+/// (discovery, _meta, versions, removed methods, ids, subscriptions, the sweep) pass.
+fn assert_modern_passed(run: &Run, ids: &[&str]) {
+    for id in ids {
+        let at: Vec<_> = run.scenarios(id).into_iter().filter(|s| s["revision"] == "2026-07-28").collect();
+        assert!(!at.is_empty() && at.iter().all(|s| s["verdict"] == "passed"), "{id}\n{}", run.describe());
+    }
 }
 
 #[test]
@@ -77,6 +104,18 @@ fn interop_python_sdk_server() {
     // the Python SDK (2.x) does not read arrays.
     let known = BTreeSet::from([pair("jsonrpc/batch-answered", "2025-03-26")]);
     assert_eq!(failed, known, "{}", run.describe());
+    assert_modern_passed(
+        &run,
+        &[
+            "discover/result",
+            "meta/required[is missing]",
+            "version/unsupported",
+            "removed/method[ping]",
+            "modern/id-reused-after-answer",
+            "subscriptions/acknowledged",
+            "sweep/tools[nothing]",
+        ],
+    );
 }
 
 /// mcp-server-time (PyPI), a server mcpspec was not shaped to. Its tools carry output schemas
@@ -119,6 +158,7 @@ fn everything_sweep_findings(revisions: &[&str]) -> BTreeSet<(String, String)> {
 #[ignore = "needs @modelcontextprotocol/server-everything from npm (see .ci/run)"]
 fn interop_server_everything_over_streamable_http() {
     let (run, failed) = certify_over("MCPSPEC_IUT_EVERYTHING", &["--transport", "http"], &["streamableHttp"]);
+    assert_legacy_only(&run);
     let mut known = everything_sweep_findings(&["2025-03-26", "2025-06-18", "2025-11-25"]);
     for revision in ["2025-03-26", "2025-06-18", "2025-11-25"] {
         // basic/transports.mdx#session-management: after a session is terminated the server
@@ -156,7 +196,21 @@ fn interop_server_everything_over_http_sse() {
 fn interop_python_sdk_server_over_streamable_http() {
     let (run, failed) =
         certify_over("MCPSPEC_IUT_PYTHON", &["--transport", "http"], &["streamable-http", "{port}"]);
-    assert_eq!(failed, BTreeSet::new(), "{}", run.describe());
+    // 2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header: a header that
+    // does not match _meta's version MUST get 400 and -32020 (HeaderMismatch). The SDK picks the
+    // era from the header instead of the body (versioning.mdx: a request carrying modern
+    // `_meta` is served statelessly), and answers 400 with -32600 "Missing session ID".
+    let known = BTreeSet::from([pair("http/header-version-mismatch", "2026-07-28")]);
+    assert_eq!(failed, known, "{}", run.describe());
+    assert_modern_passed(
+        &run,
+        &[
+            "discover/result",
+            "meta/required[is missing]",
+            "http/header-method-mismatch[names another method]",
+            "http/unknown-method-404",
+        ],
+    );
     for id in [
         "http/session-terminated-404",
         "http/origin-forbidden",

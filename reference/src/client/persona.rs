@@ -91,9 +91,11 @@ impl ClientPersona {
         let mut responses = serde_json::Map::new();
         for (key, input) in input_requests.as_object().into_iter().flatten() {
             let Some(method) = input.get("method").and_then(Value::as_str) else { continue };
-            let request = Request { id: 0.into(), method: method.to_owned(), params: input.get("params").cloned() };
-            if let Message::Response(crate::wire::Response { outcome: crate::wire::Outcome::Result(r), .. }) =
-                self.answer(&request)
+            let request =
+                Request { id: 0.into(), method: method.to_owned(), params: input.get("params").cloned() };
+            if let Message::Response(crate::wire::Response {
+                outcome: crate::wire::Outcome::Result(r), ..
+            }) = self.answer(&request)
             {
                 responses.insert(key.clone(), r);
             }
