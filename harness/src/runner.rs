@@ -739,6 +739,30 @@ mod tests {
         }
     }
 
+    /// Every clause a scenario or a wire rule cites at 2026-07-28 is a page of 2026-07-28 (the
+    /// era moved and removed pages: `Revision::doc` follows them).
+    #[test]
+    fn every_clause_cited_at_2026_is_a_page_of_2026() {
+        use mcpspec_reference::revision::is_page_2026;
+        let modern = Revision::V2026_07_28;
+        for role in ["server", "client"] {
+            for f in parse(&sources(role, None).unwrap()).unwrap() {
+                for s in f.scenarios.iter().filter(|s| applies(&f, s, modern)) {
+                    let meta = meta_of(s).unwrap();
+                    assert!(
+                        is_page_2026(&modern.doc(&meta.doc)),
+                        "{role} {}: {}",
+                        meta.id,
+                        modern.doc(&meta.doc)
+                    );
+                }
+            }
+        }
+        for rule in mcpspec::rules::ALL.iter().chain(mcpspec::checker::modern_client::ALL) {
+            assert!(is_page_2026(&rule.spec(modern)), "{}: {}", rule.id, rule.spec(modern));
+        }
+    }
+
     fn every_scenario_of(role: &str, at_least: usize) {
         let features = parse(&sources(role, None).unwrap()).unwrap();
         let n: usize = features.iter().map(|f| f.scenarios.len()).sum();

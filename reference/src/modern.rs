@@ -41,25 +41,6 @@ pub mod headers {
     pub const PARAM_PREFIX: &str = "mcp-param-";
 }
 
-/// Client requests of the legacy era that 2026-07-28 removed (changelog; `basic/index.mdx`):
-/// a modern server answers them `-32601` (404 over HTTP).
-pub const REMOVED_REQUESTS: [&str; 9] = [
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tasks/get",
-    "tasks/result",
-    "tasks/cancel",
-    "tasks/list",
-];
-
-/// Whether 2026-07-28 removed this client request.
-pub fn is_removed_request(method: &str) -> bool {
-    REMOVED_REQUESTS.contains(&method)
-}
-
 /// The client requests a modern server serves (`ClientRequest` of 2026-07-28).
 pub const CLIENT_REQUESTS: [&str; 10] = [
     "server/discover",
@@ -310,8 +291,7 @@ mod tests {
 
     #[test]
     fn method_sets() {
-        assert!(is_removed_request("initialize") && is_removed_request("tasks/list"));
-        assert!(!is_removed_request("tools/call") && !is_removed_request("completion/complete"));
+        assert!(!CLIENT_REQUESTS.contains(&"initialize") && !CLIENT_REQUESTS.contains(&"ping"));
         assert!(allows_input_required("tools/call") && !allows_input_required("tools/list"));
         assert!(is_cacheable("resources/read") && !is_cacheable("tools/call"));
         assert!(is_modern_error(-32022) && !is_modern_error(-32601));
