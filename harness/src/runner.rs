@@ -25,7 +25,6 @@ use mcpspec_reference::transport::ChildOptions;
 use mcpspec_reference::wire::{ErrorObject, Outcome};
 use mcpspec_reference::{Era, Revision};
 use mcpspec_schema::SchemaSet;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -291,11 +290,7 @@ async fn probe_initialize(session: &mut ServerSession, ctx: &SuiteContext, revis
 /// client concludes too (`basic/transports/stdio.mdx#backward-compatibility`).
 async fn probe_discover(session: &mut ServerSession, ctx: &SuiteContext, revision: Revision) -> Probe {
     let version = modern::wire_version(revision);
-    let listed = |v: Option<&Value>| {
-        v.and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
-            .unwrap_or_default()
-    };
+    let listed = modern::version_list;
     match session.request("server/discover", None, ctx.timeout).await.map(|r| r.outcome) {
         Ok(Outcome::Result(r)) => {
             let supported = listed(r.get("supportedVersions"));

@@ -184,6 +184,14 @@ pub fn wire_version(revision: Revision) -> &'static str {
     }
 }
 
+/// The version strings of a `supportedVersions` or `data.supported` list (what is not a string
+/// is left out; no list is an empty one).
+pub fn version_list(list: Option<&Value>) -> Vec<String> {
+    list.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
 /// `UnsupportedProtocolVersionError` (`basic/versioning.mdx#protocol-version-negotiation`).
 pub fn unsupported_version(requested: &str, supported: &[&str]) -> ErrorObject {
     ErrorObject::new(ErrorObject::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")

@@ -85,13 +85,7 @@ async fn discovered_declaring(w: &mut ServerWorld, step: &Step) -> Result<(), Ha
 
 #[given("the server speaks only the stateless era")]
 async fn only_stateless(w: &mut ServerWorld) -> Result<(), Halt> {
-    let listed: Vec<String> = w
-        .server_description
-        .as_ref()
-        .and_then(|d| d.get("supportedVersions"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default();
+    let listed = modern::version_list(w.server_description.as_ref().and_then(|d| d.get("supportedVersions")));
     let legacy: Vec<&String> =
         listed.iter().filter(|v| Revision::LEGACY.iter().any(|r| r.as_str() == v.as_str())).collect();
     if !legacy.is_empty() {

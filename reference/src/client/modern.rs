@@ -305,13 +305,7 @@ impl ReferenceClient {
     /// list with only legacy versions the client speaks makes it fall back to `initialize`
     /// (that is the mutually supported version); with none in common it gives up.
     fn on_unsupported_version(&mut self, _id: RequestId, sent: Sent, e: &ErrorObject) -> Vec<Value> {
-        let supported: Vec<String> = e
-            .data
-            .as_ref()
-            .and_then(|d| d.get("supported"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
+        let supported = crate::modern::version_list(e.data.as_ref().and_then(|d| d.get("supported")));
         if self.fault == Some(ClientFault::ModernGivesUpOnUnsupported) {
             self.phase = Phase::Gave("modern-gives-up-on-unsupported-version".into());
             return Vec::new();
