@@ -15,6 +15,7 @@
 
 pub mod checker;
 pub mod client_session;
+pub mod fuzz;
 pub mod http_target;
 pub mod pool;
 pub mod props;

@@ -1,0 +1,137 @@
+//! What the fuzzer sends: an [`Input`] is a short sequence of writes to the implementation's
+//! stdin, each written in one `write` call. Framing mutations live in the bytes themselves: a
+//! write may hold one line, several lines (coalesced), part of a line (split), no newline at
+//! all, invalid UTF-8, a NUL or a BOM. So the same type carries a well-formed request, a
+//! mutated one, a stateful sequence (cancel races, id reuse, floods) and a reproducer.
+//!
+//! An input is written to files (corpus entries, reproducers) as readable JSON: each write as
+//! the JSON message it is when the bytes are exactly that message's line, else as text when
+//! they are UTF-8, else as Base64 ([`WriteRepr`]).
+
+use base64::Engine as _;
+use mcpspec_reference::framing;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One fuzz input: what is written, in order, after the session is set up.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Input {
+    /// What the input is, for people: `tools/call echo, field "message" retyped to array`.
+    pub label: String,
+    /// Each element is written with one write call.
+    pub writes: Vec<Vec<u8>>,
+    /// Run on a process of its own, from its start: the writes carry whatever handshake the
+    /// input wants (none, a broken one, requests before it). Otherwise the input is written
+    /// into a session the driver has already set up (initialized in the legacy era).
+    pub fresh: bool,
+}
+
+impl Input {
+    /// An input of whole messages, one line each.
+    pub fn messages(label: impl Into<String>, messages: &[Value]) -> Input {
+        Input { label: label.into(), writes: messages.iter().map(framing::encode).collect(), fresh: false }
+    }
+
+    /// Every byte of the input, in order (what the implementation reads).
+    pub fn stream(&self) -> Vec<u8> {
+        self.writes.concat()
+    }
+
+    pub fn len_bytes(&self) -> usize {
+        self.writes.iter().map(Vec::len).sum()
+    }
+}
+
+/// How one write is kept in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteRepr {
+    /// The bytes are exactly `framing::encode(message)`: the message and its newline.
+    Message(Value),
+    /// UTF-8 text, written as is (newlines included: a missing one means none was sent).
+    Text(String),
+    /// Anything else.
+    Base64(String),
+}
+
+impl WriteRepr {
+    pub fn of(bytes: &[u8]) -> WriteRepr {
+        if let Some(line) = bytes.strip_suffix(b"\n") {
+            if !line.contains(&b'\n') {
+                if let Ok(value) = serde_json::from_slice::<Value>(line) {
+                    if framing::encode(&value) == bytes {
+                        return WriteRepr::Message(value);
+                    }
+                }
+            }
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => WriteRepr::Text(text.to_owned()),
+            Err(_) => WriteRepr::Base64(base64::engine::general_purpose::STANDARD.encode(bytes)),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            WriteRepr::Message(value) => Ok(framing::encode(value)),
+            WriteRepr::Text(text) => Ok(text.as_bytes().to_vec()),
+            WriteRepr::Base64(b64) => base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|e| format!("invalid Base64 in a write: {e}")),
+        }
+    }
+}
+
+/// An input as kept in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputFile {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
+    pub writes: Vec<WriteRepr>,
+}
+
+impl From<&Input> for InputFile {
+    fn from(input: &Input) -> Self {
+        InputFile { label: input.label.clone(), fresh: input.fresh, writes: input.writes.iter().map(|w| WriteRepr::of(w)).collect() }
+    }
+}
+
+impl TryFrom<&InputFile> for Input {
+    type Error = String;
+    fn try_from(file: &InputFile) -> Result<Self, String> {
+        Ok(Input {
+            label: file.label.clone(),
+            fresh: file.fresh,
+            writes: file.writes.iter().map(WriteRepr::to_bytes).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn writes_are_kept_as_messages_text_or_base64_and_come_back_byte_for_byte() {
+        let input = Input {
+            label: "mixed".into(),
+            writes: vec![
+                framing::encode(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+                b"{\"jsonrpc\": \"2.0\"}\n".to_vec(), // not the canonical encoding: text
+                b"{\"id\":1,".to_vec(),               // split: no newline
+                vec![0xff, b'{', 0, b'\n'],          // not UTF-8
+            ],
+            fresh: true,
+        };
+        let file = InputFile::from(&input);
+        assert!(matches!(file.writes[0], WriteRepr::Message(_)));
+        assert!(matches!(file.writes[1], WriteRepr::Text(_)));
+        assert!(matches!(file.writes[2], WriteRepr::Text(_)));
+        assert!(matches!(file.writes[3], WriteRepr::Base64(_)));
+        let text = serde_json::to_string(&file).unwrap();
+        let back: InputFile = serde_json::from_str(&text).unwrap();
+        assert_eq!(Input::try_from(&back).unwrap(), input);
+    }
+}

@@ -1,0 +1,44 @@
+//! `mcpspec fuzz`: black-box fuzzing of a running MCP implementation over its real transport.
+//!
+//! The stages an input passes, one module each:
+//! - [`input`]: what is sent, a sequence of raw writes (framing mutations live in the bytes);
+//! - [`generate`]: inputs from the revision's methods, the server's advertised tools, prompts
+//!   and resources, structural and byte-level mutation, and stateful sequences; deterministic
+//!   in `(seed, index)`, so a campaign is reproducible and splits into shards;
+//! - `oracle`: what the implementation did with it (sans-IO: bytes in, frames out, exit status,
+//!   stderr), judged into findings;
+//! - [`signature`]: a finding's signature (oracle, method, the top frame of its stderr) and its
+//!   stable id, so a crash found a thousand times is reported once;
+//! - [`minimize`]: the smallest input that still fails the same way (over the writes, then the
+//!   JSON of the culprit message, then its bytes);
+//! - `driver`: the implementation as a long-lived child process, inputs pipelined between
+//!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports.
+
+pub mod generate;
+pub mod input;
+pub mod minimize;
+pub mod signature;
+
+pub use input::{Input, InputFile, WriteRepr};
+
+use mcpspec_reference::Revision;
+use serde_json::Value;
+
+/// What the implementation advertised, learnt before the campaign starts: what generation
+/// draws names and argument schemas from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalog {
+    /// The revision the campaign speaks (negotiated in the legacy era, sent in `_meta` in the
+    /// modern one).
+    pub revision: Option<Revision>,
+    /// The `capabilities` of the `initialize` (or `server/discover`) result.
+    pub capabilities: Value,
+    /// Tool objects from `tools/list` (`name`, `inputSchema`, …), as the server sent them.
+    pub tools: Vec<Value>,
+    /// Prompt objects from `prompts/list` (`name`, `arguments`).
+    pub prompts: Vec<Value>,
+    /// Resource objects from `resources/list` (`uri`).
+    pub resources: Vec<Value>,
+    /// Resource template objects from `resources/templates/list` (`uriTemplate`).
+    pub templates: Vec<Value>,
+}
