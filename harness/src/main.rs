@@ -1,5 +1,6 @@
 //! The `mcpspec` command line.
 
+mod fuzzing;
 mod runner;
 mod scenario;
 mod steps;
@@ -56,6 +57,14 @@ enum Command {
         #[arg(long, value_name = "SOCKET")]
         connect: PathBuf,
     },
+    /// Fuzz an MCP server over stdio: `mcpspec fuzz [--duration 60] -- CMD [ARGS...]`.
+    ///
+    /// Finds crashes, hangs, id desyncs, answered notifications, schema-invalid messages and
+    /// uncaught errors on stderr; reports each once (by signature), minimized, with a
+    /// reproducer that `mcpspec replay` runs. Without a command, fuzzes the reference server.
+    Fuzz(FuzzArgs),
+    /// Run a reproducer written by `mcpspec fuzz`: exit 1 while it still fails, 0 once fixed.
+    Replay(ReplayArgs),
     /// Validate JSON Lines (one message per line) against a revision's schema.
     Validate(ValidateArgs),
     /// Run mcpspec's reference implementation.
@@ -119,6 +128,78 @@ struct CertifyArgs {
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     headers: Vec<(HeaderName, HeaderValue)>,
     /// The implementation's command line.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Args)]
+struct FuzzArgs {
+    /// The revision to fuzz at (default 2025-11-25; 2026-07-28 fuzzes the stateless era). A
+    /// server that negotiates another one is fuzzed at that one.
+    #[arg(long, value_name = "R", value_parser = parse_revision)]
+    revision: Option<Revision>,
+    /// The campaign's seed: the same seed, corpus and implementation give the same inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Seconds to fuzz for (default 60, unless --runs is given).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, conflicts_with = "runs")]
+    duration: Option<f64>,
+    /// Inputs to run (of this shard), instead of a duration.
+    #[arg(long, value_name = "N")]
+    runs: Option<u64>,
+    /// Workers, each with a process of its own.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Run shard I of N (input indices I, I+N, I+2N, …): split a campaign over CI jobs.
+    #[arg(long, value_name = "I/N", default_value = "0/1")]
+    shard: mcpspec::fuzz::campaign::Shard,
+    /// Inputs kept between runs: read at the start, new ones added.
+    #[arg(long, value_name = "DIR")]
+    corpus: Option<PathBuf>,
+    /// Where reproducers are written (one JSON file per finding, as soon as it is found).
+    #[arg(long, value_name = "DIR", default_value = "mcpspec-findings")]
+    findings: PathBuf,
+    /// Write DIR/report.json.
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+    /// Seconds a barrier may take before the implementation is said to hang.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = parse_seconds)]
+    hang_timeout: f64,
+    /// Inputs written between two barriers.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    window: usize,
+    /// Probes (each a fresh process) to spend minimizing one finding.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    minimize_probes: usize,
+    /// Call tools whose annotations say destructiveHint: true.
+    #[arg(long)]
+    destructive: bool,
+    /// Stop once this many distinct findings are known.
+    #[arg(long, value_name = "N")]
+    max_findings: Option<usize>,
+    /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    schema_dir: Option<PathBuf>,
+    /// The longest line read from the implementation, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// The implementation's command line.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// A reproducer written by `mcpspec fuzz`.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Seconds a barrier may take before the implementation is said to hang.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = parse_seconds)]
+    hang_timeout: f64,
+    /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    schema_dir: Option<PathBuf>,
+    /// The implementation's command line (default: the reference server).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
 }
@@ -244,6 +325,10 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
+        if matches!(cli.command, Command::Fuzz(_)) {
+            // The campaign handles Ctrl-C itself: it stops and writes what it found.
+            return run(cli).await;
+        }
         tokio::select! {
             code = run(cli) => code,
             _ = tokio::signal::ctrl_c() => {
@@ -305,6 +390,8 @@ async fn run(cli: Cli) -> u8 {
             }
         }
         Command::Validate(args) => validate_file(args),
+        Command::Fuzz(args) => fuzzing::fuzz(args).await,
+        Command::Replay(args) => fuzzing::replay(args).await,
         Command::Reference {
             role:
                 ReferenceRole::Server { mut revisions, supported, fault, transport, port, bind, json_responses },

@@ -330,20 +330,7 @@ impl WireRecorder {
             self.schema_missing = Some(revision);
             return;
         };
-        // Spec erratum (basic/index.mdx vs schema.json, before 2025-11-25): JSON-RPC answers a
-        // message whose id could not be read with an error whose id is null (or absent), which
-        // the schemas of those revisions reject. Both forms are accepted: the error is checked
-        // with a stand-in id, so every other violation still counts.
-        let standin;
-        let value = if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
-            let mut v = value.clone();
-            v["id"] = Value::from(0);
-            standin = v;
-            &standin
-        } else {
-            value
-        };
-        match schema.validate(direction, value, answered) {
+        match schema.validate(direction, &schema_form(value), answered) {
             Validation::Valid { .. } => self.schema_valid += 1,
             Validation::FormatMismatch { definition, violations } => {
                 self.schema_valid += 1;
@@ -547,6 +534,20 @@ fn pointer(path: &str) -> &str {
         "/"
     } else {
         path
+    }
+}
+
+/// The form of a message the schema judges. Spec erratum (basic/index.mdx vs schema.json,
+/// before 2025-11-25): JSON-RPC answers a message whose id could not be read with an error
+/// whose id is null (or absent), which the schemas of those revisions reject. Both forms are
+/// accepted: the error is checked with a stand-in id, so every other violation still counts.
+pub fn schema_form(value: &Value) -> std::borrow::Cow<'_, Value> {
+    if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
+        let mut v = value.clone();
+        v["id"] = Value::from(0);
+        std::borrow::Cow::Owned(v)
+    } else {
+        std::borrow::Cow::Borrowed(value)
     }
 }
 

@@ -51,6 +51,14 @@ impl Summary {
     }
 }
 
+/// `legacy` or `modern`: the era a revision belongs to, as reports name it.
+pub fn era_name(revision: mcpspec_reference::Revision) -> &'static str {
+    match revision.era() {
+        mcpspec_reference::Era::Legacy => "legacy",
+        mcpspec_reference::Era::Modern => "modern",
+    }
+}
+
 /// One scenario run at one revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScenarioReport {

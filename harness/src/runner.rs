@@ -607,7 +607,7 @@ fn unrun(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
-        era: era_name(revision),
+        era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
         verdict,
@@ -677,7 +677,7 @@ async fn finish<W: RoleWorld>(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
-        era: era_name(revision),
+        era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
         verdict,
@@ -693,13 +693,6 @@ async fn finish<W: RoleWorld>(
 }
 
 /// The name of a revision's era in reports (`basic/versioning.mdx#terminology`).
-fn era_name(revision: Revision) -> &'static str {
-    match revision.era() {
-        Era::Legacy => "legacy",
-        Era::Modern => "modern",
-    }
-}
-
 /// Hands cucumber the prepared features.
 struct Features(Vec<gherkin::Feature>);
 

@@ -24,6 +24,12 @@ impl Generator {
         Generator { catalog, schemas }
     }
 
+    /// Whether tools that say `destructiveHint: true` may be called.
+    pub fn with_destructive(self, destructive: bool) -> Generator {
+        let _ = destructive;
+        self
+    }
+
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
     }
@@ -32,6 +38,9 @@ impl Generator {
     /// kept from earlier runs, mutated as seeds) as well as on the catalog and the schemas.
     pub fn input(&self, seed: u64, index: u64, corpus: &[Input]) -> Input {
         let _ = (&self.schemas, seed, corpus);
-        Input::messages(format!("ping {index}"), &[serde_json::json!({"jsonrpc": "2.0", "id": index, "method": "ping"})])
+        Input::messages(
+            format!("ping {index}"),
+            &[serde_json::json!({"jsonrpc": "2.0", "id": index, "method": "ping"})],
+        )
     }
 }

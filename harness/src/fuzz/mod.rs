@@ -14,15 +14,22 @@
 //! - `driver`: the implementation as a long-lived child process, inputs pipelined between
 //!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports.
 
+pub mod campaign;
+pub mod driver;
 pub mod generate;
 pub mod input;
 pub mod minimize;
+pub mod oracle;
+pub mod replay;
+pub mod report;
 pub mod signature;
 
 pub use input::{Input, InputFile, WriteRepr};
 
+use crate::rules::{self, Rule};
 use mcpspec_reference::Revision;
 use serde_json::Value;
+use signature::Oracle;
 
 /// What the implementation advertised, learnt before the campaign starts: what generation
 /// draws names and argument schemas from.
@@ -41,4 +48,16 @@ pub struct Catalog {
     pub resources: Vec<Value>,
     /// Resource template objects from `resources/templates/list` (`uriTemplate`).
     pub templates: Vec<Value>,
+}
+
+/// The rule each oracle's findings rest on.
+pub fn rule_of(oracle: Oracle) -> &'static Rule {
+    match oracle {
+        Oracle::Crash => &rules::NO_CRASH,
+        Oracle::Hang => &rules::NO_HANG,
+        Oracle::IdDesync => &rules::RESPONSE_ID_MATCHES,
+        Oracle::AnsweredNotification => &rules::NOTIFICATION_UNANSWERED,
+        Oracle::SchemaInvalid => &rules::SCHEMA_VALID,
+        Oracle::StderrPanic => &rules::NO_UNCAUGHT_ERROR,
+    }
 }

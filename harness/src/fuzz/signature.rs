@@ -21,6 +21,18 @@ pub enum Oracle {
     StderrPanic,
 }
 
+impl Oracle {
+    /// Every oracle, most telling first.
+    pub const ALL: [Oracle; 6] = [
+        Oracle::Crash,
+        Oracle::Hang,
+        Oracle::IdDesync,
+        Oracle::AnsweredNotification,
+        Oracle::SchemaInvalid,
+        Oracle::StderrPanic,
+    ];
+}
+
 /// What makes two findings the same bug.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Signature {
@@ -45,4 +57,9 @@ impl Signature {
 pub fn top_frame(stderr: &str) -> String {
     let _ = stderr;
     String::new()
+}
+
+/// Whether stderr shows a panic, traceback or uncaught exception.
+pub fn has_panic(stderr: &str) -> bool {
+    stderr.contains("panicked at") || stderr.contains("Traceback (most recent call last)")
 }

@@ -237,6 +237,16 @@ impl ChildTransport {
         }
     }
 
+    /// A frame already read from stdout, without waiting: for a writer that drains what the
+    /// child answers between its writes, so neither side blocks on a full pipe.
+    pub fn try_recv(&mut self) -> Result<Frame, RecvError> {
+        match self.frames.try_recv() {
+            Ok(frame) => Ok(frame),
+            Err(mpsc::error::TryRecvError::Empty) => Err(RecvError::Timeout(Duration::ZERO)),
+            Err(mpsc::error::TryRecvError::Disconnected) => Err(RecvError::Closed),
+        }
+    }
+
     /// The write end of the child's stdin while it is open, for a test peer that hands it on
     /// (the reference client's fault that leaves it open in a process of its own).
     pub fn stdin_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
@@ -272,6 +282,20 @@ impl ChildTransport {
     /// The last bytes the child wrote to stderr, lossily decoded.
     pub fn stderr_tail(&self) -> String {
         self.stderr.lock().map(|t| t.text()).unwrap_or_default()
+    }
+
+    /// The stderr bytes kept since the last call (at most the tail's size), lossily decoded,
+    /// and forgets them: what the child wrote while one input was handled.
+    pub fn take_stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|mut t| {
+                let text = t.text();
+                t.bytes.clear();
+                t.dropped = 0;
+                text
+            })
+            .unwrap_or_default()
     }
 
     /// Ends the child as the spec says: close stdin, wait, SIGTERM, wait, SIGKILL. Whatever

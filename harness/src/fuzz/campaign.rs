@@ -1,0 +1,624 @@
+//! A fuzzing campaign: workers, each with its own implementation process, pull inputs by
+//! index, run them in windows, and investigate every window that tripped an oracle: which
+//! input did it (each alone, on a fresh process), whether it reproduces, which known finding
+//! it is (by signature), and, when it is new, its smallest reproducer.
+//!
+//! Input `i` of a campaign is `Generator::input(seed, i, corpus)`, so a campaign is the same
+//! inputs whatever the number of workers, and `--shard I/N` runs the indices `I, I+N, I+2N…`.
+//! Which inputs a time-bounded campaign reaches depends on speed; a findings' reproducer does
+//! not.
+
+use super::driver::{Driver, DriverConfig, Outcome, StartError};
+use super::generate::Generator;
+use super::minimize::{self, Budget, Probe};
+use super::oracle::Trip;
+use super::signature::{top_frame, Oracle, Signature};
+use super::{Catalog, Input, InputFile};
+use mcpspec_reference::Revision;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// When a campaign ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Duration(Duration),
+    /// This many inputs (of this shard).
+    Runs(u64),
+}
+
+/// `--shard I/N`: this campaign runs the indices congruent to `index` modulo `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("{s:?} is not a shard: I/N with 0 ≤ I < N, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) =
+            (i.trim().parse::<u64>().map_err(|_| bad())?, n.trim().parse::<u64>().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+pub struct CampaignConfig {
+    pub driver: Arc<DriverConfig>,
+    pub seed: u64,
+    pub limit: Limit,
+    /// Workers, each with a process of its own.
+    pub jobs: usize,
+    pub shard: Shard,
+    /// Inputs kept between runs: read at the start, and inputs that brought back a response
+    /// shape never seen before are added.
+    pub corpus_dir: Option<PathBuf>,
+    /// Where each finding's reproducer is written, the moment it is found.
+    pub findings_dir: Option<PathBuf>,
+    /// Inputs per barrier.
+    pub window: usize,
+    pub minimize: Budget,
+    /// Call tools that say `destructiveHint: true`.
+    pub destructive: bool,
+    /// A progress line on stderr, once a second.
+    pub progress: bool,
+    /// Stop once this many distinct findings are known (a CI job that only needs to know).
+    pub max_findings: Option<usize>,
+}
+
+/// One bug, however often it was hit.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// `crash-1a2b3c4d`: stable across runs (see [`Signature::id`]).
+    pub id: String,
+    pub signature: Signature,
+    pub detail: String,
+    /// How many windows tripped on it.
+    pub hits: u64,
+    /// The smallest input found that trips it on a fresh process (the window it was found in,
+    /// when no single input did and the window did not trip again: see `reproduced`).
+    pub reproducer: Input,
+    /// Whether the reproducer tripped it again on a fresh process.
+    pub reproduced: bool,
+    /// What the implementation wrote to stderr when the reproducer last ran.
+    pub stderr: String,
+    /// The offending message, for oracles that judge one.
+    pub message: Option<Value>,
+    /// How far into the campaign it was first found.
+    pub found_after: Duration,
+    /// The index of the input that first tripped it.
+    pub input_index: u64,
+    /// Probes spent minimizing it.
+    pub probes: usize,
+}
+
+/// What a campaign did.
+#[derive(Debug, Clone)]
+pub struct CampaignResult {
+    pub catalog: Catalog,
+    pub inputs: u64,
+    pub windows: u64,
+    /// Processes started, for windows and for investigations.
+    pub starts: u64,
+    pub elapsed: Duration,
+    pub findings: Vec<Finding>,
+    /// The slowest windows (information, not findings): how long, and the first input's label.
+    pub slowest: Vec<(Duration, String)>,
+    pub interrupted: bool,
+    pub corpus_loaded: usize,
+    pub corpus_added: usize,
+    /// Every oracle that was watching (all but the schema's when there is no schema).
+    pub oracles: Vec<Oracle>,
+}
+
+/// Learns what the implementation offers: one process, its session, the lists it declares.
+pub async fn discover(config: &Arc<DriverConfig>) -> Result<Catalog, StartError> {
+    let mut driver = Driver::new(config.clone());
+    driver.ensure_started().await?;
+    let description = driver.server_description.clone().unwrap_or(Value::Null);
+    let capabilities = description.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+    // A legacy server may counter-offer: the campaign speaks what was agreed.
+    let negotiated = description.get("protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok());
+    let revision =
+        negotiated.filter(|r: &Revision| r.era() == config.revision.era()).unwrap_or(config.revision);
+    let mut catalog =
+        Catalog { revision: Some(revision), capabilities: capabilities.clone(), ..Catalog::default() };
+    let lists: [(&str, &str, &str, &mut Vec<Value>); 4] = [
+        ("tools", "tools/list", "tools", &mut catalog.tools),
+        ("prompts", "prompts/list", "prompts", &mut catalog.prompts),
+        ("resources", "resources/list", "resources", &mut catalog.resources),
+        ("resources", "resources/templates/list", "resourceTemplates", &mut catalog.templates),
+    ];
+    for (capability, method, key, into) in lists {
+        if capabilities.get(capability).is_none() {
+            continue;
+        }
+        let mut cursor: Option<Value> = None;
+        // A bounded number of pages: a server that pages forever still gets fuzzed.
+        for _ in 0..20 {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let Some(page) = driver.call(method, params).await else { break };
+            if let Some(Value::Array(items)) = page.get(key) {
+                into.extend(items.iter().cloned());
+            }
+            cursor = page.get("nextCursor").filter(|c| c.is_string()).cloned();
+            if cursor.is_none() {
+                break;
+            }
+        }
+    }
+    driver.stop().await;
+    Ok(catalog)
+}
+
+/// Everything the workers share.
+struct Shared {
+    config: CampaignConfig,
+    generator: Generator,
+    corpus: Vec<Input>,
+    next_slot: AtomicU64,
+    inputs: AtomicU64,
+    windows: AtomicU64,
+    starts: AtomicU64,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    findings: Mutex<Findings>,
+    shapes: Mutex<HashSet<String>>,
+    corpus_added: AtomicU64,
+    slowest: Mutex<Vec<(Duration, String)>>,
+}
+
+#[derive(Default)]
+struct Findings {
+    by_id: BTreeMap<String, Finding>,
+    /// Signatures seen before minimization, to the finding they turned out to be.
+    aliases: HashMap<Signature, String>,
+}
+
+/// Runs a campaign until its limit, or until `stop` is set (Ctrl-C: what was found is kept).
+pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<CampaignResult, StartError> {
+    let started = Instant::now();
+    let catalog = discover(&config.driver).await?;
+    if let Some(agreed) = catalog.revision.filter(|r| *r != config.driver.revision) {
+        eprintln!("mcpspec fuzz: the server negotiated {agreed}; fuzzing at {agreed}");
+        config.driver = Arc::new(DriverConfig { revision: agreed, ..(*config.driver).clone() });
+    }
+    let corpus = match &config.corpus_dir {
+        Some(dir) => load_corpus(dir),
+        None => Vec::new(),
+    };
+    let generator = Generator::new(catalog.clone(), mcpspec_schema::SchemaSet::shared_builtin())
+        .with_destructive(config.destructive);
+    let jobs = config.jobs.max(1);
+    let shared = Arc::new(Shared {
+        generator,
+        corpus,
+        next_slot: AtomicU64::new(0),
+        inputs: AtomicU64::new(0),
+        windows: AtomicU64::new(0),
+        starts: AtomicU64::new(1),
+        stop,
+        started,
+        findings: Mutex::new(Findings::default()),
+        shapes: Mutex::new(HashSet::new()),
+        corpus_added: AtomicU64::new(0),
+        slowest: Mutex::new(Vec::new()),
+        config,
+    });
+    let progress = shared.config.progress.then(|| tokio::spawn(progress(shared.clone())));
+    let mut workers = Vec::new();
+    for _ in 0..jobs {
+        workers.push(tokio::spawn(worker(shared.clone())));
+    }
+    let mut first_error = None;
+    for w in workers {
+        match w.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => first_error = first_error.or(Some(e)),
+            Err(e) => first_error = first_error.or(Some(StartError::Spawn(format!("a worker failed: {e}")))),
+        }
+    }
+    if let Some(p) = progress {
+        p.abort();
+        eprintln!();
+    }
+    let inputs = shared.inputs.load(Ordering::Relaxed);
+    if let (Some(e), 0) = (first_error, inputs) {
+        return Err(e);
+    }
+    let findings: Vec<Finding> = shared.findings.lock().expect("findings").by_id.values().cloned().collect();
+    let mut slowest = shared.slowest.lock().expect("slowest").clone();
+    slowest.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    let oracles = Oracle::ALL
+        .iter()
+        .copied()
+        .filter(|o| *o != Oracle::SchemaInvalid || shared.config.driver.schemas.is_some())
+        .collect();
+    Ok(CampaignResult {
+        catalog,
+        inputs,
+        windows: shared.windows.load(Ordering::Relaxed),
+        starts: shared.starts.load(Ordering::Relaxed),
+        elapsed: started.elapsed(),
+        findings,
+        slowest,
+        interrupted: shared.stop.load(Ordering::Relaxed),
+        corpus_loaded: shared.corpus.len(),
+        corpus_added: shared.corpus_added.load(Ordering::Relaxed) as usize,
+        oracles,
+    })
+}
+
+impl Shared {
+    fn enough_findings(&self) -> bool {
+        self.config
+            .max_findings
+            .is_some_and(|max| self.findings.lock().map(|f| f.by_id.len() >= max).unwrap_or(true))
+    }
+
+    /// The next window's input indices, or none when the campaign is over.
+    fn claim(&self) -> Vec<u64> {
+        if self.stop.load(Ordering::Relaxed) || self.enough_findings() {
+            return Vec::new();
+        }
+        let window = self.config.window.max(1) as u64;
+        let first = self.next_slot.fetch_add(window, Ordering::Relaxed);
+        let last = match self.config.limit {
+            Limit::Runs(runs) => (first + window).min(runs),
+            Limit::Duration(d) if self.started.elapsed() >= d => return Vec::new(),
+            Limit::Duration(_) => first + window,
+        };
+        let shard = self.config.shard;
+        (first..last).map(|slot| shard.index + slot * shard.count).collect()
+    }
+}
+
+async fn worker(shared: Arc<Shared>) -> Result<(), StartError> {
+    let mut main = Driver::new(shared.config.driver.clone());
+    let mut alone = Driver::new(shared.config.driver.clone());
+    let result = work(&shared, &mut main, &mut alone).await;
+    shared.starts.fetch_add(main.starts + alone.starts, Ordering::Relaxed);
+    main.stop().await;
+    alone.stop().await;
+    result
+}
+
+async fn work(shared: &Shared, main: &mut Driver, alone: &mut Driver) -> Result<(), StartError> {
+    loop {
+        let indices = shared.claim();
+        if indices.is_empty() {
+            return Ok(());
+        }
+        let inputs: Vec<(u64, Input)> = indices
+            .iter()
+            .map(|&i| (i, shared.generator.input(shared.config.seed, i, &shared.corpus)))
+            .collect();
+        let (fresh, pipelined): (Vec<_>, Vec<_>) = inputs.iter().partition(|(_, input)| input.fresh);
+        if !pipelined.is_empty() {
+            let refs: Vec<&Input> = pipelined.iter().map(|(_, input)| input).collect();
+            let outcome = main.run(&refs).await?;
+            shared.windows.fetch_add(1, Ordering::Relaxed);
+            note_slow(shared, &outcome, &refs[0].label);
+            let shapes = main.take_shapes();
+            if outcome.trips.is_empty() {
+                keep_novel(shared, &refs, shapes);
+            } else {
+                let window: Vec<(u64, Input)> = pipelined.iter().map(|&entry| entry.clone()).collect();
+                investigate(shared, alone, &window, &outcome).await;
+            }
+        }
+        for &&(index, ref input) in &fresh {
+            let outcome = alone.run_alone(input).await?;
+            if !outcome.trips.is_empty() {
+                investigate(shared, alone, &[(index, input.clone())], &outcome).await;
+            }
+        }
+        shared.inputs.fetch_add(indices.len() as u64, Ordering::Relaxed);
+    }
+}
+
+fn note_slow(shared: &Shared, outcome: &Outcome, label: &str) {
+    const KEEP: usize = 5;
+    let mut slowest = shared.slowest.lock().expect("slowest");
+    if slowest.len() < KEEP || slowest.iter().any(|(d, _)| *d < outcome.elapsed) {
+        slowest.push((outcome.elapsed, label.to_owned()));
+        slowest.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+        slowest.truncate(KEEP);
+    }
+}
+
+/// Adds to the corpus the inputs that brought back a response shape never seen before.
+fn keep_novel(shared: &Shared, inputs: &[&Input], shapes: Vec<(usize, String)>) {
+    const MAX_ADDED: u64 = 1000;
+    const MAX_BYTES: usize = 64 * 1024;
+    let Some(dir) = &shared.config.corpus_dir else { return };
+    let mut seen = shared.shapes.lock().expect("shapes");
+    let mut kept = HashSet::new();
+    for (place, shape) in shapes {
+        if seen.insert(shape) && kept.insert(place) {
+            let Some(input) = inputs.get(place) else { continue };
+            if input.len_bytes() > MAX_BYTES || shared.corpus_added.load(Ordering::Relaxed) >= MAX_ADDED {
+                continue;
+            }
+            if write_input(dir, input).is_ok() {
+                shared.corpus_added.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// A window tripped: find the input, reproduce it, name it, minimize it once.
+async fn investigate(shared: &Shared, alone: &mut Driver, window: &[(u64, Input)], outcome: &Outcome) {
+    let Some(primary) = outcome.primary().cloned() else { return };
+    let first_frame = top_frame(&outcome.stderr);
+    let target = Target { oracle: primary.oracle, method: primary.method.clone(), frame: first_frame };
+    // Each input alone first; then the window as one input, for bugs that need several.
+    let mut culprit: Option<(u64, Input, Outcome)> = None;
+    for (index, input) in window.iter().map(|entry| (&entry.0, &entry.1)) {
+        if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Ok(o) = alone.run_alone(input).await {
+            if target.matches(&o) {
+                culprit = Some((*index, input.clone(), o));
+                break;
+            }
+        }
+    }
+    if culprit.is_none() && window.len() > 1 {
+        let together = Input {
+            label: format!("window of {} inputs from {}", window.len(), window[0].1.label),
+            writes: window.iter().flat_map(|entry| entry.1.writes.iter().cloned()).collect(),
+            fresh: window[0].1.fresh,
+        };
+        if let Ok(o) = alone.run_alone(&together).await {
+            if target.matches(&o) {
+                culprit = Some((window[0].0, together, o));
+            }
+        }
+    }
+    let (index, input, reproduced_outcome, reproduced) = match culprit {
+        Some((index, input, o)) => (index, input, o, true),
+        None => {
+            let together = Input {
+                label: format!(
+                    "window of {} inputs from {} (did not trip again on a fresh process)",
+                    window.len(),
+                    window[0].1.label
+                ),
+                writes: window.iter().flat_map(|entry| entry.1.writes.iter().cloned()).collect(),
+                fresh: window[0].1.fresh,
+            };
+            (window[0].0, together, outcome.clone(), false)
+        }
+    };
+    let trip =
+        reproduced_outcome.trips.iter().find(|t| t.oracle == target.oracle).cloned().unwrap_or(primary);
+    let signature = signature_of(&trip, &reproduced_outcome.stderr);
+    {
+        let mut findings = shared.findings.lock().expect("findings");
+        let known = findings.aliases.get(&signature).cloned();
+        if let Some(id) = known {
+            if let Some(f) = findings.by_id.get_mut(&id) {
+                f.hits += 1;
+            }
+            return;
+        }
+    }
+    let (minimized, probes, final_outcome) = if reproduced {
+        let mut probe = SameFailure {
+            driver: alone,
+            target: Target::of(&trip, &reproduced_outcome),
+            stop: &shared.stop,
+            probes: 0,
+        };
+        let minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
+        let probes = probe.probes;
+        // The minimized input, run once more: its stderr and its trip are the finding's.
+        let last = match alone.run_alone(&minimized).await {
+            Ok(o) if probe_matches(&Target::of(&trip, &reproduced_outcome), &o) => o,
+            _ => reproduced_outcome.clone(),
+        };
+        (if last.trips.is_empty() { input } else { minimized }, probes, last)
+    } else {
+        (input, 0, reproduced_outcome)
+    };
+    let final_trip = final_outcome.trips.iter().find(|t| t.oracle == target.oracle).cloned().unwrap_or(trip);
+    let final_signature = signature_of(&final_trip, &final_outcome.stderr);
+    let id = final_signature.id();
+    let finding = Finding {
+        id: id.clone(),
+        signature: final_signature.clone(),
+        detail: final_trip.detail.clone(),
+        hits: 1,
+        reproducer: minimized,
+        reproduced,
+        stderr: final_outcome.stderr.clone(),
+        message: final_trip.message.clone(),
+        found_after: shared.started.elapsed(),
+        input_index: index,
+        probes,
+    };
+    let mut findings = shared.findings.lock().expect("findings");
+    findings.aliases.insert(signature, id.clone());
+    findings.aliases.insert(final_signature, id.clone());
+    if let Some(f) = findings.by_id.get_mut(&id) {
+        f.hits += 1;
+        return;
+    }
+    if let Some(dir) = &shared.config.findings_dir {
+        if let Err(e) = write_reproducer(dir, &finding, shared.config.driver.as_ref(), shared.config.seed) {
+            eprintln!("mcpspec fuzz: could not write the reproducer of {id}: {e}");
+        }
+    }
+    findings.by_id.insert(id, finding);
+}
+
+/// What a probe must trip to be "the same failure".
+#[derive(Debug, Clone)]
+struct Target {
+    oracle: Oracle,
+    method: Option<String>,
+    frame: String,
+}
+
+impl Target {
+    fn of(trip: &Trip, outcome: &Outcome) -> Target {
+        Target { oracle: trip.oracle, method: trip.method.clone(), frame: top_frame(&outcome.stderr) }
+    }
+
+    /// The same oracle, with the same stderr frame when there was one; for oracles that judge
+    /// a message, on the same method.
+    fn matches(&self, outcome: &Outcome) -> bool {
+        probe_matches(self, outcome)
+    }
+}
+
+fn probe_matches(target: &Target, outcome: &Outcome) -> bool {
+    let judges_a_message = !matches!(target.oracle, Oracle::Crash | Oracle::Hang | Oracle::StderrPanic);
+    outcome.trips.iter().any(|t| {
+        t.oracle == target.oracle
+            && (!judges_a_message || t.method == target.method)
+            && (target.frame.is_empty() || top_frame(&outcome.stderr) == target.frame)
+    })
+}
+
+struct SameFailure<'a> {
+    driver: &'a mut Driver,
+    target: Target,
+    /// Ctrl-C: minimization ends with what it has.
+    stop: &'a AtomicBool,
+    probes: usize,
+}
+
+impl Probe for SameFailure<'_> {
+    async fn still_fails(&mut self, candidate: &Input) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.probes += 1;
+        match self.driver.run_alone(candidate).await {
+            Ok(outcome) => self.target.matches(&outcome),
+            Err(_) => false,
+        }
+    }
+}
+
+fn signature_of(trip: &Trip, stderr: &str) -> Signature {
+    let method = trip.method.clone().unwrap_or_else(|| "(no request)".to_owned());
+    let frame = match trip.oracle {
+        Oracle::Crash | Oracle::Hang | Oracle::StderrPanic => top_frame(stderr),
+        _ => String::new(),
+    };
+    Signature { oracle: trip.oracle, method, frame }
+}
+
+async fn progress(shared: Arc<Shared>) {
+    let mut last = (Instant::now(), 0u64);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let inputs = shared.inputs.load(Ordering::Relaxed);
+        let now = Instant::now();
+        let rate = (inputs - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
+        last = (now, inputs);
+        let findings = shared.findings.lock().map(|f| f.by_id.len()).unwrap_or(0);
+        eprint!(
+            "\r\x1b[2K{inputs} inputs · {rate:.0}/s · {findings} finding{} · {:.0} s",
+            if findings == 1 { "" } else { "s" },
+            shared.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+fn load_corpus(dir: &Path) -> Vec<Input> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    // Sorted, so a campaign's inputs depend on the corpus's content, not on the directory's order.
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|bytes| serde_json::from_slice::<InputFile>(&bytes).ok())
+        .filter_map(|file| Input::try_from(&file).ok())
+        .collect()
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename: a reader (or an interrupted
+/// run) sees the old file or the new one, never half of one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn write_input(dir: &Path, input: &Input) -> std::io::Result<()> {
+    let file = InputFile::from(input);
+    let text = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &text);
+    let name: String = digest.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
+    write_atomically(&dir.join(format!("{name}.json")), &text)
+}
+
+/// The reproducer file of a finding: readable, and what `mcpspec replay` runs.
+pub fn reproducer_json(finding: &Finding, driver: &DriverConfig, seed: u64) -> Value {
+    let rule = super::rule_of(finding.signature.oracle);
+    json!({
+        "mcpspec": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")},
+        "finding": finding.id,
+        "oracle": finding.signature.oracle,
+        "method": finding.signature.method,
+        "frame": finding.signature.frame,
+        "rule": rule.id,
+        "level": rule.level_at(driver.revision),
+        "spec": rule.spec(driver.revision),
+        "detail": finding.detail,
+        "revision": driver.revision.as_str(),
+        "reproduced": finding.reproduced,
+        "seed": seed,
+        "input_index": finding.input_index,
+        "command": driver.command.display(),
+        "input": InputFile::from(&finding.reproducer),
+        "message": finding.message,
+        "stderr": finding.stderr,
+    })
+}
+
+fn write_reproducer(
+    dir: &Path,
+    finding: &Finding,
+    driver: &DriverConfig,
+    seed: u64,
+) -> std::io::Result<PathBuf> {
+    let path = dir.join(format!("{}.json", finding.id));
+    let mut text =
+        serde_json::to_vec_pretty(&reproducer_json(finding, driver, seed)).map_err(std::io::Error::other)?;
+    text.push(b'\n');
+    write_atomically(&path, &text)?;
+    Ok(path)
+}

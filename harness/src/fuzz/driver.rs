@@ -1,0 +1,459 @@
+//! The implementation under fuzzing, as a long-lived child process over stdio.
+//!
+//! Throughput comes from pipelining: a window of inputs is written back to back (draining what
+//! the implementation answers between writes, so neither side blocks on a full pipe), then one
+//! barrier request, and the window is judged when the barrier is answered. A window costs one
+//! round trip however many inputs it holds; a process costs one start however many windows it
+//! serves, and is started again only after it crashed or hung.
+//!
+//! The barrier is `ping` in the legacy era (which "MUST respond promptly",
+//! `basic/utilities/ping.mdx`) and `server/discover` in the stateless era, which removed ping.
+//! Setup is the legacy handshake (`initialize`, its answer awaited, `notifications/initialized`)
+//! or nothing in the stateless era, where every request carries its own `_meta`.
+
+use super::oracle::{Trip, Watch};
+use super::signature::{has_panic, Oracle};
+use super::Input;
+use mcpspec_reference::framing::{self, Frame, FrameContent};
+use mcpspec_reference::transport::{
+    child::describe_status, ChildOptions, ChildTransport, CommandSpec, RecvError, SendError,
+};
+use mcpspec_reference::{modern, Era, Revision};
+use mcpspec_schema::SchemaSet;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The name every fuzzing client uses.
+pub const CLIENT_NAME: &str = "mcpspec-fuzz";
+
+/// What every driver of a campaign shares.
+#[derive(Clone)]
+pub struct DriverConfig {
+    pub command: CommandSpec,
+    pub revision: Revision,
+    /// Judge what the implementation sends (none: no schema oracle).
+    pub schemas: Option<Arc<SchemaSet>>,
+    /// How long a barrier may take before the implementation is said to hang.
+    pub hang_timeout: Duration,
+    /// How long the implementation may take to start and answer `initialize`.
+    pub start_timeout: Duration,
+    pub max_message_bytes: usize,
+}
+
+/// What one window (or one probe) came to.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Every oracle that tripped, crash and hang included.
+    pub trips: Vec<Trip>,
+    /// What the implementation wrote to stderr during the window.
+    pub stderr: String,
+    /// From the first write to the barrier's answer.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// The trip that matters most: a crash explains a hang, a hang explains the rest.
+    pub fn primary(&self) -> Option<&Trip> {
+        self.trips.iter().min_by_key(|t| t.oracle)
+    }
+}
+
+/// Why a driver could not get a session going: no verdict on the implementation, a campaign
+/// cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("{0}")]
+    Spawn(String),
+    #[error("the implementation did not complete initialize: {0}")]
+    Setup(String),
+}
+
+/// One implementation process and its session.
+pub struct Driver {
+    config: Arc<DriverConfig>,
+    child: Option<ChildTransport>,
+    watch: Watch,
+    barriers: u64,
+    /// How many times a process was started.
+    pub starts: u64,
+    /// The `initialize` (or `server/discover`) result of the current process.
+    pub server_description: Option<Value>,
+}
+
+impl Driver {
+    pub fn new(config: Arc<DriverConfig>) -> Driver {
+        let watch = Watch::new(config.revision, config.schemas.clone());
+        Driver { config, child: None, watch, barriers: 0, starts: 0, server_description: None }
+    }
+
+    pub fn config(&self) -> &DriverConfig {
+        &self.config
+    }
+
+    fn options(&self) -> ChildOptions {
+        ChildOptions {
+            max_message_bytes: self.config.max_message_bytes,
+            write_timeout: self.config.hang_timeout,
+            shutdown_grace: Duration::from_millis(500),
+            stderr_tail_bytes: 16 * 1024,
+            frame_queue: 1024,
+        }
+    }
+
+    /// A process with its session set up (legacy: initialized), started when there is none.
+    pub async fn ensure_started(&mut self) -> Result<(), StartError> {
+        if self.child.is_some() {
+            return Ok(());
+        }
+        self.start(true).await
+    }
+
+    async fn start(&mut self, setup: bool) -> Result<(), StartError> {
+        self.stop().await;
+        let child = ChildTransport::spawn(&self.config.command, self.options())
+            .map_err(|e| StartError::Spawn(e.to_string()))?;
+        self.starts += 1;
+        self.child = Some(child);
+        self.watch = Watch::new(self.config.revision, self.config.schemas.clone());
+        self.server_description = None;
+        if setup {
+            let description = self.setup().await;
+            match description {
+                Ok(d) => self.server_description = Some(d),
+                Err(why) => {
+                    self.stop().await;
+                    return Err(StartError::Setup(why));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The legacy handshake, or in the stateless era `server/discover`: the result that
+    /// describes the server.
+    async fn setup(&mut self) -> Result<Value, String> {
+        let revision = self.config.revision;
+        let (request, id) = match revision.era() {
+            Era::Legacy => (initialize(revision), "mcpspec-init"),
+            Era::Modern => (discover(revision, "mcpspec-init"), "mcpspec-init"),
+        };
+        self.send(&framing::encode(&request))
+            .await
+            .map_err(|e| format!("writing {}: {e}", request["method"]))?;
+        let deadline = Instant::now() + self.config.start_timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let child = self.child.as_mut().expect("started");
+            let frame = match child.recv(left).await {
+                Ok(frame) => frame,
+                Err(RecvError::Closed) => {
+                    let status = child.wait_exit(Duration::from_millis(500)).await;
+                    let stderr = child.take_stderr();
+                    return Err(format!(
+                        "it ended ({}) before answering; stderr: {}",
+                        status.map(describe_status).unwrap_or_else(|| "stdout closed".into()),
+                        tail(&stderr)
+                    ));
+                }
+                Err(_) => return Err(format!("no answer within {:?}", self.config.start_timeout)),
+            };
+            self.watch.received(&frame);
+            let FrameContent::Json { value, .. } = &frame.content else { continue };
+            if value.get("id") == Some(&json!(id)) {
+                let Some(result) = value.get("result") else {
+                    return Err(format!(
+                        "it answered with an error: {}",
+                        value.get("error").unwrap_or(&Value::Null)
+                    ));
+                };
+                if revision.era() == Era::Legacy {
+                    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+                    self.send(&framing::encode(&initialized))
+                        .await
+                        .map_err(|e| format!("writing initialized: {e}"))?;
+                }
+                self.watch.take_trips();
+                return Ok(result.clone());
+            }
+        }
+    }
+
+    /// Writes the inputs into the running session, then a barrier, and judges the window.
+    pub async fn run(&mut self, inputs: &[&Input]) -> Result<Outcome, StartError> {
+        self.ensure_started().await?;
+        Ok(self.window(inputs).await)
+    }
+
+    /// Runs one input on a process of its own, the way a reproducer replays: started, set up
+    /// unless the input is `fresh`, the input, a barrier. The process is ended after.
+    pub async fn run_alone(&mut self, input: &Input) -> Result<Outcome, StartError> {
+        self.start(!input.fresh).await?;
+        let outcome = self.window(&[input]).await;
+        self.stop().await;
+        Ok(outcome)
+    }
+
+    async fn window(&mut self, inputs: &[&Input]) -> Outcome {
+        let start = Instant::now();
+        let mut outcome = Outcome::default();
+        let mut last_byte = b'\n';
+        'writing: for (place, input) in inputs.iter().enumerate() {
+            self.watch.mark_input(place);
+            for write in &input.writes {
+                if write.is_empty() {
+                    continue;
+                }
+                if let Err(e) = self.send(write).await {
+                    return self.ended(outcome, start, e).await;
+                }
+                last_byte = *write.last().expect("not empty");
+                if let Err(e) = self.drain().await {
+                    outcome.trips.extend(e);
+                    break 'writing;
+                }
+            }
+        }
+        // A tail without its newline would swallow the barrier's line.
+        if last_byte != b'\n' {
+            if let Err(e) = self.send(b"\n").await {
+                return self.ended(outcome, start, e).await;
+            }
+        }
+        self.barriers += 1;
+        let id = format!("mcpspec-barrier-{}", self.barriers);
+        let barrier = match self.config.revision.era() {
+            Era::Legacy => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+            Era::Modern => discover(self.config.revision, &id),
+        };
+        if let Err(e) = self.send(&framing::encode(&barrier)).await {
+            return self.ended(outcome, start, e).await;
+        }
+        let deadline = Instant::now() + self.config.hang_timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let child = self.child.as_mut().expect("started");
+            match child.recv(left).await {
+                Ok(frame) => {
+                    let answered = is_answer_to(&frame, &id);
+                    self.receive(&frame).await;
+                    if answered {
+                        break;
+                    }
+                }
+                Err(RecvError::Closed) => return self.ended(outcome, start, Ended::Closed).await,
+                Err(_) => return self.ended(outcome, start, Ended::Silent).await,
+            }
+        }
+        outcome.elapsed = start.elapsed();
+        outcome.trips.extend(self.watch.take_trips());
+        outcome.stderr = self.child.as_ref().map(ChildTransport::take_stderr).unwrap_or_default();
+        if has_panic(&outcome.stderr) {
+            outcome.trips.push(Trip {
+                oracle: Oracle::StderrPanic,
+                method: self.watch.unanswered().into_iter().next(),
+                detail: format!("stderr shows an uncaught error: {}", tail(&outcome.stderr)),
+                message: None,
+            });
+        }
+        outcome
+    }
+
+    /// Reads what is already there, answering the implementation's own requests.
+    async fn drain(&mut self) -> Result<(), Vec<Trip>> {
+        loop {
+            let Some(child) = self.child.as_mut() else { return Ok(()) };
+            match child.try_recv() {
+                Ok(frame) => self.receive(&frame).await,
+                // Closed: the window's end finds out how and why.
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+
+    async fn receive(&mut self, frame: &Frame) {
+        for request in self.watch.received(frame) {
+            let answer = answer_to(&request);
+            // An implementation that stops reading shows at the barrier.
+            let _ = self.send(&framing::encode(&answer)).await;
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), Ended> {
+        let Some(child) = self.child.as_mut() else { return Err(Ended::Closed) };
+        self.watch.sent(bytes);
+        match child.send_bytes(bytes).await {
+            Ok(()) => Ok(()),
+            Err(SendError::Timeout { .. }) => Err(Ended::NotReading),
+            Err(_) => Err(Ended::Closed),
+        }
+    }
+
+    /// The process died, stopped reading or went silent: a crash or a hang, and the process
+    /// is gone either way (the next window starts another).
+    async fn ended(&mut self, mut outcome: Outcome, start: Instant, how: Ended) -> Outcome {
+        let unanswered = self.watch.unanswered();
+        let method = unanswered.first().cloned();
+        outcome.trips.extend(self.watch.take_trips());
+        let mut child = self.child.take().expect("started");
+        let status = match how {
+            Ended::Closed => child.wait_exit(Duration::from_millis(500)).await,
+            _ => child.try_exit(),
+        };
+        let waiting = if unanswered.is_empty() {
+            String::new()
+        } else {
+            format!("; unanswered: {}", unanswered.join(", "))
+        };
+        let trip = match status {
+            Some(status) => Trip {
+                oracle: Oracle::Crash,
+                method,
+                detail: format!("the process {}{waiting}", describe_status(status)),
+                message: None,
+            },
+            None => {
+                let what = match how {
+                    Ended::NotReading => {
+                        format!("stopped reading its input (a write waited {:?})", self.config.hang_timeout)
+                    }
+                    Ended::Closed => "closed its output and lives on".to_owned(),
+                    Ended::Silent => {
+                        format!("did not answer the barrier within {:?}", self.config.hang_timeout)
+                    }
+                };
+                Trip {
+                    oracle: Oracle::Hang,
+                    method,
+                    detail: format!("the process {what}{waiting}"),
+                    message: None,
+                }
+            }
+        };
+        outcome.trips.push(trip);
+        // Whatever it wrote while dying or hanging; read after the end so it is all there.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        outcome.stderr = child.take_stderr();
+        child.terminate().await;
+        outcome.elapsed = start.elapsed();
+        outcome
+    }
+
+    /// What each answered request of the last window came back as (see
+    /// [`Watch::take_shapes`]).
+    pub fn take_shapes(&mut self) -> Vec<(usize, String)> {
+        self.watch.take_shapes()
+    }
+
+    /// One request of the driver's own in the running session (listing what the server
+    /// offers): its result, or `None` when it answered with an error or not in time.
+    pub async fn call(&mut self, method: &str, params: Value) -> Option<Value> {
+        self.ensure_started().await.ok()?;
+        self.barriers += 1;
+        let id = format!("mcpspec-call-{}", self.barriers);
+        let params = match self.config.revision.era() {
+            Era::Legacy => params,
+            Era::Modern => modern::with_request_meta(Some(params), &request_meta(self.config.revision)),
+        };
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&framing::encode(&request)).await.ok()?;
+        let deadline = Instant::now() + self.config.start_timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let frame = self.child.as_mut()?.recv(left).await.ok()?;
+            self.receive(&frame).await;
+            if is_answer_to(&frame, &id) {
+                self.watch.take_trips();
+                let FrameContent::Json { value, .. } = frame.content else { return None };
+                return value.get("result").cloned();
+            }
+        }
+    }
+
+    /// Ends the process, if any.
+    pub async fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.terminate().await;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Ended {
+    /// stdout closed, or stdin refused a write.
+    Closed,
+    /// A write timed out: it is not reading.
+    NotReading,
+    /// No barrier answer in time.
+    Silent,
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Ended::Closed => "the pipe is closed",
+            Ended::NotReading => "the write timed out",
+            Ended::Silent => "no answer",
+        })
+    }
+}
+
+fn is_answer_to(frame: &Frame, id: &str) -> bool {
+    let FrameContent::Json { value, .. } = &frame.content else { return false };
+    value.get("id").and_then(Value::as_str) == Some(id) && value.get("method").is_none()
+}
+
+/// The fuzzer's answer to a request from the implementation: an empty result to `ping`, no
+/// roots, and "not supported" for the rest (it declares no capabilities).
+fn answer_to(request: &Value) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    match request.get("method").and_then(Value::as_str) {
+        Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        _ => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not supported by mcpspec fuzz"}})
+        }
+    }
+}
+
+/// The `initialize` request of the fuzzing client (no capabilities: the implementation has no
+/// reason to send requests of its own).
+pub fn initialize(revision: Revision) -> Value {
+    json!({"jsonrpc": "2.0", "id": "mcpspec-init", "method": "initialize", "params": {
+        "protocolVersion": revision.as_str(),
+        "capabilities": {},
+        "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")},
+    }})
+}
+
+/// The `_meta` every stateless-era request of the fuzzing client carries.
+pub fn request_meta(revision: Revision) -> Value {
+    modern::request_meta(
+        modern::wire_version(revision),
+        &json!({}),
+        Some(&json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")})),
+    )
+}
+
+fn discover(revision: Revision, id: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+           "params": modern::with_request_meta(None, &request_meta(revision))})
+}
+
+/// The last lines of a stderr text, for one-line details.
+pub fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(3);
+    let mut text = lines[start..].join(" | ");
+    if text.len() > 300 {
+        let mut cut = text.len() - 300;
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        text = format!("…{}", &text[cut..]);
+    }
+    if text.is_empty() {
+        "(nothing)".to_owned()
+    } else {
+        text
+    }
+}

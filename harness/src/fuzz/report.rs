@@ -1,0 +1,178 @@
+//! A campaign in the report formats of a conformance run: each finding is an entry that
+//! fails at its rule's level, citing the rule's clause; the campaign itself is an entry whose
+//! checks are the oracles that never tripped.
+
+use super::campaign::{CampaignResult, Finding};
+use super::driver::{tail, DriverConfig};
+use super::rule_of;
+use crate::report::{era_name, Report, ScenarioReport};
+use crate::verdict::{Check, Verdict};
+use std::path::Path;
+
+/// The report of a campaign (`role` server).
+pub fn report(
+    result: &CampaignResult,
+    driver: &DriverConfig,
+    seed: u64,
+    findings_dir: Option<&Path>,
+) -> Report {
+    let revision = driver.revision;
+    let mut scenarios = Vec::new();
+    let tripped: Vec<_> = result.findings.iter().map(|f| f.signature.oracle).collect();
+    let checks: Vec<Check> = result
+        .oracles
+        .iter()
+        .filter(|o| !tripped.contains(o))
+        .map(|&o| {
+            let rule = rule_of(o);
+            Check::judge(
+                rule.id,
+                rule.level_at(revision),
+                rule.spec(revision),
+                true,
+                rule.requirement,
+                format!("never tripped in {} inputs", result.inputs),
+            )
+        })
+        .collect();
+    let (verdict, reason) = match (result.inputs, checks.is_empty()) {
+        (0, _) => (Verdict::Error, Some("no input was run".to_owned())),
+        (_, true) => (Verdict::Skipped, Some("every oracle tripped: see the findings".to_owned())),
+        _ => (ScenarioReport::verdict_of(&checks, None), None),
+    };
+    scenarios.push(ScenarioReport {
+        id: "fuzz/campaign".to_owned(),
+        name: format!(
+            "{} inputs in {:.0} s, seed {seed}{}",
+            result.inputs,
+            result.elapsed.as_secs_f64(),
+            if result.interrupted { ", interrupted" } else { "" }
+        ),
+        feature: "fuzz".to_owned(),
+        revision: revision.as_str().to_owned(),
+        era: era_name(revision),
+        level: crate::verdict::Level::MUST,
+        spec: revision.doc("basic/index.mdx"),
+        verdict,
+        reason,
+        checks,
+        duration_ms: result.elapsed.as_millis() as u64,
+        shutdown: None,
+        session: Some(format!(
+            "{} windows, {} process starts, corpus {} loaded + {} added",
+            result.windows, result.starts, result.corpus_loaded, result.corpus_added
+        )),
+        stderr: None,
+        transcript: None,
+        order: (0, 0, 0),
+    });
+    for (i, finding) in result.findings.iter().enumerate() {
+        scenarios.push(finding_entry(finding, driver, findings_dir, i + 1));
+    }
+    Report::new(
+        "server",
+        driver.command.display(),
+        vec![revision.as_str().to_owned()],
+        scenarios,
+        result.elapsed.as_millis() as u64,
+    )
+}
+
+fn finding_entry(
+    finding: &Finding,
+    driver: &DriverConfig,
+    findings_dir: Option<&Path>,
+    order: usize,
+) -> ScenarioReport {
+    let revision = driver.revision;
+    let rule = rule_of(finding.signature.oracle);
+    let level = rule.level_at(revision);
+    let reproducer = match findings_dir {
+        Some(dir) => format!("; reproducer {}", dir.join(format!("{}.json", finding.id)).display()),
+        None => String::new(),
+    };
+    let actual = format!(
+        "{} (input: {}; {} bytes in {} writes{}{reproducer})",
+        finding.detail,
+        finding.reproducer.label,
+        finding.reproducer.len_bytes(),
+        finding.reproducer.writes.len(),
+        if finding.reproduced { "" } else { "; did not trip again on a fresh process" },
+    );
+    let check = Check::judge(rule.id, level, rule.spec(revision), false, rule.requirement, actual);
+    let frame = if finding.signature.frame.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", finding.signature.frame)
+    };
+    ScenarioReport {
+        id: format!("fuzz/{}", finding.id),
+        name: format!("{} on {}{frame}", oracle_name(finding), finding.signature.method),
+        feature: "fuzz".to_owned(),
+        revision: revision.as_str().to_owned(),
+        era: era_name(revision),
+        level,
+        spec: rule.spec(revision),
+        verdict: level.broken(),
+        reason: None,
+        checks: vec![check],
+        duration_ms: finding.found_after.as_millis() as u64,
+        shutdown: None,
+        session: Some(format!(
+            "hit {} time(s); first by input #{} after {:.1} s; minimized in {} probes",
+            finding.hits,
+            finding.input_index,
+            finding.found_after.as_secs_f64(),
+            finding.probes
+        )),
+        stderr: (!finding.stderr.trim().is_empty()).then(|| finding.stderr.clone()),
+        transcript: None,
+        order: (1, order, 0),
+    }
+}
+
+fn oracle_name(finding: &Finding) -> String {
+    serde_json::to_value(finding.signature.oracle)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The console lines of a campaign: one per finding, then the totals.
+pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
+    let mut out = String::new();
+    for f in &result.findings {
+        let rule = rule_of(f.signature.oracle);
+        out.push_str(&format!(
+            "FINDING {}  {} on {}: {}\n  rule {} ({}), hit {} time(s), reproducer {} bytes{}\n",
+            f.id,
+            oracle_name(f),
+            f.signature.method,
+            f.detail,
+            rule.id,
+            rule.level,
+            f.hits,
+            f.reproducer.len_bytes(),
+            findings_dir
+                .map(|d| format!(": {}", d.join(format!("{}.json", f.id)).display()))
+                .unwrap_or_default()
+        ));
+        if !f.stderr.trim().is_empty() {
+            out.push_str(&format!("  stderr: {}\n", tail(&f.stderr)));
+        }
+    }
+    if let Some((d, label)) = result.slowest.first() {
+        out.push_str(&format!("slowest window: {:.0} ms (from {label})\n", d.as_secs_f64() * 1000.0));
+    }
+    let rate = result.inputs as f64 / result.elapsed.as_secs_f64().max(1e-9);
+    out.push_str(&format!(
+        "fuzz: {} inputs in {:.1} s ({rate:.0}/s), {} windows, {} process starts, {} finding(s){}\n",
+        result.inputs,
+        result.elapsed.as_secs_f64(),
+        result.windows,
+        result.starts,
+        result.findings.len(),
+        if result.interrupted { ", interrupted" } else { "" }
+    ));
+    out
+}
