@@ -3,6 +3,7 @@
 
 mod client;
 mod faults;
+mod fuzz;
 mod http;
 mod interop;
 mod reference;

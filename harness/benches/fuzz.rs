@@ -1,0 +1,76 @@
+//! Fuzzing throughput against the reference server over stdio (issue #15: at least 10 000
+//! inputs/s on the 2-core development machine).
+//!
+//! Each measurement is a whole campaign (`campaign::run` with `Limit::Runs`), as `mcpspec
+//! fuzz --runs N` runs it: discovery (one process start and the lists), input generation, the
+//! pipelined windows with their barriers, and the oracles (schema validation of every answer
+//! included). The reference server is one long-lived child process: a start is paid once per
+//! campaign and after a crash or hang only, and a barrier once per window, so
+//! `window/1` (a barrier after every input) and `window/32` (the default) show what the
+//! amortization buys. A finding would mean the bench measured an error path: it fails.
+//!
+//! `cargo bench -p mcpspec --bench fuzz` (build the release binary first: the bench spawns the
+//! `mcpspec` of its own profile).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use mcpspec::fuzz::campaign::{self, CampaignConfig, Limit, Shard};
+use mcpspec::fuzz::driver::DriverConfig;
+use mcpspec::fuzz::minimize::Budget;
+use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use mcpspec_reference::transport::CommandSpec;
+use mcpspec_reference::Revision;
+use mcpspec_schema::SchemaSet;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn config(revision: Revision, window: usize, runs: u64) -> CampaignConfig {
+    let command = CommandSpec::from_argv([env!("CARGO_BIN_EXE_mcpspec"), "reference", "server"]).expect("argv");
+    CampaignConfig {
+        driver: Arc::new(DriverConfig {
+            command,
+            revision,
+            schemas: Some(SchemaSet::shared_builtin()),
+            hang_timeout: Duration::from_secs(5),
+            start_timeout: Duration::from_secs(10),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }),
+        seed: 1,
+        limit: Limit::Runs(runs),
+        jobs: 1,
+        shard: Shard::default(),
+        corpus_dir: None,
+        findings_dir: None,
+        window,
+        minimize: Budget::default(),
+        destructive: false,
+        progress: false,
+        max_findings: None,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let mut group = c.benchmark_group("fuzz");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
+    for (revision, window) in
+        [(Revision::V2025_11_25, 1), (Revision::V2025_11_25, 32), (Revision::V2026_07_28, 32)]
+    {
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(format!("{revision}/window/{window}"), |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let result = campaign::run(config(revision, window, iters), stop).await.expect("campaign");
+                    assert!(result.findings.is_empty(), "the clean server tripped: {:?}", result.findings);
+                    assert_eq!(result.inputs, iters);
+                    result.elapsed
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

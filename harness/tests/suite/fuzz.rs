@@ -1,0 +1,191 @@
+//! `mcpspec fuzz` and `mcpspec replay` as a user runs them: planted bugs in the reference server
+//! (`--fault fuzz-…`) are found with a fixed seed, reported once, minimized and replayed; the
+//! clean reference server yields nothing in a minute of fuzzing, in both eras.
+
+use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// The findings of a run's report (every entry but the campaign's).
+fn findings(run: &Run) -> Vec<Value> {
+    let all = run.report.as_ref().and_then(|r| r["scenarios"].as_array()).cloned().unwrap_or_default();
+    all.into_iter().filter(|s| s["id"] != "fuzz/campaign").collect()
+}
+
+fn campaign(run: &Run) -> Value {
+    run.scenarios("fuzz/campaign").into_iter().next().unwrap_or_else(|| panic!("no campaign entry: {}", run.describe()))
+}
+
+/// Fuzzes `mcpspec reference server [--fault fault]` with seed 1.
+fn fuzz(findings_dir: &Path, fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
+    let dir = findings_dir.display().to_string();
+    let mut args = vec!["fuzz", "--seed", "1", "--hang-timeout", "1", "--findings", dir.as_str()];
+    args.extend(extra);
+    args.extend(["--", MCPSPEC, "reference", "server"]);
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, true, limit)
+}
+
+fn replay(file: &Path, fault: Option<&str>) -> Run {
+    let file = file.display().to_string();
+    let mut args = vec!["replay", file.as_str(), "--hang-timeout", "1", "--", MCPSPEC, "reference", "server"];
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, false, Duration::from_secs(60))
+}
+
+/// A planted bug: found within 60 s, once, as the expected oracle, minimized to at most
+/// `max_bytes`, and replayed: failing against the faulty server, fixed against the clean one.
+fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = fuzz(dir.path(), Some(fault), &["--duration", "20"], Duration::from_secs(150));
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let found = findings(&run);
+    assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
+    let finding = &found[0];
+    assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
+    assert!(finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")), "{finding:#}");
+    assert!(finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000), "found after {}", finding["duration_ms"]);
+    let id = finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
+    let file = dir.path().join(format!("{id}.json"));
+    let reproducer: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written")).expect("JSON");
+    assert_eq!(reproducer["finding"], id.as_str());
+    assert_eq!(reproducer["rule"], rule);
+    let writes = reproducer["input"]["writes"].as_array().expect("writes");
+    let bytes: usize = writes.iter().map(|w| w.to_string().len()).sum();
+    assert!(bytes <= max_bytes, "a reproducer of {bytes} bytes (at most {max_bytes}): {reproducer:#}");
+    let again = replay(&file, Some(fault));
+    assert_eq!(again.code, Some(1), "still fails against the faulty server: {}", again.describe());
+    assert!(again.stdout.contains("still fails"), "{}", again.describe());
+    let fixed = replay(&file, None);
+    assert_eq!(fixed.code, Some(0), "fixed against the clean server: {}", fixed.describe());
+    assert_no_leftovers(&run.marker);
+    reproducer
+}
+
+#[test]
+fn a_crash_on_deep_nesting_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-crash-deep-nesting", "robustness/no-crash", 600);
+    assert!(r["frame"].as_str().is_some_and(|f| f.contains("overflow")), "{r:#}");
+}
+
+#[test]
+fn a_crash_on_a_long_id_is_found_minimized_and_replayed() {
+    planted("fuzz-crash-long-id", "robustness/no-crash", 1200);
+}
+
+#[test]
+fn a_crash_on_invalid_utf8_is_found_minimized_and_replayed() {
+    planted("fuzz-crash-invalid-utf8", "robustness/no-crash", 200);
+}
+
+#[test]
+fn a_crash_on_one_tool_argument_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-crash-tool-argument", "robustness/no-crash", 400);
+    assert_eq!(r["method"], "tools/call", "{r:#}");
+}
+
+#[test]
+fn a_hang_on_one_input_is_found_minimized_and_replayed() {
+    planted("fuzz-hang-on-input", "robustness/no-hang", 400);
+}
+
+/// The no-finding baseline: a minute of fuzzing the clean reference server, in each era.
+fn clean(revision: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = fuzz(dir.path(), None, &["--duration", "60", "--revision", revision], Duration::from_secs(180));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(findings(&run).is_empty(), "{}", run.describe());
+    let campaign = campaign(&run);
+    assert_eq!(campaign["verdict"], "passed", "{campaign:#}");
+    assert_eq!(campaign["revision"], revision);
+    let inputs: u64 = campaign["name"].as_str().and_then(|n| n.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(inputs >= 10_000, "a minute of fuzzing ran {inputs} inputs: {}", run.describe());
+    assert_eq!(std::fs::read_dir(dir.path()).map(|d| d.count()).unwrap_or(0), 0, "no reproducer written");
+    assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn the_clean_reference_server_yields_no_finding_in_a_minute_legacy() {
+    clean("2025-11-25");
+}
+
+#[test]
+fn the_clean_reference_server_yields_no_finding_in_a_minute_stateless() {
+    clean("2026-07-28");
+}
+
+/// The same seed gives the same inputs: two runs of the same length keep the same corpus.
+#[test]
+fn a_seed_makes_a_campaign_reproducible() {
+    let corpora: Vec<Vec<String>> = (0..2)
+        .map(|_| {
+            let findings = tempfile::tempdir().expect("tempdir");
+            let corpus = tempfile::tempdir().expect("tempdir");
+            let c = corpus.path().display().to_string();
+            let run = fuzz(findings.path(), None, &["--runs", "3000", "--corpus", c.as_str()], Duration::from_secs(120));
+            assert_eq!(run.code, Some(0), "{}", run.describe());
+            let mut names: Vec<String> = std::fs::read_dir(corpus.path())
+                .expect("corpus")
+                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        })
+        .collect();
+    assert!(!corpora[0].is_empty(), "new response shapes are kept");
+    assert_eq!(corpora[0], corpora[1]);
+}
+
+#[test]
+fn replay_of_a_file_that_is_no_reproducer_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("nope.json");
+    std::fs::write(&file, "{\"not\": \"a reproducer\"}").expect("write");
+    let r = replay(&file, None);
+    assert_eq!(r.code, Some(2), "{}", r.describe());
+    assert!(r.stderr.contains("not a reproducer file"), "{}", r.describe());
+}
+
+/// Ctrl-C ends a campaign with its report written (exit 130) and no process left behind.
+#[test]
+fn an_interrupted_campaign_writes_its_report() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report");
+    let marker = format!("mcpspec-fuzz-int-{}", std::process::id());
+    let mut child = Command::new(MCPSPEC)
+        .args(["fuzz", "--duration", "600", "--findings"])
+        .arg(dir.path().join("findings"))
+        .arg("--report-dir")
+        .arg(&report)
+        .args(["--", MCPSPEC, "reference", "server"])
+        .env("MCPSPEC_TEST_MARKER", &marker)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(sent.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "still running 30 s after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    let text = std::fs::read_to_string(report.join("report.json")).expect("report written");
+    let report: Value = serde_json::from_str(&text).expect("JSON");
+    let name = report["scenarios"][0]["name"].as_str().unwrap_or_default().to_owned();
+    assert!(name.ends_with("interrupted"), "{name}");
+    assert_no_leftovers(&marker);
+}
