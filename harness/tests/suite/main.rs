@@ -3,6 +3,7 @@
 
 mod client;
 mod faults;
+mod fuzz_faults;
 mod http;
 mod interop;
 mod reference;
