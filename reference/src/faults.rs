@@ -277,6 +277,28 @@ faults! {
     SseNoEndpointEvent => "sse-no-endpoint-event",
     /// Legacy: messages go out as `event: mcp-message` instead of `message`.
     SseWrongEventType => "sse-wrong-event-type",
+    // ---- planted crashes for `mcpspec fuzz` (`Crash`) ----
+    // Each looks, from outside, like a real bug of a Rust server, and trips only on its trigger:
+    // otherwise the server is the clean reference server, in both eras. Fuzzing must find each.
+    /// A line whose JSON nests deeper than 64 levels (brackets outside strings, counted on the
+    /// raw bytes) overflows the stack of a recursive parser: Rust's stack overflow message on
+    /// stderr, then SIGABRT. The input a fuzzer's nesting mutations must reach (stdio only).
+    FuzzCrashDeepNesting => "fuzz-crash-deep-nesting",
+    /// A request whose `id` is a string longer than 512 bytes overflows a fixed id buffer: a
+    /// panic in `main` (exit status 101). Found by growing ids, not by any valid session.
+    FuzzCrashLongId => "fuzz-crash-long-id",
+    /// A line holding invalid UTF-8 is unwrapped as text: a panic on `Utf8Error` in the framing
+    /// (exit status 101). Found only by mutating bytes below the JSON level (stdio only).
+    FuzzCrashInvalidUtf8 => "fuzz-crash-invalid-utf8",
+    /// `tools/call` of `slow` with `ms: 0`, the minimum of its `inputSchema`, divides by zero: a
+    /// panic in `main` (exit status 101). Found by schema-driven generation reaching boundary
+    /// values; any other tool, or `slow` with another `ms`, is served normally.
+    FuzzCrashToolArgument => "fuzz-crash-tool-argument",
+    /// A list request (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`)
+    /// whose `cursor` is `""`, once the server really lists, loops forever: from then on nothing
+    /// is read or answered, and the end of stdin is ignored. Found only by a fuzzer that tells a
+    /// hang from a slow answer.
+    FuzzHangOnInput => "fuzz-hang-on-input",
 }
 
 impl FromStr for Fault {
@@ -299,6 +321,126 @@ pub(crate) enum Intercept {
     Exit(i32),
     /// Answer with these messages instead of asking the server.
     Answer(Vec<Value>),
+    /// Die (or hang) as the planted bug does.
+    Crash(Crash),
+}
+
+/// How a planted bug (the `fuzz-` faults) ends the process, as the real bug would from outside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Crash {
+    /// A panic in the main thread: Rust's panic message at `at` on stderr, exit status 101.
+    Panic { at: &'static str, message: String },
+    /// A recursive function ran out of stack: Rust's stack overflow message, then SIGABRT.
+    StackOverflow,
+    /// Stuck in a loop: alive, but reading and answering nothing more, whatever comes (the end
+    /// of stdin included). Only SIGTERM or SIGKILL end it.
+    Hang,
+}
+
+/// The nesting a recursive parser survives (`fuzz-crash-deep-nesting`).
+pub(crate) const MAX_NESTING: usize = 64;
+/// The longest string id the fixed id buffer takes (`fuzz-crash-long-id`).
+pub(crate) const MAX_ID_BYTES: usize = 512;
+
+impl Crash {
+    /// What the process writes to stderr as it dies.
+    pub(crate) fn stderr(&self) -> String {
+        match self {
+            Crash::Panic { at, message } => format!(
+                "thread 'main' panicked at {at}:\n{message}\nnote: run with `RUST_BACKTRACE=1` \
+                 environment variable to display a backtrace\n"
+            ),
+            Crash::StackOverflow => {
+                "\nthread 'main' has overflowed its stack\nfatal runtime error: stack overflow\n".into()
+            }
+            Crash::Hang => String::new(),
+        }
+    }
+
+    /// Ends the process as the bug does; a hang awaits forever instead. Never returns.
+    pub(crate) async fn happen(self) -> std::convert::Infallible {
+        if self == Crash::Hang {
+            loop {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            }
+        }
+        eprint!("{}", self.stderr());
+        match self {
+            Crash::StackOverflow => std::process::abort(),
+            _ => std::process::exit(101),
+        }
+    }
+
+    /// `fuzz-crash-tool-argument`: `slow`'s `ms` as a divisor.
+    pub(crate) fn divide_by_zero() -> Crash {
+        Crash::Panic { at: "reference/src/server/jobs.rs:87:24", message: "attempt to divide by zero".into() }
+    }
+}
+
+/// A look at one raw line (without its `\n`) before it is decoded: the crash it causes, if any.
+pub(crate) type LineCheck = fn(&[u8]) -> Option<Crash>;
+
+impl Fault {
+    /// The check of each raw line (without its `\n`) before it is decoded, for the faults that
+    /// act on bytes (stdio only); `None` for every other fault, which then costs nothing.
+    pub(crate) fn line_check(self) -> Option<LineCheck> {
+        match self {
+            Fault::FuzzCrashDeepNesting => {
+                Some(|line| nests_deeper_than(line, MAX_NESTING).then_some(Crash::StackOverflow))
+            }
+            Fault::FuzzCrashInvalidUtf8 => Some(|line| {
+                let error = std::str::from_utf8(line).err()?;
+                Some(Crash::Panic {
+                    at: "reference/src/framing.rs:273:51",
+                    message: format!("called `Result::unwrap()` on an `Err` value: {error:?}"),
+                })
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Whether more than `max` arrays or objects are open at once anywhere in `line`: brackets
+/// outside strings, counted on the bytes (whatever else the line holds), so that the count
+/// itself never recurses.
+pub(crate) fn nests_deeper_than(line: &[u8], max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in line {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The length of the longest string id over [`MAX_ID_BYTES`] of a request in `value` (a
+/// message or a batch), if any.
+fn overlong_request_id(value: &Value) -> Option<usize> {
+    let of = |m: &Value| match (m.get("method"), m.get("id")) {
+        (Some(_), Some(Value::String(id))) if id.len() > MAX_ID_BYTES => Some(id.len()),
+        _ => None,
+    };
+    match value {
+        Value::Array(items) => items.iter().find_map(of),
+        _ => of(value),
+    }
 }
 
 /// The notifications the reference server knows; the rest are "unknown".
@@ -348,6 +490,13 @@ impl FaultState {
             _ => return Intercept::Pass,
         };
         match self.fault {
+            Fault::FuzzCrashLongId => match overlong_request_id(value) {
+                Some(len) => Intercept::Crash(Crash::Panic {
+                    at: "reference/src/server/ids.rs:48:13",
+                    message: format!("id buffer overflow: {len} > {MAX_ID_BYTES}"),
+                }),
+                None => Intercept::Pass,
+            },
             Fault::RejectBatches if value.is_array() => Intercept::Answer(vec![json!({"jsonrpc": "2.0",
                 "error": {"code": -32600, "message": "Invalid Request: batches are not supported"}})]),
             Fault::AcceptInvalidRequest
@@ -565,6 +714,8 @@ mod tests {
         fn feed(&mut self, frame: FrameContent) -> Result<Vec<u8>, i32> {
             let answers = match self.layer.intercept(&frame, &self.server) {
                 Intercept::Exit(code) => return Err(code),
+                // What a panic in `main` exits with (only `fuzz-crash-long-id` crashes here).
+                Intercept::Crash(_) => return Err(101),
                 Intercept::Answer(a) => a,
                 Intercept::Pass => self.server.on_frame_at(&frame, self.now),
             };
@@ -610,7 +761,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 101);
+        assert_eq!(Fault::ALL.len(), 106);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }
@@ -662,6 +813,70 @@ mod tests {
         let mut p = at(Fault::CrashOnGarbage, "2025-06-18");
         let garbage = framing::decode_line(b"{");
         assert_eq!(p.feed(garbage), Err(1));
+    }
+
+    /// The planted bugs of `mcpspec fuzz`, below the process: what trips each and what does not
+    /// (the process itself: `harness/tests/suite/fuzz_faults.rs`).
+    #[test]
+    fn fuzz_line_checks_trip_on_their_trigger_only() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n)).into_bytes();
+        let nesting = Fault::FuzzCrashDeepNesting.line_check().unwrap();
+        assert_eq!(nesting(&deep(65)), Some(Crash::StackOverflow));
+        assert_eq!(nesting(&"{\"a\":".repeat(65).into_bytes()), Some(Crash::StackOverflow));
+        assert_eq!(nesting(&deep(64)), None);
+        // Brackets inside strings (escaped quotes included) are text; closers never go below 0.
+        let quoted = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(100));
+        assert_eq!(nesting(quoted.as_bytes()), None);
+        assert_eq!(nesting(&[b"]]]]".as_slice(), &deep(64)].concat()), None);
+        assert!(nests_deeper_than(&vec![b'['; 1_000_000], 64));
+
+        let utf8 = Fault::FuzzCrashInvalidUtf8.line_check().unwrap();
+        let Some(Crash::Panic { message, .. }) = utf8(b"{\"a\":\"\xff\"}") else { panic!() };
+        assert_eq!(
+            message,
+            "called `Result::unwrap()` on an `Err` value: Utf8Error { valid_up_to: 6, error_len: Some(1) }"
+        );
+        assert_eq!(utf8("{\"a\":\"é😀\"}".as_bytes()), None);
+        assert!(Fault::ALL.iter().filter(|f| f.line_check().is_some()).count() == 2);
+    }
+
+    #[test]
+    fn fuzz_crash_long_id() {
+        let mut p = at(Fault::FuzzCrashLongId, "2025-06-18");
+        let ping = |id: usize| FrameContent::Json {
+            value: json!({"jsonrpc":"2.0","id":"x".repeat(id),"method":"ping"}),
+            crlf: false,
+            lines: 1,
+        };
+        assert_eq!(p.layer.intercept(&ping(512), &p.server), Intercept::Pass);
+        let Intercept::Crash(crash) = p.layer.intercept(&ping(513), &p.server) else { panic!() };
+        assert!(crash.stderr().starts_with("thread 'main' panicked at reference/src/server/ids.rs:"));
+        assert!(crash.stderr().contains("\nid buffer overflow: 513 > 512\n"), "{}", crash.stderr());
+        let response = json!({"jsonrpc":"2.0","id":"x".repeat(600),"result":{}});
+        assert_eq!(p.feed(FrameContent::Json { value: response, crlf: false, lines: 1 }), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn fuzz_crash_tool_argument_and_hang_are_decisions_of_the_server() {
+        let mut p = at(Fault::FuzzCrashToolArgument, "2025-06-18");
+        assert_eq!(
+            p.send(tool("add", json!({"a": 0, "b": 0})))[0]["result"]["structuredContent"]["sum"],
+            0.0
+        );
+        assert!(p.send(tool("slow", json!({"ms": 1}))).is_empty());
+        assert_eq!(p.server.take_crash(), None);
+        assert_eq!(p.advance(1)[0]["id"], "t");
+        assert!(p.send(tool("slow", json!({"ms": 0}))).is_empty());
+        assert_eq!(p.server.take_crash(), Some(Crash::divide_by_zero()));
+        assert_eq!(Crash::divide_by_zero().stderr().lines().nth(1), Some("attempt to divide by zero"));
+
+        let mut p = at(Fault::FuzzHangOnInput, "2025-06-18");
+        for list in ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] {
+            assert_eq!(p.call(list, json!({"cursor": "bogus"}))["error"]["code"], -32602);
+            assert_eq!(p.server.take_crash(), None);
+            p.call(list, json!({"cursor": ""}));
+            assert_eq!(p.server.take_crash(), Some(Crash::Hang), "{list}");
+        }
     }
 
     #[test]

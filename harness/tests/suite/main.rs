@@ -4,6 +4,7 @@
 mod client;
 mod faults;
 mod fuzz;
+mod fuzz_faults;
 mod http;
 mod interop;
 mod reference;

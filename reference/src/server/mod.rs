@@ -25,8 +25,8 @@ mod pagination;
 #[cfg(test)]
 mod tests;
 
-use crate::faults::{Fault, FaultState, Intercept};
-use crate::framing::{self, Frame, FrameContent, LineDecoder};
+use crate::faults::{Crash, Fault, FaultState, Intercept, LineCheck};
+use crate::framing::{self, Frame, FrameContent, LineDecoder, RawLine};
 use crate::revision::{Era, Revision};
 use crate::wire::{EnvelopeError, ErrorObject, Message, Notification, Outcome, Request, RequestId, Response};
 use serde_json::{json, Map, Value};
@@ -242,6 +242,9 @@ pub struct ReferenceServer {
     /// The stateless request being handled, while it is.
     modern: Option<modern::Ctx>,
     out: Vec<Value>,
+    /// A planted bug went off (the `fuzz-` faults): the serving loop ends the process with it
+    /// before writing anything more.
+    crash: Option<Crash>,
 }
 
 impl ReferenceServer {
@@ -271,6 +274,7 @@ impl ReferenceServer {
             current_batch: None,
             modern: None,
             out: Vec::new(),
+            crash: None,
         }
     }
 
@@ -293,6 +297,11 @@ impl ReferenceServer {
     /// The negotiated revision, once `initialize` has been answered.
     pub fn revision(&self) -> Option<Revision> {
         self.revision
+    }
+
+    /// The planted bug that went off while handling the last line, if one did (`fuzz-` faults).
+    pub(crate) fn take_crash(&mut self) -> Option<Crash> {
+        self.crash.take()
     }
 
     /// Whether a client request with this id is still being worked on (can be cancelled).
@@ -713,6 +722,12 @@ impl ReferenceServer {
             }
             _ => ("prompts/list", "prompts", catalog::prompts(rev)),
         };
+        if self.fault == Some(Fault::FuzzHangOnInput)
+            && params.and_then(|p| p.get("cursor")).and_then(Value::as_str) == Some("")
+        {
+            // The page is still computed below; the serving loop hangs before writing it.
+            self.crash = Some(Crash::Hang);
+        }
         let stateless = self.modern.is_some();
         let how = pagination::Paging { page_size: self.config.page_size, fault: self.fault, stateless };
         self.cursors.page(list, key, items, params, how)
@@ -963,6 +978,10 @@ impl ReferenceServer {
                     Some(ms) => ms.as_u64().filter(|ms| *ms <= 600_000),
                 };
                 match ms {
+                    Some(0) if self.fault == Some(Fault::FuzzCrashToolArgument) => {
+                        self.crash = Some(Crash::divide_by_zero());
+                        return;
+                    }
                     Some(ms) => {
                         let deadline = self.now + Duration::from_millis(ms);
                         return self.start_job(id, token, Some(deadline), JobKind::Slow { ms });
@@ -1358,18 +1377,22 @@ where
 {
     let fault = fault.or(server.fault);
     let mut server = server.with_fault(fault);
+    let line_check = fault.and_then(Fault::line_check);
     let mut fault = fault.map(FaultState::new);
     if let Some(f) = fault.as_mut() {
         f.at_start(&mut output).await?;
     }
-    let decoder = LineDecoder::new(server.config.max_message_bytes);
+    let limit = server.config.max_message_bytes;
     let mut pipe = StdioPipe {
         input,
         output,
-        decoder,
+        decoder: LineDecoder::new(limit),
+        limit,
         buf: vec![0u8; 64 * 1024],
         frames: VecDeque::new(),
         ended: false,
+        line_check,
+        fatal: None,
     };
     drive(&mut server, fault.as_mut(), &mut pipe).await?;
     pipe.output.flush().await?;
@@ -1422,8 +1445,12 @@ pub(crate) async fn drive<P: Pipe>(
                         std::process::exit(code);
                     }
                     Some(Intercept::Answer(answers)) => answers,
+                    Some(Intercept::Crash(crash)) => match crash.happen().await {},
                     Some(Intercept::Pass) | None => server.on_frame_at(&frame, now()),
                 };
+                if let Some(crash) = server.take_crash() {
+                    match crash.happen().await {}
+                }
                 pipe.write(fault.as_deref_mut(), Some(&frame), answers).await?;
             }
             () = wake => {
@@ -1439,11 +1466,18 @@ struct StdioPipe<R, W> {
     input: R,
     output: W,
     decoder: LineDecoder,
+    /// The decoder's maximum message size.
+    limit: usize,
     buf: Vec<u8>,
     /// Decoded and not yet handed over.
     frames: VecDeque<Frame>,
     /// The input reached its end (the decoder's last, unterminated line is in `frames`).
     ended: bool,
+    /// A fault's look at each raw line before it is decoded ([`Fault::line_check`]).
+    line_check: Option<LineCheck>,
+    /// The line check went off: once the lines before that one are handed over, the process
+    /// dies; nothing after it is decoded.
+    fatal: Option<Crash>,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
@@ -1451,6 +1485,9 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
         loop {
             if let Some(frame) = self.frames.pop_front() {
                 return Ok(Some(frame.content));
+            }
+            if let Some(crash) = self.fatal.take() {
+                match crash.happen().await {}
             }
             if self.ended {
                 return Ok(None);
@@ -1462,9 +1499,24 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
                 self.frames.extend(self.decoder.finish());
                 continue;
             }
-            let mut frames = Vec::new();
-            self.decoder.push(&self.buf[..n], &mut frames);
-            self.frames.extend(frames);
+            let Some(check) = self.line_check else {
+                let mut frames = Vec::new();
+                self.decoder.push(&self.buf[..n], &mut frames);
+                self.frames.extend(frames);
+                continue;
+            };
+            let (limit, frames, fatal) = (self.limit, &mut self.frames, &mut self.fatal);
+            self.decoder.cut(&self.buf[..n], |line, raw| {
+                if fatal.is_some() {
+                    return;
+                }
+                if let RawLine::Line(bytes) = raw {
+                    *fatal = check(bytes);
+                }
+                if fatal.is_none() {
+                    frames.push_back(Frame { line, content: raw.decode(limit) });
+                }
+            });
         }
     }
 
