@@ -93,7 +93,11 @@ pub struct InputFile {
 
 impl From<&Input> for InputFile {
     fn from(input: &Input) -> Self {
-        InputFile { label: input.label.clone(), fresh: input.fresh, writes: input.writes.iter().map(|w| WriteRepr::of(w)).collect() }
+        InputFile {
+            label: input.label.clone(),
+            fresh: input.fresh,
+            writes: input.writes.iter().map(|w| WriteRepr::of(w)).collect(),
+        }
     }
 }
 
@@ -121,7 +125,7 @@ mod tests {
                 framing::encode(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
                 b"{\"jsonrpc\": \"2.0\"}\n".to_vec(), // not the canonical encoding: text
                 b"{\"id\":1,".to_vec(),               // split: no newline
-                vec![0xff, b'{', 0, b'\n'],          // not UTF-8
+                vec![0xff, b'{', 0, b'\n'],           // not UTF-8
             ],
             fresh: true,
         };
