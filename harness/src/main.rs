@@ -317,7 +317,15 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
+    // The fuzzer's work is a pipe ping-pong with its children: on one thread, a frame read
+    // from a child reaches the window that waits for it without a wakeup across threads
+    // (which cost more than the work itself). The children run on the other cores.
+    let runtime = if matches!(cli.command, Command::Fuzz(_) | Command::Replay(_)) {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Runtime::new()
+    };
+    let runtime = match runtime {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mcpspec: cannot start the async runtime: {e}");

@@ -301,6 +301,9 @@ async fn worker(shared: Arc<Shared>) -> Result<(), StartError> {
 }
 
 async fn work(shared: &Shared, main: &mut Driver, alone: &mut Driver) -> Result<(), StartError> {
+    // The window before: a late answer (a slow tool, a request held past its barrier) trips
+    // the window after the one that caused it.
+    let mut previous: Vec<(u64, Input)> = Vec::new();
     loop {
         let indices = shared.claim();
         if indices.is_empty() {
@@ -317,17 +320,18 @@ async fn work(shared: &Shared, main: &mut Driver, alone: &mut Driver) -> Result<
             shared.windows.fetch_add(1, Ordering::Relaxed);
             note_slow(shared, &outcome, &refs[0].label);
             let shapes = main.take_shapes();
+            let window: Vec<(u64, Input)> = pipelined.iter().map(|&entry| entry.clone()).collect();
             if outcome.trips.is_empty() {
                 keep_novel(shared, &refs, shapes);
             } else {
-                let window: Vec<(u64, Input)> = pipelined.iter().map(|&entry| entry.clone()).collect();
-                investigate(shared, alone, &window, &outcome).await;
+                investigate(shared, alone, &window, &previous, &outcome).await;
             }
+            previous = window;
         }
         for &&(index, ref input) in &fresh {
             let outcome = alone.run_alone(input).await?;
             if !outcome.trips.is_empty() {
-                investigate(shared, alone, &[(index, input.clone())], &outcome).await;
+                investigate(shared, alone, &[(index, input.clone())], &[], &outcome).await;
             }
         }
         shared.inputs.fetch_add(indices.len() as u64, Ordering::Relaxed);
@@ -365,13 +369,30 @@ fn keep_novel(shared: &Shared, inputs: &[&Input], shapes: Vec<(usize, String)>) 
 }
 
 /// A window tripped: find the input, reproduce it, name it, minimize it once.
-async fn investigate(shared: &Shared, alone: &mut Driver, window: &[(u64, Input)], outcome: &Outcome) {
+async fn investigate(
+    shared: &Shared,
+    alone: &mut Driver,
+    window: &[(u64, Input)],
+    previous: &[(u64, Input)],
+    outcome: &Outcome,
+) {
     let Some(primary) = outcome.primary().cloned() else { return };
+    // A bug already known costs a count, not an investigation.
+    let seen_as = signature_of(&primary, &outcome.stderr);
+    {
+        let mut findings = shared.findings.lock().expect("findings");
+        if let Some(id) = findings.aliases.get(&seen_as).cloned() {
+            if let Some(f) = findings.by_id.get_mut(&id) {
+                f.hits += 1;
+            }
+            return;
+        }
+    }
     let first_frame = top_frame(&outcome.stderr);
     let target = Target { oracle: primary.oracle, method: primary.method.clone(), frame: first_frame };
     // Each input alone first; then the window as one input, for bugs that need several.
     let mut culprit: Option<(u64, Input, Outcome)> = None;
-    for (index, input) in window.iter().map(|entry| (&entry.0, &entry.1)) {
+    for (index, input) in window.iter().chain(previous).map(|entry| (&entry.0, &entry.1)) {
         if shared.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -457,6 +478,7 @@ async fn investigate(shared: &Shared, alone: &mut Driver, window: &[(u64, Input)
         probes,
     };
     let mut findings = shared.findings.lock().expect("findings");
+    findings.aliases.insert(seen_as, id.clone());
     findings.aliases.insert(signature, id.clone());
     findings.aliases.insert(final_signature, id.clone());
     if let Some(f) = findings.by_id.get_mut(&id) {

@@ -197,28 +197,37 @@ impl Driver {
     async fn window(&mut self, inputs: &[&Input]) -> Outcome {
         let start = Instant::now();
         let mut outcome = Outcome::default();
-        let mut last_byte = b'\n';
-        'writing: for (place, input) in inputs.iter().enumerate() {
+        // Whole lines of consecutive inputs go out in one write: a pipe keeps no write
+        // boundaries, and a system call per line costs more than the server's work. An input
+        // that splits a line over writes keeps its writes, each flushed on its own.
+        let mut pending: Vec<u8> = Vec::new();
+        for (place, input) in inputs.iter().enumerate() {
             self.watch.mark_input(place);
-            for write in &input.writes {
-                if write.is_empty() {
-                    continue;
+            let splits = input.writes.len() > 1 && input.writes.iter().any(|w| !w.ends_with(b"\n"));
+            for write in input.writes.iter().filter(|w| !w.is_empty()) {
+                self.watch.sent(write);
+                if splits {
+                    if let Err(e) = self.flush(&mut pending).await {
+                        return self.ended(outcome, start, e).await;
+                    }
+                    pending.extend_from_slice(write);
+                    if let Err(e) = self.flush(&mut pending).await {
+                        return self.ended(outcome, start, e).await;
+                    }
+                } else {
+                    pending.extend_from_slice(write);
                 }
-                if let Err(e) = self.send(write).await {
+            }
+            if pending.len() >= 64 * 1024 {
+                if let Err(e) = self.flush(&mut pending).await {
                     return self.ended(outcome, start, e).await;
-                }
-                last_byte = *write.last().expect("not empty");
-                if let Err(e) = self.drain().await {
-                    outcome.trips.extend(e);
-                    break 'writing;
                 }
             }
         }
         // A tail without its newline would swallow the barrier's line.
-        if last_byte != b'\n' {
-            if let Err(e) = self.send(b"\n").await {
-                return self.ended(outcome, start, e).await;
-            }
+        if self.watch.in_line() {
+            self.watch.sent(b"\n");
+            pending.push(b'\n');
         }
         self.barriers += 1;
         let id = format!("mcpspec-barrier-{}", self.barriers);
@@ -226,7 +235,10 @@ impl Driver {
             Era::Legacy => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
             Era::Modern => discover(self.config.revision, &id),
         };
-        if let Err(e) = self.send(&framing::encode(&barrier)).await {
+        let barrier = framing::encode(&barrier);
+        self.watch.sent(&barrier);
+        pending.extend_from_slice(&barrier);
+        if let Err(e) = self.flush(&mut pending).await {
             return self.ended(outcome, start, e).await;
         }
         let deadline = Instant::now() + self.config.hang_timeout;
@@ -259,8 +271,20 @@ impl Driver {
         outcome
     }
 
-    /// Reads what is already there, answering the implementation's own requests.
-    async fn drain(&mut self) -> Result<(), Vec<Trip>> {
+    /// Writes what is pending (already shown to the watch), then reads what is already there,
+    /// answering the implementation's own requests.
+    async fn flush(&mut self, pending: &mut Vec<u8>) -> Result<(), Ended> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let Some(child) = self.child.as_mut() else { return Err(Ended::Closed) };
+        let written = child.send_bytes(pending).await;
+        pending.clear();
+        match written {
+            Ok(()) => {}
+            Err(SendError::Timeout { .. }) => return Err(Ended::NotReading),
+            Err(_) => return Err(Ended::Closed),
+        }
         loop {
             let Some(child) = self.child.as_mut() else { return Ok(()) };
             match child.try_recv() {
