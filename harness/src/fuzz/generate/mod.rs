@@ -253,7 +253,7 @@ impl Generator {
                 let valid: Vec<Valid> = (0..count).map(|_| self.valid(&mut d)).collect();
                 let lines = valid.iter().map(|v| encode(&v.message)).collect();
                 let (writes, what) = framing::apply(framing, lines, 0, &mut d.rng);
-                Input { label: format!("framing: {} {what}", valid[0].label), writes, fresh: false }
+                Input { label: format!("framing: {what} ({})", valid[0].label), writes, fresh: false }
             }
             Kind::Sequence(sequence) => self.sequence(sequence, &mut d),
         };
@@ -319,7 +319,7 @@ impl Generator {
     /// A valid message of the revision.
     fn valid(&self, d: &mut Draw) -> Valid {
         match self.sources.draw(&mut d.rng) {
-            Source::Method(i) => self.from_schema(&self.methods[i], d),
+            Source::Method(i) => self.schema_message(&self.methods[i], d),
             Source::CallTool => self.call_tool(d),
             Source::GetPrompt => self.get_prompt(d),
             Source::ReadResource => self.read_resource(d),
@@ -346,7 +346,7 @@ impl Generator {
         Valid { message: self.request(method, None, id), label: method.to_owned() }
     }
 
-    fn from_schema(&self, template: &MethodTemplate, d: &mut Draw) -> Valid {
+    fn schema_message(&self, template: &MethodTemplate, d: &mut Draw) -> Valid {
         let values = SchemaValues { root: &self.document, edge_rate: 0.1, optional_rate: 0.3 };
         let params = template
             .params

@@ -133,7 +133,7 @@ impl Generator {
             Sequence::NotificationWithId => {
                 let notifications: Vec<_> = self.methods.iter().filter(|m| !m.request).collect();
                 let mut message = match notifications.choose(&mut d.rng) {
-                    Some(template) => self.from_schema(template, d).message,
+                    Some(template) => self.schema_message(template, d).message,
                     None => notification("notifications/initialized", None),
                 };
                 message["id"] = d.id();

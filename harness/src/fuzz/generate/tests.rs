@@ -249,6 +249,36 @@ fn labels_say_what_an_input_is() {
     assert!(labels.iter().all(|l| !l.is_empty() && l.len() < 200));
 }
 
+#[test]
+fn recursive_and_odd_tool_schemas_end() {
+    let mut c = catalog(Revision::V2025_11_25);
+    c.tools = vec![
+        json!({"name": "loop", "inputSchema": {"type": "object",
+            "properties": {"next": {"$ref": "#"}}, "required": ["next"]}}),
+        json!({"name": "anything", "inputSchema": true}),
+        json!({"name": "no_schema"}),
+        json!({"inputSchema": {"type": "object"}}),
+    ];
+    let g = Generator::new(c, SchemaSet::shared_builtin());
+    let calls: BTreeSet<String> = (0..1000)
+        .flat_map(|i| messages(&g.input(1, i, &[])))
+        .filter(|m| m["method"] == "tools/call")
+        .filter_map(|m| m["params"]["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(["loop", "anything", "no_schema"].iter().all(|t| calls.contains(*t)), "{calls:?}");
+}
+
+#[test]
+fn templates_are_filled_expression_by_expression() {
+    assert_eq!(template_variables("test://a/{id}/b{?q,page}"), ["id", "q", "page"]);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    for _ in 0..50 {
+        let uri = fill_template("test://template/{id}/data{?q}", &mut rng);
+        assert!(uri.starts_with("test://template/") && uri.contains("/data"), "{uri}");
+        assert!(!uri.contains('{') && !uri.contains('}'), "{uri}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
