@@ -357,6 +357,13 @@ impl Generator {
                 if let Some(version) = params.get_mut("protocolVersion") {
                     *version = json!(self.revision.as_str());
                 }
+                // Subscriptions to resources the server has reach further than to made-up ones.
+                let advertised = self.catalog.resources.choose(&mut d.rng).and_then(|r| r.get("uri"));
+                if let (Some(uri), Some(advertised)) = (params.get_mut("uri"), advertised) {
+                    if d.rng.random_bool(0.7) {
+                        *uri = advertised.clone();
+                    }
+                }
                 params
             });
         let message = if template.request {

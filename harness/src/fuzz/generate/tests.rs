@@ -279,6 +279,34 @@ fn templates_are_filled_expression_by_expression() {
     }
 }
 
+#[test]
+fn text_level_mutations_hold_what_a_value_cannot() {
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "a/b": {"c": [1, 2]}}});
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..200 {
+        let (line, what) = mutate::mutate(&message, Mutation::DuplicateKey, &mut rng);
+        let text = String::from_utf8(line).expect("UTF-8");
+        let token = what.strip_suffix(" given twice").and_then(|p| p.rsplit_once('/')).expect(&what).1;
+        let key = serde_json::to_string(&token.replace("~1", "/").replace("~0", "~")).unwrap();
+        assert!(text.matches(&format!("{key}:")).count() >= 2, "{what}: {text}");
+
+        let (line, what) = mutate::mutate(&message, Mutation::DropField, &mut rng);
+        let dropped: Value = serde_json::from_slice(&line).expect("still JSON");
+        let pointer = what.strip_suffix(" dropped").expect(&what);
+        assert!(dropped.pointer(pointer).is_none() && message.pointer(pointer).is_some(), "{what}");
+
+        let (line, what) = mutate::mutate(&message, Mutation::DeepNesting, &mut rng);
+        let depth: usize =
+            what.split(" nested ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+        let opened = line.iter().filter(|b| matches!(b, b'[' | b'{')).count();
+        assert!(opened >= depth, "{what}");
+    }
+    let (line, _) = mutate::mutate(&message, Mutation::LongId, &mut rng);
+    let long: Value = serde_json::from_slice(&line).unwrap();
+    assert!(long["id"].as_str().is_some_and(|id| id.len() >= 256 && !id.starts_with("mcpspec-")));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
