@@ -238,7 +238,7 @@ fn most_inputs_are_small_and_big_ones_rare() {
 
 #[test]
 fn labels_say_what_an_input_is() {
-    let g = generator(Revision::V2025_11_25);
+    let g = generator(Revision::V2025_03_26);
     let labels: Vec<String> = (0..3000).map(|i| g.input(1, i, &[]).label).collect();
     for wanted in ["tools/call echo", ": /params", "retyped to", "framing: ", "split over", "cancel race on "]
     {
