@@ -7,14 +7,15 @@
 //!
 //! Inputs are of four kinds ([`Kind`]), drawn with fixed weights (see [`KIND_WEIGHTS`]):
 //! - generated: a valid request or notification of the revision, from our own schema
-//!   ([`schema_values`]) and the catalog (tools with arguments from their `inputSchema`,
+//!   (`schema_values.rs`) and the catalog (tools with arguments from their `inputSchema`,
 //!   prompts, resources and templates, completions, list pages);
-//! - structural: such a message with one [`Mutation`] ([`mutate`]);
-//! - framing: its bytes with one [`Framing`] mutation ([`framing`]);
-//! - sequence: a stateful [`Sequence`] (cancel races, id reuse, floods, broken handshakes).
+//! - structural: such a message with one [`Mutation`] (`mutate.rs`);
+//! - framing: its bytes with one [`Framing`] mutation (`framing.rs`);
+//! - sequence: a stateful [`Sequence`] (cancel races, id reuse, floods, batches, broken
+//!   handshakes; `sequences.rs`).
 //!
-//! With a corpus, a third of the inputs mutate one of its entries instead (structurally when
-//! its writes are JSON messages, at the byte level otherwise).
+//! With a corpus, a third of the inputs mutate one of its entries instead: structurally (seven
+//! times in ten) when its writes are JSON messages, at the byte level otherwise.
 //!
 //! Ids: a request the generator does not mean to collide gets an id no other input uses
 //! (`index * 1000 + k`, or the string `"i{index}.{k}"`); ids that collide, are reused, or sit
