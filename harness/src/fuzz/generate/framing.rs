@@ -174,7 +174,11 @@ pub fn apply(
                     *b ^= 1 << rng.random_range(0..8);
                 }
             }
-            format!("{flips} bits flipped")
+            if flips == 1 {
+                "1 bit flipped".to_owned()
+            } else {
+                format!("{flips} bits flipped")
+            }
         }
     };
     writes[target] = bytes;

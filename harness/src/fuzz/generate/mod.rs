@@ -7,14 +7,15 @@
 //!
 //! Inputs are of four kinds ([`Kind`]), drawn with fixed weights (see [`KIND_WEIGHTS`]):
 //! - generated: a valid request or notification of the revision, from our own schema
-//!   ([`schema_values`]) and the catalog (tools with arguments from their `inputSchema`,
+//!   (`schema_values.rs`) and the catalog (tools with arguments from their `inputSchema`,
 //!   prompts, resources and templates, completions, list pages);
-//! - structural: such a message with one [`Mutation`] ([`mutate`]);
-//! - framing: its bytes with one [`Framing`] mutation ([`framing`]);
-//! - sequence: a stateful [`Sequence`] (cancel races, id reuse, floods, broken handshakes).
+//! - structural: such a message with one [`Mutation`] (`mutate.rs`);
+//! - framing: its bytes with one [`Framing`] mutation (`framing.rs`);
+//! - sequence: a stateful [`Sequence`] (cancel races, id reuse, floods, batches, broken
+//!   handshakes; `sequences.rs`).
 //!
-//! With a corpus, a third of the inputs mutate one of its entries instead (structurally when
-//! its writes are JSON messages, at the byte level otherwise).
+//! With a corpus, a third of the inputs mutate one of its entries instead: structurally (seven
+//! times in ten) when its writes are JSON messages, at the byte level otherwise.
 //!
 //! Ids: a request the generator does not mean to collide gets an id no other input uses
 //! (`index * 1000 + k`, or the string `"i{index}.{k}"`); ids that collide, are reused, or sit
@@ -187,9 +188,10 @@ impl Generator {
             let info = json!({"name": "mcpspec-fuzz", "version": env!("CARGO_PKG_VERSION")});
             modern::request_meta(modern::wire_version(revision), &json!({}), Some(&info))
         });
-        let mut generator = Generator {
-            tools: Vec::new(),
-            sources: Table::new([(Source::Method(0), 1)]),
+        let tools = callable_tools(&catalog, false);
+        Generator {
+            sources: source_table(&methods, &catalog, &tools),
+            tools,
             kinds: kind_table(revision.era()),
             mutations: Table::new(Mutation::WEIGHTED),
             framings: Table::new(Framing::WEIGHTED),
@@ -200,15 +202,14 @@ impl Generator {
             destructive: false,
             document,
             methods,
-        };
-        generator.prepare();
-        generator
+        }
     }
 
     /// Whether tools whose `annotations.destructiveHint` is true are called (not by default).
     pub fn with_destructive(mut self, destructive: bool) -> Generator {
         self.destructive = destructive;
-        self.prepare();
+        self.tools = callable_tools(&self.catalog, destructive);
+        self.sources = source_table(&self.methods, &self.catalog, &self.tools);
         self
     }
 
@@ -253,7 +254,7 @@ impl Generator {
                 let valid: Vec<Valid> = (0..count).map(|_| self.valid(&mut d)).collect();
                 let lines = valid.iter().map(|v| encode(&v.message)).collect();
                 let (writes, what) = framing::apply(framing, lines, 0, &mut d.rng);
-                Input { label: format!("framing: {} {what}", valid[0].label), writes, fresh: false }
+                Input { label: format!("framing: {what} ({})", valid[0].label), writes, fresh: false }
             }
             Kind::Sequence(sequence) => self.sequence(sequence, &mut d),
         };
@@ -288,38 +289,10 @@ impl Generator {
         }
     }
 
-    /// Builds the tables that depend on the catalog and the destructive switch.
-    fn prepare(&mut self) {
-        self.tools = self
-            .catalog
-            .tools
-            .iter()
-            .filter(|t| self.destructive || !is_destructive(t))
-            .filter_map(|t| {
-                let name = t.get("name")?.as_str()?.to_owned();
-                let input_schema = t.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
-                let example = mcpspec_reference::arguments::example_object(&input_schema);
-                Some(Tool { name, input_schema, example })
-            })
-            .collect();
-        let knows = |m: &str| self.methods.iter().any(|t| t.method == m);
-        let c = &self.catalog;
-        let mut sources: Vec<(Source, u32)> =
-            (0..self.methods.len()).map(|i| (Source::Method(i), 3)).collect();
-        sources.push((Source::CallTool, if self.tools.is_empty() || !knows("tools/call") { 0 } else { 40 }));
-        sources.push((Source::GetPrompt, if c.prompts.is_empty() || !knows("prompts/get") { 0 } else { 12 }));
-        let readable = !(c.resources.is_empty() && c.templates.is_empty());
-        sources.push((Source::ReadResource, if readable && knows("resources/read") { 12 } else { 0 }));
-        let completable = !(c.prompts.is_empty() && c.templates.is_empty());
-        sources.push((Source::Complete, if completable && knows("completion/complete") { 8 } else { 0 }));
-        sources.push((Source::ListPage, if LIST_METHODS.iter().any(|m| knows(m)) { 8 } else { 0 }));
-        self.sources = Table::new(sources);
-    }
-
     /// A valid message of the revision.
     fn valid(&self, d: &mut Draw) -> Valid {
         match self.sources.draw(&mut d.rng) {
-            Source::Method(i) => self.from_schema(&self.methods[i], d),
+            Source::Method(i) => self.schema_message(&self.methods[i], d),
             Source::CallTool => self.call_tool(d),
             Source::GetPrompt => self.get_prompt(d),
             Source::ReadResource => self.read_resource(d),
@@ -346,7 +319,7 @@ impl Generator {
         Valid { message: self.request(method, None, id), label: method.to_owned() }
     }
 
-    fn from_schema(&self, template: &MethodTemplate, d: &mut Draw) -> Valid {
+    fn schema_message(&self, template: &MethodTemplate, d: &mut Draw) -> Valid {
         let values = SchemaValues { root: &self.document, edge_rate: 0.1, optional_rate: 0.3 };
         let params = template
             .params
@@ -356,6 +329,13 @@ impl Generator {
             .map(|mut params| {
                 if let Some(version) = params.get_mut("protocolVersion") {
                     *version = json!(self.revision.as_str());
+                }
+                // Subscriptions to resources the server has reach further than to made-up ones.
+                let advertised = self.catalog.resources.choose(&mut d.rng).and_then(|r| r.get("uri"));
+                if let (Some(uri), Some(advertised)) = (params.get_mut("uri"), advertised) {
+                    if d.rng.random_bool(0.7) {
+                        *uri = advertised.clone();
+                    }
                 }
                 params
             });
@@ -483,6 +463,39 @@ impl Generator {
         }
         message
     }
+}
+
+/// The tools that may be called: not destructive ones unless `destructive`.
+fn callable_tools(catalog: &Catalog, destructive: bool) -> Vec<Tool> {
+    catalog
+        .tools
+        .iter()
+        .filter(|t| destructive || !is_destructive(t))
+        .filter_map(|t| {
+            let name = t.get("name")?.as_str()?.to_owned();
+            let input_schema = t.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+            let example = mcpspec_reference::arguments::example_object(&input_schema);
+            Some(Tool { name, input_schema, example })
+        })
+        .collect()
+}
+
+/// Where valid messages come from, weighted: every method of the schema, and the catalog's
+/// tools, prompts, resources, completions and list pages where the revision has the method.
+fn source_table(methods: &[MethodTemplate], catalog: &Catalog, tools: &[Tool]) -> Table<Source> {
+    let knows = |m: &str| methods.iter().any(|t| t.method == m);
+    let weight = |present: bool, method: &str, w: u32| if present && knows(method) { w } else { 0 };
+    let readable = !(catalog.resources.is_empty() && catalog.templates.is_empty());
+    let completable = !(catalog.prompts.is_empty() && catalog.templates.is_empty());
+    let mut sources: Vec<(Source, u32)> = (0..methods.len()).map(|i| (Source::Method(i), 3)).collect();
+    sources.extend([
+        (Source::CallTool, weight(!tools.is_empty(), "tools/call", 40)),
+        (Source::GetPrompt, weight(!catalog.prompts.is_empty(), "prompts/get", 12)),
+        (Source::ReadResource, weight(readable, "resources/read", 12)),
+        (Source::Complete, weight(completable, "completion/complete", 8)),
+        (Source::ListPage, if LIST_METHODS.iter().any(|m| knows(m)) { 8 } else { 0 }),
+    ]);
+    Table::new(sources)
 }
 
 /// A notification (never with a request `_meta`).

@@ -62,15 +62,15 @@ impl SchemaValues<'_> {
     }
 
     fn at(&self, schema: &Value, rng: &mut ChaCha8Rng, depth: usize) -> Value {
+        if depth >= HARD_DEPTH {
+            return Value::Null;
+        }
         let schema = match schema {
             Value::Object(s) => s,
             // `true` or `{}`-like: anything.
             _ => return any_value(rng),
         };
         if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
-            if depth >= HARD_DEPTH {
-                return Value::Null;
-            }
             return match target.strip_prefix('#').and_then(|p| self.root.pointer(p)) {
                 Some(resolved) => self.at(resolved, rng, depth + 1),
                 None => any_value(rng),

@@ -1,6 +1,6 @@
 //! Stateful inputs: several messages whose meaning lies in their order and ids. Cancels that
 //! race their request (or come before it, or name no request), ids used twice, floods, answers
-//! nobody asked for, notifications carrying ids; and, rarely, inputs that bring their own
+//! nobody asked for, notifications carrying ids, batches; and, rarely, inputs that bring their own
 //! opening on a fresh process: requests before `initialize`, a second or a broken `initialize`
 //! (legacy era), requests without `_meta` or at an unsupported version (modern era).
 
@@ -28,6 +28,8 @@ pub enum Sequence {
     NotificationWithId,
     /// A response (result or error) to a request never made.
     ResponseToNothing,
+    /// A JSON-RPC batch of 0 to 4 messages (part of 2025-03-26 only, an error elsewhere).
+    Batch,
     /// Fresh, legacy: requests before `initialize`, then the handshake.
     RequestsBeforeInitialize,
     /// Fresh, legacy: the handshake, then `initialize` again.
@@ -53,6 +55,7 @@ impl Sequence {
             (Sequence::Flood, 25),
             (Sequence::NotificationWithId, 25),
             (Sequence::ResponseToNothing, 25),
+            (Sequence::Batch, 10),
             (Sequence::RequestsBeforeInitialize, 4 * legacy),
             (Sequence::SecondInitialize, 3 * legacy),
             (Sequence::BrokenInitialize, 3 * legacy),
@@ -133,7 +136,7 @@ impl Generator {
             Sequence::NotificationWithId => {
                 let notifications: Vec<_> = self.methods.iter().filter(|m| !m.request).collect();
                 let mut message = match notifications.choose(&mut d.rng) {
-                    Some(template) => self.from_schema(template, d).message,
+                    Some(template) => self.schema_message(template, d).message,
                     None => notification("notifications/initialized", None),
                 };
                 message["id"] = d.id();
@@ -142,18 +145,23 @@ impl Generator {
             }
             Sequence::ResponseToNothing => {
                 let id = d.id();
+                // The error names its input, so that it can be told from the server's own.
+                let error = |code: i64| json!({"code": code, "message": format!("mcpspec fuzz {}", d.index)});
                 let (what, message) = match d.rng.random_range(0..3) {
                     0 => ("result", json!({"jsonrpc": "2.0", "id": id, "result": {}})),
-                    1 => (
-                        "error",
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "mcpspec fuzz"}}),
-                    ),
-                    _ => (
-                        "error with id null",
-                        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "mcpspec fuzz"}}),
-                    ),
+                    1 => ("error", json!({"jsonrpc": "2.0", "id": id, "error": error(-32603)})),
+                    _ => {
+                        ("error with id null", json!({"jsonrpc": "2.0", "id": null, "error": error(-32700)}))
+                    }
                 };
                 (format!("{what} response to nothing"), vec![encode(&message)], false)
+            }
+            Sequence::Batch => {
+                let count = d.rng.random_range(0..=4);
+                let batch: Vec<Value> = (0..count).map(|_| self.valid(d).message).collect();
+                let allowed =
+                    if self.revision.allows_batches() { "a revision with" } else { "a revision without" };
+                (format!("batch of {count} at {allowed} batches"), vec![encode(&Value::Array(batch))], false)
             }
             Sequence::RequestsBeforeInitialize => {
                 let early = self.valid_request(d);

@@ -116,17 +116,15 @@ fn generated_messages_are_valid_at_every_released_revision() {
         let schema = schemas.get(revision).expect("built-in schema");
         let mut methods = BTreeSet::new();
         let mut invalid = Vec::new();
-        for index in 0..3000 {
-            let generated = g.generate(5, index, &[]);
-            if generated.kind != Kind::Generated {
-                continue;
-            }
-            for message in messages(&generated.input) {
-                methods.insert(message["method"].as_str().unwrap_or_default().to_owned());
-                let verdict = schema.validate(Direction::ClientToServer, &message, None);
-                if !verdict.is_structurally_valid() {
-                    invalid.push(format!("{message}\n  {verdict}"));
-                }
+        // Kind-a messages straight from their source: a third of the inputs' cost.
+        for index in 0..1000 {
+            let mut d = Draw { rng: ChaCha8Rng::seed_from_u64(5), index, ids: 0 };
+            d.rng.set_stream(index);
+            let message = g.valid(&mut d).message;
+            methods.insert(message["method"].as_str().unwrap_or_default().to_owned());
+            let verdict = schema.validate(Direction::ClientToServer, &message, None);
+            if !verdict.is_structurally_valid() {
+                invalid.push(format!("{message}\n  {verdict}"));
             }
         }
         assert!(
@@ -240,13 +238,71 @@ fn most_inputs_are_small_and_big_ones_rare() {
 
 #[test]
 fn labels_say_what_an_input_is() {
-    let g = generator(Revision::V2025_11_25);
+    let g = generator(Revision::V2025_03_26);
     let labels: Vec<String> = (0..3000).map(|i| g.input(1, i, &[]).label).collect();
     for wanted in ["tools/call echo", ": /params", "retyped to", "framing: ", "split over", "cancel race on "]
     {
         assert!(labels.iter().any(|l| l.contains(wanted)), "no label with {wanted:?}");
     }
     assert!(labels.iter().all(|l| !l.is_empty() && l.len() < 200));
+}
+
+#[test]
+fn recursive_and_odd_tool_schemas_end() {
+    let mut c = catalog(Revision::V2025_11_25);
+    c.tools = vec![
+        json!({"name": "loop", "inputSchema": {"type": "object",
+            "properties": {"next": {"$ref": "#"}}, "required": ["next"]}}),
+        json!({"name": "anything", "inputSchema": true}),
+        json!({"name": "no_schema"}),
+        json!({"inputSchema": {"type": "object"}}),
+    ];
+    let g = Generator::new(c, SchemaSet::shared_builtin());
+    let calls: BTreeSet<String> = (0..1000)
+        .flat_map(|i| messages(&g.input(1, i, &[])))
+        .filter(|m| m["method"] == "tools/call")
+        .filter_map(|m| m["params"]["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(["loop", "anything", "no_schema"].iter().all(|t| calls.contains(*t)), "{calls:?}");
+}
+
+#[test]
+fn templates_are_filled_expression_by_expression() {
+    assert_eq!(template_variables("test://a/{id}/b{?q,page}"), ["id", "q", "page"]);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    for _ in 0..50 {
+        let uri = fill_template("test://template/{id}/data{?q}", &mut rng);
+        assert!(uri.starts_with("test://template/") && uri.contains("/data"), "{uri}");
+        assert!(!uri.contains('{') && !uri.contains('}'), "{uri}");
+    }
+}
+
+#[test]
+fn text_level_mutations_hold_what_a_value_cannot() {
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "a/b": {"c": [1, 2]}}});
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..200 {
+        let (line, what) = mutate::mutate(&message, Mutation::DuplicateKey, &mut rng);
+        let text = String::from_utf8(line).expect("UTF-8");
+        let token = what.strip_suffix(" given twice").and_then(|p| p.rsplit_once('/')).expect(&what).1;
+        let key = serde_json::to_string(&token.replace("~1", "/").replace("~0", "~")).unwrap();
+        assert!(text.matches(&format!("{key}:")).count() >= 2, "{what}: {text}");
+
+        let (line, what) = mutate::mutate(&message, Mutation::DropField, &mut rng);
+        let dropped: Value = serde_json::from_slice(&line).expect("still JSON");
+        let pointer = what.strip_suffix(" dropped").expect(&what);
+        assert!(dropped.pointer(pointer).is_none() && message.pointer(pointer).is_some(), "{what}");
+
+        let (line, what) = mutate::mutate(&message, Mutation::DeepNesting, &mut rng);
+        let depth: usize =
+            what.split(" nested ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+        let opened = line.iter().filter(|b| matches!(b, b'[' | b'{')).count();
+        assert!(opened >= depth, "{what}");
+    }
+    let (line, _) = mutate::mutate(&message, Mutation::LongId, &mut rng);
+    let long: Value = serde_json::from_slice(&line).unwrap();
+    assert!(long["id"].as_str().is_some_and(|id| id.len() >= 256 && !id.starts_with("mcpspec-")));
 }
 
 proptest! {
