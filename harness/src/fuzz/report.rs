@@ -161,8 +161,8 @@ pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
             out.push_str(&format!("  stderr: {}\n", tail(&f.stderr)));
         }
     }
-    if let Some((d, label)) = result.slowest.first() {
-        out.push_str(&format!("slowest window: {:.0} ms (from {label})\n", d.as_secs_f64() * 1000.0));
+    for (d, label) in &result.slowest {
+        out.push_str(&format!("slow window: {:.0} ms (from {label})\n", d.as_secs_f64() * 1000.0));
     }
     let rate = result.inputs as f64 / result.elapsed.as_secs_f64().max(1e-9);
     out.push_str(&format!(

@@ -1393,9 +1393,10 @@ where
         ended: false,
         line_check,
         fatal: None,
+        out: Vec::new(),
     };
     drive(&mut server, fault.as_mut(), &mut pipe).await?;
-    pipe.output.flush().await?;
+    pipe.flush().await?;
     if let Some(f) = fault.as_mut() {
         f.at_eof().await;
     }
@@ -1417,6 +1418,11 @@ pub(crate) trait Pipe {
         incoming: Option<&FrameContent>,
         answers: Vec<Value>,
     ) -> std::io::Result<()>;
+
+    /// Sends what [`Pipe::write`] held back, before the loop waits for more input.
+    async fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The one serving loop of every transport: each frame in goes to the server (or the fault
@@ -1429,6 +1435,7 @@ pub(crate) async fn drive<P: Pipe>(
 ) -> std::io::Result<()> {
     let now = || tokio::time::Instant::now().into_std();
     loop {
+        pipe.flush().await?;
         let deadline = server.next_deadline();
         let wake = async {
             match deadline {
@@ -1478,6 +1485,10 @@ struct StdioPipe<R, W> {
     /// The line check went off: once the lines before that one are handed over, the process
     /// dies; nothing after it is decoded.
     fatal: Option<Crash>,
+    /// Answers not yet written: the answers to all the lines one read brought in go out in one
+    /// write, once they are handled (a write per answer costs a system call each, and on
+    /// tokio's stdout a trip through its blocking pool).
+    out: Vec<u8>,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
@@ -1533,9 +1544,22 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Pipe for StdioPipe<R, W> {
             Some(f) => f.outgoing(incoming, answers),
             None => answers.iter().flat_map(framing::encode).collect(),
         };
-        if !bytes.is_empty() {
-            self.output.write_all(&bytes).await?;
+        self.out.extend_from_slice(&bytes);
+        // Time-driven answers (progress, a slow tool's result) and faults that write on their
+        // own schedule go out now; answers to input wait for the lines read with it.
+        if incoming.is_none() || self.frames.is_empty() || self.out.len() >= 64 * 1024 {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        if !self.out.is_empty() {
+            let out = std::mem::take(&mut self.out);
+            self.output.write_all(&out).await?;
             self.output.flush().await?;
+            self.out = out;
+            self.out.clear();
         }
         Ok(())
     }
