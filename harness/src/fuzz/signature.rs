@@ -420,8 +420,23 @@ fn java(lines: &[&str]) -> Option<Report> {
         Some(f) => format!("java {kind} at {f}"),
         None => format!("java {kind}"),
     };
-    Some(Report { line: at, frame: cap(&frame), certain: true, weak: false })
+    // Java servers log handled exceptions with their causes: only an uncaught one, a JVM
+    // error or an exception only bugs throw is a panic.
+    let simple = kind.rsplit('.').next().unwrap_or(kind);
+    let certain = lines[..=at].iter().any(|l| l.starts_with("Exception in thread \""))
+        || simple.ends_with("Error")
+        || JAVA_BUG_TYPES.contains(&simple);
+    Some(Report { line: at, frame: cap(&frame), certain, weak: false })
 }
+
+const JAVA_BUG_TYPES: [&str; 6] = [
+    "NullPointerException",
+    "ClassCastException",
+    "ArithmeticException",
+    "ArrayIndexOutOfBoundsException",
+    "StringIndexOutOfBoundsException",
+    "IndexOutOfBoundsException",
+];
 
 static NATIVE_SIGNAL: LazyLock<Regex> = LazyLock::new(|| {
     // The shell's report of a signal: the whole line, or bash's `…: line 1: 123 Segmentation

@@ -223,7 +223,13 @@ fn java_reports_the_root_cause_and_its_top_frame() {
                   Caused by: java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"name\" is null\n\
                   \tat io.mcp.Tools.call(Tools.java:21)\n\t... 3 more\n";
     assert_eq!(top_frame(caused), "java java.lang.NullPointerException at io.mcp.Tools.call");
-    assert!(has_panic(so));
+    assert!(has_panic(so) && has_panic(caused));
+    let logged = "2026-11-23 22:41:07.123 WARN  i.m.server.McpServer - tool call failed\n\
+                  io.modelcontextprotocol.spec.McpError: Unknown tool: nope\n\
+                  \tat io.modelcontextprotocol.server.McpAsyncServer.callTool(McpAsyncServer.java:310)\n\
+                  Caused by: java.lang.IllegalArgumentException: Unknown tool: nope\n\
+                  \tat io.mcp.Tools.lookup(Tools.java:12)\n";
+    assert!(!has_panic(logged));
 }
 
 #[test]
