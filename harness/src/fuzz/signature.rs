@@ -96,8 +96,8 @@ pub fn top_frame(stderr: &str) -> String {
 
 /// Whether stderr shows a panic, a traceback, an uncaught exception or a fatal runtime error.
 /// An error message alone (`Error: Method not found`, a logged JSON-RPC error) is no panic;
-/// neither is a Node.js error with a stack of a type the program may have thrown and caught
-/// itself (`McpError`), unless Node says it went uncaught.
+/// neither is a Node.js or Java exception with its stack of a type the program may have thrown
+/// and caught itself (`McpError`), unless the runtime says it went uncaught.
 pub fn has_panic(stderr: &str) -> bool {
     let lines: Vec<&str> = stderr.lines().collect();
     let panicked = reports(&lines).any(|r| r.certain);
