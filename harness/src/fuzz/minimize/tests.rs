@@ -179,6 +179,7 @@ fn the_probe_budget_is_spent_exactly() {
     let mut unlimited = predicate(fails);
     block_on(minimize(input.clone(), &mut unlimited, PLENTY));
     let needed = unlimited.calls;
+    eprintln!("budget: {needed} probes unlimited");
     assert!(needed > 20, "{needed}");
     for probes in [0, 1, 7, needed / 2, needed - 1, needed, needed + 5] {
         let mut probe = predicate(fails);
