@@ -25,7 +25,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn config(revision: Revision, window: usize, runs: u64) -> CampaignConfig {
-    let command = CommandSpec::from_argv([env!("CARGO_BIN_EXE_mcpspec"), "reference", "server"]).expect("argv");
+    let command =
+        CommandSpec::from_argv([env!("CARGO_BIN_EXE_mcpspec"), "reference", "server"]).expect("argv");
     CampaignConfig {
         driver: Arc::new(DriverConfig {
             command,
@@ -61,7 +62,8 @@ fn bench(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 rt.block_on(async {
                     let stop = Arc::new(AtomicBool::new(false));
-                    let result = campaign::run(config(revision, window, iters), stop).await.expect("campaign");
+                    let result =
+                        campaign::run(config(revision, window, iters), stop).await.expect("campaign");
                     assert!(result.findings.is_empty(), "the clean server tripped: {:?}", result.findings);
                     assert_eq!(result.inputs, iters);
                     result.elapsed

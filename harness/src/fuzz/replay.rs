@@ -48,10 +48,8 @@ pub async fn replay(
 ) -> Result<Replayed, StartError> {
     let mut driver = Driver::new(Arc::new(config));
     let outcome = driver.run_alone(input).await?;
-    let same = outcome.trips.iter().any(|t| {
-        serde_json::to_value(t.oracle).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref()
-            == Some(reproducer.oracle.as_str())
-    }) && (reproducer.frame.is_empty() || top_frame(&outcome.stderr) == reproducer.frame);
+    let same = outcome.trips.iter().any(|t| t.oracle.name() == reproducer.oracle)
+        && (reproducer.frame.is_empty() || top_frame(&outcome.stderr) == reproducer.frame);
     Ok(if same {
         Replayed::StillFails(outcome)
     } else if outcome.trips.is_empty() {

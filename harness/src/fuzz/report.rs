@@ -131,11 +131,8 @@ fn finding_entry(
     }
 }
 
-fn oracle_name(finding: &Finding) -> String {
-    serde_json::to_value(finding.signature.oracle)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+fn oracle_name(finding: &Finding) -> &'static str {
+    finding.signature.oracle.name()
 }
 
 /// The console lines of a campaign: one per finding, then the totals.

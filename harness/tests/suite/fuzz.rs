@@ -14,7 +14,10 @@ fn findings(run: &Run) -> Vec<Value> {
 }
 
 fn campaign(run: &Run) -> Value {
-    run.scenarios("fuzz/campaign").into_iter().next().unwrap_or_else(|| panic!("no campaign entry: {}", run.describe()))
+    run.scenarios("fuzz/campaign")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no campaign entry: {}", run.describe()))
 }
 
 /// Fuzzes `mcpspec reference server [--fault fault]` with seed 1.
@@ -48,12 +51,20 @@ fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
     assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
     let finding = &found[0];
     assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
-    assert!(finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")), "{finding:#}");
-    assert!(finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000), "found after {}", finding["duration_ms"]);
+    assert!(
+        finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")),
+        "{finding:#}"
+    );
+    assert!(
+        finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000),
+        "found after {}",
+        finding["duration_ms"]
+    );
     let id = finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
     let file = dir.path().join(format!("{id}.json"));
     let reproducer: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written")).expect("JSON");
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
+            .expect("JSON");
     assert_eq!(reproducer["finding"], id.as_str());
     assert_eq!(reproducer["rule"], rule);
     let writes = reproducer["input"]["writes"].as_array().expect("writes");
@@ -104,7 +115,8 @@ fn clean(revision: &str) {
     let campaign = campaign(&run);
     assert_eq!(campaign["verdict"], "passed", "{campaign:#}");
     assert_eq!(campaign["revision"], revision);
-    let inputs: u64 = campaign["name"].as_str().and_then(|n| n.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    let inputs: u64 =
+        campaign["name"].as_str().and_then(|n| n.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(inputs >= 10_000, "a minute of fuzzing ran {inputs} inputs: {}", run.describe());
     assert_eq!(std::fs::read_dir(dir.path()).map(|d| d.count()).unwrap_or(0), 0, "no reproducer written");
     assert_no_leftovers(&run.marker);
@@ -128,7 +140,12 @@ fn a_seed_makes_a_campaign_reproducible() {
             let findings = tempfile::tempdir().expect("tempdir");
             let corpus = tempfile::tempdir().expect("tempdir");
             let c = corpus.path().display().to_string();
-            let run = fuzz(findings.path(), None, &["--runs", "3000", "--corpus", c.as_str()], Duration::from_secs(120));
+            let run = fuzz(
+                findings.path(),
+                None,
+                &["--runs", "3000", "--corpus", c.as_str()],
+                Duration::from_secs(120),
+            );
             assert_eq!(run.code, Some(0), "{}", run.describe());
             let mut names: Vec<String> = std::fs::read_dir(corpus.path())
                 .expect("corpus")

@@ -284,8 +284,8 @@ fn fuzz_hang_on_input_hangs_on_an_empty_cursor_only() {
 
     let mut s = Served::start(Some("fuzz-hang-on-input"));
     assert!(s.modern("resources/list", json!({"cursor": "x"}))["error"].is_object());
-    s.modern("tools/list", json!({}));
-    s.send_json(&json!({"jsonrpc": "2.0", "id": "stuck", "method": "tools/list", "params": {"cursor": "",
+    assert!(s.modern("tools/list", json!({"cursor": ""}))["error"].is_object(), "only prompts/list hangs");
+    s.send_json(&json!({"jsonrpc": "2.0", "id": "stuck", "method": "prompts/list", "params": {"cursor": "",
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}}));
     s.hangs(Duration::from_millis(1000));

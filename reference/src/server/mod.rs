@@ -723,6 +723,7 @@ impl ReferenceServer {
             _ => ("prompts/list", "prompts", catalog::prompts(rev)),
         };
         if self.fault == Some(Fault::FuzzHangOnInput)
+            && list == "prompts/list"
             && params.and_then(|p| p.get("cursor")).and_then(Value::as_str) == Some("")
         {
             // The page is still computed below; the serving loop hangs before writing it.
