@@ -427,7 +427,8 @@ async fn run(cli: Cli) -> u8 {
                 return reference_server_http(config, options).await;
             }
             let server = ReferenceServer::new(config);
-            match serve_stdio(server, fault, tokio::io::stdin(), tokio::io::stdout()).await {
+            let (input, output) = stdio_streams();
+            match serve_stdio(server, fault, input, output).await {
                 Ok(()) => exit::OK,
                 // The client went away mid-write: nothing left to serve.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
@@ -438,6 +439,30 @@ async fn run(cli: Cli) -> u8 {
             }
         }
     }
+}
+
+/// The reference server's stdin and stdout. Pipes (what every client gives a server) are read
+/// and written through the runtime's event loop; tokio's own stdio does each read and write on
+/// its blocking pool, a thread hand-off per message that costs more than serving it. Anything
+/// else (a file, a terminal) gets tokio's stdio.
+fn stdio_streams() -> (Box<dyn tokio::io::AsyncRead + Unpin>, Box<dyn tokio::io::AsyncWrite + Unpin>) {
+    use std::os::fd::AsFd as _;
+    use tokio::net::unix::pipe;
+    let input = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Receiver::from_owned_fd(fd).ok())
+        .map(|r| Box::new(r) as Box<dyn tokio::io::AsyncRead + Unpin>)
+        .unwrap_or_else(|| Box::new(tokio::io::stdin()));
+    let output = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Sender::from_owned_fd(fd).ok())
+        .map(|w| Box::new(w) as Box<dyn tokio::io::AsyncWrite + Unpin>)
+        .unwrap_or_else(|| Box::new(tokio::io::stdout()));
+    (input, output)
 }
 
 fn validate_file(args: ValidateArgs) -> u8 {
