@@ -37,6 +37,13 @@ pub struct Shard {
     pub count: u64,
 }
 
+impl Shard {
+    /// The input index of the campaign's `slot`-th input in this shard.
+    pub fn index_of(self, slot: u64) -> u64 {
+        self.index + slot * self.count
+    }
+}
+
 impl Default for Shard {
     fn default() -> Self {
         Shard { index: 0, count: 1 }
@@ -286,7 +293,7 @@ impl Shared {
             Limit::Duration(_) => first + window,
         };
         let shard = self.config.shard;
-        (first..last).map(|slot| shard.index + slot * shard.count).collect()
+        (first..last).map(|slot| shard.index_of(slot)).collect()
     }
 }
 
@@ -450,7 +457,12 @@ async fn investigate(
             stop: &shared.stop,
             probes: 0,
         };
-        let minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
+        let mut minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
+        // The driver ends an unterminated last line before its barrier: written into the
+        // reproducer, the same bytes read as the message they are.
+        if let Some(last) = minimized.writes.last_mut().filter(|w| !w.ends_with(b"\n")) {
+            last.push(b'\n');
+        }
         let probes = probe.probes;
         // The minimized input, run once more: its stderr and its trip are the finding's.
         let last = match alone.run_alone(&minimized).await {
@@ -643,4 +655,41 @@ fn write_reproducer(
     text.push(b'\n');
     write_atomically(&path, &text)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_reject_what_is_no_shard() {
+        assert_eq!("1/4".parse::<Shard>(), Ok(Shard { index: 1, count: 4 }));
+        for bad in ["4/4", "0/0", "1", "a/2", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    /// The shards of a campaign together run every index once.
+    #[test]
+    fn shards_split_the_indices_without_overlap() {
+        let mut all = Vec::new();
+        for index in 0..3 {
+            let shard = Shard { index, count: 3 };
+            let claimed: Vec<u64> = (0..4u64).map(|slot| shard.index_of(slot)).collect();
+            all.extend(claimed);
+        }
+        all.sort_unstable();
+        assert_eq!(all, (0..12).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn writes_are_atomic_and_leave_no_temporary_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("deep/finding.json");
+        write_atomically(&path, b"one").expect("write");
+        write_atomically(&path, b"two").expect("write");
+        assert_eq!(std::fs::read(&path).expect("read"), b"two");
+        let names: Vec<_> = std::fs::read_dir(path.parent().expect("parent")).expect("dir").collect();
+        assert_eq!(names.len(), 1);
+    }
 }

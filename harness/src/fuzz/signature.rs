@@ -168,7 +168,10 @@ fn rust(lines: &[&str]) -> Option<Report> {
             Some(loc) => (loc.as_str(), c.name("old_msg").map_or("", |m| m.as_str())),
             None => (c.name("loc").map_or("", |m| m.as_str()), lines.get(at + 1).copied().unwrap_or("")),
         };
-        return report(at, format!("rust panic at {}: {}", rust_path(location), normalize(message)));
+        return report(
+            at,
+            format!("rust panic at {}: {}", rust_path(location), normalize(without_payload(message))),
+        );
     }
     if RUST_OVERFLOW.is_match(line) {
         return report(at, "rust stack overflow".into());
@@ -181,6 +184,13 @@ fn rust(lines: &[&str]) -> Option<Report> {
         return report(overflow, "rust stack overflow".into());
     }
     report(at, format!("rust fatal runtime error: {}", normalize(message)))
+}
+
+/// A panic message without the values it prints with `{:?}` (`Utf8Error { valid_up_to: 0,
+/// error_len: None }` becomes `Utf8Error`): they vary with the input that hit the same bug.
+fn without_payload(message: &str) -> &str {
+    let cut = [" {", " ("].iter().filter_map(|p| message.find(p)).min().unwrap_or(message.len());
+    message[..cut].trim_end()
 }
 
 /// A panic location without line and column, relative to its crate: `src/parse.rs` stays,

@@ -284,6 +284,18 @@ fn ordinary_log_lines_are_no_panic() {
     }
 }
 
+#[test]
+fn a_panic_payload_that_varies_with_the_input_is_one_bug() {
+    let panic = |payload: &str| {
+        top_frame(&format!(
+            "thread 'main' panicked at src/framing.rs:273:51:\ncalled `Result::unwrap()` on an `Err` value: Utf8Error {payload}\n"
+        ))
+    };
+    let a = panic("{ valid_up_to: 0, error_len: None }");
+    assert_eq!(a, panic("{ valid_up_to: 12, error_len: Some(1) }"));
+    assert!(a.ends_with("on an `Err` value: Utf8Error"), "{a}");
+}
+
 /// Ids end up in issue trackers: this value must never change.
 #[test]
 fn signature_ids_are_pinned() {
