@@ -188,6 +188,18 @@ fn for_format(format: &str) -> &'static str {
     }
 }
 
+/// The variable names of an RFC 6570 template, without operators or modifiers.
+pub fn template_variables(template: &str) -> Vec<String> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split('}').next())
+        .flat_map(|inner| inner.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split(','))
+        .map(|v| v.split([':', '*']).next().unwrap_or_default().to_owned())
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

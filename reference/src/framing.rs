@@ -284,10 +284,80 @@ pub fn decode_line(raw: &[u8]) -> FrameContent {
     }
     match serde_json::from_str::<Value>(text) {
         Ok(value) => FrameContent::Json { value, crlf, lines: 1 },
-        Err(e) => {
-            let reason = JsonError { bom: text.starts_with('\u{feff}'), ..e.into() };
-            FrameContent::Invalid(FrameError::NotJson { reason, excerpt: Excerpt::of(line) })
+        // An unpaired UTF-16 surrogate escape (`"\ud800"`) is JSON by its grammar (RFC 8259,
+        // section 8.2, calls its meaning unpredictable), which serde_json refuses: it is read
+        // as U+FFFD, as lenient decoders read it, so a peer that echoes one still sends a message.
+        Err(e) => match without_lone_surrogates(text).and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+            Some(value) => FrameContent::Json { value, crlf, lines: 1 },
+            None => {
+                let reason = JsonError { bom: text.starts_with('\u{feff}'), ..e.into() };
+                FrameContent::Invalid(FrameError::NotJson { reason, excerpt: Excerpt::of(line) })
+            }
+        },
+    }
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`, when it
+/// has one.
+fn without_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let escape_at = |i: usize| -> Option<u16> {
+        let hex = bytes.get(i..i + 6)?;
+        if &hex[..2] != b"\\u" {
+            return None;
         }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = escape_at(i) else {
+            // Another escape (`\\`, `\"`, …): skip the character it escapes.
+            i += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && escape_at(i + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&unit) {
+            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    out.map(|mut out| {
+        out.push_str(&text[copied..]);
+        out
+    })
+}
+
+#[cfg(test)]
+mod surrogate_tests {
+    use super::*;
+
+    #[test]
+    fn unpaired_surrogates_read_as_the_replacement_character() {
+        let read = |line: &str| match decode_line(line.as_bytes()) {
+            FrameContent::Json { value, .. } => value,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(read(r#"{"id":"\udc00x"}"#)["id"], "\u{fffd}x");
+        assert_eq!(read(r#"{"m":"a\ud800"}"#)["m"], "a\u{fffd}");
+        assert_eq!(read(r#"{"m":"\ud800\n"}"#)["m"], "\u{fffd}\n");
+        // A pair stays a pair; an escaped backslash is no escape.
+        assert_eq!(read(r#"{"m":"\ud83e\udd80"}"#)["m"], "🦀");
+        assert_eq!(read(r#"{"m":"\\ud800"}"#)["m"], "\\ud800");
+        assert!(matches!(decode_line(br#"{"m":"\ud800"#), FrameContent::Invalid(_)));
     }
 }
 

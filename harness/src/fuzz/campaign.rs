@@ -197,6 +197,8 @@ struct Findings {
     by_id: BTreeMap<String, Finding>,
     /// Signatures seen before minimization, to the finding they turned out to be.
     aliases: HashMap<Signature, String>,
+    /// Oracle and stderr frame, for findings that have a frame, to the finding.
+    by_frame: HashMap<(Oracle, String), String>,
 }
 
 /// Runs a campaign until its limit, or until `stop` is set (Ctrl-C: what was found is kept).
@@ -388,7 +390,12 @@ async fn investigate(
     let seen_as = signature_of(&primary, &outcome.stderr);
     {
         let mut findings = shared.findings.lock().expect("findings");
-        if let Some(id) = findings.aliases.get(&seen_as).cloned() {
+        // Within a window, the request a crash or a stderr report is charged to is a guess;
+        // its stderr frame, when it has one, is not.
+        let by_frame = (!seen_as.frame.is_empty())
+            .then(|| findings.by_frame.get(&(seen_as.oracle, seen_as.frame.clone())).cloned())
+            .flatten();
+        if let Some(id) = findings.aliases.get(&seen_as).cloned().or(by_frame) {
             if let Some(f) = findings.by_id.get_mut(&id) {
                 f.hits += 1;
             }
@@ -397,31 +404,9 @@ async fn investigate(
     }
     let first_frame = top_frame(&outcome.stderr);
     let target = Target { oracle: primary.oracle, method: primary.method.clone(), frame: first_frame };
-    // Each input alone first; then the window as one input, for bugs that need several.
-    let mut culprit: Option<(u64, Input, Outcome)> = None;
-    for (index, input) in window.iter().chain(previous).map(|entry| (&entry.0, &entry.1)) {
-        if shared.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        if let Ok(o) = alone.run_alone(input).await {
-            if target.matches(&o) {
-                culprit = Some((*index, input.clone(), o));
-                break;
-            }
-        }
-    }
-    if culprit.is_none() && window.len() > 1 {
-        let together = Input {
-            label: format!("window of {} inputs from {}", window.len(), window[0].1.label),
-            writes: window.iter().flat_map(|entry| entry.1.writes.iter().cloned()).collect(),
-            fresh: window[0].1.fresh,
-        };
-        if let Ok(o) = alone.run_alone(&together).await {
-            if target.matches(&o) {
-                culprit = Some((window[0].0, together, o));
-            }
-        }
-    }
+    // The inputs in the order they were written: the window before, then this one.
+    let candidates: Vec<&(u64, Input)> = previous.iter().chain(window).collect();
+    let culprit = bisect(shared, alone, &target, &candidates).await;
     let (index, input, reproduced_outcome, reproduced) = match culprit {
         Some((index, input, o)) => (index, input, o, true),
         None => {
@@ -492,6 +477,9 @@ async fn investigate(
     let mut findings = shared.findings.lock().expect("findings");
     findings.aliases.insert(seen_as, id.clone());
     findings.aliases.insert(signature, id.clone());
+    if !final_signature.frame.is_empty() {
+        findings.by_frame.insert((final_signature.oracle, final_signature.frame.clone()), id.clone());
+    }
     findings.aliases.insert(final_signature, id.clone());
     if let Some(f) = findings.by_id.get_mut(&id) {
         f.hits += 1;
@@ -503,6 +491,60 @@ async fn investigate(
         }
     }
     findings.by_id.insert(id, finding);
+}
+
+/// The inputs together, as one input (in their order).
+fn joined(entries: &[&(u64, Input)]) -> Input {
+    let first = &entries[0].1;
+    let label = match entries.len() {
+        1 => first.label.clone(),
+        n => format!("{n} inputs from {}", first.label),
+    };
+    Input {
+        label,
+        writes: entries.iter().flat_map(|e| e.1.writes.iter().cloned()).collect(),
+        fresh: first.fresh,
+    }
+}
+
+/// The smallest run of `candidates` that trips `target` on a fresh process: all of them first
+/// (if they do not, nothing will), then halves while one half does alone. A few probes where
+/// trying each input costs one each, and a probe may cost a process start of a second. When
+/// neither half trips alone, the bug needs inputs from both: that run is the culprit.
+async fn bisect(
+    shared: &Shared,
+    alone: &mut Driver,
+    target: &Target,
+    candidates: &[&(u64, Input)],
+) -> Option<(u64, Input, Outcome)> {
+    let trips = |o: &Result<Outcome, StartError>| o.as_ref().is_ok_and(|o| target.matches(o));
+    let mut run: &[&(u64, Input)] = candidates;
+    if run.is_empty() {
+        return None;
+    }
+    let whole = joined(run);
+    let mut found = match alone.run_alone(&whole).await {
+        Ok(o) if target.matches(&o) => (run[0].0, whole, o),
+        _ => return None,
+    };
+    while run.len() > 1 && !shared.stop.load(Ordering::Relaxed) {
+        let (left, right) = run.split_at(run.len() / 2);
+        let mut narrowed = false;
+        for half in [left, right] {
+            let input = joined(half);
+            let outcome = alone.run_alone(&input).await;
+            if trips(&outcome) {
+                found = (half[0].0, input, outcome.expect("tripped"));
+                run = half;
+                narrowed = true;
+                break;
+            }
+        }
+        if !narrowed {
+            break;
+        }
+    }
+    Some(found)
 }
 
 /// What a probe must trip to be "the same failure".

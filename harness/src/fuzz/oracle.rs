@@ -12,7 +12,7 @@
 //! are desyncs; a message the negotiated revision's schema rejects is invalid.
 
 use super::signature::Oracle;
-use mcpspec_reference::framing::{Frame, FrameContent};
+use mcpspec_reference::framing::{self, Frame, FrameContent};
 use mcpspec_reference::{Direction, RequestId, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use regex::bytes::Regex;
@@ -71,7 +71,9 @@ pub struct Watch {
 
 /// `"id"` followed by a string or a number, anywhere in a line.
 static ID_IN_BYTES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+\-]*)"#).expect("valid regex")
+    // Bytes, not characters (`-u`): an id may hold bytes that are not UTF-8, which a lenient
+    // reader turns into U+FFFD and answers.
+    Regex::new(r#"(?-u)"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+\-]*)"#).expect("valid regex")
 });
 
 impl Watch {
@@ -141,14 +143,17 @@ impl Watch {
                 .unwrap_or_else(|_| String::from_utf8_lossy(raw).into_owned());
             *self.permitted.entry(key).or_default() += 1;
         }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Array(items)) if !items.is_empty() && self.revision.allows_batches() => {
+        // Read as the implementation's reader would read it, and as ours reads its answers.
+        match framing::decode_line(line) {
+            FrameContent::Json { value: Value::Array(items), .. }
+                if !items.is_empty() && self.revision.allows_batches() =>
+            {
                 for item in &items {
                     self.sent_message(item);
                 }
             }
-            Ok(value) => self.sent_message(&value),
-            Err(_) => self.malformed_sent = true,
+            FrameContent::Json { value, .. } => self.sent_message(&value),
+            _ => self.malformed_sent = true,
         }
     }
 
@@ -271,8 +276,9 @@ impl Watch {
                     self.trip(Oracle::IdDesync, Some(method), detail, Some(message.clone()));
                 } else {
                     // A result is judged as the answer to its method only when the id names
-                    // one request.
-                    let answers = (sent.count == 1).then(|| method.clone());
+                    // one request: not when it was sent twice, nor when it also stood in a
+                    // line we call broken and a lenient reader may have answered instead.
+                    let answers = (sent.count == 1 && copies <= 1).then(|| method.clone());
                     self.judge_schema(message, answers.as_deref(), Some(method));
                 }
             }
@@ -437,6 +443,9 @@ mod tests {
         // A BOM and a CRLF make the line ours to call broken; a lenient parser answers it.
         w.sent(b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":\"bom\",\"method\":\"ping\"}\r\n");
         w.received(&frame(json!({"jsonrpc": "2.0", "id": "bom", "result": {}})));
+        // Bytes that are not UTF-8 in an id, answered as U+FFFD by a lenient reader.
+        w.sent(b"{\"jsonrpc\":\"2.0\",\"id\":\"\xf8.0\",\"method\":\"ping\"}\n");
+        w.received(&frame(json!({"jsonrpc": "2.0", "id": "\u{fffd}.0", "result": {}})));
         // A message split over two writes and two lines, joined again by the server.
         w.sent(b"{\"jsonrpc\":\"2.0\",\n\"id\":1.0,\"method\":\"ping\"}\n");
         w.received(&frame(json!({"jsonrpc": "2.0", "id": 1, "result": {}})));
@@ -468,10 +477,29 @@ mod tests {
         let trips = w.take_trips();
         assert_eq!(trips[0].oracle, Oracle::SchemaInvalid);
         assert_eq!(trips[0].method.as_deref(), Some("tools/list"));
+        // An id with a lone surrogate, echoed (the reader takes it for U+FFFD, as we do).
+        w.sent(b"{\"jsonrpc\":\"2.0\",\"id\":\"\\udc00x\",\"method\":\"ping\"}\n");
+        w.received(&frame(json!({"jsonrpc": "2.0", "id": "\u{fffd}x", "result": {}})));
+        assert!(w.take_trips().is_empty(), "an echoed lone surrogate");
         // Not JSON at all on stdout.
         let garbage = LineDecoder::decode_all(1 << 20, b"Listening on stdio\n").remove(0);
         w.received(&garbage);
         assert_eq!(w.take_trips()[0].oracle, Oracle::SchemaInvalid);
+    }
+
+    /// A bit flip made a broken line carry the id of a later request: the answer may be the
+    /// broken line's, so it is not judged as the later request's result.
+    #[test]
+    fn an_id_also_in_a_broken_line_is_not_judged_by_method() {
+        let mut w = watch();
+        w.sent(
+            b"{\"jsonrpc\":\"2.0\",\"id\":31587000,\"method\":\"tools/call\",\"params\":{\"n\xf2me\":1}}\n",
+        );
+        send(&mut w, json!({"jsonrpc": "2.0", "id": 31587000, "method": "prompts/list"}));
+        w.received(&frame(
+            json!({"jsonrpc": "2.0", "id": 31587000, "result": {"content": [], "isError": true}}),
+        ));
+        assert!(w.take_trips().is_empty());
     }
 
     #[test]

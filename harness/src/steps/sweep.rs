@@ -204,7 +204,7 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
     if caps.get("resources").is_some() {
         for template in listed(w, "resources/templates/list").await? {
             let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
-            for variable in template_variables(pattern) {
+            for variable in mcpspec_reference::arguments::template_variables(pattern) {
                 refs.push((json!({ "type": "ref/resource", "uri": pattern }), variable));
             }
         }
@@ -392,18 +392,6 @@ fn brief(r: &mcpspec_reference::wire::Response) -> String {
     }
 }
 
-/// The variable names of an RFC 6570 template, without operators or modifiers.
-fn template_variables(template: &str) -> Vec<String> {
-    template
-        .split('{')
-        .skip(1)
-        .filter_map(|part| part.split('}').next())
-        .flat_map(|inner| inner.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split(','))
-        .map(|v| v.split([':', '*']).next().unwrap_or_default().to_owned())
-        .filter(|v| !v.is_empty())
-        .collect()
-}
-
 /// A URI from a template: each expression replaced by a value for its first variable (`1` for
 /// ids, which are often numbers; an example for the name otherwise).
 fn expand_template(template: &str) -> String {
@@ -412,8 +400,10 @@ fn expand_template(template: &str) -> String {
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else { break };
-        let variable =
-            template_variables(&rest[open..open + close + 1]).into_iter().next().unwrap_or_default();
+        let variable = mcpspec_reference::arguments::template_variables(&rest[open..open + close + 1])
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         let lower = variable.to_lowercase();
         let value = if lower == "id" || lower.ends_with("id") || lower.ends_with("_id") {
             "1".to_owned()
@@ -433,7 +423,10 @@ mod tests {
 
     #[test]
     fn templates_expand_with_likely_values() {
-        assert_eq!(template_variables("test://a/{id}/b{?q,page}"), ["id", "q", "page"]);
+        assert_eq!(
+            mcpspec_reference::arguments::template_variables("test://a/{id}/b{?q,page}"),
+            ["id", "q", "page"]
+        );
         assert_eq!(expand_template("test://template/{id}/data"), "test://template/1/data");
         assert_eq!(expand_template("test://greeting/{name}"), "test://greeting/mcpspec");
         assert_eq!(expand_template("file:///{+path}"), "file:////tmp");

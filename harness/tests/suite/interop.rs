@@ -227,3 +227,46 @@ fn interop_python_sdk_server_over_streamable_http() {
         );
     }
 }
+
+/// `mcpspec fuzz` against the real server named by `var` for `seconds`, seed 1: no MUST
+/// finding (exit 0), and every finding one of the `expected` oracles (each explained where the
+/// test names it). Real servers are the peers the oracles were not shaped to: a false positive
+/// shows here first.
+fn fuzz_real(var: &str, seconds: &str, expected: &[&str]) -> Run {
+    let command = std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set: .ci/run sets it"));
+    let findings = tempfile::tempdir().expect("tempdir");
+    let dir = findings.path().display().to_string();
+    let mut args = vec!["fuzz", "--seed", "1", "--duration", seconds, "--findings", dir.as_str(), "--"];
+    args.extend(command.split_whitespace());
+    let run = run(&args, true, Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let scenarios = run.report.as_ref().and_then(|r| r["scenarios"].as_array()).cloned().unwrap_or_default();
+    let campaign = &scenarios[0];
+    assert_eq!(campaign["id"], "fuzz/campaign");
+    assert!(campaign["name"].as_str().is_some_and(|n| !n.starts_with("0 inputs")), "{campaign:#}");
+    for finding in &scenarios[1..] {
+        let id = finding["id"].as_str().unwrap_or_default();
+        assert!(
+            expected.iter().any(|oracle| id.starts_with(&format!("fuzz/{oracle}-"))),
+            "an unexpected finding (a bug, or a false positive of mcpspec): {finding:#}"
+        );
+    }
+    assert_no_leftovers(&run.marker);
+    run
+}
+
+#[test]
+#[ignore = "needs @modelcontextprotocol/server-everything from npm (see .ci/run)"]
+fn interop_fuzz_server_everything() {
+    // Ten minutes of the same campaign found nothing (issue #15's closing note).
+    fuzz_real("MCPSPEC_IUT_EVERYTHING", "30", &[]);
+}
+
+#[test]
+#[ignore = "needs the Python `mcp` SDK from PyPI (see .ci/run)"]
+fn interop_fuzz_python_sdk_server() {
+    // The SDK logs a traceback when a handler raises for a client's mistake (an unknown prompt
+    // name: `ValueError: Unknown prompt`, answered -32603) instead of answering -32602:
+    // robustness/no-uncaught-error, a SHOULD (basic/index.mdx#responses).
+    fuzz_real("MCPSPEC_IUT_PYTHON", "30", &["stderr-panic"]);
+}

@@ -415,7 +415,10 @@ impl Generator {
         let (reference, argument, label) = if use_template {
             let template = self.catalog.templates.choose(&mut d.rng).expect("drawn with a template");
             let uri = template.get("uriTemplate").and_then(Value::as_str).unwrap_or_default();
-            let variable = template_variables(uri).choose(&mut d.rng).cloned().unwrap_or_default();
+            let variable = mcpspec_reference::arguments::template_variables(uri)
+                .choose(&mut d.rng)
+                .cloned()
+                .unwrap_or_default();
             let label = format!("completion/complete {uri} {variable}");
             (json!({"type": "ref/resource", "uri": uri}), variable, label)
         } else {
@@ -582,18 +585,6 @@ fn argument_value(rng: &mut ChaCha8Rng) -> String {
 
 /// Values put into URI templates: likely ones, and some that escape their segment.
 const TEMPLATE_VALUES: [&str; 9] = ["1", "mcpspec", "0", "-1", "..", "a/b", "%2e%2e%2f", "", "🦀"];
-
-/// The variable names of an RFC 6570 template, without operators or modifiers.
-fn template_variables(template: &str) -> Vec<String> {
-    template
-        .split('{')
-        .skip(1)
-        .filter_map(|part| part.split('}').next())
-        .flat_map(|inner| inner.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split(','))
-        .map(|v| v.split([':', '*']).next().unwrap_or_default().to_owned())
-        .filter(|v| !v.is_empty())
-        .collect()
-}
 
 /// A URI from a template, each expression replaced by one of [`TEMPLATE_VALUES`] (as is: the
 /// odd ones are meant to reach the server unescaped).

@@ -269,7 +269,10 @@ fn recursive_and_odd_tool_schemas_end() {
 
 #[test]
 fn templates_are_filled_expression_by_expression() {
-    assert_eq!(template_variables("test://a/{id}/b{?q,page}"), ["id", "q", "page"]);
+    assert_eq!(
+        mcpspec_reference::arguments::template_variables("test://a/{id}/b{?q,page}"),
+        ["id", "q", "page"]
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     for _ in 0..50 {
         let uri = fill_template("test://template/{id}/data{?q}", &mut rng);
