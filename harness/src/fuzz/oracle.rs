@@ -51,6 +51,8 @@ pub struct Watch {
     revision: Revision,
     /// Bytes written since the last newline: lines are judged whole, however they were split.
     partial: Vec<u8>,
+    /// The last bytes of the last whole line.
+    line_tail: Vec<u8>,
     /// Well-formed requests, by id.
     requests: HashMap<RequestId, Sent>,
     /// Every id value that appeared in the bytes sent, as canonical JSON text, and how many
@@ -69,6 +71,9 @@ pub struct Watch {
     shapes: Vec<(usize, String)>,
 }
 
+/// How much of a line is kept to find an id split from its key by a newline.
+const LINE_TAIL: usize = 32;
+
 /// `"id"` followed by a string or a number, anywhere in a line.
 static ID_IN_BYTES: LazyLock<Regex> = LazyLock::new(|| {
     // Bytes, not characters (`-u`): an id may hold bytes that are not UTF-8, which a lenient
@@ -84,6 +89,7 @@ impl Watch {
             schemas,
             revision,
             partial: Vec::new(),
+            line_tail: Vec::new(),
             requests: HashMap::new(),
             permitted: Default::default(),
             malformed_sent: false,
@@ -136,13 +142,24 @@ impl Watch {
     }
 
     fn sent_line(&mut self, line: &[u8]) {
-        for found in ID_IN_BYTES.captures_iter(line) {
+        // The end of the line before and this one: an id may stand on the line after its key
+        // (an embedded newline), and a reader that joins lines answers it. An id counts once,
+        // on the line where it ends.
+        let seam = self.line_tail.len() + 1;
+        let mut joined = std::mem::take(&mut self.line_tail);
+        joined.push(b'\n');
+        joined.extend_from_slice(line);
+        for found in ID_IN_BYTES.captures_iter(&joined) {
+            if found.get(0).is_some_and(|m| m.end() <= seam) {
+                continue;
+            }
             let raw = &found[1];
             let key = serde_json::from_slice::<Value>(raw)
                 .map(|v| id_key(&v))
                 .unwrap_or_else(|_| String::from_utf8_lossy(raw).into_owned());
             *self.permitted.entry(key).or_default() += 1;
         }
+        self.line_tail = line[line.len().saturating_sub(LINE_TAIL)..].to_vec();
         // Read as the implementation's reader would read it, and as ours reads its answers.
         match framing::decode_line(line) {
             FrameContent::Json { value: Value::Array(items), .. }
@@ -446,6 +463,9 @@ mod tests {
         // Bytes that are not UTF-8 in an id, answered as U+FFFD by a lenient reader.
         w.sent(b"{\"jsonrpc\":\"2.0\",\"id\":\"\xf8.0\",\"method\":\"ping\"}\n");
         w.received(&frame(json!({"jsonrpc": "2.0", "id": "\u{fffd}.0", "result": {}})));
+        // An embedded newline between the key and the id.
+        w.sent(b"{\"jsonrpc\":\"2.0\",\"id\":\n25778000,\"method\":\"ping\"}\n");
+        w.received(&frame(json!({"jsonrpc": "2.0", "id": 25778000, "result": {}})));
         // A message split over two writes and two lines, joined again by the server.
         w.sent(b"{\"jsonrpc\":\"2.0\",\n\"id\":1.0,\"method\":\"ping\"}\n");
         w.received(&frame(json!({"jsonrpc": "2.0", "id": 1, "result": {}})));
