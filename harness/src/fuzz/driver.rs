@@ -75,6 +75,8 @@ pub struct Driver {
     child: Option<ChildTransport>,
     watch: Watch,
     barriers: u64,
+    /// The process was started without setup and has not answered yet.
+    starting: bool,
     /// How many times a process was started.
     pub starts: u64,
     /// The `initialize` (or `server/discover`) result of the current process.
@@ -84,7 +86,15 @@ pub struct Driver {
 impl Driver {
     pub fn new(config: Arc<DriverConfig>) -> Driver {
         let watch = Watch::new(config.revision, config.schemas.clone());
-        Driver { config, child: None, watch, barriers: 0, starts: 0, server_description: None }
+        Driver {
+            config,
+            child: None,
+            watch,
+            barriers: 0,
+            starting: false,
+            starts: 0,
+            server_description: None,
+        }
     }
 
     pub fn config(&self) -> &DriverConfig {
@@ -115,6 +125,8 @@ impl Driver {
             .map_err(|e| StartError::Spawn(e.to_string()))?;
         self.starts += 1;
         self.child = Some(child);
+        // Without setup, the first barrier also waits for the process to start.
+        self.starting = !setup;
         self.watch = Watch::new(self.config.revision, self.config.schemas.clone());
         self.server_description = None;
         if setup {
@@ -241,7 +253,11 @@ impl Driver {
         if let Err(e) = self.flush(&mut pending).await {
             return self.ended(outcome, start, e).await;
         }
-        let deadline = Instant::now() + self.config.hang_timeout;
+        let wait = match std::mem::take(&mut self.starting) {
+            true => self.config.hang_timeout + self.config.start_timeout,
+            false => self.config.hang_timeout,
+        };
+        let deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let child = self.child.as_mut().expect("started");

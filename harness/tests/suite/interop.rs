@@ -244,7 +244,8 @@ fn fuzz_real(var: &str, seconds: &str, expected: &[&str]) -> Run {
     let campaign = &scenarios[0];
     assert_eq!(campaign["id"], "fuzz/campaign");
     assert!(campaign["name"].as_str().is_some_and(|n| !n.starts_with("0 inputs")), "{campaign:#}");
-    for finding in &scenarios[1..] {
+    // Findings that did not trip again on a fresh process are warnings (shown, not pinned).
+    for finding in scenarios[1..].iter().filter(|f| f["verdict"] == "failed") {
         let id = finding["id"].as_str().unwrap_or_default();
         assert!(
             expected.iter().any(|oracle| id.starts_with(&format!("fuzz/{oracle}-"))),
@@ -258,7 +259,8 @@ fn fuzz_real(var: &str, seconds: &str, expected: &[&str]) -> Run {
 #[test]
 #[ignore = "needs @modelcontextprotocol/server-everything from npm (see .ci/run)"]
 fn interop_fuzz_server_everything() {
-    // Ten minutes of the same campaign found nothing (issue #15's closing note).
+    // Ten-minute campaigns found nothing that tripped again on a fresh process (issue #15's
+    // closing note).
     fuzz_real("MCPSPEC_IUT_EVERYTHING", "30", &[]);
 }
 
@@ -266,7 +268,7 @@ fn interop_fuzz_server_everything() {
 #[ignore = "needs the Python `mcp` SDK from PyPI (see .ci/run)"]
 fn interop_fuzz_python_sdk_server() {
     // The SDK logs a traceback when a handler raises for a client's mistake (an unknown prompt
-    // name: `ValueError: Unknown prompt`, answered -32603) instead of answering -32602:
-    // robustness/no-uncaught-error, a SHOULD (basic/index.mdx#responses).
+    // name: `ValueError: Unknown prompt`, answered with error code 0) instead of answering
+    // -32602: robustness/no-uncaught-error, a SHOULD (basic/index.mdx#responses).
     fuzz_real("MCPSPEC_IUT_PYTHON", "30", &["stderr-panic"]);
 }
