@@ -1,6 +1,6 @@
 //! `mcpspec fuzz` and `mcpspec replay`: the command line around `mcpspec::fuzz`.
 
-use crate::{FuzzArgs, ReplayArgs};
+use crate::{schema_set, FuzzArgs, ReplayArgs};
 use mcpspec::fuzz::campaign::{self, CampaignConfig, Limit};
 use mcpspec::fuzz::driver::{tail, DriverConfig};
 use mcpspec::fuzz::minimize::Budget;
@@ -8,10 +8,8 @@ use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
 use mcpspec_reference::transport::CommandSpec;
 use mcpspec_reference::Revision;
-use mcpspec_schema::SchemaSet;
 use std::ffi::OsString;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,13 +25,6 @@ fn command_or_reference(argv: Vec<OsString>) -> Result<CommandSpec, String> {
         .expect("non-empty argv"))
 }
 
-fn schemas(dir: Option<&PathBuf>) -> Result<Arc<SchemaSet>, String> {
-    match dir {
-        Some(dir) => SchemaSet::from_dir(dir).map(Arc::new).map_err(|e| format!("--schema-dir: {e}")),
-        None => Ok(SchemaSet::shared_builtin()),
-    }
-}
-
 pub async fn fuzz(args: FuzzArgs) -> u8 {
     let usage = |why: String| {
         eprintln!("mcpspec fuzz: {why}");
@@ -43,7 +34,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         Ok(c) => c,
         Err(why) => return usage(why),
     };
-    let schemas = match schemas(args.schema_dir.as_ref()) {
+    let schemas = match schema_set(args.schema_dir.as_ref()) {
         Ok(s) => s,
         Err(why) => return usage(why),
     };
@@ -135,7 +126,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let schemas = match schemas(args.schema_dir.as_ref()) {
+    let schemas = match schema_set(args.schema_dir.as_ref()) {
         Ok(s) => s,
         Err(why) => {
             eprintln!("mcpspec replay: {why}");

@@ -465,16 +465,21 @@ fn stdio_streams() -> (Box<dyn tokio::io::AsyncRead + Unpin>, Box<dyn tokio::io:
     (input, output)
 }
 
+/// The schemas of `--schema-dir DIR` (DIR/<revision>/schema.json), or mcpspec's own.
+fn schema_set(dir: Option<&PathBuf>) -> Result<Arc<SchemaSet>, String> {
+    match dir {
+        Some(dir) => SchemaSet::from_dir(dir).map(Arc::new).map_err(|e| format!("--schema-dir: {e}")),
+        None => Ok(SchemaSet::shared_builtin()),
+    }
+}
+
 fn validate_file(args: ValidateArgs) -> u8 {
-    let schemas = match &args.schema_dir {
-        Some(dir) => match SchemaSet::from_dir(dir) {
-            Ok(s) => Arc::new(s),
-            Err(e) => {
-                eprintln!("mcpspec validate: --schema-dir: {e}");
-                return exit::USAGE;
-            }
-        },
-        None => SchemaSet::shared_builtin(),
+    let schemas = match schema_set(args.schema_dir.as_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mcpspec validate: {e}");
+            return exit::USAGE;
+        }
     };
     let input: Box<dyn std::io::Read> = match args.file.as_deref() {
         None => Box::new(std::io::stdin().lock()),
@@ -578,11 +583,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
     };
     // The official files (or any others) on request; otherwise mcpspec's own schemas.
-    let schemas = match &args.schema_dir {
-        Some(dir) => SchemaSet::from_dir(dir).map_err(|e| UsageError(format!("--schema-dir: {e}")))?,
-        None => SchemaSet::builtin(),
-    };
-    let schemas = Some(Arc::new(schemas));
+    let schemas = Some(schema_set(args.schema_dir.as_ref()).map_err(UsageError)?);
     let timeout = Duration::from_secs_f64(args.timeout);
     let child = ChildOptions {
         max_message_bytes: args.max_message_bytes,

@@ -436,12 +436,8 @@ async fn investigate(
         }
     }
     let (minimized, probes, final_outcome) = if reproduced {
-        let mut probe = SameFailure {
-            driver: alone,
-            target: Target::of(&trip, &reproduced_outcome),
-            stop: &shared.stop,
-            probes: 0,
-        };
+        let same = Target::of(&trip, &reproduced_outcome);
+        let mut probe = SameFailure { driver: alone, target: same.clone(), stop: &shared.stop, probes: 0 };
         let mut minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
         // The driver ends an unterminated last line before its barrier: written into the
         // reproducer, the same bytes read as the message they are.
@@ -451,10 +447,10 @@ async fn investigate(
         let probes = probe.probes;
         // The minimized input, run once more: its stderr and its trip are the finding's.
         let last = match alone.run_alone(&minimized).await {
-            Ok(o) if probe_matches(&Target::of(&trip, &reproduced_outcome), &o) => o,
+            Ok(o) if same.matches(&o) => o,
             _ => reproduced_outcome.clone(),
         };
-        (if last.trips.is_empty() { input } else { minimized }, probes, last)
+        (minimized, probes, last)
     } else {
         (input, 0, reproduced_outcome)
     };
@@ -563,17 +559,13 @@ impl Target {
     /// The same oracle, with the same stderr frame when there was one; for oracles that judge
     /// a message, on the same method.
     fn matches(&self, outcome: &Outcome) -> bool {
-        probe_matches(self, outcome)
+        let judges_a_message = !matches!(self.oracle, Oracle::Crash | Oracle::Hang | Oracle::StderrPanic);
+        outcome.trips.iter().any(|t| {
+            t.oracle == self.oracle
+                && (!judges_a_message || t.method == self.method)
+                && (self.frame.is_empty() || top_frame(&outcome.stderr) == self.frame)
+        })
     }
-}
-
-fn probe_matches(target: &Target, outcome: &Outcome) -> bool {
-    let judges_a_message = !matches!(target.oracle, Oracle::Crash | Oracle::Hang | Oracle::StderrPanic);
-    outcome.trips.iter().any(|t| {
-        t.oracle == target.oracle
-            && (!judges_a_message || t.method == target.method)
-            && (target.frame.is_empty() || top_frame(&outcome.stderr) == target.frame)
-    })
 }
 
 struct SameFailure<'a> {

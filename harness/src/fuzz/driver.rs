@@ -370,10 +370,13 @@ impl Driver {
                 }
             }
         };
+        // What it wrote while dying, to the end of its stderr; or, hung, what it wrote before
+        // it is stopped (not what stopping it makes it say).
+        outcome.stderr = match status {
+            Some(_) => child.take_stderr_to_end(Duration::from_millis(500)).await,
+            None => child.take_stderr(),
+        };
         outcome.trips.push(trip);
-        // Whatever it wrote while dying or hanging; read after the end so it is all there.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        outcome.stderr = child.take_stderr();
         child.terminate().await;
         outcome.elapsed = start.elapsed();
         outcome

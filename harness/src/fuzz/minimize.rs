@@ -140,6 +140,14 @@ impl<'p, P: Probe> Shrinker<'p, P> {
         self.attempt(writes).await
     }
 
+    /// `value` as write `index` (a value that cannot be encoded is never run).
+    async fn attempt_value(&mut self, index: usize, doc: &JsonLine, value: &Value) -> bool {
+        match doc.encode(value) {
+            Some(write) => self.attempt_write(index, write).await,
+            None => false,
+        }
+    }
+
     /// The smallest `k` in `0..=hi` for which `candidate(k)` (written as write `index`) still
     /// fails, by binary search, assuming `candidate(hi)` is the current write. The best is
     /// `candidate(k)` afterwards.
@@ -233,10 +241,7 @@ impl<'p, P: Probe> Shrinker<'p, P> {
                 if let Some(node) = node_mut(&mut value, &path) {
                     remove_range(node, start, end);
                 }
-                let kept = match doc.encode(&value) {
-                    Some(write) => self.attempt_write(index, write).await,
-                    None => false,
-                };
+                let kept = self.attempt_value(index, doc, &value).await;
                 if self.exhausted {
                     return;
                 }
@@ -263,10 +268,7 @@ impl<'p, P: Probe> Shrinker<'p, P> {
                 if let Some(node) = node_mut(&mut value, &path) {
                     *node = take_child(node, child);
                 }
-                let kept = match doc.encode(&value) {
-                    Some(write) => self.attempt_write(index, write).await,
-                    None => false,
-                };
+                let kept = self.attempt_value(index, doc, &value).await;
                 if self.exhausted {
                     return;
                 }

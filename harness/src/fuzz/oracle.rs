@@ -368,11 +368,6 @@ impl Watch {
         }
         methods
     }
-
-    /// Whether `id` appeared in anything sent.
-    pub fn permits(&self, id: &Value) -> bool {
-        self.permitted.contains_key(&id_key(id))
-    }
 }
 
 fn is_drivers(id: &RequestId) -> bool {

@@ -113,7 +113,7 @@ fn finding_entry(
     };
     ScenarioReport {
         id: format!("fuzz/{}", finding.id),
-        name: format!("{} on {}{frame}", oracle_name(finding), finding.signature.method),
+        name: format!("{} on {}{frame}", finding.signature.oracle.name(), finding.signature.method),
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
         era: era_name(revision),
@@ -137,10 +137,6 @@ fn finding_entry(
     }
 }
 
-fn oracle_name(finding: &Finding) -> &'static str {
-    finding.signature.oracle.name()
-}
-
 /// The console lines of a campaign: one per finding, then the totals.
 pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
     let mut out = String::new();
@@ -149,7 +145,7 @@ pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
         out.push_str(&format!(
             "FINDING {}  {} on {}: {}\n  rule {} ({}), hit {} time(s), reproducer {} bytes{}\n",
             f.id,
-            oracle_name(f),
+            f.signature.oracle.name(),
             f.signature.method,
             f.detail,
             rule.id,

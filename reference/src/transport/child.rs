@@ -158,6 +158,8 @@ pub struct ChildTransport {
     frames: mpsc::Receiver<Frame>,
     stderr: Arc<Mutex<StderrTail>>,
     readers: Vec<JoinHandle<()>>,
+    /// Which of `readers` reads stderr, until [`Self::take_stderr_to_end`] has waited for it.
+    stderr_reader: Option<usize>,
     exit: Option<ExitStatus>,
     options: ChildOptions,
     command: String,
@@ -189,10 +191,23 @@ impl ChildTransport {
         if let Some(out) = child.stdout.take() {
             readers.push(tokio::spawn(read_frames(out, options.max_message_bytes, tx)));
         }
+        let mut stderr_reader = None;
         if let Some(err) = child.stderr.take() {
+            stderr_reader = Some(readers.len());
             readers.push(tokio::spawn(read_stderr(err, stderr.clone())));
         }
-        Ok(ChildTransport { child, pgid, stdin, frames, stderr, readers, exit: None, options, command })
+        Ok(ChildTransport {
+            child,
+            pgid,
+            stdin,
+            frames,
+            stderr,
+            readers,
+            stderr_reader,
+            exit: None,
+            options,
+            command,
+        })
     }
 
     /// The command line, for reports.
@@ -296,6 +311,15 @@ impl ChildTransport {
                 text
             })
             .unwrap_or_default()
+    }
+
+    /// [`Self::take_stderr`] once stderr has reached its end (the child exited: what it wrote
+    /// while dying is all there), waiting at most `within` (a grandchild may hold it open).
+    pub async fn take_stderr_to_end(&mut self, within: Duration) -> String {
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(within, &mut self.readers[reader]).await;
+        }
+        self.take_stderr()
     }
 
     /// Ends the child as the spec says: close stdin, wait, SIGTERM, wait, SIGKILL. Whatever
