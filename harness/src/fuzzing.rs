@@ -66,18 +66,23 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         progress: std::io::stderr().is_terminal(),
         max_findings: args.max_findings,
     };
-    // Ctrl-C stops the campaign after the windows in flight; what was found is written. A
-    // second Ctrl-C quits at once.
+    // Ctrl-C (or SIGTERM, SIGHUP) stops the campaign after the windows in flight; what was
+    // found is written. A second signal quits at once.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
+    let stopped_by = Arc::new(std::sync::OnceLock::new());
+    let by = stopped_by.clone();
+    let first = crate::signals::stopped();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            flag.store(true, Ordering::Relaxed);
-            eprintln!("\nmcpspec fuzz: stopping (Ctrl-C again quits at once); writing what was found");
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
-        }
+        let signal = first.await;
+        let _ = by.set(signal);
+        flag.store(true, Ordering::Relaxed);
+        eprintln!(
+            "\nmcpspec fuzz: stopped by {} (a second signal quits at once); writing what was found",
+            signal.name()
+        );
+        let again = crate::signals::stopped().await;
+        std::process::exit(again.exit_code().into());
     });
     let result = match campaign::run(config, stop.clone()).await {
         Ok(r) => r,
@@ -98,8 +103,8 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
             }
         }
     }
-    if stop.load(Ordering::Relaxed) {
-        return 130;
+    if let Some(signal) = stopped_by.get() {
+        return signal.exit_code();
     }
     report.exit_code()
 }

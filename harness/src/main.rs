@@ -3,6 +3,7 @@
 mod fuzzing;
 mod runner;
 mod scenario;
+mod signals;
 mod steps;
 mod steps_client;
 mod validate;
@@ -333,8 +334,9 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        if matches!(cli.command, Command::Fuzz(_)) {
-            // The campaign handles Ctrl-C itself: it stops and writes what it found.
+        if matches!(cli.command, Command::Fuzz(_) | Command::Server(_) | Command::Client(_)) {
+            // These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process
+            // they started and write the reports of what ran.
             return run(cli).await;
         }
         tokio::select! {
@@ -645,6 +647,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
     };
     let display = target.display();
+    let results = Arc::new(mcpspec::report::Results::new());
     let config = runner::SuiteConfig {
         target,
         revisions: args.revisions.clone(),
@@ -655,16 +658,35 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         scenarios: args.scenarios.clone(),
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
+        results: results.clone(),
     };
-    let suite = match role {
-        Role::Server => runner::run_server_suite(config).await,
-        Role::Client => runner::run_client_suite(config).await,
+    let stopped = signals::stopped();
+    let suite = async {
+        match role {
+            Role::Server => runner::run_server_suite(config).await,
+            Role::Client => runner::run_client_suite(config).await,
+        }
     };
+    // A stopped run drops the suite: every session it holds ends its process group on drop.
+    let (suite, stop) = tokio::select! {
+        suite = suite => (Some(suite), None),
+        stop = stopped => (None, Some(stop)),
+    };
+    if let Some(stop) = stop {
+        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
+    }
     if let Some(process) = served {
         let end = process.stop().await;
         eprintln!("mcpspec: the server process {}", end.describe());
     }
-    let run = suite.map_err(|e| UsageError(format!("{e:#}")))?;
+    let run = match suite {
+        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
+        None => runner::SuiteRun {
+            scenarios: results.take(),
+            revisions: args.revisions.clone(),
+            not_tested: None,
+        },
+    };
     let mut report = Report::new(
         role.name(),
         display,
@@ -673,6 +695,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         started.elapsed().as_millis() as u64,
     );
     report.not_tested = run.not_tested;
+    report.interrupted = stop.map(|s| s.name());
     if let Some(dir) = &args.report_dir {
         let path = report
             .write_json(dir)
@@ -683,7 +706,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         println!("not tested: {why}");
     }
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
-    Ok(report.exit_code())
+    Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))
 }
 
 /// `mcpspec reference server --transport http|sse`: serves until interrupted.

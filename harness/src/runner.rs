@@ -14,7 +14,7 @@ use futures::FutureExt as _;
 use include_dir::{include_dir, Dir};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
-use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::report::{Results, ScenarioReport};
 use mcpspec::session::ServerSession;
 use mcpspec::session::{StartError, Target};
 use mcpspec::verdict::Check;
@@ -42,7 +42,7 @@ pub struct SuiteContext {
     pub sweep: SweepOptions,
     /// Sessions between scenarios (server suite).
     pub pool: SessionPool,
-    results: Mutex<Vec<ScenarioReport>>,
+    results: Arc<Results>,
     /// Rules the server broke after a scenario had ended, on its shared session, charged to
     /// that scenario at the end of the run: its id, revision and the checks.
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
@@ -62,7 +62,7 @@ impl SuiteContext {
             // As many idle sessions as scenarios run at once: enough for each runner of
             // scenarios to find one, few enough to bound the processes alive.
             pool: SessionPool::new(!config.isolate, config.jobs),
-            results: Mutex::new(Vec::new()),
+            results: config.results.clone(),
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
         })
@@ -91,18 +91,10 @@ impl SuiteContext {
         let retiring = std::mem::take(&mut *self.retiring.lock().expect("retiring lock"));
         futures::future::join_all(retiring).await;
         let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
-        let mut results = self.results.lock().expect("results lock");
+        let note = "the server broke a rule after this scenario ended, on the process it left running";
         for (id, revision, tail) in late {
-            let revision = revision.to_string();
-            let Some(report) = results.iter_mut().find(|r| r.id == id && r.revision == revision) else {
-                continue;
-            };
             // The tail holds only checks worse than passed (`SharedSession::retire`).
-            report.verdict = tail.iter().map(|c| c.verdict).fold(report.verdict, Verdict::max);
-            report.checks.extend(tail);
-            let note = "the server broke a rule after this scenario ended, on the process it left running";
-            report.reason.get_or_insert_with(|| note.to_owned());
-            println!("{}", console_entry(report));
+            self.results.amend(&id, revision.as_str(), tail, note);
         }
     }
 }
@@ -122,6 +114,8 @@ pub struct SuiteConfig {
     pub sweep: SweepOptions,
     /// Run every scenario in a process of its own (`--isolate`), never on a shared session.
     pub isolate: bool,
+    /// Where finished scenarios go: the caller keeps them if the run is stopped half-way.
+    pub results: Arc<Results>,
 }
 
 /// A feature file: its path under `scenarios/` and its text.
@@ -393,8 +387,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
     run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
     ctx.close_pool().await;
-    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok(SuiteRun { scenarios, revisions, not_tested })
+    Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested })
 }
 
 /// Runs the client suite: every scenario at every revision asked for (default: every legacy
@@ -420,8 +413,7 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         .collect();
     let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
-    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok(SuiteRun { scenarios, revisions, not_tested: None })
+    Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested: None })
 }
 
 /// What a suite run yields: a report per scenario and revision, the revisions tried, and why
@@ -469,12 +461,9 @@ fn plan(
                     Some(skip) => skip.counter_offered && s.tags.iter().any(|t| t == NEGOTIATION_TAG),
                 });
             if let Some(Skip { verdict, why, .. }) = skip {
-                let mut results = ctx.results.lock().expect("results lock");
                 for s in &unrun_here {
-                    let report =
-                        unrun(feature, s, *revision, *verdict, why, (order, s.position.line, rev_index));
-                    println!("{}", console_entry(&report));
-                    results.push(report);
+                    let order = (order, s.position.line, rev_index);
+                    ctx.results.push(unrun(feature, s, *revision, *verdict, why, order));
                 }
             }
             if scenarios.is_empty() {
@@ -562,9 +551,7 @@ async fn run_cucumber<W: RoleWorld>(
         .after(move |feature, _rule, scenario, finished, world| {
             let ctx = after_ctx.clone();
             async move {
-                let report = finish(feature, scenario, finished, world).await;
-                println!("{}", console_entry(&report));
-                ctx.results.lock().expect("results lock").push(report);
+                ctx.results.push(finish(feature, scenario, finished, world).await);
             }
             .boxed_local()
         })

@@ -6,6 +6,7 @@ use crate::verdict::{Check, Level, Verdict};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Exit codes of `mcpspec server` (and every certifying command).
 pub mod exit {
@@ -128,6 +129,10 @@ pub struct Report {
     /// Why no revision could be tested, when none could: the run then has no verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_tested: Option<String>,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`): the report holds the
+    /// scenarios that finished before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<&'static str>,
 }
 
 impl Report {
@@ -152,6 +157,7 @@ impl Report {
             scenarios,
             duration_ms,
             not_tested: None,
+            interrupted: None,
         }
     }
 
@@ -177,6 +183,43 @@ impl Report {
         text.push('\n');
         std::fs::write(&path, text)?;
         Ok(path)
+    }
+}
+
+/// The scenario reports of a run as they finish: each is shown on the console as it comes and
+/// kept, so that a run stopped half-way still reports what ran.
+#[derive(Default)]
+pub struct Results {
+    reports: Mutex<Vec<ScenarioReport>>,
+}
+
+impl Results {
+    pub fn new() -> Results {
+        Results::default()
+    }
+
+    /// A scenario finished (or was reported without running).
+    pub fn push(&self, report: ScenarioReport) {
+        println!("{}", console_entry(&report));
+        self.reports.lock().expect("results lock").push(report);
+    }
+
+    /// Adds checks found after the scenario `id` at `revision` had been reported (what a server
+    /// wrote on the process the scenario left running); shows the scenario again.
+    pub fn amend(&self, id: &str, revision: &str, late: Vec<Check>, note: &str) {
+        let mut reports = self.reports.lock().expect("results lock");
+        let Some(report) = reports.iter_mut().find(|r| r.id == id && r.revision == revision) else {
+            return;
+        };
+        report.verdict = late.iter().map(|c| c.verdict).fold(report.verdict, Verdict::max);
+        report.checks.extend(late);
+        report.reason.get_or_insert_with(|| note.to_owned());
+        println!("{}", console_entry(report));
+    }
+
+    /// Every report so far; the results are empty afterwards.
+    pub fn take(&self) -> Vec<ScenarioReport> {
+        std::mem::take(&mut *self.reports.lock().expect("results lock"))
     }
 }
 
