@@ -11,7 +11,7 @@ mod validate;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use mcpspec::http_target::Detection;
-use mcpspec::report::{exit, Report};
+use mcpspec::report::{exit, Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::Target;
 use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
@@ -128,6 +128,23 @@ struct CertifyArgs {
     /// server behind auth. Values are never written to reports.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// Known failures: a YAML file of `server:` and `client:` lists of scenario ids (or
+    /// `scenario:check-id`), the official conformance suite's format; an entry may also be a
+    /// mapping with `id`, `revision`, `transport`, `clause` and `reason`. A listed failure passes
+    /// as expected; an unlisted one fails; a listed one that no longer fails fails as stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// SHOULD failures fail the run (exit 1) and the certification, as MUST failures do.
+    #[arg(long)]
+    strict: bool,
+    /// Run only the scenarios whose id matches GLOB (repeatable), e.g. 'lifecycle/*' or
+    /// 'sweep/tools' (every example of an outline). `mcpspec list` lists the ids.
+    #[arg(long = "scenario", value_name = "GLOB")]
+    scenario: Vec<String>,
+    /// Run only the scenarios carrying TAG, on them or their feature (repeatable), e.g.
+    /// `negotiation`, `SHOULD`, `transport:http`.
+    #[arg(long = "tag", value_name = "TAG")]
+    tag: Vec<String>,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -546,6 +563,15 @@ const SERVER_JOBS: usize = 32;
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
+    // Secrets (credential-like environment variables, --header values) never reach a report.
+    mcpspec::redact::init(args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)));
+    let baseline = match &args.expected_failures {
+        Some(path) => Some(mcpspec::baseline::Baseline::load(path).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+    let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
+    let filter = runner::Filter::new(selection.clone()).map_err(UsageError)?;
     let http = match (role, args.transport, &args.url) {
         (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
             return Err(UsageError("--url needs --transport http or sse".into()).into())
@@ -647,6 +673,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
     };
     let display = target.display();
+    let transport = target.transport();
     let results = Arc::new(mcpspec::report::Results::new());
     let config = runner::SuiteConfig {
         target,
@@ -659,6 +686,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
         results: results.clone(),
+        selection: filter,
     };
     let stopped = signals::stopped();
     let suite = async {
@@ -687,24 +715,36 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             not_tested: None,
         },
     };
-    let mut report = Report::new(
-        role.name(),
-        display,
-        run.revisions.iter().map(|r| r.to_string()).collect(),
-        run.scenarios,
-        started.elapsed().as_millis() as u64,
-    );
-    report.not_tested = run.not_tested;
-    report.interrupted = stop.map(|s| s.name());
+    let source = match &args.scenarios {
+        Some(dir) => dir.display().to_string(),
+        None => "built-in".to_owned(),
+    };
+    let info = RunInfo {
+        role: role.name(),
+        command: display,
+        transport,
+        started_at,
+        duration_ms: started.elapsed().as_millis() as u64,
+        revisions: run.revisions.iter().map(|r| r.to_string()).collect(),
+        scenario_set: Some(ScenarioSet { source, scenarios: results.planned_count(), selection }),
+        not_tested: run.not_tested,
+        interrupted: stop.map(|s| s.name()),
+    };
+    let mut report =
+        Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    report.redact(mcpspec::redact::run());
     if let Some(dir) = &args.report_dir {
-        let path = report
-            .write_json(dir)
-            .with_context(|| format!("cannot write the report to {}", dir.display()))?;
-        eprintln!("mcpspec: report written to {}", path.display());
+        let written = report
+            .write_all(dir)
+            .with_context(|| format!("cannot write the reports to {}", dir.display()))?;
+        let names: Vec<String> =
+            written.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        eprintln!("mcpspec: reports written to {}: {}", dir.display(), names.join(", "));
     }
     if let Some(why) = &report.not_tested {
         println!("not tested: {why}");
     }
+    print!("{}", mcpspec::report::console_footer(&report));
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))
 }

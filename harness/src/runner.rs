@@ -43,6 +43,7 @@ pub struct SuiteContext {
     /// Sessions between scenarios (server suite).
     pub pool: SessionPool,
     results: Arc<Results>,
+    selection: Filter,
     /// Rules the server broke after a scenario had ended, on its shared session, charged to
     /// that scenario at the end of the run: its id, revision and the checks.
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
@@ -63,6 +64,7 @@ impl SuiteContext {
             // scenarios to find one, few enough to bound the processes alive.
             pool: SessionPool::new(!config.isolate, config.jobs),
             results: config.results.clone(),
+            selection: config.selection.clone(),
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
         })
@@ -116,6 +118,42 @@ pub struct SuiteConfig {
     pub isolate: bool,
     /// Where finished scenarios go: the caller keeps them if the run is stopped half-way.
     pub results: Arc<Results>,
+    /// The part of the suite to run (`--scenario`, `--tag`).
+    pub selection: Filter,
+}
+
+/// `--scenario GLOB` and `--tag TAG`, ready to match: a scenario runs when its id (or the id
+/// of its outline, without `[values]`) matches one of the globs, and it or its feature carries
+/// one of the tags; an empty list does not narrow.
+#[derive(Clone)]
+pub struct Filter {
+    pub asked: mcpspec::report::Selection,
+    globs: globset::GlobSet,
+}
+
+impl Filter {
+    pub fn new(asked: mcpspec::report::Selection) -> Result<Filter, String> {
+        let mut globs = globset::GlobSetBuilder::new();
+        for g in &asked.scenario {
+            globs.add(globset::Glob::new(g).map_err(|e| format!("--scenario {g:?}: {e}"))?);
+        }
+        let globs = globs.build().map_err(|e| format!("--scenario: {e}"))?;
+        Ok(Filter { asked, globs })
+    }
+
+    fn selects(&self, feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> bool {
+        let by_id = self.asked.scenario.is_empty()
+            || meta_of(scenario).is_ok_and(|m| {
+                let outline = m.id.split_once('[').map_or(m.id.as_str(), |(base, _)| base);
+                self.globs.is_match(&m.id) || self.globs.is_match(outline)
+            });
+        let by_tag =
+            self.asked.tag.is_empty()
+                || feature.tags.iter().chain(&scenario.tags).any(|t| {
+                    self.asked.tag.iter().any(|asked| asked.strip_prefix('@').unwrap_or(asked) == t)
+                });
+        by_id && by_tag
+    }
 }
 
 /// A feature file: its path under `scenarios/` and its text.
@@ -155,6 +193,19 @@ fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
         anyhow::bail!("no .feature files for the {role} suite were found");
     }
     Ok(out)
+}
+
+/// Fails when the selection leaves no scenario of the suite.
+fn check_selection(features: &[gherkin::Feature], selection: &Filter, role: &str) -> anyhow::Result<()> {
+    if features.iter().any(|f| f.scenarios.iter().any(|s| selection.selects(f, s))) {
+        return Ok(());
+    }
+    let asked = &selection.asked;
+    anyhow::bail!(
+        "no {role} scenario matches --scenario {:?} --tag {:?} (`mcpspec list --role {role}` lists them)",
+        asked.scenario,
+        asked.tag
+    )
 }
 
 /// Parses the feature files, expanding outlines.
@@ -325,6 +376,7 @@ fn transport_carries(transport: &str, revision: Revision) -> Option<&'static str
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
 pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let mut features = parse(&sources("server", config.scenarios.as_deref())?)?;
+    check_selection(&features, &config.selection, "server")?;
     if !config.sweep.enabled {
         features.retain(|f| !f.tags.iter().any(|t| t == SWEEP_TAG));
     }
@@ -394,6 +446,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
 /// revision), each with a fresh run of the client command.
 pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let features = parse(&sources("client", config.scenarios.as_deref())?)?;
+    check_selection(&features, &config.selection, "client")?;
     let ctx = SuiteContext::of(&config);
     // Every released revision by default; the draft only when named (it shares 2026-07-28's
     // wire string, so a client cannot tell them apart).
@@ -455,15 +508,17 @@ fn plan(
                 .scenarios
                 .iter()
                 .filter(|s| applies(feature, s, *revision) && on_transport(feature, s, transport))
+                .filter(|s| ctx.selection.selects(feature, s))
                 .cloned()
                 .partition(|s| match skip {
                     None => to_run.contains(revision),
                     Some(skip) => skip.counter_offered && s.tags.iter().any(|t| t == NEGOTIATION_TAG),
                 });
+            ctx.results.planned(scenarios.len() + if skip.is_some() { unrun_here.len() } else { 0 });
             if let Some(Skip { verdict, why, .. }) = skip {
                 for s in &unrun_here {
                     let order = (order, s.position.line, rev_index);
-                    ctx.results.push(unrun(feature, s, *revision, *verdict, why, order));
+                    ctx.results.push(unrun(feature, s, (*revision, transport), *verdict, why, order));
                 }
             }
             if scenarios.is_empty() {
@@ -551,7 +606,8 @@ async fn run_cucumber<W: RoleWorld>(
         .after(move |feature, _rule, scenario, finished, world| {
             let ctx = after_ctx.clone();
             async move {
-                ctx.results.push(finish(feature, scenario, finished, world).await);
+                let transport = ctx.target.transport();
+                ctx.results.push(finish(feature, scenario, finished, world, transport).await);
             }
             .boxed_local()
         })
@@ -574,6 +630,18 @@ fn feature_order(feature: &gherkin::Feature) -> (usize, usize) {
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
+/// The tags of a scenario and its feature as a report lists them: without `@`, without the
+/// runner's own, each once.
+fn tags_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in feature.tags.iter().chain(&scenario.tags) {
+        if !t.starts_with(REVISION_TAG) && !t.starts_with(ORDER_TAG) && !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
+    tags
+}
+
 fn feature_file(feature: &gherkin::Feature) -> String {
     feature.path.as_ref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
 }
@@ -582,7 +650,7 @@ fn feature_file(feature: &gherkin::Feature) -> String {
 fn unrun(
     feature: &gherkin::Feature,
     scenario: &gherkin::Scenario,
-    revision: Revision,
+    (revision, transport): (Revision, &'static str),
     verdict: Verdict,
     why: &str,
     order: (usize, usize, usize),
@@ -594,11 +662,14 @@ fn unrun(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        transport,
         era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
+        tags: tags_of(feature, scenario),
         verdict,
         reason: Some(why.to_owned()),
+        baseline: None,
         checks: Vec::new(),
         duration_ms: 0,
         shutdown: None,
@@ -616,6 +687,7 @@ async fn finish<W: RoleWorld>(
     scenario: &gherkin::Scenario,
     finished: &event::ScenarioFinished,
     world: Option<&mut W>,
+    transport: &'static str,
 ) -> ScenarioReport {
     let revision = feature_revision(feature);
     let (feature_index, rev_index) = feature_order(feature);
@@ -624,7 +696,7 @@ async fn finish<W: RoleWorld>(
         return unrun(
             feature,
             scenario,
-            revision,
+            (revision, transport),
             Verdict::Error,
             "the scenario could not start (no world)",
             order,
@@ -664,11 +736,14 @@ async fn finish<W: RoleWorld>(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        transport,
         era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
+        tags: tags_of(feature, scenario),
         verdict,
         reason,
+        baseline: None,
         checks,
         duration_ms: started.elapsed().as_millis() as u64,
         shutdown,

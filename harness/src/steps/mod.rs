@@ -129,6 +129,8 @@ impl crate::runner::RoleWorld for ServerWorld {
                     "the scenario sent the id {id}, which an earlier scenario on the same shared process \
                      had used; run it with --isolate"
                 ),
+                message: None,
+                baselined: false,
             });
         }
         if let Some((key, history)) = self.share.take() {

@@ -32,7 +32,10 @@ fn report_json_shape() {
     let report = run.report.clone().unwrap();
     insta::assert_json_snapshot!(report, {
         ".duration_ms" => "[ms]",
+        ".started_at" => "[time]",
+        ".scenario_set.source" => "[dir]",
         ".command" => "[command]",
+        ".scenarios[].transcript[].at_ms" => "[ms]",
         ".mcpspec.version" => "[version]",
         ".scenarios[].duration_ms" => "[ms]",
     });
