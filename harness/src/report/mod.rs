@@ -583,11 +583,12 @@ pub fn console_entry(s: &ScenarioReport) -> String {
     {
         let _ = write!(
             out,
-            "\n        {} {} {}  ({})\n          expected: {}\n          actual:   {}",
+            "\n        {} {} {}  ({}){}\n          expected: {}\n          actual:   {}",
             if c.verdict == Verdict::Failed { "✗" } else { "!" },
             c.level,
             c.id,
             c.spec,
+            if c.baselined { " [in the baseline]" } else { "" },
             shorten(&c.expected),
             shorten(&c.actual),
         );
@@ -603,3 +604,6 @@ fn shorten(text: &str) -> String {
         None => text.to_owned(),
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;
