@@ -42,7 +42,7 @@ impl std::str::FromStr for Level {
 /// The verdict of a check or a scenario. Ordered by severity, so the verdict of a group is its
 /// maximum (with [`Verdict::Skipped`] below [`Verdict::Passed`]: one pass outweighs skips).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Not run: not applicable, or the implementation does not offer the feature.
     Skipped,

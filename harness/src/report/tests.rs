@@ -210,3 +210,29 @@ fn a_report_is_replaced_whole() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert_eq!(json["summary"]["failed"], 2);
 }
+
+/// `harness/report.schema.json`, compiled.
+pub(crate) fn report_schema() -> jsonschema::Validator {
+    let text = include_str!("../../report.schema.json");
+    let schema: serde_json::Value = serde_json::from_str(text).expect("the report schema is JSON");
+    jsonschema::validator_for(&schema).expect("the report schema compiles")
+}
+
+#[test]
+fn report_json_matches_its_schema() {
+    let schema = report_schema();
+    let mut stopped = info(&["2025-06-18"]);
+    stopped.interrupted = Some("SIGHUP");
+    stopped.not_tested = Some("no revision could be tested".to_owned());
+    let reports = [every_verdict(), Report::new(stopped, vec![], &Policy::default())];
+    for report in reports {
+        let value = serde_json::to_value(&report).unwrap();
+        let errors: Vec<String> = schema.iter_errors(&value).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+    // The schema can fail: a verdict it does not know, a check without its clause.
+    let mut value = serde_json::to_value(every_verdict()).unwrap();
+    value["scenarios"][0]["verdict"] = "maybe".into();
+    value["scenarios"][1]["checks"][0]["spec"] = "somewhere".into();
+    assert_eq!(schema.iter_errors(&value).count(), 2);
+}
