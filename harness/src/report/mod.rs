@@ -7,6 +7,8 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
+pub mod html;
+
 /// Exit codes of `mcpspec server` (and every certifying command).
 pub mod exit {
     /// No MUST was broken.
