@@ -189,14 +189,15 @@ fn header(report: &Value) -> String {
         if let Some(n) = set.get("scenarios").and_then(Value::as_u64) {
             let _ = write!(text, ", {n} scenarios");
         }
+        let mut selection = Vec::new();
         for (key, flag) in [("scenario", "--scenario"), ("tag", "--tag")] {
-            for v in
-                set.get("selection").and_then(|s| s.get(key)).and_then(Value::as_array).into_iter().flatten()
-            {
-                if let Some(v) = v.as_str() {
-                    let _ = write!(text, " {flag} {v}");
-                }
+            let values = set.get("selection").and_then(|s| s.get(key)).and_then(Value::as_array);
+            for v in values.into_iter().flatten().filter_map(Value::as_str) {
+                selection.push(format!("{flag} {v}"));
             }
+        }
+        if !selection.is_empty() {
+            let _ = write!(text, ", selected by {}", selection.join(" "));
         }
         fact("scenario set", escape(&text));
     }
@@ -326,6 +327,19 @@ mod tests {
         assert!(!SCRIPT.to_ascii_lowercase().contains("</script"));
         assert!(!SCRIPT.contains("<!--"));
         assert!(!STYLE.to_ascii_lowercase().contains("</style"));
+    }
+
+    #[test]
+    fn the_page_asks_the_network_for_nothing() {
+        for part in [PAGE, STYLE, SCRIPT] {
+            for needle in
+                ["http://", "https://", "url(", "@import", "@font-face", "fetch(", "XMLHttpRequest", " src="]
+            {
+                assert!(!part.contains(needle), "{needle}");
+            }
+        }
+        // And should a report's text ever be taken for markup, the browser refuses to load it.
+        assert!(PAGE.contains("content=\"default-src 'none';"));
     }
 
     #[test]

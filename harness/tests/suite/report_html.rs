@@ -148,6 +148,7 @@ fn load(page: &str, hash: &str) -> Result<Dom, String> {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-dev-shm-usage",
             "--disable-quic",
             "--no-first-run",
             "--disable-background-networking",
@@ -331,6 +332,31 @@ fn report_html_in_chromium() {
     assert!(detail.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_eq!(dom.0.to_ascii_lowercase().matches("<script").count(), 3, "no script was added");
 
+    // What a reader does, by a script of the test's after the page's own: a click on a cell
+    // opens its scenario, unticking "passed" filters; both are written to the hash, so the view
+    // can be linked.
+    let driven = good.replacen(
+        "</body>",
+        "<script>\
+           document.querySelector('#matrix tbody tr:nth-child(2) td button').click();\
+           var box = document.querySelector('#filters input[value=passed]');\
+           box.checked = false;\
+           box.dispatchEvent(new Event('change'));\
+           document.documentElement.setAttribute('data-hash', location.hash);\
+         </script></body>",
+        1,
+    );
+    let dom = load(&driven, "").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        dom.0.contains(
+            r##"data-hash="#verdict=failed,error,warning,expected_failure,skipped,stale&amp;open=2""##
+        ),
+        "{}",
+        &dom.0[..dom.0.find('>').unwrap()]
+    );
+    assert!(dom.0.contains("ping/after-initialize @ 2025-06-18 (http)"));
+    assert_eq!(dom.visible(), ["ping/after-initialize", "tools/list-paginated", "resources/subscribe"]);
+
     // A long transcript is drawn a chunk at a time.
     let mut long = fixture();
     let entries: Vec<Value> = (0..5000)
@@ -342,6 +368,19 @@ fn report_html_in_chromium() {
     assert_eq!(dom.0.matches("<li id=\"m").count(), 200, "the first chunk only");
     assert!(dom.0.contains("4800 more entries"));
     eprintln!("a 5000-entry transcript opened in {:?}", opened.elapsed());
+    // A check's link to a message beyond the first chunk draws up to it and goes there.
+    long["scenarios"][2]["checks"][2]["message"] = json!(4000);
+    let driven = render(&long).replacen(
+        "</body>",
+        "<script>\
+           var links = document.querySelectorAll('.checks button.link');\
+           links[links.length - 1].click();\
+         </script></body>",
+        1,
+    );
+    let dom = load(&driven, "#open=2").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dom.0.matches("<li id=\"m").count(), 4001, "drawn up to the message");
+    assert!(dom.0.contains(r#"<li id="m4000" tabindex="-1" class="out flag focus">"#), "flagged and focused");
 
     eprintln!("report_html_in_chromium: {:?}", started.elapsed());
 }

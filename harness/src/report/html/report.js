@@ -100,13 +100,17 @@
     state.open = open !== null && /^\d+$/.test(open) && +open < scenarios.length ? +open : null;
   }
   function writeHash() {
-    var p = new URLSearchParams();
-    if (state.verdict) p.set('verdict', state.verdict.join(','));
-    if (state.q) p.set('q', state.q);
-    if (state.level) p.set('level', state.level);
-    if (state.tag) p.set('tag', state.tag);
-    if (state.open !== null) p.set('open', String(state.open));
-    var hash = p.toString();
+    var parts = [];
+    function put(key, value) {
+      // Commas and slashes stay as they are, so a link reads as it was typed.
+      parts.push(key + '=' + encodeURIComponent(value).replace(/%2C/g, ',').replace(/%2F/g, '/'));
+    }
+    if (state.verdict) put('verdict', state.verdict.join(','));
+    if (state.q) put('q', state.q);
+    if (state.level) put('level', state.level);
+    if (state.tag) put('tag', state.tag);
+    if (state.open !== null) put('open', String(state.open));
+    var hash = parts.join('&');
     lastHash = hash;
     var url = location.href.split('#')[0] + (hash ? '#' + hash : '');
     try {
