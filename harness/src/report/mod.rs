@@ -15,6 +15,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
 
+pub mod html;
+
 /// Exit codes of `mcpspec server` (and every certifying command).
 pub mod exit {
     /// No MUST was broken.
