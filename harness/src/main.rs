@@ -1,6 +1,7 @@
 //! The `mcpspec` command line.
 
 mod fuzzing;
+mod listing;
 mod runner;
 mod scenario;
 mod signals;
@@ -68,6 +69,8 @@ enum Command {
     Replay(ReplayArgs),
     /// Validate JSON Lines (one message per line) against a revision's schema.
     Validate(ValidateArgs),
+    /// List every scenario and wire rule: level, revisions, transports, tags and clause.
+    List(ListArgs),
     /// Run mcpspec's reference implementation.
     Reference {
         #[command(subcommand)]
@@ -145,6 +148,12 @@ struct CertifyArgs {
     /// `negotiation`, `SHOULD`, `transport:http`.
     #[arg(long = "tag", value_name = "TAG")]
     tag: Vec<String>,
+    /// Show only the certification and the summary (no line per scenario, no progress bar).
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also show every message of every session as it crosses the wire (a live wire log).
+    #[arg(short, long)]
+    verbose: bool,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -220,6 +229,34 @@ struct ReplayArgs {
     /// The implementation's command line (default: the reference server).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// Only this role's scenarios (default: both).
+    #[arg(long, value_enum)]
+    role: Option<ListRole>,
+    /// Only scenarios that run at this revision (repeatable).
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    revisions: Vec<Revision>,
+    /// `table` for people, `json` for tools.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    format: ListFormat,
+    /// Read the .feature files from DIR instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListRole {
+    Server,
+    Client,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ListFormat {
+    Table,
+    Json,
 }
 
 #[derive(Args)]
@@ -417,6 +454,24 @@ async fn run(cli: Cli) -> u8 {
             }
         }
         Command::Validate(args) => validate_file(args),
+        Command::List(args) => {
+            let roles: &[&'static str] = match args.role {
+                Some(ListRole::Server) => &["server"],
+                Some(ListRole::Client) => &["client"],
+                None => &["server", "client"],
+            };
+            let json = args.format == ListFormat::Json;
+            match listing::list(roles, &args.revisions, args.scenarios.as_deref(), json) {
+                Ok(text) => {
+                    print!("{text}");
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("mcpspec list: {e:#}");
+                    exit::USAGE
+                }
+            }
+        }
         Command::Fuzz(args) => fuzzing::fuzz(args).await,
         Command::Replay(args) => fuzzing::replay(args).await,
         Command::Reference {
@@ -564,6 +619,11 @@ const SERVER_JOBS: usize = 32;
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
     let started_at = std::time::SystemTime::now();
+    mcpspec::report::console::init(match (args.quiet, args.verbose) {
+        (true, _) => mcpspec::report::console::Mode::Quiet,
+        (_, true) => mcpspec::report::console::Mode::Verbose,
+        _ => mcpspec::report::console::Mode::Normal,
+    });
     // Secrets (credential-like environment variables, --header values) never reach a report.
     mcpspec::redact::init(args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)));
     let baseline = match &args.expected_failures {
@@ -700,6 +760,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         suite = suite => (Some(suite), None),
         stop = stopped => (None, Some(stop)),
     };
+    mcpspec::report::console::get().finish();
     if let Some(stop) = stop {
         eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
     }

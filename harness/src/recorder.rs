@@ -70,6 +70,8 @@ pub struct WireRecorder {
     began: Instant,
     /// The transcript entry of the message (or HTTP event) being judged, while it fits the log.
     current: Option<usize>,
+    /// Who the session is for, in the live wire log (`--verbose`): the scenario and revision.
+    label: String,
     /// The HTTP rules, for a session over HTTP.
     http: Option<HttpChecker>,
     /// HTTP exchanges judged in the current record.
@@ -94,6 +96,7 @@ impl WireRecorder {
             transcript_dropped: 0,
             began: Instant::now(),
             current: None,
+            label: revision.to_string(),
             http: None,
             http_judged: 0,
             http_client: None,
@@ -420,7 +423,13 @@ impl WireRecorder {
         }
     }
 
+    /// Names the session in the live wire log: the scenario it serves.
+    pub fn set_label(&mut self, label: String) {
+        self.label = label;
+    }
+
     fn log(&mut self, direction: Direction, line: Option<u64>, mut text: String) {
+        crate::report::console::get().wire(&self.label, direction.arrow(), &text);
         if self.transcript.len() >= TRANSCRIPT_ENTRIES {
             self.transcript_dropped += 1;
             self.current = None;

@@ -195,6 +195,59 @@ fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
     Ok(out)
 }
 
+/// One scenario of a suite as `mcpspec list` shows it: where it applies, what it rests on.
+#[derive(Debug, serde::Serialize)]
+pub struct Listed {
+    pub id: String,
+    pub name: String,
+    pub role: &'static str,
+    pub level: Level,
+    pub feature: String,
+    /// The revisions it runs at (its `@since`, `@until`, `@except` tags).
+    pub revisions: Vec<String>,
+    /// The transports it runs over (its `@transport:` tags, and what each revision defines).
+    pub transports: Vec<&'static str>,
+    pub tags: Vec<String>,
+    /// The clause, at the newest revision it runs at.
+    pub spec: String,
+}
+
+/// Every scenario of the `role` suite (from `dir`, or the built-in ones) that runs at one of
+/// `revisions`.
+pub fn catalog(
+    role: &'static str,
+    dir: Option<&Path>,
+    revisions: &[Revision],
+) -> anyhow::Result<Vec<Listed>> {
+    let features = parse(&sources(role, dir)?)?;
+    let mut out = Vec::new();
+    for feature in &features {
+        for scenario in &feature.scenarios {
+            let meta = meta_of(scenario).map_err(|e| anyhow::anyhow!(e))?;
+            let at: Vec<Revision> =
+                revisions.iter().copied().filter(|r| applies(feature, scenario, *r)).collect();
+            let Some(newest) = at.iter().max() else { continue };
+            let transports = ["stdio", "http", "sse"]
+                .into_iter()
+                .filter(|t| on_transport(feature, scenario, t))
+                .filter(|t| at.iter().any(|r| transport_carries(t, *r).is_none()))
+                .collect();
+            out.push(Listed {
+                id: meta.id,
+                name: scenario.name.clone(),
+                role,
+                level: meta.level,
+                feature: feature_file(feature),
+                revisions: at.iter().map(|r| r.to_string()).collect(),
+                transports,
+                tags: tags_of(feature, scenario),
+                spec: newest.doc(&meta.doc),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Fails when the selection leaves no scenario of the suite.
 fn check_selection(features: &[gherkin::Feature], selection: &Filter, role: &str) -> anyhow::Result<()> {
     if features.iter().any(|f| f.scenarios.iter().any(|s| selection.selects(f, s))) {
@@ -302,6 +355,7 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
             Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => return Probe::Inconclusive,
             Err(e) => return Probe::NotStarted(e.to_string()),
         };
+    session.set_label(format!("(probe) {revision}"));
     let probe = match revision.era() {
         Era::Legacy => probe_initialize(&mut session, ctx, revision).await,
         Era::Modern => probe_discover(&mut session, ctx, revision).await,

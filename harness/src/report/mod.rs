@@ -4,6 +4,8 @@
 //! contract, its schema in `harness/report.schema.json`), `junit.xml`, `report.html` and
 //! `summary.md`.
 
+pub mod console;
+pub mod html;
 pub mod junit;
 pub mod markdown;
 
@@ -14,8 +16,6 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
-
-pub mod html;
 
 /// Exit codes of `mcpspec server` (and every certifying command).
 pub mod exit {
@@ -349,11 +349,13 @@ impl Report {
     }
 
     /// Writes every format into `dir` (creating it), each file whole or not at all:
-    /// `report.json`, `junit.xml`, `summary.md`. Returns the paths written.
+    /// `report.json`, `junit.xml`, `report.html`, `summary.md`. Returns the paths written.
     pub fn write_all(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        let value = serde_json::to_value(self).map_err(std::io::Error::other)?;
         Ok(vec![
             self.write_json(dir)?,
             write_atomically(dir, "junit.xml", junit::render(self).as_bytes())?,
+            write_atomically(dir, "report.html", html::render(&value).as_bytes())?,
             write_atomically(dir, "summary.md", markdown::render(self).as_bytes())?,
         ])
     }
@@ -500,6 +502,7 @@ impl Results {
     /// `n` more scenario runs are planned.
     pub fn planned(&self, n: usize) {
         self.planned.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        console::get().planned(n);
     }
 
     /// Scenario runs planned.
@@ -509,7 +512,7 @@ impl Results {
 
     /// A scenario finished (or was reported without running).
     pub fn push(&self, report: ScenarioReport) {
-        println!("{}", crate::redact::run().text(&console_entry(&report)));
+        console::get().scenario(&report, false);
         self.reports.lock().expect("results lock").push(report);
     }
 
@@ -523,7 +526,7 @@ impl Results {
         report.verdict = late.iter().map(|c| c.verdict).fold(report.verdict, Verdict::max);
         report.checks.extend(late);
         report.reason.get_or_insert_with(|| note.to_owned());
-        println!("{}", crate::redact::run().text(&console_entry(report)));
+        console::get().scenario(report, true);
     }
 
     /// Every report so far; the results are empty afterwards.

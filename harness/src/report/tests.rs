@@ -203,9 +203,9 @@ fn a_report_is_replaced_whole() {
     let dir = tempfile::tempdir().unwrap();
     let report = every_verdict();
     let written = report.write_all(dir.path()).unwrap();
-    assert_eq!(written.len(), 3);
+    assert_eq!(written.len(), 4);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 3, "no temporary file is left: {names:?}");
+    assert_eq!(names.len(), 4, "no temporary file is left: {names:?}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert_eq!(json["summary"]["failed"], 2);
@@ -227,7 +227,8 @@ fn report_json_matches_its_schema() {
     let reports = [every_verdict(), Report::new(stopped, vec![], &Policy::default())];
     for report in reports {
         let value = serde_json::to_value(&report).unwrap();
-        let errors: Vec<String> = schema.iter_errors(&value).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        let errors: Vec<String> =
+            schema.iter_errors(&value).map(|e| format!("{}: {e}", e.instance_path())).collect();
         assert!(errors.is_empty(), "{errors:#?}");
     }
     // The schema can fail: a verdict it does not know, a check without its clause.

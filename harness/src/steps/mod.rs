@@ -206,7 +206,9 @@ impl ServerWorld {
         )
         .await
         {
-            Ok(s) => {
+            Ok(mut s) => {
+                let me = self.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+                s.set_label(format!("{me} {}", self.scenario.revision));
                 self.session = Some(s);
                 Ok(())
             }

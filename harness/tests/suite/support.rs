@@ -129,7 +129,8 @@ pub fn assert_report_schema(report: &Value) {
         let text = include_str!("../../report.schema.json");
         jsonschema::validator_for(&serde_json::from_str(text).expect("JSON")).expect("the schema compiles")
     });
-    let errors: Vec<String> = schema.iter_errors(report).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    let errors: Vec<String> =
+        schema.iter_errors(report).map(|e| format!("{}: {e}", e.instance_path())).collect();
     assert!(errors.is_empty(), "report.json does not match harness/report.schema.json: {errors:#?}");
 }
 
