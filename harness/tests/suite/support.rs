@@ -21,6 +21,8 @@ pub struct Run {
     pub report: Option<Value>,
     pub elapsed: Duration,
     pub marker: String,
+    /// Where `--report-dir` pointed (removed when the run is dropped).
+    pub report_dir: tempfile::TempDir,
 }
 
 impl Run {
@@ -117,6 +119,7 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
         }),
         elapsed,
         marker,
+        report_dir: dir,
     };
     assert!(status.is_some(), "mcpspec did not finish within {limit:?}\n{}", run.describe());
     run
