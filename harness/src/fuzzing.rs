@@ -6,6 +6,7 @@ use mcpspec::fuzz::driver::{tail, DriverConfig};
 use mcpspec::fuzz::minimize::Budget;
 use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
+use mcpspec::report::Policy;
 use mcpspec_reference::transport::CommandSpec;
 use mcpspec_reference::Revision;
 use std::ffi::OsString;
@@ -37,6 +38,11 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     let schemas = match schema_set(args.schema_dir.as_ref()) {
         Ok(s) => s,
         Err(why) => return usage(why),
+    };
+    let baseline = match args.expected_failures.as_deref().map(mcpspec::baseline::Baseline::load).transpose()
+    {
+        Ok(b) => b,
+        Err(e) => return usage(e.to_string()),
     };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
@@ -93,10 +99,12 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     };
     let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
-    let report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir);
+    let policy = Policy { baseline: baseline.as_ref(), strict: false };
+    let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
+    report.redact(mcpspec::redact::run());
     if let Some(dir) = &args.report_dir {
-        match report.write_json(dir) {
-            Ok(path) => eprintln!("mcpspec fuzz: report written to {}", path.display()),
+        match report.write_all(dir) {
+            Ok(_) => eprintln!("mcpspec fuzz: reports written to {}", dir.display()),
             Err(e) => {
                 eprintln!("mcpspec fuzz: cannot write the report to {}: {e}", dir.display());
                 return exit::ERROR;

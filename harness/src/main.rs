@@ -201,6 +201,11 @@ struct FuzzArgs {
     /// Call tools whose annotations say destructiveHint: true.
     #[arg(long)]
     destructive: bool,
+    /// Known findings: a baseline (see `mcpspec server --expected-failures`) whose `server:`
+    /// list names finding ids (`fuzz/crash-1a2b3c4d`): a listed finding passes as expected.
+    /// A campaign that does not meet a listed finding leaves it unexercised, never stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
     /// Stop once this many distinct findings are known.
     #[arg(long, value_name = "N")]
     max_findings: Option<usize>,

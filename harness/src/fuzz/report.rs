@@ -15,6 +15,7 @@ pub fn report(
     driver: &DriverConfig,
     seed: u64,
     findings_dir: Option<&Path>,
+    policy: &Policy,
 ) -> Report {
     let revision = driver.revision;
     let mut scenarios = Vec::new();
@@ -83,7 +84,7 @@ pub fn report(
         not_tested: None,
         interrupted: None,
     };
-    Report::new(info, scenarios, &Policy::default())
+    Report::new(info, scenarios, policy)
 }
 
 fn finding_entry(

@@ -247,10 +247,16 @@ fn ids(report: &Value) -> Vec<String> {
     out
 }
 
+/// Whether the browser test can run. `.ci/run` installs Chromium and sets
+/// `MCPSPEC_REQUIRE_CHROMIUM`: there a missing browser fails the test instead of skipping it.
 fn chromium_installed() -> bool {
     if Path::new(CHROMIUM).exists() {
         return true;
     }
+    assert!(
+        std::env::var_os("MCPSPEC_REQUIRE_CHROMIUM").is_none(),
+        "MCPSPEC_REQUIRE_CHROMIUM is set and {CHROMIUM} is missing"
+    );
     eprintln!("skipped: chromium not installed ({CHROMIUM}; `apt-get install -y chromium`)");
     false
 }
