@@ -538,7 +538,20 @@ impl Results {
 /// What the console shows once every scenario has: the certification of each revision, and
 /// what the baseline made of its entries.
 pub fn console_footer(report: &Report) -> String {
-    let mut out = String::new();
+    let mut out = format!(
+        "mcpspec {} certified the {} {} over {}, started {}",
+        report.mcpspec.version, report.role, report.command, report.transport, report.started_at
+    );
+    if let Some(set) = &report.scenario_set {
+        let _ = write!(out, "; scenarios: {} ({} runs", set.source, set.scenarios);
+        for (flag, values) in [("--scenario", &set.selection.scenario), ("--tag", &set.selection.tag)] {
+            for v in values {
+                let _ = write!(out, " {flag} {v}");
+            }
+        }
+        out.push(')');
+    }
+    out.push('\n');
     for c in &report.certification {
         let _ = writeln!(
             out,
