@@ -170,16 +170,7 @@ impl WireRecorder {
         if matches!(record, HttpRecord::Exchange(_)) {
             self.http_judged += 1;
         }
-        let revision = self.checker.revision();
-        for v in violations {
-            self.findings.push(Finding {
-                rule: v.rule,
-                revision,
-                expected: v.expected,
-                actual: v.actual,
-                message: self.current,
-            });
-        }
+        self.found(violations);
     }
 
     /// The findings of rules whose ids start with one of `prefixes`: "id: actual" each.
@@ -194,8 +185,14 @@ impl WireRecorder {
     /// Judges the body of one POST of a client over HTTP (one message, or a batch).
     pub fn record_post_body(&mut self, value: &Value) {
         let Some(c) = self.http_client.as_mut() else { return };
+        let violations = c.on_post_body(value);
+        self.found(violations);
+    }
+
+    /// Records the transport checkers' violations as findings of the message being judged.
+    fn found(&mut self, violations: Vec<crate::checker::Violation>) {
         let revision = self.checker.revision();
-        for v in c.on_post_body(value) {
+        for v in violations {
             self.findings.push(Finding {
                 rule: v.rule,
                 revision,
@@ -255,16 +252,7 @@ impl WireRecorder {
         if matches!(event, HttpEvent::Response(_)) {
             self.http_judged += 1;
         }
-        let revision = self.checker.revision();
-        for v in violations {
-            self.findings.push(Finding {
-                rule: v.rule,
-                revision,
-                expected: v.expected,
-                actual: v.actual,
-                message: self.current,
-            });
-        }
+        self.found(violations);
     }
 
     /// Records the JSON-RPC error in the body of HTTP exchange `n`'s error status: the answer

@@ -6,9 +6,8 @@
 use crate::support::*;
 use mcpspec::report::html::render;
 use serde_json::{json, Value};
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A report with every field of the contract, the new ones included (baseline, expected
@@ -143,7 +142,8 @@ fn load(page: &str, hash: &str) -> Result<Dom, String> {
     std::fs::write(&file, page).expect("write the page");
     let profile = dir.path().join("profile");
     let url = format!("file://{}{hash}", file.display());
-    let mut child = Command::new(CHROMIUM)
+    let mut command = Command::new(CHROMIUM);
+    command
         .args([
             "--headless",
             "--no-sandbox",
@@ -159,36 +159,8 @@ fn load(page: &str, hash: &str) -> Result<Dom, String> {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
-        .arg(&url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for chromium") {
-            break Some(status);
-        }
-        if started.elapsed() > BROWSER_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (dom, log) = (out_t.join().unwrap_or_default(), err_t.join().unwrap_or_default());
+        .arg(&url);
+    let (status, dom, log) = output_within(command, BROWSER_LIMIT);
     let Some(status) = status else {
         return Err(format!("chromium did not finish within {BROWSER_LIMIT:?} on {url}\n{log}"));
     };

@@ -62,6 +62,38 @@ impl Run {
     }
 }
 
+/// Runs `cmd` (stdin empty, stdout and stderr read to their ends), killing it after `limit`:
+/// its exit status (none when it was killed), stdout and stderr.
+pub fn output_within(
+    mut cmd: Command,
+    limit: Duration,
+) -> (Option<std::process::ExitStatus>, String, String) {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = pipe.read_to_string(&mut s);
+            s
+        })
+    };
+    let out_t = read_all(Box::new(child.stdout.take().unwrap()));
+    let err_t = read_all(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status, out_t.join().unwrap_or_default(), err_t.join().unwrap_or_default())
+}
+
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Runs `mcpspec ARGS`, with `--report-dir` appended when `report` is set, killing it (and
@@ -77,41 +109,14 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
         all.insert(at, dir.path().display().to_string());
         all.insert(at, "--report-dir".into());
     }
-    cmd.args(&all)
-        .env("MCPSPEC_TEST_MARKER", &marker)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(&all).env("MCPSPEC_TEST_MARKER", &marker);
     let started = Instant::now();
-    let mut child = cmd.spawn().expect("spawn mcpspec");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (status, stdout, stderr) = output_within(cmd, limit);
     let elapsed = started.elapsed();
     let run = Run {
         code: status.and_then(|s| s.code()),
-        stdout: out_t.join().unwrap_or_default(),
-        stderr: err_t.join().unwrap_or_default(),
+        stdout,
+        stderr,
         report: std::fs::read_to_string(dir.path().join("report.json")).ok().map(|t| {
             let report: Value = serde_json::from_str(&t).expect("report.json is JSON");
             assert_report_schema(&report);
