@@ -13,6 +13,7 @@
 //! protocol's rules the checker and the steps judge with (`mcpspec_reference::{capabilities,
 //! sampling, elicitation}`, arguments from `mcpspec_reference::arguments`).
 
+pub mod bounds;
 pub mod checker;
 pub mod client_session;
 pub mod fuzz;

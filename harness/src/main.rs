@@ -128,6 +128,16 @@ struct CertifyArgs {
     /// server behind auth. Values are never written to reports.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     headers: Vec<(HeaderName, HeaderValue)>,
+    // ---- issue #17 (bounds.rs): run-level bounds and how CMD is run ----
+    /// Seconds the whole run may take: scenarios still running then are reported as errors,
+    /// with the reason, and the reports are written.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    deadline: Option<f64>,
+    /// Run CMD through `sh -c` (its words joined by spaces), for pipes, redirections or
+    /// variables. Without it CMD is run directly, never by a shell.
+    #[arg(long)]
+    shell: bool,
+    // ---- end of issue #17's options ----
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -566,7 +576,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
         _ => None,
     };
-    let command = match CommandSpec::from_argv(args.command.clone()) {
+    let command = match mcpspec::bounds::command_line(&args.command, args.shell) {
         Some(c) => Some(c),
         None if http && args.url.is_some() => None,
         None => {
@@ -659,6 +669,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
         results: results.clone(),
+        bounds: Arc::new(mcpspec::bounds::RunBounds::new(role.name(), args.deadline.map(Duration::from_secs_f64))),
     };
     let stopped = signals::stopped();
     let suite = async {

@@ -229,6 +229,11 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
     };
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
     let accepted = session.accept(ctx.timeout, slot).await;
+    // The run's gate (mcpspec::bounds): a client that never connects stops the run after a few.
+    match &accepted {
+        Ok(()) => ctx.bounds.contact(),
+        Err(e) => ctx.bounds.no_contact(e.to_string(), &[]),
+    }
     let expected = match session.transport() {
         "stdio" => "the client starts the server command",
         _ => "the client connects to the scenario server's URL",
