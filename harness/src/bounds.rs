@@ -186,7 +186,8 @@ pub fn server_behaviour(
     let heard = session.heard().clone();
     let process = session.process_state();
     let stderr = session.stderr_tail();
-    let last_stderr = stderr.trim().lines().last().map(|l| format!("; last stderr line: {l}")).unwrap_or_default();
+    let last_stderr =
+        stderr.trim().lines().last().map(|l| format!("; last stderr line: {l}")).unwrap_or_default();
     let mut what = match (&process, error) {
         (Some((Some(exit), _)), _) => format!("it {exit} without answering {method}{last_stderr}"),
         (Some((None, _)), WaitError::Closed(_)) => {
@@ -196,7 +197,9 @@ pub fn server_behaviour(
             format!("it never read its stdin ({unread} bytes of {method} left unread after {within:?})")
         }
         _ => match error {
-            WaitError::Timeout(_) | WaitError::Silent { .. } => format!("it never answered {method} within {within:?}"),
+            WaitError::Timeout(_) | WaitError::Silent { .. } => {
+                format!("it never answered {method} within {within:?}")
+            }
             other => format!("{method} got no answer: {other}"),
         },
     };

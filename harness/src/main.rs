@@ -669,7 +669,10 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
         results: results.clone(),
-        bounds: Arc::new(mcpspec::bounds::RunBounds::new(role.name(), args.deadline.map(Duration::from_secs_f64))),
+        bounds: Arc::new(mcpspec::bounds::RunBounds::new(
+            role.name(),
+            args.deadline.map(Duration::from_secs_f64),
+        )),
     };
     let stopped = signals::stopped();
     let suite = async {

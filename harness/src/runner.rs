@@ -269,14 +269,18 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
     };
     // The gate hears of the attempt once its process has ended (a closing gate stops the run).
     let (probe, answered) = probe;
-    let behaviour = answered.map_err(|e| mcpspec::bounds::server_behaviour(&mut session, method, &e, ctx.timeout));
+    let behaviour =
+        answered.map_err(|e| mcpspec::bounds::server_behaviour(&mut session, method, &e, ctx.timeout));
     let end = session.shutdown().await;
     let left = match &end {
         mcpspec::session::SessionEnd::Process(r) => r.left.clone(),
         mcpspec::session::SessionEnd::Http(_) => Vec::new(),
     };
     if !left.is_empty() {
-        eprintln!("mcpspec: the server probed at {revision} left running outside its process group: {}", left.join(", "));
+        eprintln!(
+            "mcpspec: the server probed at {revision} left running outside its process group: {}",
+            left.join(", ")
+        );
     }
     match behaviour {
         Ok(()) => ctx.bounds.contact(),

@@ -526,19 +526,7 @@ impl FaultState {
             }
             Fault::AnswerLate => std::thread::sleep(Duration::from_secs(600)),
             Fault::GrandchildHoldsPipes | Fault::SetsidGrandchild => {
-                let mut grandchild = std::process::Command::new("sleep");
-                if self.fault == Fault::SetsidGrandchild {
-                    grandchild.arg("60");
-                    use std::os::unix::process::CommandExt as _;
-                    // SAFETY: setsid is async-signal-safe, as code between fork and exec must be.
-                    unsafe {
-                        grandchild.pre_exec(|| nix::unistd::setsid().map(drop).map_err(std::io::Error::from));
-                    }
-                } else {
-                    grandchild.arg("300");
-                }
-                // Inherits stdin, stdout and stderr: the pipes stay open while it lives.
-                grandchild.spawn()?;
+                spawn_pipe_holder(self.fault == Fault::SetsidGrandchild)?;
                 eprintln!("fatal: mcpspec fault '{}'", self.fault.name());
                 std::process::exit(1);
             }
@@ -768,8 +756,26 @@ fn close_stdout() {
     }
 }
 
+/// Starts a grandchild that holds this process's stdin, stdout and stderr open: `sleep 300` in
+/// the process group, or with `setsid`, `sleep 60` in a session (and group) of its own.
+pub(crate) fn spawn_pipe_holder(setsid: bool) -> std::io::Result<()> {
+    let mut grandchild = std::process::Command::new("sleep");
+    if setsid {
+        grandchild.arg("60");
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: setsid is async-signal-safe, as code between fork and exec must be.
+        unsafe {
+            grandchild.pre_exec(|| nix::unistd::setsid().map(drop).map_err(std::io::Error::from));
+        }
+    } else {
+        grandchild.arg("300");
+    }
+    // Inherits stdin, stdout and stderr: the pipes stay open while it lives.
+    grandchild.spawn().map(drop)
+}
+
 /// Blocks this thread until the process is killed (a hostile process never exits on its own).
-fn live_on() -> ! {
+pub(crate) fn live_on() -> ! {
     loop {
         std::thread::sleep(Duration::from_secs(3600));
     }

@@ -21,6 +21,8 @@ pub struct Run {
     pub report: Option<Value>,
     pub elapsed: Duration,
     pub marker: String,
+    /// mcpspec's peak resident memory (VmHWM), KiB, as last sampled before it exited.
+    pub peak_rss_kib: u64,
 }
 
 impl Run {
@@ -65,6 +67,11 @@ static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// Runs `mcpspec ARGS`, with `--report-dir` appended when `report` is set, killing it (and
 /// failing the test) after `limit`.
 pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
+    run_signalled(args, report, limit, None)
+}
+
+/// [`run`], sending mcpspec `signal` (`TERM`, `INT`, `HUP`) once `after` has passed.
+pub fn run_signalled(args: &[&str], report: bool, limit: Duration, signal: Option<(&str, Duration)>) -> Run {
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let marker = format!("mcpspec-test-{}-{n}", std::process::id());
     let dir = tempfile::tempdir().expect("tempdir");
@@ -94,9 +101,18 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
         let _ = err.read_to_string(&mut s);
         s
     });
+    let mut peak_rss_kib = 0;
+    let mut signal = signal;
     let status = loop {
+        // VmHWM only grows: the last sample before the exit is the peak.
+        peak_rss_kib = peak_rss(child.id()).unwrap_or(peak_rss_kib);
         if let Some(status) = child.try_wait().expect("wait") {
             break Some(status);
+        }
+        if let Some((name, _)) = signal.filter(|(_, after)| started.elapsed() >= *after) {
+            let sent = Command::new("kill").arg(format!("-{name}")).arg(child.id().to_string()).status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill -{name} failed");
+            signal = None;
         }
         if started.elapsed() > limit {
             let _ = child.kill();
@@ -115,9 +131,17 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
             .map(|t| serde_json::from_str(&t).expect("report.json is JSON")),
         elapsed,
         marker,
+        peak_rss_kib,
     };
     assert!(status.is_some(), "mcpspec did not finish within {limit:?}\n{}", run.describe());
     run
+}
+
+/// VmHWM of process `pid`, KiB.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `mcpspec server [EXTRA] -- mcpspec reference server [--fault FAULT]`, with a report and, when
@@ -164,13 +188,19 @@ pub fn leftovers(marker: &str) -> Vec<String> {
 
 /// Waits up to a second for the marker's processes to go (the kernel reaps asynchronously).
 pub fn assert_no_leftovers(marker: &str) {
+    let left = settled_leftovers(marker);
+    assert!(left.is_empty(), "processes left behind: {left:#?}");
+}
+
+/// The marker's processes still there after up to a second (the kernel reaps asynchronously).
+pub fn settled_leftovers(marker: &str) -> Vec<String> {
     let mut left = leftovers(marker);
     for _ in 0..50 {
         if left.is_empty() {
-            return;
+            break;
         }
         std::thread::sleep(Duration::from_millis(20));
         left = leftovers(marker);
     }
-    panic!("processes left behind: {left:#?}");
+    left
 }

@@ -402,7 +402,9 @@ impl ChildTransport {
     /// (its stdin is not its MCP connection). The rest of its process group is killed too.
     pub async fn terminate(&mut self) -> ShutdownReport {
         let report = match self.try_exit() {
-            Some(status) => ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() },
+            Some(status) => {
+                ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
+            }
             None => self.signal_stages().await,
         };
         self.signal_group(Signal::SIGKILL);
