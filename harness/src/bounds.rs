@@ -112,7 +112,7 @@ impl RunBounds {
                 None => distinct.push((f, 1)),
             }
         }
-        distinct.sort_by(|a, b| b.1.cmp(&a.1));
+        distinct.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
         let seen: Vec<String> = distinct
             .iter()
             .map(|(f, n)| if *n > 1 { format!("{f} ({n} times)") } else { (*f).clone() })

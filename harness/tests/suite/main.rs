@@ -10,6 +10,7 @@ mod interop;
 mod reference;
 mod report;
 mod robustness;
+mod security;
 mod support;
 mod usage;
 mod verdicts;
