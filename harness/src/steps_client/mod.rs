@@ -230,8 +230,10 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
     let accepted = session.accept(ctx.timeout, slot).await;
     // The run's gate (mcpspec::bounds): a client that never connects stops the run after a few.
+    // A client that reached the HTTP endpoint but was refused has made contact: judged there.
     match &accepted {
         Ok(()) => ctx.bounds.contact(),
+        Err(_) if session.reached_http() => ctx.bounds.contact(),
         Err(e) => ctx.bounds.no_contact(e.to_string(), &[]),
     }
     let expected = match session.transport() {
