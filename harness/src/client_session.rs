@@ -400,6 +400,15 @@ impl ClientSession {
         self.client.stderr_tail()
     }
 
+    /// Over HTTP: whether the client reached the scenario server at all (a request that made no
+    /// session, refused for its headers, counts). Over stdio the relay's connection is the contact.
+    pub fn reached_http(&self) -> bool {
+        match &self.link {
+            Link::Http(h) => h.session.is_some() || h.listener.unsessioned_requests() > 0,
+            Link::Stdio(_) => false,
+        }
+    }
+
     /// Whether the client has closed the server's stdin.
     pub fn closed(&self) -> bool {
         self.eof && self.queued.is_empty()

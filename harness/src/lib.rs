@@ -14,6 +14,7 @@
 //! sampling, elicitation}`, arguments from `mcpspec_reference::arguments`).
 
 pub mod baseline;
+pub mod bounds;
 pub mod checker;
 pub mod client_session;
 pub mod fuzz;

@@ -154,6 +154,14 @@ struct CertifyArgs {
     /// Also show every message of every session as it crosses the wire (a live wire log).
     #[arg(short, long)]
     verbose: bool,
+    /// Seconds the whole run may take: scenarios still running then are reported as errors,
+    /// with the reason, and the reports are written.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    deadline: Option<f64>,
+    /// Run CMD through `sh -c` (its words joined by spaces), for pipes, redirections or
+    /// variables. Without it CMD is run directly, never by a shell.
+    #[arg(long)]
+    shell: bool,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -623,6 +631,9 @@ const SERVER_JOBS: usize = 32;
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
+    // Caught from the start: a signal while an HTTP server command starts stops the run as soon
+    // as the start is over (bounded by its wait), and the served process is ended with it.
+    let stopped = signals::stopped();
     let started_at = std::time::SystemTime::now();
     mcpspec::report::console::init(match (args.quiet, args.verbose) {
         (true, _) => mcpspec::report::console::Mode::Quiet,
@@ -657,7 +668,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
         _ => None,
     };
-    let command = match CommandSpec::from_argv(args.command.clone()) {
+    let command = match mcpspec::bounds::command_line(&args.command, args.shell) {
         Some(c) => Some(c),
         None if http && args.url.is_some() => None,
         None => {
@@ -752,8 +763,11 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         isolate: args.isolate,
         results: results.clone(),
         selection: filter,
+        bounds: Arc::new(mcpspec::bounds::RunBounds::new(
+            role.name(),
+            args.deadline.map(Duration::from_secs_f64),
+        )),
     };
-    let stopped = signals::stopped();
     let suite = async {
         match role {
             Role::Server => runner::run_server_suite(config).await,

@@ -12,11 +12,12 @@ use cucumber::gherkin::{self, GherkinEnv};
 use cucumber::{event, feature::Ext as _, parser, writer, Event};
 use futures::FutureExt as _;
 use include_dir::{include_dir, Dir};
+use mcpspec::bounds::{RunBounds, Stopped};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
 use mcpspec::report::{Results, ScenarioReport};
 use mcpspec::session::ServerSession;
-use mcpspec::session::{StartError, Target};
+use mcpspec::session::{StartError, Target, WaitError};
 use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
 use mcpspec_reference::modern;
@@ -49,6 +50,8 @@ pub struct SuiteContext {
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
     /// Shared sessions being ended.
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The run's gate and deadline.
+    pub bounds: Arc<RunBounds>,
 }
 
 impl SuiteContext {
@@ -67,6 +70,7 @@ impl SuiteContext {
             selection: config.selection.clone(),
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
+            bounds: config.bounds.clone(),
         })
     }
 
@@ -120,6 +124,8 @@ pub struct SuiteConfig {
     pub results: Arc<Results>,
     /// The part of the suite to run (`--scenario`, `--tag`).
     pub selection: Filter,
+    /// The run's gate and deadline ([`mcpspec::bounds`]).
+    pub bounds: Arc<RunBounds>,
 }
 
 /// `--scenario GLOB` and `--tag TAG`, ready to match: a scenario runs when its id (or the id
@@ -352,46 +358,97 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
         match mcpspec::session::ServerSession::start(&ctx.target, ctx.child.clone(), revision, None).await {
             Ok(s) => s,
             // A server that answers with a defect: the scenarios judge it (sse/endpoint-event).
-            Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => return Probe::Inconclusive,
-            Err(e) => return Probe::NotStarted(e.to_string()),
+            Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => {
+                ctx.bounds.contact();
+                return Probe::Inconclusive;
+            }
+            Err(e) => {
+                ctx.bounds.no_contact(format!("it could not be started: {e}"), &[]);
+                return Probe::NotStarted(e.to_string());
+            }
         };
     session.set_label(format!("(probe) {revision}"));
-    let probe = match revision.era() {
-        Era::Legacy => probe_initialize(&mut session, ctx, revision).await,
-        Era::Modern => probe_discover(&mut session, ctx, revision).await,
+    let (method, probe) = match revision.era() {
+        Era::Legacy => ("initialize", probe_initialize(&mut session, ctx, revision).await),
+        Era::Modern => ("server/discover", probe_discover(&mut session, ctx, revision).await),
     };
-    session.shutdown().await;
+    // The gate hears of the attempt once its process has ended (a closing gate stops the run).
+    let (probe, answered) = probe;
+    // A malformed answer, or over HTTP any response head (a stream that never carries the
+    // answer, an error status), is contact all the same: the server answered, wrongly, and the
+    // scenarios judge how.
+    let answered_http = session.recorder().exchange(1).is_some();
+    let answered = answered.or_else(|e| match e {
+        WaitError::Malformed(_) | WaitError::Http(_) => Ok(()),
+        _ if answered_http => Ok(()),
+        other => Err(other),
+    });
+    let behaviour =
+        answered.map_err(|e| mcpspec::bounds::server_behaviour(&mut session, method, &e, ctx.timeout));
+    let end = session.shutdown().await;
+    let left = match &end {
+        mcpspec::session::SessionEnd::Process(r) => r.left.clone(),
+        mcpspec::session::SessionEnd::Http(_) => Vec::new(),
+    };
+    if !left.is_empty() {
+        eprintln!(
+            "mcpspec: the server probed at {revision} left running outside its process group: {}",
+            left.join(", ")
+        );
+    }
+    match behaviour {
+        Ok(()) => ctx.bounds.contact(),
+        Err(b) => ctx.bounds.no_contact(b, &left),
+    }
     probe
 }
 
 /// A legacy revision is spoken when `initialize` echoes it.
-async fn probe_initialize(session: &mut ServerSession, ctx: &SuiteContext, revision: Revision) -> Probe {
+async fn probe_initialize(
+    session: &mut ServerSession,
+    ctx: &SuiteContext,
+    revision: Revision,
+) -> (Probe, Result<(), WaitError>) {
     let params = serde_json::json!({
         "protocolVersion": revision.as_str(),
         "capabilities": {},
         "clientInfo": { "name": "mcpspec-probe", "version": env!("CARGO_PKG_VERSION") },
     });
     let answer = session.request("initialize", Some(params), ctx.timeout).await;
-    match answer.map(|r| r.outcome) {
-        Ok(Outcome::Result(r)) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
-            Some(v) if v == revision.as_str() => Probe::Echoed,
-            Some(v) => Probe::CounterOffered(format!("it counter-offered {v:?}")),
-            None => Probe::Inconclusive,
+    let probe = match answer {
+        Ok(r) => match r.outcome {
+            Outcome::Result(r) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
+                Some(v) if v == revision.as_str() => Probe::Echoed,
+                Some(v) => Probe::CounterOffered(format!("it counter-offered {v:?}")),
+                None => Probe::Inconclusive,
+            },
+            Outcome::Error(e) => Probe::Refused(format!("initialize got error {} ({})", e.code, e.message)),
         },
-        Ok(Outcome::Error(e)) => Probe::Refused(format!("initialize got error {} ({})", e.code, e.message)),
-        Err(_) => Probe::Inconclusive,
-    }
+        Err(e) => return (Probe::Inconclusive, Err(e)),
+    };
+    (probe, Ok(()))
 }
 
 /// A stateless revision is spoken when `server/discover` lists it; an
 /// `UnsupportedProtocolVersionError` says which are (`basic/versioning.mdx`). Anything else —
 /// an error of another kind, or silence — is a server of the legacy era only, as a dual-era
 /// client concludes too (`basic/transports/stdio.mdx#backward-compatibility`).
-async fn probe_discover(session: &mut ServerSession, ctx: &SuiteContext, revision: Revision) -> Probe {
+async fn probe_discover(
+    session: &mut ServerSession,
+    ctx: &SuiteContext,
+    revision: Revision,
+) -> (Probe, Result<(), WaitError>) {
     let version = modern::wire_version(revision);
     let listed = modern::version_list;
-    match session.request("server/discover", None, ctx.timeout).await.map(|r| r.outcome) {
-        Ok(Outcome::Result(r)) => {
+    let answer = match session.request("server/discover", None, ctx.timeout).await {
+        Ok(answer) => answer,
+        Err(e) => {
+            let why = format!("it speaks only the legacy era: server/discover got {e}");
+            return (Probe::CounterOffered(why), Err(e));
+        }
+    };
+    let probe = match answer.outcome {
+        Outcome::Result(r) => {
             let supported = listed(r.get("supportedVersions"));
             if supported.iter().any(|v| v == version) {
                 Probe::Echoed
@@ -399,17 +456,30 @@ async fn probe_discover(session: &mut ServerSession, ctx: &SuiteContext, revisio
                 Probe::CounterOffered(format!("its server/discover lists {supported:?}"))
             }
         }
-        Ok(Outcome::Error(e)) if e.code == ErrorObject::UNSUPPORTED_PROTOCOL_VERSION => {
+        Outcome::Error(e) if e.code == ErrorObject::UNSUPPORTED_PROTOCOL_VERSION => {
             let supported = listed(e.data.as_ref().and_then(|d| d.get("supported")));
             Probe::CounterOffered(format!(
                 "it answered server/discover with -32022, supporting {supported:?}"
             ))
         }
-        Ok(Outcome::Error(e)) => Probe::CounterOffered(format!(
+        Outcome::Error(e) => Probe::CounterOffered(format!(
             "it speaks only the legacy era: server/discover got error {} ({})",
             e.code, e.message
         )),
-        Err(e) => Probe::CounterOffered(format!("it speaks only the legacy era: server/discover got {e}")),
+    };
+    (probe, Ok(()))
+}
+
+/// Probes until the gate has seen [`mcpspec::bounds::ATTEMPTS`] sessions fail, or one work: a
+/// run with fewer revisions than attempts tries the first revision again (each a fresh process).
+async fn probe_again(ctx: &SuiteContext, revision: Revision) {
+    loop {
+        let (failed, working) = ctx.bounds.attempts();
+        if working || failed >= mcpspec::bounds::ATTEMPTS {
+            return;
+        }
+        let more = mcpspec::bounds::ATTEMPTS - failed;
+        futures::future::join_all((0..more).map(|_| probe(ctx, revision))).await;
     }
 }
 
@@ -452,7 +522,22 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
             counter_offered: false,
         });
     }
-    let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
+    let probing = async {
+        let probes = futures::future::join_all(possible.iter().map(|r| probe(&ctx, *r))).await;
+        if let Some(first) = possible.first() {
+            probe_again(&ctx, *first).await;
+        }
+        probes
+    };
+    // The gate decides during the probes; the deadline may pass during them.
+    let probes = tokio::select! {
+        probes = probing => probes,
+        _ = ctx.bounds.stopped() => Vec::new(),
+    };
+    if let Some(stopped) = ctx.bounds.stopped_why() {
+        let planned = plan(&ctx, &features, &revisions, &possible, &skipped);
+        return Ok(stop_run(&ctx, &planned, &stopped, revisions));
+    }
     // A server that answers server/discover and refuses initialize speaks the stateless era
     // only (basic/versioning.mdx#backward-compatibility-with-initialization-based-versions).
     let modern =
@@ -491,7 +576,9 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         format!("no revision could be tested ({})", why.join("; "))
     });
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
-    run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
+    if let Some(stopped) = run_bounded::<ServerWorld>(&ctx, &run_features, config.jobs).await {
+        return Ok(stop_run(&ctx, &run_features, &stopped, revisions));
+    }
     ctx.close_pool().await;
     Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested })
 }
@@ -519,7 +606,9 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         })
         .collect();
     let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
-    run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
+    if let Some(stopped) = run_bounded::<ClientWorld>(&ctx, &run_features, config.jobs).await {
+        return Ok(stop_run(&ctx, &run_features, &stopped, revisions));
+    }
     Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested: None })
 }
 
@@ -633,6 +722,57 @@ pub struct SessionEnd {
     pub session: Option<String>,
     pub stderr: Option<String>,
     pub transcript: Option<Vec<TranscriptEntry>>,
+}
+
+/// Runs the scenarios until they end or the run's bounds stop it (the gate closes, the deadline
+/// passes); returns why it stopped, if it did. A stopped run drops its scenarios: each session
+/// ends its process group on drop, and no scenario waits out another's timeout.
+async fn run_bounded<W: RoleWorld>(
+    ctx: &Arc<SuiteContext>,
+    run_features: &[gherkin::Feature],
+    jobs: usize,
+) -> Option<Stopped> {
+    tokio::select! {
+        () = run_cucumber::<W>(ctx, run_features.to_vec(), jobs) => None,
+        stopped = ctx.bounds.stopped() => Some(stopped),
+    }
+}
+
+/// The end of a run its bounds stopped: every planned scenario that did not finish is reported
+/// as an error with the reason (in report.json; the console gets one line), and a gate that
+/// closed is the run's verdict (`not_tested`: no verdict).
+fn stop_run(
+    ctx: &Arc<SuiteContext>,
+    run_features: &[gherkin::Feature],
+    stopped: &Stopped,
+    revisions: Vec<Revision>,
+) -> SuiteRun {
+    let why = stopped.reason();
+    let transport = ctx.target.transport();
+    let planned = run_features
+        .iter()
+        .flat_map(|f| {
+            let (feature_index, rev_index) = feature_order(f);
+            let revision = feature_revision(f);
+            let why = &why;
+            f.scenarios.iter().map(move |s| {
+                let order = (feature_index, s.position.line, rev_index);
+                unrun(f, s, (revision, transport), Verdict::Error, why, order)
+            })
+        })
+        .collect();
+    let unfinished = ctx.results.fill_unfinished(planned);
+    let not_tested = match stopped {
+        Stopped::NoSession(verdict) => {
+            println!("NOT RUN {unfinished} scenarios (listed in report.json): {verdict}");
+            Some(verdict.clone())
+        }
+        Stopped::Deadline(_) => {
+            println!("NOT FINISHED {unfinished} scenarios (listed in report.json as errors): {why}");
+            None
+        }
+    };
+    SuiteRun { scenarios: ctx.results.take(), revisions, not_tested }
 }
 
 async fn run_cucumber<W: RoleWorld>(

@@ -197,6 +197,21 @@ pub struct ServerSession {
     /// Barrier pings whose answers were not needed (the message they followed was answered
     /// first), still to come.
     barriers: Vec<RequestId>,
+    /// What the server has written so far, by kind: what a session that never started was
+    /// given instead ([`crate::bounds`]).
+    heard: Heard,
+}
+
+/// What a server has written on a session, counted by kind.
+#[derive(Debug, Clone, Default)]
+pub struct Heard {
+    /// Well-formed messages (notifications included).
+    pub messages: u64,
+    /// Of those, notifications.
+    pub notifications: u64,
+    /// Lines that are not a message (not JSON, not UTF-8, too long), and the last one's reason.
+    pub not_messages: u64,
+    pub last_not_message: Option<String>,
 }
 
 impl ServerSession {
@@ -236,7 +251,21 @@ impl ServerSession {
             shutdown: None,
             footprint: Footprint::default(),
             barriers: Vec::new(),
+            heard: Heard::default(),
         })
+    }
+
+    /// What the server has written so far, by kind.
+    pub fn heard(&self) -> &Heard {
+        &self.heard
+    }
+
+    /// Over stdio: whether the server process is still running, and how many bytes written to
+    /// its stdin it has left unread. `None` over HTTP.
+    pub fn process_state(&mut self) -> Option<(Option<String>, Option<usize>)> {
+        let Link::Stdio(child) = &mut self.link else { return None };
+        let exited = child.try_exit().map(describe_status);
+        Some((exited, child.stdin_unread()))
     }
 
     pub fn recorder(&self) -> &WireRecorder {
@@ -314,6 +343,21 @@ impl ServerSession {
 
     /// Records a frame from the server, noting which of the client's requests were carried out.
     fn record(&mut self, frame: &Frame) -> Vec<Inspection> {
+        match &frame.content {
+            FrameContent::Json { value, .. } => {
+                self.heard.messages += 1;
+                if value.get("method").is_some() && value.get("id").is_none() {
+                    self.heard.notifications += 1;
+                }
+            }
+            FrameContent::Invalid(e) => {
+                self.heard.not_messages += 1;
+                if self.heard.last_not_message.is_none() {
+                    self.heard.last_not_message = Some(e.to_string());
+                }
+            }
+            FrameContent::Blank => {}
+        }
         let inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
         self.footprint.received(&inspections);
         inspections

@@ -67,6 +67,31 @@ faults! {
     IgnoreSigterm => "ignore-sigterm",
     /// Starts a grandchild process (`sleep 300`) in its process group, then serves normally.
     SpawnGrandchild => "spawn-grandchild",
+    // ---- hostile processes (issue #17): what a broken or malicious server does to the process
+    // and its pipes, stdio only. A run must end on time against each, with nothing left behind.
+    /// Exits with status 0 before reading anything.
+    ExitAtOnce => "exit-at-once",
+    /// Never reads its stdin and never writes; lives until killed.
+    NeverRead => "never-read",
+    /// Writes 1 GiB without a newline, then nothing more, reading nothing.
+    EndlessLine => "endless-line",
+    /// Writes valid `notifications/message` without end and never reads.
+    NotificationFlood => "notification-flood",
+    /// Answers every line with a line that is not UTF-8.
+    InvalidUtf8 => "invalid-utf8",
+    /// Closes its stdout at once and keeps running (reading, never exiting on its own).
+    CloseStdout => "close-stdout",
+    /// Serves `initialize`, then exits with status 1 on the next request.
+    CrashMidSession => "crash-mid-session",
+    /// Reads nothing for ten minutes, then serves: every answer comes ten minutes late.
+    AnswerLate => "answer-late",
+    /// A grandchild in its process group holds its stdin, stdout and stderr open (`sleep 300`);
+    /// the server itself exits with status 1 at once.
+    GrandchildHoldsPipes => "grandchild-holds-pipes",
+    /// A grandchild that leaves the process group (`setsid`) holds its stdin, stdout and stderr
+    /// open for 60 s; the server itself exits with status 1 at once. Nothing that kills process
+    /// groups reaches it: it must be named.
+    SetsidGrandchild => "setsid-grandchild",
     /// Unknown methods get -32603 instead of -32601.
     UnknownMethodWrongCode => "unknown-method-wrong-code",
     /// Unknown notifications are answered with an error response (-32601, no id).
@@ -476,6 +501,35 @@ impl FaultState {
                 // Inherits our process group; `std` so that nothing waits for it.
                 std::process::Command::new("sleep").arg("300").spawn()?;
             }
+            Fault::ExitAtOnce => std::process::exit(0),
+            Fault::NeverRead | Fault::CloseStdout => {
+                if self.fault == Fault::CloseStdout {
+                    close_stdout();
+                }
+                live_on();
+            }
+            Fault::EndlessLine => {
+                let chunk = vec![b'x'; 1 << 20];
+                for _ in 0..1024 {
+                    out.write_all(&chunk).await?;
+                }
+                out.flush().await?;
+                live_on();
+            }
+            Fault::NotificationFlood => {
+                let line = framing::encode(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "flood"}}));
+                let batch = line.repeat(64);
+                loop {
+                    out.write_all(&batch).await?;
+                }
+            }
+            Fault::AnswerLate => std::thread::sleep(Duration::from_secs(600)),
+            Fault::GrandchildHoldsPipes | Fault::SetsidGrandchild => {
+                spawn_pipe_holder(self.fault == Fault::SetsidGrandchild)?;
+                eprintln!("fatal: mcpspec fault '{}'", self.fault.name());
+                std::process::exit(1);
+            }
             _ => {}
         }
         Ok(())
@@ -489,6 +543,12 @@ impl FaultState {
             _ => return Intercept::Pass,
         };
         match self.fault {
+            Fault::CrashMidSession
+                if value.get("id").is_some()
+                    && value.get("method").and_then(Value::as_str).is_some_and(|m| m != "initialize") =>
+            {
+                Intercept::Exit(1)
+            }
             Fault::FuzzCrashLongId => match overlong_request_id(value) {
                 Some(len) => Intercept::Crash(Crash::Panic {
                     at: "reference/src/server/ids.rs:48:13",
@@ -522,6 +582,13 @@ impl FaultState {
     /// to write.
     pub(crate) fn outgoing(&mut self, incoming: Option<&FrameContent>, answers: Vec<Value>) -> Vec<u8> {
         let mut bytes = Vec::new();
+        if self.fault == Fault::InvalidUtf8 {
+            // A lone continuation byte and a byte UTF-8 never uses, inside what looks like JSON.
+            for _ in &answers {
+                bytes.extend(b"{\"jsonrpc\":\"2.0\",\"result\":\"\x80\xff\"}\n");
+            }
+            return bytes;
+        }
         if !answers.is_empty() && !self.answered {
             self.answered = true;
             match self.fault {
@@ -673,6 +740,47 @@ impl FaultState {
     }
 }
 
+/// Closes every descriptor of this process that is its stdout's pipe (fd 1 and the copies the
+/// event loop writes through): the reader sees end of file while the process lives on.
+fn close_stdout() {
+    let Ok(stdout) = std::fs::read_link("/proc/self/fd/1") else { return };
+    let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == stdout))
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    for fd in fds {
+        let _ = nix::unistd::close(fd);
+    }
+}
+
+/// Starts a grandchild that holds this process's stdin, stdout and stderr open: `sleep 300` in
+/// the process group, or with `setsid`, `sleep 60` in a session (and group) of its own.
+pub(crate) fn spawn_pipe_holder(setsid: bool) -> std::io::Result<()> {
+    let mut grandchild = std::process::Command::new("sleep");
+    if setsid {
+        grandchild.arg("60");
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: setsid is async-signal-safe, as code between fork and exec must be.
+        unsafe {
+            grandchild.pre_exec(|| nix::unistd::setsid().map(drop).map_err(std::io::Error::from));
+        }
+    } else {
+        grandchild.arg("300");
+    }
+    // Inherits stdin, stdout and stderr: the pipes stay open while it lives.
+    grandchild.spawn().map(drop)
+}
+
+/// Blocks this thread until the process is killed (a hostile process never exits on its own).
+pub(crate) fn live_on() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
 fn ignore_sigterm() {
     use nix::sys::signal::{signal, SigHandler, Signal};
     // SAFETY: installing SIG_IGN runs no handler code; nothing else in this process relies on
@@ -760,7 +868,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 106);
+        assert_eq!(Fault::ALL.len(), 116);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

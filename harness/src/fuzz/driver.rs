@@ -133,8 +133,10 @@ impl Driver {
             let description = self.setup().await;
             match description {
                 Ok(d) => self.server_description = Some(d),
-                Err(why) => {
-                    self.stop().await;
+                Err(mut why) => {
+                    if let Some(left) = self.stop().await {
+                        why.push_str(&format!("; left running outside its process group: {left}"));
+                    }
                     return Err(StartError::Setup(why));
                 }
             }
@@ -168,7 +170,18 @@ impl Driver {
                         tail(&stderr)
                     ));
                 }
-                Err(_) => return Err(format!("no answer within {:?}", self.config.start_timeout)),
+                Err(_) => {
+                    let within = self.config.start_timeout;
+                    return Err(match (child.try_exit(), child.stdin_unread()) {
+                        (Some(status), _) => {
+                            format!("it {} without answering within {within:?}", describe_status(status))
+                        }
+                        (None, Some(unread)) if unread > 0 => {
+                            format!("no answer within {within:?}: it never read its stdin ({unread} bytes unread)")
+                        }
+                        _ => format!("no answer within {within:?}"),
+                    });
+                }
             };
             self.watch.received(&frame);
             let FrameContent::Json { value, .. } = &frame.content else { continue };
@@ -414,10 +427,11 @@ impl Driver {
     }
 
     /// Ends the process, if any.
-    pub async fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.terminate().await;
-        }
+    /// Ends the process, if one runs; names what it left running outside its process group.
+    pub async fn stop(&mut self) -> Option<String> {
+        let mut child = self.child.take()?;
+        let end = child.terminate().await;
+        (!end.left.is_empty()).then(|| end.left.join(", "))
     }
 }
 

@@ -529,6 +529,20 @@ impl Results {
         console::get().scenario(report, true);
     }
 
+    /// Reports, without showing them, the scenarios of `planned` that have not finished (no
+    /// report for their id and revision yet): a run stopped early lists what it did not run
+    /// in report.json, under one verdict on the console ([`crate::bounds`]). Returns how many.
+    pub fn fill_unfinished(&self, planned: Vec<ScenarioReport>) -> usize {
+        let mut reports = self.reports.lock().expect("results lock");
+        let before = reports.len();
+        for p in planned {
+            if !reports.iter().any(|r| r.id == p.id && r.revision == p.revision) {
+                reports.push(p);
+            }
+        }
+        reports.len() - before
+    }
+
     /// Every report so far; the results are empty afterwards.
     pub fn take(&self) -> Vec<ScenarioReport> {
         std::mem::take(&mut *self.reports.lock().expect("results lock"))

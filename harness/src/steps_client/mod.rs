@@ -231,6 +231,13 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
     let me = w.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
     session.set_label(format!("{me} {}", w.scenario.revision));
     let accepted = session.accept(ctx.timeout, slot).await;
+    // The run's gate (mcpspec::bounds): a client that never connects stops the run after a few.
+    // A client that reached the HTTP endpoint but was refused has made contact: judged there.
+    match &accepted {
+        Ok(()) => ctx.bounds.contact(),
+        Err(_) if session.reached_http() => ctx.bounds.contact(),
+        Err(e) => ctx.bounds.no_contact(e.to_string(), &[]),
+    }
     let expected = match session.transport() {
         "stdio" => "the client starts the server command",
         _ => "the client connects to the scenario server's URL",

@@ -11,6 +11,7 @@ mod reference;
 mod report;
 mod report_html;
 mod robustness;
+mod security;
 mod support;
 mod usage;
 mod verdicts;

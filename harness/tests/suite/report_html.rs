@@ -160,7 +160,7 @@ fn load(page: &str, hash: &str) -> Result<Dom, String> {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(&url);
-    let (status, dom, log) = output_within(command, BROWSER_LIMIT);
+    let (status, dom, log) = output_within(command, BROWSER_LIMIT, |_, _| {});
     let Some(status) = status else {
         return Err(format!("chromium did not finish within {BROWSER_LIMIT:?} on {url}\n{log}"));
     };

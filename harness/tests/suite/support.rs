@@ -23,6 +23,8 @@ pub struct Run {
     pub marker: String,
     /// Where `--report-dir` pointed (removed when the run is dropped).
     pub report_dir: tempfile::TempDir,
+    /// mcpspec's peak resident memory (VmHWM), KiB, as last sampled before it exited.
+    pub peak_rss_kib: u64,
 }
 
 impl Run {
@@ -64,9 +66,11 @@ impl Run {
 
 /// Runs `cmd` (stdin empty, stdout and stderr read to their ends), killing it after `limit`:
 /// its exit status (none when it was killed), stdout and stderr.
+/// `each` is called every 20 ms while it runs, with its pid and the time since it started.
 pub fn output_within(
     mut cmd: Command,
     limit: Duration,
+    mut each: impl FnMut(u32, Duration),
 ) -> (Option<std::process::ExitStatus>, String, String) {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let started = Instant::now();
@@ -81,6 +85,7 @@ pub fn output_within(
     let out_t = read_all(Box::new(child.stdout.take().unwrap()));
     let err_t = read_all(Box::new(child.stderr.take().unwrap()));
     let status = loop {
+        each(child.id(), started.elapsed());
         if let Some(status) = child.try_wait().expect("wait") {
             break Some(status);
         }
@@ -99,6 +104,11 @@ static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// Runs `mcpspec ARGS`, with `--report-dir` appended when `report` is set, killing it (and
 /// failing the test) after `limit`.
 pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
+    run_signalled(args, report, limit, None)
+}
+
+/// [`run`], sending mcpspec `signal` (`TERM`, `INT`, `HUP`) once `after` has passed.
+pub fn run_signalled(args: &[&str], report: bool, limit: Duration, signal: Option<(&str, Duration)>) -> Run {
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let marker = format!("mcpspec-test-{}-{n}", std::process::id());
     let dir = tempfile::tempdir().expect("tempdir");
@@ -111,7 +121,17 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
     }
     cmd.args(&all).env("MCPSPEC_TEST_MARKER", &marker);
     let started = Instant::now();
-    let (status, stdout, stderr) = output_within(cmd, limit);
+    let mut peak_rss_kib = 0;
+    let mut signal = signal;
+    let (status, stdout, stderr) = output_within(cmd, limit, |pid, elapsed| {
+        // VmHWM only grows: the last sample before the exit is the peak.
+        peak_rss_kib = peak_rss(pid).unwrap_or(peak_rss_kib);
+        if let Some((name, _)) = signal.filter(|(_, after)| elapsed >= *after) {
+            let sent = Command::new("kill").arg(format!("-{name}")).arg(pid.to_string()).status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill -{name} failed");
+            signal = None;
+        }
+    });
     let elapsed = started.elapsed();
     let run = Run {
         code: status.and_then(|s| s.code()),
@@ -125,6 +145,7 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
         elapsed,
         marker,
         report_dir: dir,
+        peak_rss_kib,
     };
     assert!(status.is_some(), "mcpspec did not finish within {limit:?}\n{}", run.describe());
     run
@@ -140,6 +161,13 @@ pub fn assert_report_schema(report: &Value) {
     let errors: Vec<String> =
         schema.iter_errors(report).map(|e| format!("{}: {e}", e.instance_path())).collect();
     assert!(errors.is_empty(), "report.json does not match harness/report.schema.json: {errors:#?}");
+}
+
+/// VmHWM of process `pid`, KiB.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `mcpspec server [EXTRA] -- mcpspec reference server [--fault FAULT]`, with a report and, when
@@ -186,13 +214,19 @@ pub fn leftovers(marker: &str) -> Vec<String> {
 
 /// Waits up to a second for the marker's processes to go (the kernel reaps asynchronously).
 pub fn assert_no_leftovers(marker: &str) {
+    let left = settled_leftovers(marker);
+    assert!(left.is_empty(), "processes left behind: {left:#?}");
+}
+
+/// The marker's processes still there after up to a second (the kernel reaps asynchronously).
+pub fn settled_leftovers(marker: &str) -> Vec<String> {
     let mut left = leftovers(marker);
     for _ in 0..50 {
         if left.is_empty() {
-            return;
+            break;
         }
         std::thread::sleep(Duration::from_millis(20));
         left = leftovers(marker);
     }
-    panic!("processes left behind: {left:#?}");
+    left
 }

@@ -135,10 +135,24 @@ pub enum ClientFault {
     /// Modern era: also answers each input request as a JSON-RPC response (id: the input key), a
     /// message the era has no place for.
     ModernSendsResponses,
+    // ---- hostile processes (issue #17), stdio ----
+    /// Exits with status 0 at once, without starting the server.
+    ExitAtOnce,
+    /// Sleeps ten minutes before it starts the server.
+    AnswerLate,
+    /// A grandchild that leaves the process group (`setsid`) holds the client's stdin, stdout
+    /// and stderr open for 60 s; the client exits with status 1 at once.
+    SetsidGrandchild,
+    /// Starts the server and writes 1 GiB to it without a newline, then nothing, reading nothing.
+    EndlessLine,
+    /// Starts the server and writes valid `notifications/roots/list_changed` without end.
+    NotificationFlood,
+    /// Starts the server and writes lines that are not UTF-8, without end.
+    InvalidUtf8,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 60] = [
+    pub const ALL: [ClientFault; 66] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -199,6 +213,12 @@ impl ClientFault {
         ClientFault::ModernUndeclaredCapabilityUse,
         ClientFault::ModernIgnoresTtl,
         ClientFault::ModernSendsResponses,
+        ClientFault::ExitAtOnce,
+        ClientFault::AnswerLate,
+        ClientFault::SetsidGrandchild,
+        ClientFault::EndlessLine,
+        ClientFault::NotificationFlood,
+        ClientFault::InvalidUtf8,
     ];
 
     pub fn name(self) -> &'static str {
@@ -263,6 +283,12 @@ impl ClientFault {
             ClientFault::ModernUndeclaredCapabilityUse => "modern-undeclared-capability-use",
             ClientFault::ModernIgnoresTtl => "modern-ignores-ttl",
             ClientFault::ModernSendsResponses => "modern-sends-responses",
+            ClientFault::ExitAtOnce => "exit-at-once",
+            ClientFault::AnswerLate => "answer-late",
+            ClientFault::SetsidGrandchild => "setsid-grandchild",
+            ClientFault::EndlessLine => "endless-line",
+            ClientFault::NotificationFlood => "notification-flood",
+            ClientFault::InvalidUtf8 => "invalid-utf8",
         }
     }
 }

@@ -496,8 +496,39 @@ pub async fn run_stdio(
     if fault == Some(ClientFault::ExitEarly) {
         return Err("exit-early: the server was never started".into());
     }
+    match fault {
+        Some(ClientFault::ExitAtOnce) => std::process::exit(0),
+        Some(ClientFault::AnswerLate) => tokio::time::sleep(Duration::from_secs(600)).await,
+        Some(ClientFault::SetsidGrandchild) => {
+            let _ = crate::faults::spawn_pipe_holder(true);
+            eprintln!("fatal: mcpspec client fault 'setsid-grandchild'");
+            std::process::exit(1);
+        }
+        _ => {}
+    }
     let options = ChildOptions { write_timeout: timeout, ..ChildOptions::default() };
     let mut server = ChildTransport::spawn(command, options).map_err(|e| e.to_string())?;
+    let garbage: Option<Vec<u8>> = match fault {
+        Some(ClientFault::EndlessLine) => Some(vec![b'x'; 1 << 20]),
+        Some(ClientFault::NotificationFlood) => {
+            let line = br#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#;
+            Some([&line[..], b"\n"].concat().repeat(64))
+        }
+        Some(ClientFault::InvalidUtf8) => Some(b"{\"jsonrpc\":\"2.0\",\"method\":\"\x80\xff\"}\n".repeat(64)),
+        _ => None,
+    };
+    if let Some(chunk) = garbage {
+        // Until the write fails (the server stops reading, or mcpspec ends the client); the
+        // endless line stops at 1 GiB. Then the client lives on, reading nothing.
+        let mut written = 0usize;
+        while written < 1 << 30 && server.send_bytes(&chunk).await.is_ok() {
+            if fault != Some(ClientFault::EndlessLine) {
+                continue;
+            }
+            written += chunk.len();
+        }
+        crate::faults::live_on();
+    }
     let mut client = ReferenceClient::new(supported, fault).for_scenario(scenario);
     let mut outcome = Ok(());
     let mut out = client.start();

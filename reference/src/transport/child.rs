@@ -118,6 +118,10 @@ pub enum Stage {
 pub struct ShutdownReport {
     pub stage: Stage,
     pub status: Option<ExitStatus>,
+    /// Processes outside the child's process group (one that left it with `setsid`) that still
+    /// held its pipes once the group was killed: `pid 123 (sleep 300)`. mcpspec cannot end
+    /// what left its group without guessing; it names them.
+    pub left: Vec<String>,
 }
 
 impl ShutdownReport {
@@ -127,13 +131,20 @@ impl ShutdownReport {
             Some(s) => describe_status(s),
             None => "still running".to_owned(),
         };
-        match self.stage {
+        let mut text = match self.stage {
             Stage::AlreadyExited => format!("{status} before shutdown began"),
             Stage::StdinClosed => format!("{status} after its stdin was closed"),
             Stage::Sigterm => format!("needed SIGTERM ({status})"),
             Stage::Sigkill => format!("needed SIGKILL ({status})"),
             Stage::Unkillable => format!("survived SIGKILL ({status})"),
+        };
+        if !self.left.is_empty() {
+            text.push_str(&format!(
+                "; left running outside its process group, holding its pipes: {}",
+                self.left.join(", ")
+            ));
         }
+        text
     }
 }
 
@@ -163,6 +174,11 @@ pub struct ChildTransport {
     exit: Option<ExitStatus>,
     options: ChildOptions,
     command: String,
+    /// The pipes between mcpspec and the child (`pipe:[inode]`, as /proc shows them), to find
+    /// who still holds them once the child's group is gone ([`pipe_holders`]).
+    pipes: Vec<String>,
+    /// Whether a shutdown has looked for processes left holding the pipes already.
+    left_sought: bool,
 }
 
 impl ChildTransport {
@@ -184,6 +200,15 @@ impl ChildTransport {
             cmd.spawn().map_err(|source| SpawnError::Spawn { command: command.clone(), source })?;
         // `process_group(0)` makes the child the leader of a group whose id is its pid.
         let pgid = Pid::from_raw(child.id().map(|id| id as i32).unwrap_or(0));
+        let pipes = {
+            use std::os::fd::AsRawFd as _;
+            let fds = [
+                child.stdin.as_ref().map(|p| p.as_raw_fd()),
+                child.stdout.as_ref().map(|p| p.as_raw_fd()),
+                child.stderr.as_ref().map(|p| p.as_raw_fd()),
+            ];
+            fds.into_iter().flatten().filter_map(pipe_name).collect()
+        };
         let stdin = child.stdin.take();
         let (tx, frames) = mpsc::channel(options.frame_queue.max(1));
         let stderr = Arc::new(Mutex::new(StderrTail::new(options.stderr_tail_bytes)));
@@ -207,6 +232,8 @@ impl ChildTransport {
             exit: None,
             options,
             command,
+            pipes,
+            left_sought: false,
         })
     }
 
@@ -269,6 +296,18 @@ impl ChildTransport {
         self.stdin.as_ref().map(|s| s.as_fd())
     }
 
+    /// How many bytes written to the child's stdin it has not read yet (`None` once stdin is
+    /// closed, or when the kernel does not say): a child that never reads keeps them all.
+    pub fn stdin_unread(&self) -> Option<usize> {
+        use std::os::fd::AsRawFd as _;
+        let fd = self.stdin.as_ref()?.as_raw_fd();
+        let mut unread: nix::libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int through the pointer, which points at one; `fd` is
+        // open for as long as `self.stdin` holds it.
+        let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut unread) };
+        (rc == 0).then_some(unread.max(0) as usize)
+    }
+
     /// Closes the child's stdin (end of file on its side).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
@@ -327,16 +366,34 @@ impl ChildTransport {
     pub async fn shutdown(&mut self) -> ShutdownReport {
         let grace = self.options.shutdown_grace;
         let report = if let Some(status) = self.try_exit() {
-            ShutdownReport { stage: Stage::AlreadyExited, status: Some(status) }
+            ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
         } else {
             self.close_stdin();
             match self.wait_exit(grace).await {
-                Some(status) => ShutdownReport { stage: Stage::StdinClosed, status: Some(status) },
+                Some(status) => {
+                    ShutdownReport { stage: Stage::StdinClosed, status: Some(status), left: Vec::new() }
+                }
                 None => self.signal_stages().await,
             }
         };
         self.signal_group(Signal::SIGKILL);
         self.close_stdin();
+        self.name_the_left(report).await
+    }
+
+    /// Once the group is killed, its pipes close — unless a process outside the group holds
+    /// them (a grandchild that called `setsid`): those are named in the report. Only looked for
+    /// when stdout is still open a moment after the kill, so a clean end costs no /proc scan.
+    async fn name_the_left(&mut self, mut report: ShutdownReport) -> ShutdownReport {
+        self.left_sought = true;
+        let Some(stdout_reader) = self.readers.first() else { return report };
+        for _ in 0..10 {
+            if stdout_reader.is_finished() {
+                return report;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        report.left = pipe_holders(&self.pipes, self.pgid.as_raw());
         report
     }
 
@@ -345,12 +402,14 @@ impl ChildTransport {
     /// (its stdin is not its MCP connection). The rest of its process group is killed too.
     pub async fn terminate(&mut self) -> ShutdownReport {
         let report = match self.try_exit() {
-            Some(status) => ShutdownReport { stage: Stage::AlreadyExited, status: Some(status) },
+            Some(status) => {
+                ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
+            }
             None => self.signal_stages().await,
         };
         self.signal_group(Signal::SIGKILL);
         self.close_stdin();
-        report
+        self.name_the_left(report).await
     }
 
     /// SIGTERM to the process group, wait, SIGKILL, wait: the report of whichever ended it.
@@ -358,12 +417,12 @@ impl ChildTransport {
         let grace = self.options.shutdown_grace;
         self.signal_group(Signal::SIGTERM);
         if let Some(status) = self.wait_exit(grace).await {
-            return ShutdownReport { stage: Stage::Sigterm, status: Some(status) };
+            return ShutdownReport { stage: Stage::Sigterm, status: Some(status), left: Vec::new() };
         }
         self.signal_group(Signal::SIGKILL);
         match self.wait_exit(grace).await {
-            Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status) },
-            None => ShutdownReport { stage: Stage::Unkillable, status: None },
+            Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status), left: Vec::new() },
+            None => ShutdownReport { stage: Stage::Unkillable, status: None, left: Vec::new() },
         }
     }
 
@@ -378,10 +437,59 @@ impl ChildTransport {
 impl Drop for ChildTransport {
     fn drop(&mut self) {
         self.signal_group(Signal::SIGKILL);
+        // A transport dropped before its shutdown (a run stopped by a signal, its deadline or its
+        // gate) still says what it could not end: whoever holds its pipes outside the group.
+        let open = self.readers.first().is_some_and(|r| !r.is_finished());
+        if open && !self.left_sought {
+            let left = pipe_holders(&self.pipes, self.pgid.as_raw());
+            if !left.is_empty() {
+                eprintln!(
+                    "mcpspec: {} left running outside its process group, holding its pipes: {}",
+                    self.command,
+                    left.join(", ")
+                );
+            }
+        }
         for r in &self.readers {
             r.abort();
         }
     }
+}
+
+/// `pipe:[inode]` for a pipe's file descriptor in this process, as /proc names it.
+fn pipe_name(fd: std::os::fd::RawFd) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    let name = link.to_string_lossy().into_owned();
+    name.starts_with("pipe:").then_some(name)
+}
+
+/// The processes, outside process group `pgid` and other than this one, holding any of
+/// `pipes` open: `pid 123 (sleep 300)`. Reads /proc (Linux); finds nothing elsewhere.
+pub fn pipe_holders(pipes: &[String], pgid: i32) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if pid == me || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // Field 5 of /proc/PID/stat is the process group; the command (field 2) may hold spaces
+        // and parentheses, so the fields are counted after its closing one.
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let group = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(2));
+        if group == Some(&pgid.to_string()) || group.is_none() {
+            continue;
+        }
+        let holds = std::fs::read_dir(entry.path().join("fd")).into_iter().flatten().flatten().any(|fd| {
+            std::fs::read_link(fd.path()).is_ok_and(|l| pipes.iter().any(|p| l.as_os_str() == p.as_str()))
+        });
+        if holds {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            found.push(format!("pid {pid} ({})", cmdline.trim()));
+        }
+    }
+    found
 }
 
 async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Sender<Frame>) {

@@ -303,6 +303,12 @@ impl HttpListener {
         self.endpoint.lock().log.drain(..).collect()
     }
 
+    /// How many requests that belong to no session are logged, not yet taken: whether a peer
+    /// reached the endpoint at all, though no session came of it.
+    pub fn unsessioned_requests(&self) -> usize {
+        self.endpoint.lock().log.len()
+    }
+
     /// Sessions open now.
     pub fn session_count(&self) -> usize {
         self.endpoint.lock().sessions.len()

@@ -332,6 +332,15 @@ mod tests {
         assert!(protocol_version(Some(b"\xff"), &all).is_err());
     }
 
+    /// Session ids are 128 bits from the CSPRNG: 32 hex digits, and no two alike in 10 000.
+    #[test]
+    fn session_ids_carry_128_random_bits() {
+        let ids: std::collections::HashSet<String> =
+            (0..10_000).map(|_| new_session_id(false).unwrap()).collect();
+        assert_eq!(ids.len(), 10_000);
+        assert!(ids.iter().all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())));
+    }
+
     #[test]
     fn session_ids() {
         let id = new_session_id(false).unwrap();
