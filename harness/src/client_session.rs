@@ -391,6 +391,11 @@ impl ClientSession {
         &self.recorder
     }
 
+    /// Names the session in the live wire log (`--verbose`).
+    pub fn set_label(&mut self, label: String) {
+        self.recorder.set_label(label);
+    }
+
     pub fn stderr_tail(&self) -> String {
         self.client.stderr_tail()
     }

@@ -6,6 +6,7 @@ use mcpspec::fuzz::driver::{tail, DriverConfig};
 use mcpspec::fuzz::minimize::Budget;
 use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
+use mcpspec::report::Policy;
 use mcpspec_reference::transport::CommandSpec;
 use mcpspec_reference::Revision;
 use std::ffi::OsString;
@@ -38,6 +39,11 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         Ok(s) => s,
         Err(why) => return usage(why),
     };
+    let baseline = match args.expected_failures.as_deref().map(mcpspec::baseline::Baseline::load).transpose()
+    {
+        Ok(b) => b,
+        Err(e) => return usage(e.to_string()),
+    };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
         command,
@@ -66,18 +72,23 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         progress: std::io::stderr().is_terminal(),
         max_findings: args.max_findings,
     };
-    // Ctrl-C stops the campaign after the windows in flight; what was found is written. A
-    // second Ctrl-C quits at once.
+    // Ctrl-C (or SIGTERM, SIGHUP) stops the campaign after the windows in flight; what was
+    // found is written. A second signal quits at once.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
+    let stopped_by = Arc::new(std::sync::OnceLock::new());
+    let by = stopped_by.clone();
+    let first = crate::signals::stopped();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            flag.store(true, Ordering::Relaxed);
-            eprintln!("\nmcpspec fuzz: stopping (Ctrl-C again quits at once); writing what was found");
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
-        }
+        let signal = first.await;
+        let _ = by.set(signal);
+        flag.store(true, Ordering::Relaxed);
+        eprintln!(
+            "\nmcpspec fuzz: stopped by {} (a second signal quits at once); writing what was found",
+            signal.name()
+        );
+        let again = crate::signals::stopped().await;
+        std::process::exit(again.exit_code().into());
     });
     let result = match campaign::run(config, stop.clone()).await {
         Ok(r) => r,
@@ -88,18 +99,20 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     };
     let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
-    let report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir);
+    let policy = Policy { baseline: baseline.as_ref(), strict: false };
+    let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
+    report.redact(mcpspec::redact::run());
     if let Some(dir) = &args.report_dir {
-        match report.write_json(dir) {
-            Ok(path) => eprintln!("mcpspec fuzz: report written to {}", path.display()),
+        match report.write_all(dir) {
+            Ok(_) => eprintln!("mcpspec fuzz: reports written to {}", dir.display()),
             Err(e) => {
                 eprintln!("mcpspec fuzz: cannot write the report to {}: {e}", dir.display());
                 return exit::ERROR;
             }
         }
     }
-    if stop.load(Ordering::Relaxed) {
-        return 130;
+    if let Some(signal) = stopped_by.get() {
+        return signal.exit_code();
     }
     report.exit_code()
 }

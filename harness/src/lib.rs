@@ -13,6 +13,7 @@
 //! protocol's rules the checker and the steps judge with (`mcpspec_reference::{capabilities,
 //! sampling, elicitation}`, arguments from `mcpspec_reference::arguments`).
 
+pub mod baseline;
 pub mod checker;
 pub mod client_session;
 pub mod fuzz;
@@ -20,6 +21,7 @@ pub mod http_target;
 pub mod pool;
 pub mod props;
 pub mod recorder;
+pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod session;

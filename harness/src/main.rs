@@ -1,8 +1,10 @@
 //! The `mcpspec` command line.
 
 mod fuzzing;
+mod listing;
 mod runner;
 mod scenario;
+mod signals;
 mod steps;
 mod steps_client;
 mod validate;
@@ -10,7 +12,7 @@ mod validate;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use mcpspec::http_target::Detection;
-use mcpspec::report::{exit, Report};
+use mcpspec::report::{exit, Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::Target;
 use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
@@ -67,6 +69,8 @@ enum Command {
     Replay(ReplayArgs),
     /// Validate JSON Lines (one message per line) against a revision's schema.
     Validate(ValidateArgs),
+    /// List every scenario and wire rule: level, revisions, transports, tags and clause.
+    List(ListArgs),
     /// Run mcpspec's reference implementation.
     Reference {
         #[command(subcommand)]
@@ -127,6 +131,29 @@ struct CertifyArgs {
     /// server behind auth. Values are never written to reports.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// Known failures: a YAML file of `server:` and `client:` lists of scenario ids (or
+    /// `scenario:check-id`), the official conformance suite's format; an entry may also be a
+    /// mapping with `id`, `revision`, `transport`, `clause` and `reason`. A listed failure passes
+    /// as expected; an unlisted one fails; a listed one that no longer fails fails as stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// SHOULD failures fail the run (exit 1) and the certification, as MUST failures do.
+    #[arg(long)]
+    strict: bool,
+    /// Run only the scenarios whose id matches GLOB (repeatable), e.g. 'lifecycle/*' or
+    /// 'sweep/tools' (every example of an outline). `mcpspec list` lists the ids.
+    #[arg(long = "scenario", value_name = "GLOB")]
+    scenario: Vec<String>,
+    /// Run only the scenarios carrying TAG, on them or their feature (repeatable), e.g.
+    /// `negotiation`, `SHOULD`, `transport:http`.
+    #[arg(long = "tag", value_name = "TAG")]
+    tag: Vec<String>,
+    /// Show only the certification and the summary (no line per scenario, no progress bar).
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also show every message of every session as it crosses the wire (a live wire log).
+    #[arg(short, long)]
+    verbose: bool,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -174,6 +201,11 @@ struct FuzzArgs {
     /// Call tools whose annotations say destructiveHint: true.
     #[arg(long)]
     destructive: bool,
+    /// Known findings: a baseline (see `mcpspec server --expected-failures`) whose `server:`
+    /// list names finding ids (`fuzz/crash-1a2b3c4d`): a listed finding passes as expected.
+    /// A campaign that does not meet a listed finding leaves it unexercised, never stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
     /// Stop once this many distinct findings are known.
     #[arg(long, value_name = "N")]
     max_findings: Option<usize>,
@@ -202,6 +234,34 @@ struct ReplayArgs {
     /// The implementation's command line (default: the reference server).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// Only this role's scenarios (default: both).
+    #[arg(long, value_enum)]
+    role: Option<ListRole>,
+    /// Only scenarios that run at this revision (repeatable).
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    revisions: Vec<Revision>,
+    /// `table` for people, `json` for tools.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    format: ListFormat,
+    /// Read the .feature files from DIR instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListRole {
+    Server,
+    Client,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ListFormat {
+    Table,
+    Json,
 }
 
 #[derive(Args)]
@@ -333,8 +393,9 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        if matches!(cli.command, Command::Fuzz(_)) {
-            // The campaign handles Ctrl-C itself: it stops and writes what it found.
+        if matches!(cli.command, Command::Fuzz(_) | Command::Server(_) | Command::Client(_)) {
+            // These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process
+            // they started and write the reports of what ran.
             return run(cli).await;
         }
         tokio::select! {
@@ -398,6 +459,24 @@ async fn run(cli: Cli) -> u8 {
             }
         }
         Command::Validate(args) => validate_file(args),
+        Command::List(args) => {
+            let roles: &[&'static str] = match args.role {
+                Some(ListRole::Server) => &["server"],
+                Some(ListRole::Client) => &["client"],
+                None => &["server", "client"],
+            };
+            let json = args.format == ListFormat::Json;
+            match listing::list(roles, &args.revisions, args.scenarios.as_deref(), json) {
+                Ok(text) => {
+                    print!("{text}");
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("mcpspec list: {e:#}");
+                    exit::USAGE
+                }
+            }
+        }
         Command::Fuzz(args) => fuzzing::fuzz(args).await,
         Command::Replay(args) => fuzzing::replay(args).await,
         Command::Reference {
@@ -544,6 +623,20 @@ const SERVER_JOBS: usize = 32;
 /// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
+    mcpspec::report::console::init(match (args.quiet, args.verbose) {
+        (true, _) => mcpspec::report::console::Mode::Quiet,
+        (_, true) => mcpspec::report::console::Mode::Verbose,
+        _ => mcpspec::report::console::Mode::Normal,
+    });
+    // Secrets (credential-like environment variables, --header values) never reach a report.
+    mcpspec::redact::init(args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)));
+    let baseline = match &args.expected_failures {
+        Some(path) => Some(mcpspec::baseline::Baseline::load(path).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+    let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
+    let filter = runner::Filter::new(selection.clone()).map_err(UsageError)?;
     let http = match (role, args.transport, &args.url) {
         (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
             return Err(UsageError("--url needs --transport http or sse".into()).into())
@@ -645,6 +738,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         }
     };
     let display = target.display();
+    let transport = target.transport();
+    let results = Arc::new(mcpspec::report::Results::new());
     let config = runner::SuiteConfig {
         target,
         revisions: args.revisions.clone(),
@@ -655,35 +750,69 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         scenarios: args.scenarios.clone(),
         sweep: steps::sweep::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
+        results: results.clone(),
+        selection: filter,
     };
-    let suite = match role {
-        Role::Server => runner::run_server_suite(config).await,
-        Role::Client => runner::run_client_suite(config).await,
+    let stopped = signals::stopped();
+    let suite = async {
+        match role {
+            Role::Server => runner::run_server_suite(config).await,
+            Role::Client => runner::run_client_suite(config).await,
+        }
     };
+    // A stopped run drops the suite: every session it holds ends its process group on drop.
+    let (suite, stop) = tokio::select! {
+        suite = suite => (Some(suite), None),
+        stop = stopped => (None, Some(stop)),
+    };
+    mcpspec::report::console::get().finish();
+    if let Some(stop) = stop {
+        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
+    }
     if let Some(process) = served {
         let end = process.stop().await;
         eprintln!("mcpspec: the server process {}", end.describe());
     }
-    let run = suite.map_err(|e| UsageError(format!("{e:#}")))?;
-    let mut report = Report::new(
-        role.name(),
-        display,
-        run.revisions.iter().map(|r| r.to_string()).collect(),
-        run.scenarios,
-        started.elapsed().as_millis() as u64,
-    );
-    report.not_tested = run.not_tested;
+    let run = match suite {
+        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
+        None => runner::SuiteRun {
+            scenarios: results.take(),
+            revisions: args.revisions.clone(),
+            not_tested: None,
+        },
+    };
+    let source = match &args.scenarios {
+        Some(dir) => dir.display().to_string(),
+        None => "built-in".to_owned(),
+    };
+    let info = RunInfo {
+        role: role.name(),
+        command: display,
+        transport,
+        started_at,
+        duration_ms: started.elapsed().as_millis() as u64,
+        revisions: run.revisions.iter().map(|r| r.to_string()).collect(),
+        scenario_set: Some(ScenarioSet { source, scenarios: results.planned_count(), selection }),
+        not_tested: run.not_tested,
+        interrupted: stop.map(|s| s.name()),
+    };
+    let mut report =
+        Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    report.redact(mcpspec::redact::run());
     if let Some(dir) = &args.report_dir {
-        let path = report
-            .write_json(dir)
-            .with_context(|| format!("cannot write the report to {}", dir.display()))?;
-        eprintln!("mcpspec: report written to {}", path.display());
+        let written = report
+            .write_all(dir)
+            .with_context(|| format!("cannot write the reports to {}", dir.display()))?;
+        let names: Vec<String> =
+            written.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        eprintln!("mcpspec: reports written to {}: {}", dir.display(), names.join(", "));
     }
     if let Some(why) = &report.not_tested {
         println!("not tested: {why}");
     }
+    print!("{}", mcpspec::report::console_footer(&report));
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
-    Ok(report.exit_code())
+    Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))
 }
 
 /// `mcpspec reference server --transport http|sse`: serves until interrupted.

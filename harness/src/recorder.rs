@@ -15,6 +15,7 @@ use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// How many findings of one rule are reported one by one; the rest are counted.
 const FINDINGS_PER_RULE: usize = 10;
@@ -36,6 +37,9 @@ pub struct TranscriptEntry {
     /// The line number on the receiving side's stream, when it came from a byte stream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// Milliseconds since the scenario's record began (the session's start, or the moment a
+    /// shared session was handed to the scenario).
+    pub at_ms: u64,
     pub text: String,
 }
 
@@ -45,6 +49,8 @@ struct Finding {
     revision: Revision,
     expected: String,
     actual: String,
+    /// The transcript entry being judged when the rule broke (absent once the log is full).
+    message: Option<usize>,
 }
 
 /// Records one session.
@@ -60,6 +66,12 @@ pub struct WireRecorder {
     schema_missing: Option<Revision>,
     transcript: Vec<TranscriptEntry>,
     transcript_dropped: usize,
+    /// When the record began: the transcript's times count from here.
+    began: Instant,
+    /// The transcript entry of the message (or HTTP event) being judged, while it fits the log.
+    current: Option<usize>,
+    /// Who the session is for, in the live wire log (`--verbose`): the scenario and revision.
+    label: String,
     /// The HTTP rules, for a session over HTTP.
     http: Option<HttpChecker>,
     /// HTTP exchanges judged in the current record.
@@ -82,6 +94,9 @@ impl WireRecorder {
             schema_missing: None,
             transcript: Vec::new(),
             transcript_dropped: 0,
+            began: Instant::now(),
+            current: None,
+            label: revision.to_string(),
             http: None,
             http_judged: 0,
             http_client: None,
@@ -157,7 +172,13 @@ impl WireRecorder {
         }
         let revision = self.checker.revision();
         for v in violations {
-            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
+            self.findings.push(Finding {
+                rule: v.rule,
+                revision,
+                expected: v.expected,
+                actual: v.actual,
+                message: self.current,
+            });
         }
     }
 
@@ -175,7 +196,13 @@ impl WireRecorder {
         let Some(c) = self.http_client.as_mut() else { return };
         let revision = self.checker.revision();
         for v in c.on_post_body(value) {
-            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
+            self.findings.push(Finding {
+                rule: v.rule,
+                revision,
+                expected: v.expected,
+                actual: v.actual,
+                message: self.current,
+            });
         }
     }
 
@@ -230,7 +257,13 @@ impl WireRecorder {
         }
         let revision = self.checker.revision();
         for v in violations {
-            self.findings.push(Finding { rule: v.rule, revision, expected: v.expected, actual: v.actual });
+            self.findings.push(Finding {
+                rule: v.rule,
+                revision,
+                expected: v.expected,
+                actual: v.actual,
+                message: self.current,
+            });
         }
     }
 
@@ -317,6 +350,7 @@ impl WireRecorder {
                     revision,
                     expected: v.expected.clone(),
                     actual: v.actual.clone(),
+                    message: self.current,
                 });
             }
             if let (Some(value), Some(_)) = (&i.value, &i.message) {
@@ -351,6 +385,7 @@ impl WireRecorder {
                     revision,
                     expected: format!("valid against {definition} of the {revision} schema"),
                     actual,
+                    message: self.current,
                 });
                 if structural.len() < violations.len() {
                     self.format_findings(&definition, &formats, revision);
@@ -361,6 +396,7 @@ impl WireRecorder {
                 revision,
                 expected: format!("a method {revision} defines for {direction}"),
                 actual: method.to_string(),
+                message: self.current,
             }),
             // Nothing to match it to (a response to no known request): the checker has said so.
             Validation::Unmatched { .. } => {}
@@ -382,13 +418,21 @@ impl WireRecorder {
                 revision,
                 expected: format!("a string in format {format} at {at} ({definition}, {revision} schema)"),
                 actual: format!("{at}: {}", v.message),
+                message: self.current,
             });
         }
     }
 
+    /// Names the session in the live wire log: the scenario it serves.
+    pub fn set_label(&mut self, label: String) {
+        self.label = label;
+    }
+
     fn log(&mut self, direction: Direction, line: Option<u64>, mut text: String) {
+        crate::report::console::get().wire(&self.label, direction.arrow(), &text);
         if self.transcript.len() >= TRANSCRIPT_ENTRIES {
             self.transcript_dropped += 1;
+            self.current = None;
             return;
         }
         if text.len() > TRANSCRIPT_TEXT {
@@ -398,7 +442,9 @@ impl WireRecorder {
             }
             text = format!("{}… [{} bytes]", &text[..cut], text.len());
         }
-        self.transcript.push(TranscriptEntry { dir: direction.arrow(), line, text });
+        self.current = Some(self.transcript.len());
+        let at_ms = self.began.elapsed().as_millis() as u64;
+        self.transcript.push(TranscriptEntry { dir: direction.arrow(), line, at_ms, text });
     }
 
     /// Starts the record of the next scenario on this session: its findings, counts and wire
@@ -413,7 +459,9 @@ impl WireRecorder {
         self.transcript.clear();
         self.transcript_dropped = 0;
         self.http_judged = 0;
-        self.transcript.push(TranscriptEntry { dir: NOTE, line: None, text: note });
+        self.began = Instant::now();
+        self.current = None;
+        self.transcript.push(TranscriptEntry { dir: NOTE, line: None, at_ms: 0, text: note });
     }
 
     /// The wire log, and how many entries did not fit.
@@ -454,6 +502,8 @@ impl WireRecorder {
                     verdict: f.rule.level_at(f.revision).broken(),
                     expected: f.expected.clone(),
                     actual: f.actual.clone(),
+                    message: f.message,
+                    baselined: false,
                 });
             }
         }
@@ -476,6 +526,8 @@ impl WireRecorder {
                 verdict: Verdict::Passed,
                 expected: format!("every line from the {who} is one well-formed JSON-RPC message"),
                 actual: format!("{} message(s) from the {who}, all well-formed", self.judged),
+                message: None,
+                baselined: false,
             });
         }
         let http_broken = self.findings.iter().any(|f| {
@@ -502,6 +554,8 @@ impl WireRecorder {
                     "every HTTP {what} from the {who} follows the {transport} transport's rules"
                 ),
                 actual: format!("{} {what}(s), each as the transport requires", self.http_judged),
+                message: None,
+                baselined: false,
             });
         }
         let schema_broken = self.findings.iter().any(|f| f.rule == &rules::SCHEMA_VALID);
@@ -513,6 +567,8 @@ impl WireRecorder {
                 verdict: Verdict::Skipped,
                 expected: format!("messages from the {who} valid against the {missing} schema"),
                 actual: format!("not checked: no schema for {missing} is loaded (see --schema-dir)"),
+                message: None,
+                baselined: false,
             });
         } else if self.schema_valid > 0 && !schema_broken {
             out.push(Check {
@@ -522,6 +578,8 @@ impl WireRecorder {
                 verdict: Verdict::Passed,
                 expected: format!("messages from the {who} valid against the {revision} schema"),
                 actual: format!("{} message(s) validated, all valid", self.schema_valid),
+                message: None,
+                baselined: false,
             });
         }
         out

@@ -14,7 +14,7 @@ use futures::FutureExt as _;
 use include_dir::{include_dir, Dir};
 use mcpspec::pool::{SessionPool, SharedSession};
 use mcpspec::recorder::TranscriptEntry;
-use mcpspec::report::{console_entry, ScenarioReport};
+use mcpspec::report::{Results, ScenarioReport};
 use mcpspec::session::ServerSession;
 use mcpspec::session::{StartError, Target};
 use mcpspec::verdict::Check;
@@ -42,7 +42,8 @@ pub struct SuiteContext {
     pub sweep: SweepOptions,
     /// Sessions between scenarios (server suite).
     pub pool: SessionPool,
-    results: Mutex<Vec<ScenarioReport>>,
+    results: Arc<Results>,
+    selection: Filter,
     /// Rules the server broke after a scenario had ended, on its shared session, charged to
     /// that scenario at the end of the run: its id, revision and the checks.
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
@@ -62,7 +63,8 @@ impl SuiteContext {
             // As many idle sessions as scenarios run at once: enough for each runner of
             // scenarios to find one, few enough to bound the processes alive.
             pool: SessionPool::new(!config.isolate, config.jobs),
-            results: Mutex::new(Vec::new()),
+            results: config.results.clone(),
+            selection: config.selection.clone(),
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
         })
@@ -91,18 +93,10 @@ impl SuiteContext {
         let retiring = std::mem::take(&mut *self.retiring.lock().expect("retiring lock"));
         futures::future::join_all(retiring).await;
         let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
-        let mut results = self.results.lock().expect("results lock");
+        let note = "the server broke a rule after this scenario ended, on the process it left running";
         for (id, revision, tail) in late {
-            let revision = revision.to_string();
-            let Some(report) = results.iter_mut().find(|r| r.id == id && r.revision == revision) else {
-                continue;
-            };
             // The tail holds only checks worse than passed (`SharedSession::retire`).
-            report.verdict = tail.iter().map(|c| c.verdict).fold(report.verdict, Verdict::max);
-            report.checks.extend(tail);
-            let note = "the server broke a rule after this scenario ended, on the process it left running";
-            report.reason.get_or_insert_with(|| note.to_owned());
-            println!("{}", console_entry(report));
+            self.results.amend(&id, revision.as_str(), tail, note);
         }
     }
 }
@@ -122,6 +116,44 @@ pub struct SuiteConfig {
     pub sweep: SweepOptions,
     /// Run every scenario in a process of its own (`--isolate`), never on a shared session.
     pub isolate: bool,
+    /// Where finished scenarios go: the caller keeps them if the run is stopped half-way.
+    pub results: Arc<Results>,
+    /// The part of the suite to run (`--scenario`, `--tag`).
+    pub selection: Filter,
+}
+
+/// `--scenario GLOB` and `--tag TAG`, ready to match: a scenario runs when its id (or the id
+/// of its outline, without `[values]`) matches one of the globs, and it or its feature carries
+/// one of the tags; an empty list does not narrow.
+#[derive(Clone)]
+pub struct Filter {
+    pub asked: mcpspec::report::Selection,
+    globs: globset::GlobSet,
+}
+
+impl Filter {
+    pub fn new(asked: mcpspec::report::Selection) -> Result<Filter, String> {
+        let mut globs = globset::GlobSetBuilder::new();
+        for g in &asked.scenario {
+            globs.add(globset::Glob::new(g).map_err(|e| format!("--scenario {g:?}: {e}"))?);
+        }
+        let globs = globs.build().map_err(|e| format!("--scenario: {e}"))?;
+        Ok(Filter { asked, globs })
+    }
+
+    fn selects(&self, feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> bool {
+        let by_id = self.asked.scenario.is_empty()
+            || meta_of(scenario).is_ok_and(|m| {
+                let outline = m.id.split_once('[').map_or(m.id.as_str(), |(base, _)| base);
+                self.globs.is_match(&m.id) || self.globs.is_match(outline)
+            });
+        let by_tag =
+            self.asked.tag.is_empty()
+                || feature.tags.iter().chain(&scenario.tags).any(|t| {
+                    self.asked.tag.iter().any(|asked| asked.strip_prefix('@').unwrap_or(asked) == t)
+                });
+        by_id && by_tag
+    }
 }
 
 /// A feature file: its path under `scenarios/` and its text.
@@ -161,6 +193,72 @@ fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
         anyhow::bail!("no .feature files for the {role} suite were found");
     }
     Ok(out)
+}
+
+/// One scenario of a suite as `mcpspec list` shows it: where it applies, what it rests on.
+#[derive(Debug, serde::Serialize)]
+pub struct Listed {
+    pub id: String,
+    pub name: String,
+    pub role: &'static str,
+    pub level: Level,
+    pub feature: String,
+    /// The revisions it runs at (its `@since`, `@until`, `@except` tags).
+    pub revisions: Vec<String>,
+    /// The transports it runs over (its `@transport:` tags, and what each revision defines).
+    pub transports: Vec<&'static str>,
+    pub tags: Vec<String>,
+    /// The clause, at the newest revision it runs at.
+    pub spec: String,
+}
+
+/// Every scenario of the `role` suite (from `dir`, or the built-in ones) that runs at one of
+/// `revisions`.
+pub fn catalog(
+    role: &'static str,
+    dir: Option<&Path>,
+    revisions: &[Revision],
+) -> anyhow::Result<Vec<Listed>> {
+    let features = parse(&sources(role, dir)?)?;
+    let mut out = Vec::new();
+    for feature in &features {
+        for scenario in &feature.scenarios {
+            let meta = meta_of(scenario).map_err(|e| anyhow::anyhow!(e))?;
+            let at: Vec<Revision> =
+                revisions.iter().copied().filter(|r| applies(feature, scenario, *r)).collect();
+            let Some(newest) = at.iter().max() else { continue };
+            let transports = ["stdio", "http", "sse"]
+                .into_iter()
+                .filter(|t| on_transport(feature, scenario, t))
+                .filter(|t| at.iter().any(|r| transport_carries(t, *r).is_none()))
+                .collect();
+            out.push(Listed {
+                id: meta.id,
+                name: scenario.name.clone(),
+                role,
+                level: meta.level,
+                feature: feature_file(feature),
+                revisions: at.iter().map(|r| r.to_string()).collect(),
+                transports,
+                tags: tags_of(feature, scenario),
+                spec: newest.doc(&meta.doc),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Fails when the selection leaves no scenario of the suite.
+fn check_selection(features: &[gherkin::Feature], selection: &Filter, role: &str) -> anyhow::Result<()> {
+    if features.iter().any(|f| f.scenarios.iter().any(|s| selection.selects(f, s))) {
+        return Ok(());
+    }
+    let asked = &selection.asked;
+    anyhow::bail!(
+        "no {role} scenario matches --scenario {:?} --tag {:?} (`mcpspec list --role {role}` lists them)",
+        asked.scenario,
+        asked.tag
+    )
 }
 
 /// Parses the feature files, expanding outlines.
@@ -257,6 +355,7 @@ async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
             Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => return Probe::Inconclusive,
             Err(e) => return Probe::NotStarted(e.to_string()),
         };
+    session.set_label(format!("(probe) {revision}"));
     let probe = match revision.era() {
         Era::Legacy => probe_initialize(&mut session, ctx, revision).await,
         Era::Modern => probe_discover(&mut session, ctx, revision).await,
@@ -331,6 +430,7 @@ fn transport_carries(transport: &str, revision: Revision) -> Option<&'static str
 /// Runs the suite; returns the scenario reports (printing each as it finishes).
 pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let mut features = parse(&sources("server", config.scenarios.as_deref())?)?;
+    check_selection(&features, &config.selection, "server")?;
     if !config.sweep.enabled {
         features.retain(|f| !f.tags.iter().any(|t| t == SWEEP_TAG));
     }
@@ -393,14 +493,14 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
     run_cucumber::<ServerWorld>(&ctx, run_features, config.jobs).await;
     ctx.close_pool().await;
-    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok(SuiteRun { scenarios, revisions, not_tested })
+    Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested })
 }
 
 /// Runs the client suite: every scenario at every revision asked for (default: every legacy
 /// revision), each with a fresh run of the client command.
 pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let features = parse(&sources("client", config.scenarios.as_deref())?)?;
+    check_selection(&features, &config.selection, "client")?;
     let ctx = SuiteContext::of(&config);
     // Every released revision by default; the draft only when named (it shares 2026-07-28's
     // wire string, so a client cannot tell them apart).
@@ -420,8 +520,7 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         .collect();
     let run_features = crate::steps_client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     run_cucumber::<ClientWorld>(&ctx, run_features, config.jobs).await;
-    let scenarios = std::mem::take(&mut *ctx.results.lock().expect("results lock"));
-    Ok(SuiteRun { scenarios, revisions, not_tested: None })
+    Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested: None })
 }
 
 /// What a suite run yields: a report per scenario and revision, the revisions tried, and why
@@ -463,18 +562,17 @@ fn plan(
                 .scenarios
                 .iter()
                 .filter(|s| applies(feature, s, *revision) && on_transport(feature, s, transport))
+                .filter(|s| ctx.selection.selects(feature, s))
                 .cloned()
                 .partition(|s| match skip {
                     None => to_run.contains(revision),
                     Some(skip) => skip.counter_offered && s.tags.iter().any(|t| t == NEGOTIATION_TAG),
                 });
+            ctx.results.planned(scenarios.len() + if skip.is_some() { unrun_here.len() } else { 0 });
             if let Some(Skip { verdict, why, .. }) = skip {
-                let mut results = ctx.results.lock().expect("results lock");
                 for s in &unrun_here {
-                    let report =
-                        unrun(feature, s, *revision, *verdict, why, (order, s.position.line, rev_index));
-                    println!("{}", console_entry(&report));
-                    results.push(report);
+                    let order = (order, s.position.line, rev_index);
+                    ctx.results.push(unrun(feature, s, (*revision, transport), *verdict, why, order));
                 }
             }
             if scenarios.is_empty() {
@@ -562,9 +660,8 @@ async fn run_cucumber<W: RoleWorld>(
         .after(move |feature, _rule, scenario, finished, world| {
             let ctx = after_ctx.clone();
             async move {
-                let report = finish(feature, scenario, finished, world).await;
-                println!("{}", console_entry(&report));
-                ctx.results.lock().expect("results lock").push(report);
+                let transport = ctx.target.transport();
+                ctx.results.push(finish(feature, scenario, finished, world, transport).await);
             }
             .boxed_local()
         })
@@ -587,6 +684,18 @@ fn feature_order(feature: &gherkin::Feature) -> (usize, usize) {
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
+/// The tags of a scenario and its feature as a report lists them: without `@`, without the
+/// runner's own, each once.
+fn tags_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in feature.tags.iter().chain(&scenario.tags) {
+        if !t.starts_with(REVISION_TAG) && !t.starts_with(ORDER_TAG) && !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
+    tags
+}
+
 fn feature_file(feature: &gherkin::Feature) -> String {
     feature.path.as_ref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
 }
@@ -595,7 +704,7 @@ fn feature_file(feature: &gherkin::Feature) -> String {
 fn unrun(
     feature: &gherkin::Feature,
     scenario: &gherkin::Scenario,
-    revision: Revision,
+    (revision, transport): (Revision, &'static str),
     verdict: Verdict,
     why: &str,
     order: (usize, usize, usize),
@@ -607,11 +716,14 @@ fn unrun(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        transport,
         era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
+        tags: tags_of(feature, scenario),
         verdict,
         reason: Some(why.to_owned()),
+        baseline: None,
         checks: Vec::new(),
         duration_ms: 0,
         shutdown: None,
@@ -629,6 +741,7 @@ async fn finish<W: RoleWorld>(
     scenario: &gherkin::Scenario,
     finished: &event::ScenarioFinished,
     world: Option<&mut W>,
+    transport: &'static str,
 ) -> ScenarioReport {
     let revision = feature_revision(feature);
     let (feature_index, rev_index) = feature_order(feature);
@@ -637,7 +750,7 @@ async fn finish<W: RoleWorld>(
         return unrun(
             feature,
             scenario,
-            revision,
+            (revision, transport),
             Verdict::Error,
             "the scenario could not start (no world)",
             order,
@@ -677,11 +790,14 @@ async fn finish<W: RoleWorld>(
         name: scenario.name.clone(),
         feature: feature_file(feature),
         revision: revision.to_string(),
+        transport,
         era: mcpspec::report::era_name(revision),
         level: meta.level,
         spec: revision.doc(&meta.doc),
+        tags: tags_of(feature, scenario),
         verdict,
         reason,
+        baseline: None,
         checks,
         duration_ms: started.elapsed().as_millis() as u64,
         shutdown,

@@ -140,6 +140,8 @@ pub trait Scenario {
             verdict: Verdict::Warning,
             expected: expected.into(),
             actual: actual.into(),
+            message: None,
+            baselined: false,
         });
     }
 
@@ -156,6 +158,8 @@ pub trait Scenario {
             verdict: Verdict::Skipped,
             expected: expected.into(),
             actual: actual.into(),
+            message: None,
+            baselined: false,
         });
     }
 

@@ -243,6 +243,11 @@ impl ServerSession {
         &self.recorder
     }
 
+    /// Names the session in the live wire log (`--verbose`).
+    pub fn set_label(&mut self, label: String) {
+        self.recorder.set_label(label);
+    }
+
     pub fn persona(&self) -> &ClientPersona {
         &self.persona
     }

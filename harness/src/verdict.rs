@@ -42,11 +42,15 @@ impl std::str::FromStr for Level {
 /// The verdict of a check or a scenario. Ordered by severity, so the verdict of a group is its
 /// maximum (with [`Verdict::Skipped`] below [`Verdict::Passed`]: one pass outweighs skips).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Not run: not applicable, or the implementation does not offer the feature.
     Skipped,
     Passed,
+    /// Of a scenario only: it did not pass, and every check that broke a rule is listed in the
+    /// baseline (`--expected-failures`). It passes the run; the certification still counts the
+    /// failure.
+    ExpectedFailure,
     /// A SHOULD (or MAY) was not met, or the spec itself is ambiguous about what was seen.
     Warning,
     /// A MUST was broken.
@@ -60,6 +64,7 @@ impl Verdict {
         match self {
             Verdict::Skipped => "skipped",
             Verdict::Passed => "passed",
+            Verdict::ExpectedFailure => "expected_failure",
             Verdict::Warning => "warning",
             Verdict::Failed => "failed",
             Verdict::Error => "error",
@@ -85,6 +90,12 @@ pub struct Check {
     pub verdict: Verdict,
     pub expected: String,
     pub actual: String,
+    /// The index, in its scenario's transcript, of the message that broke the rule (wire rules).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+    /// Listed in the baseline: a failure expected (`--expected-failures`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
 }
 
 impl Check {
@@ -104,6 +115,13 @@ impl Check {
             verdict: if ok { Verdict::Passed } else { level.broken() },
             expected: expected.into(),
             actual: actual.into(),
+            message: None,
+            baselined: false,
         }
+    }
+
+    /// Whether the check broke its rule (a failure or a warning).
+    pub fn broken(&self) -> bool {
+        matches!(self.verdict, Verdict::Failed | Verdict::Warning)
     }
 }

@@ -5,7 +5,7 @@
 use super::campaign::{CampaignResult, Finding};
 use super::driver::{tail, DriverConfig};
 use super::rule_of;
-use crate::report::{era_name, Report, ScenarioReport};
+use crate::report::{era_name, Policy, Report, RunInfo, ScenarioReport};
 use crate::verdict::{Check, Verdict};
 use std::path::Path;
 
@@ -15,6 +15,7 @@ pub fn report(
     driver: &DriverConfig,
     seed: u64,
     findings_dir: Option<&Path>,
+    policy: &Policy,
 ) -> Report {
     let revision = driver.revision;
     let mut scenarios = Vec::new();
@@ -50,11 +51,14 @@ pub fn report(
         ),
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
+        transport: "stdio",
         era: era_name(revision),
         level: crate::verdict::Level::MUST,
         spec: revision.doc("basic/index.mdx"),
+        tags: vec!["fuzz".to_owned()],
         verdict,
         reason,
+        baseline: None,
         checks,
         duration_ms: result.elapsed.as_millis() as u64,
         shutdown: None,
@@ -69,13 +73,18 @@ pub fn report(
     for (i, finding) in result.findings.iter().enumerate() {
         scenarios.push(finding_entry(finding, driver, findings_dir, i + 1));
     }
-    Report::new(
-        "server",
-        driver.command.display(),
-        vec![revision.as_str().to_owned()],
-        scenarios,
-        result.elapsed.as_millis() as u64,
-    )
+    let info = RunInfo {
+        role: "server",
+        command: driver.command.display(),
+        transport: "stdio",
+        started_at: std::time::SystemTime::now() - result.elapsed,
+        duration_ms: result.elapsed.as_millis() as u64,
+        revisions: vec![revision.as_str().to_owned()],
+        scenario_set: None,
+        not_tested: None,
+        interrupted: None,
+    };
+    Report::new(info, scenarios, policy)
 }
 
 fn finding_entry(
@@ -116,11 +125,14 @@ fn finding_entry(
         name: format!("{} on {}{frame}", finding.signature.oracle.name(), finding.signature.method),
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
+        transport: "stdio",
         era: era_name(revision),
         level,
         spec: rule.spec(revision),
+        tags: vec!["fuzz".to_owned(), super::signature::Oracle::name(finding.signature.oracle).to_owned()],
         verdict: check.verdict,
         reason: (!finding.reproduced).then(|| "did not trip again on a fresh process".to_owned()),
+        baseline: None,
         checks: vec![check],
         duration_ms: finding.found_after.as_millis() as u64,
         shutdown: None,

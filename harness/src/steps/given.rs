@@ -67,6 +67,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
              handed on by {last}",
             history.process, w.scenario.revision
         ));
+        session.set_label(format!("{me} {}", w.scenario.revision));
         history.served.push(me);
         w.session = Some(session);
         w.server_description = Some(server_description);

@@ -129,6 +129,8 @@ impl crate::runner::RoleWorld for ServerWorld {
                     "the scenario sent the id {id}, which an earlier scenario on the same shared process \
                      had used; run it with --isolate"
                 ),
+                message: None,
+                baselined: false,
             });
         }
         if let Some((key, history)) = self.share.take() {
@@ -204,7 +206,9 @@ impl ServerWorld {
         )
         .await
         {
-            Ok(s) => {
+            Ok(mut s) => {
+                let me = self.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+                s.set_label(format!("{me} {}", self.scenario.revision));
                 self.session = Some(s);
                 Ok(())
             }

@@ -228,6 +228,8 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
         }
     };
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
+    let me = w.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+    session.set_label(format!("{me} {}", w.scenario.revision));
     let accepted = session.accept(ctx.timeout, slot).await;
     let expected = match session.transport() {
         "stdio" => "the client starts the server command",

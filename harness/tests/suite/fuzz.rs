@@ -92,7 +92,17 @@ fn a_crash_on_a_long_id_is_found_minimized_and_replayed() {
 
 #[test]
 fn a_crash_on_invalid_utf8_is_found_minimized_and_replayed() {
-    planted("fuzz-crash-invalid-utf8", "robustness/no-crash", 200);
+    let reproducer = planted("fuzz-crash-invalid-utf8", "robustness/no-crash", 200);
+    // Listed in a baseline, the same finding is expected: the campaign passes.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let baseline = dir.path().join("known.yaml");
+    std::fs::write(&baseline, format!("server:\n  - fuzz/{}\n", reproducer["finding"].as_str().unwrap()))
+        .unwrap();
+    let known = baseline.display().to_string();
+    let extra = ["--duration", "20", "--expected-failures", known.as_str()];
+    let run = fuzz(dir.path(), Some("fuzz-crash-invalid-utf8"), &extra, Duration::from_secs(150));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_eq!(run.summary("expected_failures"), 1, "{}", run.describe());
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod http;
 mod interop;
 mod reference;
 mod report;
+mod report_html;
 mod robustness;
 mod support;
 mod usage;

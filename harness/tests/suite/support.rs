@@ -21,6 +21,8 @@ pub struct Run {
     pub report: Option<Value>,
     pub elapsed: Duration,
     pub marker: String,
+    /// Where `--report-dir` pointed (removed when the run is dropped).
+    pub report_dir: tempfile::TempDir,
 }
 
 impl Run {
@@ -110,14 +112,29 @@ pub fn run(args: &[&str], report: bool, limit: Duration) -> Run {
         code: status.and_then(|s| s.code()),
         stdout: out_t.join().unwrap_or_default(),
         stderr: err_t.join().unwrap_or_default(),
-        report: std::fs::read_to_string(dir.path().join("report.json"))
-            .ok()
-            .map(|t| serde_json::from_str(&t).expect("report.json is JSON")),
+        report: std::fs::read_to_string(dir.path().join("report.json")).ok().map(|t| {
+            let report: Value = serde_json::from_str(&t).expect("report.json is JSON");
+            assert_report_schema(&report);
+            report
+        }),
         elapsed,
         marker,
+        report_dir: dir,
     };
     assert!(status.is_some(), "mcpspec did not finish within {limit:?}\n{}", run.describe());
     run
+}
+
+/// Every report.json a test reads is checked against the schema the project ships.
+pub fn assert_report_schema(report: &Value) {
+    static SCHEMA: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| {
+        let text = include_str!("../../report.schema.json");
+        jsonschema::validator_for(&serde_json::from_str(text).expect("JSON")).expect("the schema compiles")
+    });
+    let errors: Vec<String> =
+        schema.iter_errors(report).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "report.json does not match harness/report.schema.json: {errors:#?}");
 }
 
 /// `mcpspec server [EXTRA] -- mcpspec reference server [--fault FAULT]`, with a report and, when

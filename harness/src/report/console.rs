@@ -1,0 +1,124 @@
+//! The console while a run goes: each scenario's line as it finishes (its broken checks below
+//! it), a progress bar on a terminal and plain lines otherwise (CI logs), colours unless
+//! `NO_COLOR` is set or the output is not a terminal, `--quiet` for the closing lines only, and
+//! `--verbose` for a live wire log (every message of every session, as it crosses the wire).
+
+use super::{console_entry, ScenarioReport};
+use crate::verdict::Verdict;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal as _;
+use std::sync::OnceLock;
+
+/// How much the console shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The certification and the summary only.
+    Quiet,
+    /// A line per scenario (its broken checks below it).
+    #[default]
+    Normal,
+    /// Also every message of every session, live.
+    Verbose,
+}
+
+/// The run's console.
+pub struct Console {
+    mode: Mode,
+    /// On a terminal (stderr): scenarios done of those planned.
+    bar: Option<ProgressBar>,
+    color: bool,
+}
+
+static CONSOLE: OnceLock<Console> = OnceLock::new();
+
+/// Sets up the console of a certifying run; the first call wins.
+pub fn init(mode: Mode) {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    console::set_colors_enabled(color);
+    let bar = (mode != Mode::Quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} scenarios  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        bar
+    });
+    let _ = CONSOLE.set(Console { mode, bar, color });
+}
+
+/// The run's console (plain lines, if [`init`] was not called).
+pub fn get() -> &'static Console {
+    CONSOLE.get_or_init(|| Console { mode: Mode::Normal, bar: None, color: false })
+}
+
+impl Console {
+    /// A line on stdout, above the progress bar if there is one.
+    pub fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| println!("{text}")),
+            None => println!("{text}"),
+        }
+    }
+
+    /// More scenario runs are planned.
+    pub fn planned(&self, n: usize) {
+        if let Some(bar) = &self.bar {
+            bar.inc_length(n as u64);
+        }
+    }
+
+    /// A scenario finished (or was reported without running); `again` when it is shown anew
+    /// (a late finding).
+    pub fn scenario(&self, report: &ScenarioReport, again: bool) {
+        if !again {
+            if let Some(bar) = &self.bar {
+                bar.inc(1);
+                if matches!(report.verdict, Verdict::Failed | Verdict::Error) {
+                    bar.set_message(format!("last failure: {} {}", report.revision, report.id));
+                }
+            }
+        }
+        if self.mode == Mode::Quiet {
+            return;
+        }
+        let text = crate::redact::run().text(&console_entry(report)).into_owned();
+        self.line(&self.paint(report.verdict, text));
+    }
+
+    /// One message of a session (`--verbose`): `label` names the scenario.
+    pub fn wire(&self, label: &str, dir: &str, text: &str) {
+        if self.mode != Mode::Verbose {
+            return;
+        }
+        let text = crate::redact::run().text(text).into_owned();
+        let line = format!("  {label} {dir} {text}");
+        self.line(&if self.color { console::style(line).dim().to_string() } else { line });
+    }
+
+    /// The run is over: the bar goes.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// The verdict tag (the line's first word) in its colour.
+    fn paint(&self, verdict: Verdict, text: String) -> String {
+        if !self.color {
+            return text;
+        }
+        let (tag, rest) = text.split_at(text.find(' ').unwrap_or(text.len()));
+        let style = console::style(tag);
+        let tag = match verdict {
+            Verdict::Passed => style.green(),
+            Verdict::Failed => style.red().bold(),
+            Verdict::Error => style.magenta().bold(),
+            Verdict::Warning => style.yellow(),
+            Verdict::ExpectedFailure => style.cyan(),
+            Verdict::Skipped => style.dim(),
+        };
+        format!("{tag}{rest}")
+    }
+}
