@@ -214,7 +214,6 @@ rows! {
     interop_fastmcp_server_stdio: "fastmcp/server/stdio" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_fastmcp_server_http: "fastmcp/server/http" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_fastmcp_client_stdio: "fastmcp/client/stdio";
-    interop_fastmcp_client_http: "fastmcp/client/http";
     interop_rmcp_server_stdio: "rmcp/server/stdio" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_rmcp_server_http: "rmcp/server/http" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_rmcp_client_stdio: "rmcp/client/stdio";
