@@ -7,6 +7,7 @@
 //! server:
 //!   - lifecycle/initialize-result                  # every failure of the scenario
 //!   - "sweep/tools:schema/message-valid"           # one check of it (all outline examples)
+//!   - "*:http/event-id-unique"                     # a wire rule, in whichever scenario it breaks
 //!   - id: jsonrpc/batch-answered
 //!     revision: 2025-03-26                         # only at this revision
 //!     transport: stdio                             # only over this transport
@@ -96,6 +97,12 @@ impl Entry {
         if scenario.is_empty() {
             return Err(format!("{id:?} names no scenario"));
         }
+        // A wire rule (`http/…`, `schema/…`) is judged on every message of every scenario, so a
+        // defect of one breaks it wherever it is met: `*` names every scenario, for one check
+        // only (a bare `*` would list every failure there can be).
+        if scenario == EVERY_SCENARIO && check.is_none() {
+            return Err(format!("{id:?} names every scenario: name the check too (`*:check-id`)"));
+        }
         let revision = revision.map(|r| r.parse::<Revision>().map_err(|e| e.to_string())).transpose()?;
         if let Some(t) = &transport {
             if !["stdio", "http", "sse"].contains(&t.as_str()) {
@@ -123,7 +130,7 @@ impl Entry {
     /// Whether the entry names the scenario `id` run at `revision` over `transport`.
     fn names_id(&self, id: &str, revision: &str, transport: &str) -> bool {
         let rest = id.strip_prefix(self.scenario.as_str());
-        rest.is_some_and(|rest| rest.is_empty() || rest.starts_with('['))
+        (self.scenario == EVERY_SCENARIO || rest.is_some_and(|rest| rest.is_empty() || rest.starts_with('[')))
             && self.revision.is_none_or(|r| r.as_str() == revision)
             && self.transport.as_deref().is_none_or(|t| t == transport)
     }
@@ -133,6 +140,9 @@ impl Entry {
         self.check.as_deref().is_none_or(|c| c == check_id)
     }
 }
+
+/// The scenario part of an entry that names every scenario (`*:check-id`).
+const EVERY_SCENARIO: &str = "*";
 
 /// `scenario:check-id` → (`scenario`, `check-id`); a `:` inside an outline's `[values]` is
 /// part of the scenario id.
@@ -259,6 +269,11 @@ impl Baseline {
                 continue;
             }
             outcome.stale.push(entry.text.clone());
+            if entry.scenario == EVERY_SCENARIO {
+                // The rule held in every scenario: the stale entry fails the run (the summary
+                // counts it) without marking each scenario that ran.
+                continue;
+            }
             for s in ran {
                 if matches!(s.verdict, Verdict::Passed | Verdict::ExpectedFailure) {
                     s.verdict = Verdict::Failed;
