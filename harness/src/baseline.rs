@@ -13,13 +13,18 @@
 //!     transport: stdio                             # only over this transport
 //!     clause: docs/specification/2025-03-26/basic/index.mdx
 //!     reason: the SDK does not read JSON-RPC batches
+//!   - id: "*:http/no-response-on-get"
+//!     intermittent: true                           # a race: it fails in some runs only
+//!     reason: now and then a response comes on the GET stream
 //! ```
 //!
 //! A listed failure is expected (the run passes); an unlisted one fails; an entry whose
 //! scenario ran and passed is stale and fails, so a fix is noticed and the entry removed. An
 //! entry that matched nothing that ran (a revision not spoken, a scenario not selected) is
-//! reported as unexercised. The baseline never changes a certification verdict: a known
-//! failure is still a failure of the spec.
+//! reported as unexercised, and so is an `intermittent` entry that did not fail this time (a
+//! defect that shows in some runs only, a race, would otherwise make every other run stale).
+//! The baseline never changes a certification verdict: a known failure is still a failure of
+//! the spec.
 
 use crate::report::{BaselineMark, BaselineStatus, ScenarioReport};
 use crate::verdict::Verdict;
@@ -71,6 +76,9 @@ struct FullEntry {
     clause: Option<String>,
     #[allow(dead_code)]
     reason: Option<String>,
+    /// The defect shows in some runs only: never stale.
+    #[serde(default)]
+    intermittent: bool,
 }
 
 /// One known failure.
@@ -84,13 +92,15 @@ pub struct Entry {
     pub check: Option<String>,
     pub revision: Option<Revision>,
     pub transport: Option<String>,
+    /// Fails in some runs only (a race): when it does not fail, it is unexercised, not stale.
+    pub intermittent: bool,
 }
 
 impl Entry {
     fn parse(written: Written) -> Result<Entry, String> {
-        let (id, revision, transport) = match written {
-            Written::Text(id) => (id, None, None),
-            Written::Full(full) => (full.id, full.revision, full.transport),
+        let (id, revision, transport, intermittent) = match written {
+            Written::Text(id) => (id, None, None, false),
+            Written::Full(full) => (full.id, full.revision, full.transport, full.intermittent),
         };
         let id = id.trim().to_owned();
         let (scenario, check) = split_check(&id);
@@ -119,6 +129,7 @@ impl Entry {
             check: check.map(str::to_owned),
             revision,
             transport,
+            intermittent,
         })
     }
 
@@ -264,7 +275,7 @@ impl Baseline {
                 continue;
             }
             let mut ran = scenarios.iter_mut().filter(|s| s.ran() && entry.names(s)).peekable();
-            if ran.peek().is_none() {
+            if ran.peek().is_none() || entry.intermittent {
                 outcome.unexercised.push(entry.text.clone());
                 continue;
             }

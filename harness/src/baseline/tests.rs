@@ -202,3 +202,17 @@ fn a_bare_star_is_refused() {
     let err = Baseline::parse(Path::new("b.yaml"), "server:\n  - \"*\"\n").unwrap_err().to_string();
     assert!(err.contains("name the check too"), "{err}");
 }
+
+#[test]
+fn an_intermittent_entry_is_expected_when_it_fails_and_never_stale() {
+    let text = "server:\n  - id: a/race\n    intermittent: true\n    reason: a race\n";
+    let mut runs = vec![scenario("a/race", "2025-06-18", vec![check("a/race", MUST, Failed)])];
+    let outcome = baseline(text).apply("server", &mut runs, false);
+    assert_eq!(verdicts(&runs), [v("a/race", "2025-06-18", ExpectedFailure)]);
+    assert_eq!(outcome.expected, ["a/race"]);
+    let mut runs = vec![scenario("a/race", "2025-06-18", vec![check("a/race", MUST, Passed)])];
+    let outcome = baseline(text).apply("server", &mut runs, false);
+    assert_eq!(verdicts(&runs), [v("a/race", "2025-06-18", Passed)]);
+    assert!(outcome.stale.is_empty());
+    assert_eq!(outcome.unexercised, ["a/race"]);
+}
