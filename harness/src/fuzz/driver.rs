@@ -152,9 +152,20 @@ impl Driver {
             Era::Legacy => (initialize(revision), "mcpspec-init"),
             Era::Modern => (discover(revision, "mcpspec-init"), "mcpspec-init"),
         };
-        self.send(&framing::encode(&request))
-            .await
-            .map_err(|e| format!("writing {}: {e}", request["method"]))?;
+        if let Err(e) = self.send(&framing::encode(&request)).await {
+            // A process that is gone closes its stdin before anything can be read from it: what
+            // matters is how it ended, which its exit says (it may take a moment to be reaped).
+            let child = self.child.as_mut().expect("started");
+            return Err(match child.wait_exit(Duration::from_millis(500)).await {
+                Some(status) => format!(
+                    "it {} before reading {}; stderr: {}",
+                    describe_status(status),
+                    request["method"],
+                    tail(&child.take_stderr())
+                ),
+                None => format!("writing {}: {e}", request["method"]),
+            });
+        }
         let deadline = Instant::now() + self.config.start_timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
