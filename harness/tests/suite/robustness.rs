@@ -216,6 +216,54 @@ fn hostile_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
     });
 }
 
+/// Hostile HTTP servers (`mcpspec reference server --transport http --fault http-…`, a raw
+/// listener behind the `{port}` mcpspec picks): whatever the server does on the wire, the run
+/// ends on time, bounded, clean, and says what it met.
+#[test]
+fn hostile_http_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
+    let rows = vec![
+        // The head never completes: "no response head within 1s", or "nothing arrived within 1s"
+        // when the probe's own wait ends first.
+        row("http-slowloris", 3, &["cannot reach the server", "within 1"], 20),
+        // Every scenario's wait ends at its timeout. The verdict says only that no response came
+        // (not yet that an endless stream came instead; the transcript shows it).
+        // Finding, not fixed yet: mcpspec's peak RSS reaches 57 MiB alone and 73 MiB with this
+        // table's other rows running at once (8 scenarios each reading a stream as fast as the
+        // loopback delivers). Bounded here above what it reaches, so that it cannot grow unnoticed.
+        Row { max_rss_kib: 96 * 1024, ..row("http-endless-sse", 1, &["no response within 1s"], 60) },
+        row("http-endless-chunked", 1, &["maximum message size"], 60),
+        row("http-wrong-content-type", 1, &["200 text/html"], 30),
+        row("http-redirect-loop", 3, &["cannot reach the server", "too many redirects"], 20),
+        row("http-server-error", 1, &["503"], 30),
+        row("http-connection-reset", 3, &["cannot reach the server", "Connection reset by peer"], 20),
+    ];
+    run_table("http server", rows, |fault| {
+        [
+            "server",
+            "--transport",
+            "http",
+            "--timeout",
+            "1",
+            "--revision",
+            "2025-06-18",
+            "-j",
+            "8",
+            "--",
+            MCPSPEC,
+            "reference",
+            "server",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+            "--fault",
+            fault,
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+}
+
 #[test]
 fn hostile_clients_end_on_time_with_a_named_verdict_bounded_and_clean() {
     const NO_SESSION: &str = "the client could not be brought to a working session in 3 attempts";
