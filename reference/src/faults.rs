@@ -311,6 +311,8 @@ faults! {
     HttpEndlessSse => "http-endless-sse",
     /// Answers with a chunked `application/json` body that never ends.
     HttpEndlessChunked => "http-endless-chunked",
+    /// Answers with a JSON head announcing 1000 bytes, sends the first few, then nothing more.
+    HttpStalledBody => "http-stalled-body",
     /// Answers 200 with `Content-Type: text/html` and a page.
     HttpWrongContentType => "http-wrong-content-type",
     /// Answers 307 back to the same URL: a redirect loop.
@@ -430,6 +432,7 @@ impl Fault {
             Fault::HttpSlowloris
                 | Fault::HttpEndlessSse
                 | Fault::HttpEndlessChunked
+                | Fault::HttpStalledBody
                 | Fault::HttpWrongContentType
                 | Fault::HttpRedirectLoop
                 | Fault::HttpServerError
@@ -900,7 +903,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 123);
+        assert_eq!(Fault::ALL.len(), 124);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

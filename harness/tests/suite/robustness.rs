@@ -232,6 +232,7 @@ fn hostile_http_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
         // loopback delivers). Bounded here above what it reaches, so that it cannot grow unnoticed.
         Row { max_rss_kib: 96 * 1024, ..row("http-endless-sse", 1, &["no response within 1s"], 60) },
         row("http-endless-chunked", 1, &["maximum message size"], 60),
+        row("http-stalled-body", 1, &["no response within 1s"], 60),
         row("http-wrong-content-type", 1, &["200 text/html"], 30),
         row("http-redirect-loop", 3, &["cannot reach the server", "too many redirects"], 20),
         row("http-server-error", 1, &["503"], 30),

@@ -139,28 +139,6 @@ fn the_scenario_servers_listen_on_loopback_and_relay_sockets_are_private() {
 
 #[test]
 fn the_reference_http_server_listens_on_loopback_by_default() {
-    let mut child = std::process::Command::new(MCPSPEC)
-        .args(["reference", "server", "--transport", "http", "--port", "0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start the reference server");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let line = rx.recv_timeout(LIMIT);
-    let port = line.as_ref().ok().and_then(|l| url::Url::parse(l.rsplit(' ').next()?).ok()?.port());
-    let bound = port.map(listening_on);
-    let _ = child.kill();
-    let _ = child.wait();
-    let port = port.unwrap_or_else(|| panic!("the server says where it listens: {line:?}"));
-    let bound = bound.unwrap_or_default();
-    assert!(!bound.is_empty(), "nothing listens on port {port}");
-    assert!(bound.iter().all(|a| a.is_loopback()), "the reference server listens on {bound:?}");
+    let server = ServedReference::start(&[]);
+    assert_loopback_only("mcpspec reference server --transport http", server.port());
 }

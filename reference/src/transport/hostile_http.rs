@@ -58,6 +58,11 @@ async fn answer(mut conn: TcpStream, fault: Fault, path: &str) -> std::io::Resul
                 conn.write_all(spaces.as_bytes()).await?;
             }
         }
+        Fault::HttpStalledBody => {
+            conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"jsonrpc\":")
+                .await?;
+            tokio::time::sleep(BUSY_FOR).await;
+        }
         Fault::HttpWrongContentType => {
             let page = "<!doctype html><title>Welcome</title><p>Hello from a web server.</p>\n";
             let head = format!(
