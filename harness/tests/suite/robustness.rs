@@ -275,10 +275,9 @@ fn hostile_clients_end_on_time_with_a_named_verdict_bounded_and_clean() {
         Row { escapes: true, ..row("setsid-grandchild", 3, &[NO_SESSION], GATE_SECS) },
         // Clients that connect: each scenario judges them, within its own timeout.
         row("silent", 1, &["nothing within 1s"], 40),
-        // Finding of issue #17, not fixed yet: against a client that floods garbage, mcpspec's
-        // memory grows with the run's length (185 MiB at -j 1 over 31 scenarios), wherever the
-        // lines are kept. Bounded here at what it reaches, so that it cannot grow unnoticed.
-        Row { max_rss_kib: 160 * 1024, ..row("flood", 1, &["more like it"], 40) },
+        // Each garbage line is a finding; past ten of a rule they are only counted (the
+        // recorder kept them all: 238 MiB at -j 1).
+        row("flood", 1, &["more like it"], 40),
         row("endless-line", 1, &["maximum message size"], 40),
         row("notification-flood", 1, &["notifications/roots/list_changed"], 40),
         row("invalid-utf8", 1, &["not valid UTF-8"], 40),
