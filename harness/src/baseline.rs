@@ -7,18 +7,24 @@
 //! server:
 //!   - lifecycle/initialize-result                  # every failure of the scenario
 //!   - "sweep/tools:schema/message-valid"           # one check of it (all outline examples)
+//!   - "*:http/event-id-unique"                     # a wire rule, in whichever scenario it breaks
 //!   - id: jsonrpc/batch-answered
 //!     revision: 2025-03-26                         # only at this revision
 //!     transport: stdio                             # only over this transport
 //!     clause: docs/specification/2025-03-26/basic/index.mdx
 //!     reason: the SDK does not read JSON-RPC batches
+//!   - id: "*:http/no-response-on-get"
+//!     intermittent: true                           # a race: it fails in some runs only
+//!     reason: now and then a response comes on the GET stream
 //! ```
 //!
 //! A listed failure is expected (the run passes); an unlisted one fails; an entry whose
 //! scenario ran and passed is stale and fails, so a fix is noticed and the entry removed. An
 //! entry that matched nothing that ran (a revision not spoken, a scenario not selected) is
-//! reported as unexercised. The baseline never changes a certification verdict: a known
-//! failure is still a failure of the spec.
+//! reported as unexercised, and so is an `intermittent` entry that did not fail this time (a
+//! defect that shows in some runs only, a race, would otherwise make every other run stale).
+//! The baseline never changes a certification verdict: a known failure is still a failure of
+//! the spec.
 
 use crate::report::{BaselineMark, BaselineStatus, ScenarioReport};
 use crate::verdict::Verdict;
@@ -70,6 +76,9 @@ struct FullEntry {
     clause: Option<String>,
     #[allow(dead_code)]
     reason: Option<String>,
+    /// The defect shows in some runs only: never stale.
+    #[serde(default)]
+    intermittent: bool,
 }
 
 /// One known failure.
@@ -83,18 +92,26 @@ pub struct Entry {
     pub check: Option<String>,
     pub revision: Option<Revision>,
     pub transport: Option<String>,
+    /// Fails in some runs only (a race): when it does not fail, it is unexercised, not stale.
+    pub intermittent: bool,
 }
 
 impl Entry {
     fn parse(written: Written) -> Result<Entry, String> {
-        let (id, revision, transport) = match written {
-            Written::Text(id) => (id, None, None),
-            Written::Full(full) => (full.id, full.revision, full.transport),
+        let (id, revision, transport, intermittent) = match written {
+            Written::Text(id) => (id, None, None, false),
+            Written::Full(full) => (full.id, full.revision, full.transport, full.intermittent),
         };
         let id = id.trim().to_owned();
         let (scenario, check) = split_check(&id);
         if scenario.is_empty() {
             return Err(format!("{id:?} names no scenario"));
+        }
+        // A wire rule (`http/…`, `schema/…`) is judged on every message of every scenario, so a
+        // defect of one breaks it wherever it is met: `*` names every scenario, for one check
+        // only (a bare `*` would list every failure there can be).
+        if scenario == EVERY_SCENARIO && check.is_none() {
+            return Err(format!("{id:?} names every scenario: name the check too (`*:check-id`)"));
         }
         let revision = revision.map(|r| r.parse::<Revision>().map_err(|e| e.to_string())).transpose()?;
         if let Some(t) = &transport {
@@ -112,6 +129,7 @@ impl Entry {
             check: check.map(str::to_owned),
             revision,
             transport,
+            intermittent,
         })
     }
 
@@ -123,7 +141,7 @@ impl Entry {
     /// Whether the entry names the scenario `id` run at `revision` over `transport`.
     fn names_id(&self, id: &str, revision: &str, transport: &str) -> bool {
         let rest = id.strip_prefix(self.scenario.as_str());
-        rest.is_some_and(|rest| rest.is_empty() || rest.starts_with('['))
+        (self.scenario == EVERY_SCENARIO || rest.is_some_and(|rest| rest.is_empty() || rest.starts_with('[')))
             && self.revision.is_none_or(|r| r.as_str() == revision)
             && self.transport.as_deref().is_none_or(|t| t == transport)
     }
@@ -133,6 +151,9 @@ impl Entry {
         self.check.as_deref().is_none_or(|c| c == check_id)
     }
 }
+
+/// The scenario part of an entry that names every scenario (`*:check-id`).
+const EVERY_SCENARIO: &str = "*";
 
 /// `scenario:check-id` → (`scenario`, `check-id`); a `:` inside an outline's `[values]` is
 /// part of the scenario id.
@@ -254,11 +275,16 @@ impl Baseline {
                 continue;
             }
             let mut ran = scenarios.iter_mut().filter(|s| s.ran() && entry.names(s)).peekable();
-            if ran.peek().is_none() {
+            if ran.peek().is_none() || entry.intermittent {
                 outcome.unexercised.push(entry.text.clone());
                 continue;
             }
             outcome.stale.push(entry.text.clone());
+            if entry.scenario == EVERY_SCENARIO {
+                // The rule held in every scenario: the stale entry fails the run (the summary
+                // counts it) without marking each scenario that ran.
+                continue;
+            }
             for s in ran {
                 if matches!(s.verdict, Verdict::Passed | Verdict::ExpectedFailure) {
                     s.verdict = Verdict::Failed;

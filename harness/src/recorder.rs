@@ -384,6 +384,10 @@ impl WireRecorder {
                     self.format_findings(&definition, &formats, revision);
                 }
             }
+            // A dual-era client's server/discover probe before the handshake (2026-07-28
+            // basic/versioning.mdx) is a method of a later revision on purpose, not an unknown one.
+            Validation::UnknownMethod { method }
+                if method == "server/discover" && self.checker.negotiated().is_none() => {}
             Validation::UnknownMethod { method } => self.keep(Finding {
                 rule: &rules::SCHEMA_KNOWN_METHOD,
                 revision,

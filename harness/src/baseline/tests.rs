@@ -160,3 +160,59 @@ fn a_colon_inside_example_values_is_part_of_the_id() {
     assert_eq!(split_check("meta/required[is: missing]:c/d"), ("meta/required[is: missing]", Some("c/d")));
     assert_eq!(split_check("a/b"), ("a/b", None));
 }
+
+#[test]
+fn a_star_entry_covers_one_check_in_every_scenario() {
+    let mut runs = vec![
+        scenario("a/one", "2025-06-18", vec![check("a/one", MUST, Passed), check("http/wire", MUST, Failed)]),
+        scenario("b/two", "2025-11-25", vec![check("http/wire", MUST, Failed)]),
+        scenario(
+            "c/three",
+            "2025-11-25",
+            vec![check("c/three", MUST, Failed), check("http/wire", MUST, Failed)],
+        ),
+    ];
+    let outcome = baseline("server:\n  - \"*:http/wire\"\n").apply("server", &mut runs, false);
+    assert_eq!(
+        verdicts(&runs),
+        [
+            v("a/one", "2025-06-18", ExpectedFailure),
+            v("b/two", "2025-11-25", ExpectedFailure),
+            v("c/three", "2025-11-25", Failed)
+        ]
+    );
+    assert_eq!(outcome.expected, ["*:http/wire"]);
+}
+
+#[test]
+fn a_star_entry_whose_rule_held_everywhere_is_stale_without_failing_each_scenario() {
+    let mut runs = vec![scenario("a/one", "2025-06-18", vec![check("a/one", MUST, Passed)])];
+    let outcome =
+        baseline("server:\n  - id: \"*:http/wire\"\n    transport: http\n").apply("server", &mut runs, false);
+    // Over stdio (the scenario's transport) the http entry names nothing that ran.
+    assert_eq!(outcome.unexercised, ["*:http/wire @http"]);
+    let mut runs = vec![scenario("a/one", "2025-06-18", vec![check("a/one", MUST, Passed)])];
+    let outcome = baseline("server:\n  - \"*:http/wire\"\n").apply("server", &mut runs, false);
+    assert_eq!(outcome.stale, ["*:http/wire"]);
+    assert_eq!(verdicts(&runs), [v("a/one", "2025-06-18", Passed)]);
+}
+
+#[test]
+fn a_bare_star_is_refused() {
+    let err = Baseline::parse(Path::new("b.yaml"), "server:\n  - \"*\"\n").unwrap_err().to_string();
+    assert!(err.contains("name the check too"), "{err}");
+}
+
+#[test]
+fn an_intermittent_entry_is_expected_when_it_fails_and_never_stale() {
+    let text = "server:\n  - id: a/race\n    intermittent: true\n    reason: a race\n";
+    let mut runs = vec![scenario("a/race", "2025-06-18", vec![check("a/race", MUST, Failed)])];
+    let outcome = baseline(text).apply("server", &mut runs, false);
+    assert_eq!(verdicts(&runs), [v("a/race", "2025-06-18", ExpectedFailure)]);
+    assert_eq!(outcome.expected, ["a/race"]);
+    let mut runs = vec![scenario("a/race", "2025-06-18", vec![check("a/race", MUST, Passed)])];
+    let outcome = baseline(text).apply("server", &mut runs, false);
+    assert_eq!(verdicts(&runs), [v("a/race", "2025-06-18", Passed)]);
+    assert!(outcome.stale.is_empty());
+    assert_eq!(outcome.unexercised, ["a/race"]);
+}

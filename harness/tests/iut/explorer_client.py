@@ -9,9 +9,11 @@ It answers the server's pings, refuses every other request of the server's with 
 declared nothing), and ends the session as basic/lifecycle.mdx#shutdown says: it closes the
 server's stdin, waits, then SIGTERM, then SIGKILL.
 
-Usage: explorer_client.py [--pause SECS] [--rounds N]
+Usage: explorer_client.py [--pause SECS] [--rounds N] [--probe]
 
-With `--rounds N` it goes over the server N times (a client that keeps at work for long).
+With `--rounds N` it goes over the server N times (a client that keeps at work for long). With
+`--probe` it first asks server/discover, as a dual-era client does (2026-07-28
+basic/versioning.mdx), and falls back to initialize on any error.
 """
 
 import argparse
@@ -154,12 +156,24 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pause", type=float, default=0.5)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--probe", action="store_true")
     args = parser.parse_args()
     argv = json.loads(os.environ["MCP_CONFORMANCE_SERVER_COMMAND"])
     asked = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
     offer = asked if asked in SUPPORTED else SUPPORTED[-1]
     conn = Connection(argv)
     try:
+        if args.probe:
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "mcpspec-explorer", "version": "0.0.0"},
+            }
+            try:
+                conn.request("server/discover", {"_meta": meta})
+                return  # a modern server: this explorer speaks only the legacy era
+            except LookupError:
+                pass  # a legacy server: fall back to initialize, whatever the error
         init = conn.request(
             "initialize",
             {
