@@ -92,6 +92,12 @@ impl RunBounds {
         self.stop(Stopped::NoSession(verdict));
     }
 
+    /// Closes the gate before any attempt: the implementation is known to be out of reach
+    /// (`verdict` says how), so every scenario is reported as not run, with no verdict.
+    pub fn unreachable(&self, verdict: String) {
+        self.stop(Stopped::NoSession(verdict));
+    }
+
     /// Whether the gate is still undecided or open: how many attempts failed so far, and
     /// whether one worked.
     pub fn attempts(&self) -> (usize, bool) {

@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod bounds;
 pub mod checker;
 pub mod client_session;
+pub mod files;
 pub mod fuzz;
 pub mod http_target;
 pub mod pool;

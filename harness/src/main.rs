@@ -699,6 +699,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         Role::Client => CLIENT_JOBS,
         Role::Server => SERVER_JOBS,
     });
+    let bounds =
+        Arc::new(mcpspec::bounds::RunBounds::new(role.name(), args.deadline.map(Duration::from_secs_f64)));
     // A server over HTTP: started here when it is a command, for the whole run.
     let mut served = None;
     let target = match (http, command) {
@@ -730,7 +732,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             options.headers = args.headers.clone();
             options.max_message_bytes = args.max_message_bytes;
             options.request_timeout = timeout;
-            // A server that cannot be reached is no server to judge: the run stops (exit 3).
+            // A server that cannot be reached is no server to judge: the run stops at once, its
+            // scenarios reported as not run (exit 3).
             match mcpspec::http_target::detect(&options).await {
                 Ok((flavor, note)) if args.transport.is_none() => {
                     if let Some(note) = note {
@@ -739,7 +742,11 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
                     options.flavor = flavor;
                 }
                 Ok(_) => {}
-                Err(Detection::Unreachable(why)) => anyhow::bail!("cannot reach the server: {why}"),
+                Err(Detection::Unreachable(why)) => {
+                    let verdict = format!("cannot reach the server: {why}");
+                    eprintln!("mcpspec: {verdict}");
+                    bounds.unreachable(verdict);
+                }
                 Err(Detection::Unclear(why)) if args.transport.is_none() => {
                     eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
                 }
@@ -763,10 +770,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         isolate: args.isolate,
         results: results.clone(),
         selection: filter,
-        bounds: Arc::new(mcpspec::bounds::RunBounds::new(
-            role.name(),
-            args.deadline.map(Duration::from_secs_f64),
-        )),
+        bounds,
     };
     let suite = async {
         match role {
@@ -832,6 +836,19 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
 /// `mcpspec reference server --transport http|sse`: serves until interrupted.
 async fn reference_server_http(config: ServerConfig, options: HttpServerOptions) -> u8 {
     let bind = options.bind;
+    if let Some(fault) = options.fault.filter(|f| f.is_hostile_http()) {
+        let listener = match tokio::net::TcpListener::bind(bind).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("mcpspec reference server: cannot listen on {bind}: {e}");
+                return exit::ERROR;
+            }
+        };
+        let at = listener.local_addr().map_or_else(|_| bind.to_string(), |a| a.to_string());
+        eprintln!("mcpspec reference server: listening on http://{at}{}", options.path);
+        mcpspec_reference::transport::hostile_http::serve(listener, fault, options.path).await;
+        return exit::OK;
+    }
     let listener = match HttpListener::bind(options).await {
         Ok(l) => l,
         Err(e) => {

@@ -58,7 +58,11 @@ pub struct WireRecorder {
     checker: SessionChecker,
     schemas: Option<Arc<SchemaSet>>,
     iut: Direction,
+    /// The first [`FINDINGS_PER_RULE`] findings of each rule; past those, only counted in
+    /// `findings_beyond`, so that an implementation breaking one rule without end (a flood of
+    /// garbage lines) costs a count, not memory.
     findings: Vec<Finding>,
+    findings_beyond: Vec<(&'static str, usize)>,
     /// Messages from the implementation under test judged by the envelope rules.
     judged: usize,
     /// … of which valid against the schema, per revision seen.
@@ -89,6 +93,7 @@ impl WireRecorder {
             schemas,
             iut,
             findings: Vec::new(),
+            findings_beyond: Vec::new(),
             judged: 0,
             schema_valid: 0,
             schema_missing: None,
@@ -193,7 +198,7 @@ impl WireRecorder {
     fn found(&mut self, violations: Vec<crate::checker::Violation>) {
         let revision = self.checker.revision();
         for v in violations {
-            self.findings.push(Finding {
+            self.keep(Finding {
                 rule: v.rule,
                 revision,
                 expected: v.expected,
@@ -333,7 +338,7 @@ impl WireRecorder {
                     true => &rules::HTTP_MESSAGE_JSON,
                     false => v.rule,
                 };
-                self.findings.push(Finding {
+                self.keep(Finding {
                     rule,
                     revision,
                     expected: v.expected.clone(),
@@ -368,7 +373,7 @@ impl WireRecorder {
                     .map(|v| format!("{}: {}", pointer(&v.instance_path), v.message))
                     .collect::<Vec<_>>()
                     .join("; ");
-                self.findings.push(Finding {
+                self.keep(Finding {
                     rule: &rules::SCHEMA_VALID,
                     revision,
                     expected: format!("valid against {definition} of the {revision} schema"),
@@ -383,7 +388,7 @@ impl WireRecorder {
             // basic/versioning.mdx) is a method of a later revision on purpose, not an unknown one.
             Validation::UnknownMethod { method }
                 if method == "server/discover" && self.checker.negotiated().is_none() => {}
-            Validation::UnknownMethod { method } => self.findings.push(Finding {
+            Validation::UnknownMethod { method } => self.keep(Finding {
                 rule: &rules::SCHEMA_KNOWN_METHOD,
                 revision,
                 expected: format!("a method {revision} defines for {direction}"),
@@ -405,7 +410,7 @@ impl WireRecorder {
         for v in violations {
             let format = v.format.as_deref().unwrap_or("its format");
             let at = pointer(&v.instance_path);
-            self.findings.push(Finding {
+            self.keep(Finding {
                 rule: &rules::SCHEMA_FORMAT,
                 revision,
                 expected: format!("a string in format {format} at {at} ({definition}, {revision} schema)"),
@@ -439,12 +444,25 @@ impl WireRecorder {
         self.transcript.push(TranscriptEntry { dir: direction.arrow(), line, at_ms, text });
     }
 
+    /// Keeps a finding, or past [`FINDINGS_PER_RULE`] of its rule, counts it.
+    fn keep(&mut self, finding: Finding) {
+        let id = finding.rule.id;
+        if self.findings.iter().filter(|f| f.rule.id == id).count() < FINDINGS_PER_RULE {
+            self.findings.push(finding);
+        } else if let Some((_, n)) = self.findings_beyond.iter_mut().find(|(r, _)| *r == id) {
+            *n += 1;
+        } else {
+            self.findings_beyond.push((id, 1));
+        }
+    }
+
     /// Starts the record of the next scenario on this session: its findings, counts and wire
     /// log start empty (they were the last scenario's), while the checker keeps the session's
     /// state — what was negotiated, which ids were used, what is outstanding. `note`, the first
     /// line of the new log, says where the session came from.
     pub fn begin_segment(&mut self, note: String) {
-        self.findings.clear();
+        self.findings = Vec::new();
+        self.findings_beyond.clear();
         self.judged = 0;
         self.schema_valid = 0;
         self.schema_missing = None;
@@ -474,34 +492,21 @@ impl WireRecorder {
             Direction::ServerToClient => "server",
             Direction::ClientToServer => "client",
         };
-        let mut seen: Vec<(&'static str, usize)> = Vec::new();
         for f in &self.findings {
-            let n = match seen.iter_mut().find(|(id, _)| *id == f.rule.id) {
-                Some((_, n)) => {
-                    *n += 1;
-                    *n
-                }
-                None => {
-                    seen.push((f.rule.id, 1));
-                    1
-                }
-            };
-            if n <= FINDINGS_PER_RULE {
-                out.push(Check {
-                    id: f.rule.id.to_owned(),
-                    level: f.rule.level_at(f.revision),
-                    spec: f.rule.spec(f.revision),
-                    verdict: f.rule.level_at(f.revision).broken(),
-                    expected: f.expected.clone(),
-                    actual: f.actual.clone(),
-                    message: f.message,
-                    baselined: false,
-                });
-            }
+            out.push(Check {
+                id: f.rule.id.to_owned(),
+                level: f.rule.level_at(f.revision),
+                spec: f.rule.spec(f.revision),
+                verdict: f.rule.level_at(f.revision).broken(),
+                expected: f.expected.clone(),
+                actual: f.actual.clone(),
+                message: f.message,
+                baselined: false,
+            });
         }
-        for (id, n) in seen.iter().filter(|(_, n)| *n > FINDINGS_PER_RULE) {
+        for (id, n) in &self.findings_beyond {
             if let Some(c) = out.iter().rev().find(|c| c.id == *id).cloned() {
-                out.push(Check { actual: format!("… and {} more like it", n - FINDINGS_PER_RULE), ..c });
+                out.push(Check { actual: format!("… and {n} more like it"), ..c });
             }
         }
         let revision = self.checker.revision();

@@ -302,6 +302,25 @@ faults! {
     SseNoEndpointEvent => "sse-no-endpoint-event",
     /// Legacy: messages go out as `event: mcp-message` instead of `message`.
     SseWrongEventType => "sse-wrong-event-type",
+    // ---- hostile HTTP servers (issue #17), HTTP only: the endpoint is replaced by a raw
+    // listener that answers every request alike (`transport::hostile_http`). A run must end on
+    // time against each, bounded, with nothing left behind.
+    /// Sends a response head one byte a second, never finishing it (slowloris).
+    HttpSlowloris => "http-slowloris",
+    /// Answers with an SSE stream of valid `notifications/message` without end, never a response.
+    HttpEndlessSse => "http-endless-sse",
+    /// Answers with a chunked `application/json` body that never ends.
+    HttpEndlessChunked => "http-endless-chunked",
+    /// Answers with a JSON head announcing 1000 bytes, sends the first few, then nothing more.
+    HttpStalledBody => "http-stalled-body",
+    /// Answers 200 with `Content-Type: text/html` and a page.
+    HttpWrongContentType => "http-wrong-content-type",
+    /// Answers 307 back to the same URL: a redirect loop.
+    HttpRedirectLoop => "http-redirect-loop",
+    /// Answers 503 Service Unavailable to everything.
+    HttpServerError => "http-server-error",
+    /// Resets every connection (TCP RST) once a request has arrived.
+    HttpConnectionReset => "http-connection-reset",
     // ---- planted crashes for `mcpspec fuzz` (`Crash`) ----
     // Each looks, from outside, like a real bug of a Rust server, and trips only on its trigger:
     // otherwise the server is the clean reference server, in both eras. Fuzzing must find each.
@@ -405,6 +424,22 @@ impl Crash {
 pub(crate) type LineCheck = fn(&[u8]) -> Option<Crash>;
 
 impl Fault {
+    /// Whether the fault replaces the whole HTTP endpoint with a hostile listener
+    /// ([`crate::transport::hostile_http`]).
+    pub fn is_hostile_http(self) -> bool {
+        matches!(
+            self,
+            Fault::HttpSlowloris
+                | Fault::HttpEndlessSse
+                | Fault::HttpEndlessChunked
+                | Fault::HttpStalledBody
+                | Fault::HttpWrongContentType
+                | Fault::HttpRedirectLoop
+                | Fault::HttpServerError
+                | Fault::HttpConnectionReset
+        )
+    }
+
     /// The check of each raw line (without its `\n`) before it is decoded, for the faults that
     /// act on bytes (stdio only); `None` for every other fault, which then costs nothing.
     pub(crate) fn line_check(self) -> Option<LineCheck> {
@@ -868,7 +903,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_parse_back() {
-        assert_eq!(Fault::ALL.len(), 116);
+        assert_eq!(Fault::ALL.len(), 124);
         for f in Fault::ALL {
             assert_eq!(f.name().parse::<Fault>(), Ok(*f));
         }

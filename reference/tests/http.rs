@@ -279,6 +279,13 @@ async fn post_rules() {
     assert!(foreign.json()["error"]["code"].is_i64() && foreign.json().get("id").is_none());
     let local = send(c.post(&ping).header("origin", "http://localhost:1234")).await;
     assert_eq!(status(local), 200);
+    // DNS rebinding: a page on a name the attacker owns reaches 127.0.0.1 with that name as Host.
+    let port = s.base.rsplit(':').next().unwrap().to_owned();
+    let rebound = full(send(c.post(&ping).header("host", format!("rebind.example:{port}"))).await).await;
+    assert_eq!(rebound.status, 403, "a foreign Host");
+    assert!(rebound.json()["error"]["message"].as_str().unwrap().contains("Host"), "{:?}", rebound.json());
+    assert_eq!(status(send(c.post(&ping).header("host", "127.0.0.1:1")).await), 403, "another port");
+    assert_eq!(status(send(c.post(&ping).header("host", format!("localhost:{port}"))).await), 200);
 
     let big = json!({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"x".repeat(5000)}});
     assert_eq!(status(c.send(&big).await), 413);
@@ -505,6 +512,14 @@ async fn legacy_endpoint_event_and_message_events() {
         .header("accept", "text/event-stream")
         .header("origin", "http://evil.example");
     assert_eq!(within("GET", foreign.send()).await.unwrap().status().as_u16(), 403);
+    let port = s.base.rsplit(':').next().unwrap().to_owned();
+    let rebound = plain_client()
+        .get(&s.url)
+        .header("accept", "text/event-stream")
+        .header("host", format!("rebind.example:{port}"));
+    assert_eq!(within("GET", rebound.send()).await.unwrap().status().as_u16(), 403, "a foreign Host");
+    let r = plain_client().post(&post_url).header("host", format!("rebind.example:{port}")).body("{}");
+    assert_eq!(within("POST", r.send()).await.unwrap().status().as_u16(), 403, "a foreign Host");
 }
 
 #[tokio::test]
@@ -734,7 +749,14 @@ async fn message_faults_apply_over_http_too() {
 #[test]
 fn every_http_fault_has_a_test() {
     let source = include_str!("http.rs");
+    // The hostile servers replace the endpoint; each is a row of the harness's robustness table.
+    let hostile = include_str!("../../harness/tests/suite/robustness.rs");
     for f in Fault::ALL.iter().filter(|f| f.name().starts_with("http-") || f.name().starts_with("sse-")) {
+        if f.is_hostile_http() {
+            let row = format!("row(\"{}\"", f.name());
+            assert!(hostile.contains(&row), "no robustness row {row}");
+            continue;
+        }
         let test = format!("fn fault_{}()", f.name().replace('-', "_"));
         assert!(source.contains(&test), "no test {test}");
     }

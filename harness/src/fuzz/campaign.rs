@@ -14,6 +14,7 @@ use super::minimize::{self, Budget, Probe};
 use super::oracle::Trip;
 use super::signature::{top_frame, Oracle, Signature};
 use super::{Catalog, Input, InputFile};
+use crate::files::{write_atomically, Access};
 use mcpspec_reference::Revision;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -631,26 +632,12 @@ fn load_corpus(dir: &Path) -> Vec<Input> {
         .collect()
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename: a reader (or an interrupted
-/// run) sees the old file or the new one, never half of one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
-
 fn write_input(dir: &Path, input: &Input) -> std::io::Result<()> {
     let file = InputFile::from(input);
     let text = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     let digest = ring::digest::digest(&ring::digest::SHA256, &text);
     let name: String = digest.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
-    write_atomically(&dir.join(format!("{name}.json")), &text)
+    write_atomically(&dir.join(format!("{name}.json")), &text, Access::Private)
 }
 
 /// The reproducer file of a finding: readable, and what `mcpspec replay` runs.
@@ -687,7 +674,7 @@ fn write_reproducer(
     let mut text =
         serde_json::to_vec_pretty(&reproducer_json(finding, driver, seed)).map_err(std::io::Error::other)?;
     text.push(b'\n');
-    write_atomically(&path, &text)?;
+    write_atomically(&path, &text, Access::Private)?;
     Ok(path)
 }
 
@@ -714,16 +701,5 @@ mod tests {
         }
         all.sort_unstable();
         assert_eq!(all, (0..12).collect::<Vec<u64>>());
-    }
-
-    #[test]
-    fn writes_are_atomic_and_leave_no_temporary_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("deep/finding.json");
-        write_atomically(&path, b"one").expect("write");
-        write_atomically(&path, b"two").expect("write");
-        assert_eq!(std::fs::read(&path).expect("read"), b"two");
-        let names: Vec<_> = std::fs::read_dir(path.parent().expect("parent")).expect("dir").collect();
-        assert_eq!(names.len(), 1);
     }
 }

@@ -390,19 +390,11 @@ impl Report {
     }
 }
 
-/// Writes `dir/name` whole or not at all: into a temporary file beside it, then renamed over
-/// it, so a reader (or a run stopped half-way) never sees half a report.
+/// Writes `dir/name` whole or not at all (see [`crate::files`]). A report is for sharing
+/// (secrets are redacted): readable as any output file is.
 pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<std::path::PathBuf> {
-    use std::io::Write as _;
-    std::fs::create_dir_all(dir)?;
     let path = dir.join(name);
-    let mut file = tempfile::Builder::new().prefix(&format!(".{name}.")).tempfile_in(dir)?;
-    file.write_all(bytes)?;
-    // A report is for sharing (secrets are redacted): readable as any output file is, where
-    // the temporary file was private.
-    std::fs::set_permissions(file.path(), std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
-    file.as_file().sync_all()?;
-    file.persist(&path).map_err(|e| e.error)?;
+    crate::files::write_atomically(&path, bytes, crate::files::Access::Shared)?;
     Ok(path)
 }
 

@@ -20,6 +20,12 @@ fn campaign(run: &Run) -> Value {
         .unwrap_or_else(|| panic!("no campaign entry: {}", run.describe()))
 }
 
+/// A file's permission bits.
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).permissions().mode() & 0o777
+}
+
 /// Fuzzes `mcpspec reference server [--fault fault]` with seed 1.
 fn fuzz(findings_dir: &Path, fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
     let dir = findings_dir.display().to_string();
@@ -48,8 +54,10 @@ fn replay(file: &Path, fault: Option<&str>) -> Run {
 /// A planted bug: found within 60 s, once, as the expected oracle, minimized to at most
 /// `max_bytes`, and replayed: failing against the faulty server, fixed against the clean one.
 fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let run = fuzz(dir.path(), Some(fault), &["--duration", "20"], Duration::from_secs(150));
+    let top = tempfile::tempdir().expect("tempdir");
+    // A folder mcpspec creates: private, as the reproducers in it (issue #17).
+    let dir = top.path().join("findings");
+    let run = fuzz(&dir, Some(fault), &["--duration", "20"], Duration::from_secs(150));
     assert_eq!(run.code, Some(1), "{}", run.describe());
     let found = findings(&run);
     assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
@@ -65,7 +73,8 @@ fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
         finding["duration_ms"]
     );
     let id = finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
-    let file = dir.path().join(format!("{id}.json"));
+    let file = dir.join(format!("{id}.json"));
+    assert_eq!((mode(&dir), mode(&file)), (0o700, 0o600), "the findings folder and the reproducer");
     let reproducer: Value =
         serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
             .expect("JSON");
@@ -156,7 +165,8 @@ fn a_seed_makes_a_campaign_reproducible() {
         .map(|_| {
             let findings = tempfile::tempdir().expect("tempdir");
             let corpus = tempfile::tempdir().expect("tempdir");
-            let c = corpus.path().display().to_string();
+            let kept = corpus.path().join("kept");
+            let c = kept.display().to_string();
             let run = fuzz(
                 findings.path(),
                 None,
@@ -164,9 +174,13 @@ fn a_seed_makes_a_campaign_reproducible() {
                 Duration::from_secs(120),
             );
             assert_eq!(run.code, Some(0), "{}", run.describe());
-            let mut names: Vec<String> = std::fs::read_dir(corpus.path())
-                .expect("corpus")
-                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            assert_eq!(mode(&kept), 0o700, "a corpus folder mcpspec creates is private");
+            let files: Vec<std::path::PathBuf> =
+                std::fs::read_dir(&kept).expect("corpus").map(|e| e.expect("entry").path()).collect();
+            assert!(files.iter().all(|f| mode(f) == 0o600), "corpus inputs are private");
+            let mut names: Vec<String> = files
+                .iter()
+                .map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned())
                 .collect();
             names.sort();
             names

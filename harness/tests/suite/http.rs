@@ -180,60 +180,11 @@ fn a_header_value_is_never_reported() {
     }
 }
 
-/// A hostile HTTP server on 127.0.0.1: every request gets `head`, then `chunk` written without
-/// end (until the client goes away). Returns its URL; it stops accepting when `stop` is set.
-fn hostile_server(
-    head: &'static str,
-    chunk: &'static [u8],
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-) -> String {
-    use std::io::{Read, Write};
-    use std::sync::atomic::Ordering;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", listener.local_addr().unwrap().port());
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::SeqCst) {
-            let Ok((mut conn, _)) = listener.accept() else {
-                std::thread::sleep(Duration::from_millis(10));
-                continue;
-            };
-            std::thread::spawn(move || {
-                let _ = conn.set_nonblocking(false);
-                let _ = conn.set_write_timeout(Some(Duration::from_secs(5)));
-                let mut buf = [0u8; 8192];
-                let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
-                let _ = conn.read(&mut buf);
-                if conn.write_all(head.as_bytes()).is_err() {
-                    return;
-                }
-                // Bounded all the same: at most a minute of writing per connection.
-                let until = std::time::Instant::now() + Duration::from_secs(60);
-                while std::time::Instant::now() < until && conn.write_all(chunk).is_ok() {
-                    if chunk.is_empty() {
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                }
-            });
-        }
-    });
-    url
-}
-
-/// Servers that never finish: an endless SSE stream of notifications, and a JSON body that stalls
-/// after its first bytes. Every wait ends within the timeout, with a clear verdict, and the run
-/// ends.
+/// Servers that never finish, reached by `--url`: an endless SSE stream of notifications, and a
+/// JSON body that stalls after its first bytes (the reference server's hostile faults). Every
+/// wait ends within the timeout, with a clear verdict, and the run ends.
 #[test]
 fn endless_streams_and_stalled_bodies_end_within_the_timeout() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let cases: [(&str, &'static str, &'static [u8]); 2] = [
-        (
-            "an endless SSE stream",
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n",
-            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"flood\"}}\n\n",
-        ),
-        ("a stalled JSON body", "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"jsonrpc\":", b""),
-    ];
     // One scenario is enough to show a wait ends: the run's other waits are the same waits.
     let scenarios = tempfile::tempdir().unwrap();
     let feature = "Feature: ping\n\n  @id:ping/after-initialize @MUST @spec:basic/utilities/ping.mdx\n  \
@@ -241,20 +192,27 @@ fn endless_streams_and_stalled_bodies_end_within_the_timeout() {
                    When the client sends a \"ping\" request\n    Then the server answers with the result {}\n";
     std::fs::write(scenarios.path().join("ping.feature"), feature).unwrap();
     let dir = scenarios.path().display().to_string();
-    for (what, head, chunk) in cases {
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let url = hostile_server(head, chunk, stop.clone());
-        let args =
-            ["server", "--url", &url, "--transport", "http", "--timeout", "1", "--revision", "2025-11-25"];
+    for fault in ["http-endless-sse", "http-stalled-body"] {
+        let server = ServedReference::start(&["--fault", fault]);
+        let args = [
+            "server",
+            "--url",
+            &server.url,
+            "--transport",
+            "http",
+            "--timeout",
+            "1",
+            "--revision",
+            "2025-11-25",
+        ];
         let run = run(&[&args[..], &["--scenarios", &dir]].concat(), true, Duration::from_secs(120));
-        stop.store(true, Ordering::SeqCst);
-        assert_eq!(run.code, Some(1), "{what}\n{}", run.describe());
+        assert_eq!(run.code, Some(1), "{fault}\n{}", run.describe());
         let failed = run
             .checks()
             .into_iter()
             .find(|(s, _, c)| s == "ping/after-initialize" && c["verdict"] == "failed");
-        let (_, _, c) = failed.unwrap_or_else(|| panic!("{what}\n{}", run.describe()));
-        assert!(c["actual"].as_str().unwrap().contains("within 1s"), "{what}: {c}");
-        assert!(run.elapsed < Duration::from_secs(30), "{what}: {:?}", run.elapsed);
+        let (_, _, c) = failed.unwrap_or_else(|| panic!("{fault}\n{}", run.describe()));
+        assert!(c["actual"].as_str().unwrap().contains("within 1s"), "{fault}: {c}");
+        assert!(run.elapsed < Duration::from_secs(30), "{fault}: {:?}", run.elapsed);
     }
 }

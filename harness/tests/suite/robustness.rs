@@ -216,6 +216,55 @@ fn hostile_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
     });
 }
 
+/// Hostile HTTP servers (`mcpspec reference server --transport http --fault http-…`, a raw
+/// listener behind the `{port}` mcpspec picks): whatever the server does on the wire, the run
+/// ends on time, bounded, clean, and says what it met.
+#[test]
+fn hostile_http_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
+    let rows = vec![
+        // The head never completes: "no response head within 1s", or "nothing arrived within 1s"
+        // when the probe's own wait ends first.
+        row("http-slowloris", 3, &["cannot reach the server", "within 1"], 20),
+        // Every scenario's wait ends at its timeout. The verdict says only that no response came
+        // (not yet that an endless stream came instead; the transcript shows it).
+        // Finding, not fixed yet: mcpspec's peak RSS reaches 57 MiB alone and 73 MiB with this
+        // table's other rows running at once (8 scenarios each reading a stream as fast as the
+        // loopback delivers). Bounded here above what it reaches, so that it cannot grow unnoticed.
+        Row { max_rss_kib: 96 * 1024, ..row("http-endless-sse", 1, &["no response within 1s"], 60) },
+        row("http-endless-chunked", 1, &["maximum message size"], 60),
+        row("http-stalled-body", 1, &["no response within 1s"], 60),
+        row("http-wrong-content-type", 1, &["200 text/html"], 30),
+        row("http-redirect-loop", 3, &["cannot reach the server", "too many redirects"], 20),
+        row("http-server-error", 1, &["503"], 30),
+        row("http-connection-reset", 3, &["cannot reach the server", "Connection reset by peer"], 20),
+    ];
+    run_table("http server", rows, |fault| {
+        [
+            "server",
+            "--transport",
+            "http",
+            "--timeout",
+            "1",
+            "--revision",
+            "2025-06-18",
+            "-j",
+            "8",
+            "--",
+            MCPSPEC,
+            "reference",
+            "server",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+            "--fault",
+            fault,
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+}
+
 #[test]
 fn hostile_clients_end_on_time_with_a_named_verdict_bounded_and_clean() {
     const NO_SESSION: &str = "the client could not be brought to a working session in 3 attempts";
@@ -226,10 +275,9 @@ fn hostile_clients_end_on_time_with_a_named_verdict_bounded_and_clean() {
         Row { escapes: true, ..row("setsid-grandchild", 3, &[NO_SESSION], GATE_SECS) },
         // Clients that connect: each scenario judges them, within its own timeout.
         row("silent", 1, &["nothing within 1s"], 40),
-        // Finding of issue #17, not fixed yet: against a client that floods garbage, mcpspec's
-        // memory grows with the run's length (185 MiB at -j 1 over 31 scenarios), wherever the
-        // lines are kept. Bounded here at what it reaches, so that it cannot grow unnoticed.
-        Row { max_rss_kib: 160 * 1024, ..row("flood", 1, &["more like it"], 40) },
+        // Each garbage line is a finding; past ten of a rule they are only counted (the
+        // recorder kept them all: 238 MiB at -j 1).
+        row("flood", 1, &["more like it"], 40),
         row("endless-line", 1, &["maximum message size"], 40),
         row("notification-flood", 1, &["notifications/roots/list_changed"], 40),
         row("invalid-utf8", 1, &["not valid UTF-8"], 40),

@@ -230,3 +230,52 @@ pub fn settled_leftovers(marker: &str) -> Vec<String> {
     }
     left
 }
+
+/// `mcpspec reference server --transport http --port 0 [ARGS]` as a process of its own, for runs
+/// that reach a server by `--url`: its URL as it reported it. Killed when dropped.
+pub struct ServedReference {
+    pub url: String,
+    child: std::process::Child,
+}
+
+impl ServedReference {
+    pub fn start(args: &[&str]) -> ServedReference {
+        let mut child = Command::new(MCPSPEC)
+            .args(["reference", "server", "--transport", "http", "--port", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the reference server");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead as _;
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        // "mcpspec reference server: listening on http://127.0.0.1:PORT/mcp"
+        let line = rx.recv_timeout(Duration::from_secs(10));
+        let url = line.as_ref().ok().and_then(|l| l.rsplit(' ').next()).map(str::to_owned);
+        let served = ServedReference { url: url.unwrap_or_default(), child };
+        assert!(
+            served.url.starts_with("http://"),
+            "the reference server did not say where it listens: {line:?}"
+        );
+        served
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        url::Url::parse(&self.url).ok().and_then(|u| u.port()).expect("a port in the URL")
+    }
+}
+
+impl Drop for ServedReference {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

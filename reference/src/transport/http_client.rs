@@ -261,6 +261,8 @@ struct Post {
     /// The response has a 2xx status (an error status's body is a refusal, which the caller
     /// makes the answer to the requests).
     ok: bool,
+    /// The response's status, once its head came (named when the answers never do).
+    status: Option<u16>,
     /// Whether a broken stream may be resumed with `Last-Event-ID` (legacy era only).
     resumable: bool,
 }
@@ -449,6 +451,7 @@ impl HttpClientTransport {
                 }
                 if let Some(post) = self.posts.get_mut(&x.n) {
                     post.ok = ok;
+                    post.status = Some(x.status);
                 }
             }
             HttpEvent::Message { n, frame, sse } => {
@@ -509,9 +512,17 @@ impl HttpClientTransport {
                             (false, true) => {
                                 format!("the stream broke {} times, resumed each time", post.resumes)
                             }
-                            (false, false) => {
-                                "the response ended without them, with no event id to resume from".to_owned()
-                            }
+                            (false, false) => match post.status.filter(|s| !(200..300).contains(s)) {
+                                Some(status) => format!(
+                                    "the response was HTTP {status} {}, and its body answered none of them",
+                                    reqwest::StatusCode::from_u16(status)
+                                        .ok()
+                                        .and_then(|s| s.canonical_reason())
+                                        .unwrap_or("")
+                                ),
+                                None => "the response ended without them, with no event id to resume from"
+                                    .to_owned(),
+                            },
                         };
                         self.made.push_back(HttpEvent::Unanswered { n: *n, ids: post.ids, why });
                     }
@@ -771,8 +782,21 @@ async fn read_body(
                             }
                         }
                     }
-                    Body::Json if body.len() + chunk.len() <= max => body.extend_from_slice(&chunk),
-                    Body::Json => too_long = true,
+                    Body::Json if body.len() + chunk.len() <= max => {
+                        // Grown to the limit at most, never to the next power of two past it.
+                        let wanted = (body.len() + chunk.len()).max(body.capacity() * 2).min(max);
+                        body.reserve_exact(wanted.saturating_sub(body.len()));
+                        body.extend_from_slice(&chunk);
+                    }
+                    Body::Json => {
+                        // Past the maximum message size the body is not read further: a body
+                        // without end would otherwise hold its connection until the scenario
+                        // ends, and what was read is enough to say what it was.
+                        too_long = true;
+                        break BodyEnd::Broken(format!(
+                            "not read past the maximum message size ({max} bytes)"
+                        ));
+                    }
                     Body::Other => {}
                 }
             }

@@ -4,6 +4,7 @@
 //! [`http_server`] serves them.
 
 pub mod child;
+pub mod hostile_http;
 pub mod http_client;
 pub mod http_server;
 

@@ -28,7 +28,7 @@
 mod rules;
 mod session;
 
-pub use rules::{accept_lists, is_visible_ascii, parse_event_id, OriginPolicy};
+pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
 use crate::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
@@ -225,6 +225,9 @@ pub enum HttpRecord {
 /// The state all handlers share.
 struct Endpoint {
     options: HttpServerOptions,
+    /// The address actually bound (the port chosen when `options.bind` asked for 0): what a
+    /// request's `Host` must name.
+    listening: SocketAddr,
     state: Mutex<EndpointState>,
     new_sessions: mpsc::Sender<SessionLink>,
 }
@@ -266,6 +269,7 @@ impl HttpListener {
         let idle = options.session_idle_timeout;
         let endpoint = Arc::new(Endpoint {
             options,
+            listening: local_addr,
             state: Mutex::new(EndpointState { sessions: HashMap::new(), log: VecDeque::new(), latest: None }),
             new_sessions: tx,
         });
@@ -528,7 +532,27 @@ const PARSE_ERROR: i64 = -32700;
 /// The JSON-RPC code of HTTP-level refusals (the implementation-defined server-error range).
 const SERVER_ERROR: i64 = -32000;
 
-fn origin_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Option<Reply> {
+/// A request whose `Host` (HTTP/1) or authority (HTTP/2) does not name this endpoint, or whose
+/// `Origin` is not allowed, is refused with 403 before anything else is looked at: both are how
+/// a DNS-rebinding page reaches a loopback server (see [`rules::host_allowed`]). A request with
+/// neither (HTTP/1.0 without `Host`) did not come from a browser and is served.
+fn rebinding_refused(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Option<Reply> {
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .map(|h| h.as_bytes())
+        .or_else(|| parts.uri.authority().map(|a| a.as_str().as_bytes()));
+    if let Some(host) = host {
+        let text = String::from_utf8_lossy(host);
+        if !rules::host_allowed(&text, endpoint.listening) {
+            let why = format!(
+                "Forbidden: Host {text:?} does not name this server ({}) (DNS rebinding protection)",
+                endpoint.listening
+            );
+            return Some(error(StatusCode::FORBIDDEN, SERVER_ERROR, &why).into());
+        }
+    }
+    let headers = &parts.headers;
     let origin = headers.get(header::ORIGIN)?;
     let allowed = origin.to_str().is_ok_and(|o| endpoint.options.allowed_origins.allows(o));
     if allowed || endpoint.fault() == Some(Fault::HttpForeignOriginAccepted) {
@@ -695,7 +719,7 @@ fn version_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Option<Re
 
 async fn streamable(endpoint: &Arc<Endpoint>, request: Request) -> Reply {
     let (parts, body) = request.into_parts();
-    if let Some(refused) = origin_refused(endpoint, &parts.headers) {
+    if let Some(refused) = rebinding_refused(endpoint, &parts) {
         return refused;
     }
     if parts.uri.path() != endpoint.options.path {
@@ -1108,7 +1132,7 @@ fn delete(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
 
 async fn legacy(endpoint: &Arc<Endpoint>, request: Request) -> Reply {
     let (parts, body) = request.into_parts();
-    if let Some(refused) = origin_refused(endpoint, &parts.headers) {
+    if let Some(refused) = rebinding_refused(endpoint, &parts) {
         return refused;
     }
     let path = parts.uri.path();

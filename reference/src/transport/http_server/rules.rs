@@ -46,6 +46,29 @@ fn is_localhost_origin(origin: &str) -> bool {
     }
 }
 
+/// Whether a `Host` (or HTTP/2 authority) names the endpoint listening on `listening`. DNS
+/// rebinding points a name the attacker owns at a loopback address, so the browser's `Host`
+/// is that name: only `localhost` and address literals are served (a loopback address, or the
+/// address listened on; any address when listening on all of them), and only with the port
+/// listened on (a `Host` without one means port 80). Names other than `localhost` get 403, like
+/// a foreign `Origin` (basic/transports.mdx: servers validate what they are asked as, against
+/// DNS rebinding).
+pub fn host_allowed(host: &str, listening: std::net::SocketAddr) -> bool {
+    let Ok(url) = url::Url::parse(&format!("http://{}", host.trim())) else { return false };
+    let plain = url.path() == "/" && url.query().is_none() && url.username().is_empty();
+    if !plain || url.port_or_known_default() != Some(listening.port()) {
+        return false;
+    }
+    let address =
+        |ip: std::net::IpAddr| ip.is_loopback() || listening.ip().is_unspecified() || ip == listening.ip();
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => address(ip.into()),
+        Some(url::Host::Ipv6(ip)) => address(ip.into()),
+        None => false,
+    }
+}
+
 /// Whether an `Accept` header lists `media` itself. Wildcards do not count: the client "MUST
 /// include an `Accept` header, listing both `application/json` and `text/event-stream`", and a
 /// conformance peer holds it to the letter.
@@ -320,6 +343,32 @@ mod tests {
             assert!(!p.allows(bad), "{bad}");
         }
         assert!(OriginPolicy::Exact(vec!["https://app.example".into()]).allows("HTTPS://app.example"));
+    }
+
+    #[test]
+    fn hosts() {
+        let at = |a: &str| a.parse::<std::net::SocketAddr>().unwrap();
+        let lo = at("127.0.0.1:4321");
+        for ok in ["127.0.0.1:4321", "localhost:4321", "LOCALHOST:4321", "[::1]:4321", "127.0.0.2:4321"] {
+            assert!(host_allowed(ok, lo), "{ok}");
+        }
+        for bad in [
+            "evil.example:4321",
+            "localhost.evil.example:4321",
+            "127.0.0.1",
+            "127.0.0.1:80",
+            "localhost:1234",
+            "10.0.0.1:4321",
+            "",
+            "user@localhost:4321",
+            "localhost:4321/x",
+        ] {
+            assert!(!host_allowed(bad, lo), "{bad:?}");
+        }
+        assert!(host_allowed("localhost", at("127.0.0.1:80")), "no port: 80");
+        assert!(host_allowed("10.0.0.1:4321", at("10.0.0.1:4321")), "the address listened on");
+        assert!(host_allowed("192.168.1.9:4321", at("0.0.0.0:4321")), "any address when bound to all");
+        assert!(!host_allowed("rebind.example:4321", at("0.0.0.0:4321")), "never a foreign name");
     }
 
     #[test]
