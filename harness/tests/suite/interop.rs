@@ -274,7 +274,11 @@ fn fuzz_real(row_id: &str, seconds: &str, expected: &[&str]) -> Run {
     let command = command(&row(row_id));
     let findings = tempfile::tempdir().expect("tempdir");
     let dir = findings.path().display().to_string();
-    let mut args = vec!["fuzz", "--seed", "1", "--duration", seconds, "--findings", dir.as_str(), "--"];
+    // CI runs these beside the matrix's rows on two cores: a Python server there once took over
+    // 5 s (the default) to answer a barrier, and did again on a fresh process, under that load.
+    // A real hang does not end; 20 s tells it from a starved process.
+    let mut args = vec!["fuzz", "--seed", "1", "--duration", seconds, "--hang-timeout", "20"];
+    args.extend(["--findings", dir.as_str(), "--"]);
     args.extend(command.iter().map(String::as_str));
     let run = run(&args, true, Duration::from_secs(300));
     assert_eq!(run.code, Some(0), "{}", run.describe());
