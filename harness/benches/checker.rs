@@ -14,8 +14,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcpspec::checker::SessionChecker;
 use mcpspec::recorder::WireRecorder;
-use mcpspec_reference::framing::{encode, Frame, FrameContent, LineDecoder};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::framing::{encode, Frame, FrameContent, LineDecoder};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
 use std::hint::black_box;

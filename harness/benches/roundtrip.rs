@@ -16,9 +16,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcpspec::session::ServerSession;
-use mcpspec_reference::framing::FrameContent;
+use mcpspec_protocol::framing::FrameContent;
+use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec};
-use mcpspec_reference::Revision;
 use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -93,7 +93,7 @@ fn bench(c: &mut Criterion) {
                     let start = Instant::now();
                     for _ in 0..iters {
                         let r = session.request(method, None, WITHIN).await.expect("answered");
-                        assert!(matches!(r.outcome, mcpspec_reference::wire::Outcome::Result(_)));
+                        assert!(matches!(r.outcome, mcpspec_protocol::wire::Outcome::Result(_)));
                     }
                     start.elapsed()
                 })

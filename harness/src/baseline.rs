@@ -28,7 +28,7 @@
 
 use crate::report::{BaselineMark, BaselineStatus, ScenarioReport};
 use crate::verdict::Verdict;
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

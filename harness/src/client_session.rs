@@ -14,15 +14,15 @@
 
 use crate::checker::Inspection;
 use crate::recorder::WireRecorder;
-use mcpspec_reference::framing::Frame;
-use mcpspec_reference::reassembly::Reassembler;
+use mcpspec_protocol::framing::Frame;
+use mcpspec_protocol::reassembly::Reassembler;
+use mcpspec_protocol::wire::{Message, RequestId};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions, SessionLink};
 use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
-use mcpspec_reference::wire::{Message, RequestId};
-use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -153,8 +153,8 @@ impl ServerScript {
     /// The error a server without the capability `method` needs would answer with.
     fn refusal(&self, method: &str, revision: Revision) -> Option<Value> {
         let caps = self.capabilities.as_ref()?;
-        let needs = mcpspec_reference::capabilities::server_capability_for(method, revision)?;
-        match mcpspec_reference::capabilities::declares(caps, needs) {
+        let needs = mcpspec_protocol::capabilities::server_capability_for(method, revision)?;
+        match mcpspec_protocol::capabilities::declares(caps, needs) {
             true => None,
             false => {
                 Some(serde_json::json!({ "code": -32601, "message": format!("Method not found: {method}") }))
@@ -318,7 +318,7 @@ impl ClientSession {
         http.max_message_bytes = options.max_message_bytes;
         http.poll_after_priming = script.poll_after_priming;
         http.get_stream = !script.refuse_get;
-        if revision.era() == mcpspec_reference::Era::Modern {
+        if revision.era() == mcpspec_protocol::Era::Modern {
             // The endpoint serves the stateless era beside legacy sessions: each modern POST is
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
@@ -470,7 +470,7 @@ impl ClientSession {
         // The stateless era has no sessions: each request is one of the endpoint's unannounced
         // per-request sessions, and the checker follows the client across them (an MRTR retry is
         // judged against the answer to the request before it).
-        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
+        let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
         if http.sessions > 1 && !modern {
             self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
             self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
@@ -637,7 +637,7 @@ impl ClientSession {
         match got {
             Got::Frame(frame, origin) => {
                 http.origin = origin;
-                if let mcpspec_reference::framing::FrameContent::Json { value, .. } = &frame.content {
+                if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
                     self.recorder.record_post_body(value);
                 }
                 self.take(&frame);
@@ -645,7 +645,7 @@ impl ClientSession {
             Got::Session(link) => self.adopt(link),
             // Stateless era: a request's session ends with its response; the client goes on
             // with its next POST, or exits (seen below, when nothing comes).
-            Got::Ended if self.recorder.revision().era() == mcpspec_reference::Era::Modern => {
+            Got::Ended if self.recorder.revision().era() == mcpspec_protocol::Era::Modern => {
                 http.drain(&mut self.recorder);
                 http.session = None;
             }
@@ -737,7 +737,7 @@ impl ClientSession {
         let Some(writer) = link.writer.as_mut() else {
             return Err(ClientWaitError::Send("the client is not connected".into()));
         };
-        let bytes = mcpspec_reference::framing::encode(value);
+        let bytes = mcpspec_protocol::framing::encode(value);
         let write = async {
             writer.write_all(&bytes).await?;
             writer.flush().await
@@ -785,11 +785,11 @@ impl ClientSession {
             self.script.refuse_first_version = false;
             let requested = value
                 .pointer("/params/_meta")
-                .and_then(|m| m.get(mcpspec_reference::modern::PROTOCOL_VERSION_KEY))
+                .and_then(|m| m.get(mcpspec_protocol::modern::PROTOCOL_VERSION_KEY))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let supported = [mcpspec_reference::modern::wire_version(self.recorder.revision())];
-            let error = mcpspec_reference::modern::unsupported_version(requested, &supported);
+            let supported = [mcpspec_protocol::modern::wire_version(self.recorder.revision())];
+            let error = mcpspec_protocol::modern::unsupported_version(requested, &supported);
             let refusal = Message::error(RequestId::from_value(id), error).to_value();
             return self.send_value(&refusal).await;
         }
@@ -892,7 +892,7 @@ impl ClientSession {
     /// client is idle once it has sent nothing for [`MODERN_QUIET`] (or the grace, if longer)
     /// with nothing owed to it.
     pub async fn serve_until_idle(&mut self, within: Duration) -> Served {
-        let modern = self.recorder.revision().era() == mcpspec_reference::Era::Modern;
+        let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
         let deadline = Instant::now() + within;
         let mut quiet_since = Instant::now();
         // The barrier ping awaiting its answer.

@@ -7,8 +7,8 @@ use mcpspec::fuzz::minimize::Budget;
 use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
 use mcpspec::report::Policy;
+use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::CommandSpec;
-use mcpspec_reference::Revision;
 use std::ffi::OsString;
 use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -153,7 +153,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
         schemas: Some(schemas),
         hang_timeout,
         start_timeout: hang_timeout.max(Duration::from_secs(10)),
-        max_message_bytes: mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES,
+        max_message_bytes: mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES,
     };
     let id = &reproducer.finding;
     match replay::replay(config, &reproducer, &input).await {

@@ -11,7 +11,7 @@
 //! The reference peers live in `mcpspec_reference`: the reference client and the client
 //! persona a [`session`] plays towards a server (`mcpspec_reference::client`), and the
 //! protocol's rules the checker and the steps judge with (`mcpspec_reference::{capabilities,
-//! sampling, elicitation}`, arguments from `mcpspec_reference::arguments`).
+//! sampling, elicitation}`, arguments from `mcpspec_protocol::arguments`).
 
 pub mod baseline;
 pub mod bounds;
@@ -21,7 +21,6 @@ pub mod files;
 pub mod fuzz;
 pub mod http_target;
 pub mod pool;
-pub mod props;
 pub mod recorder;
 pub mod redact;
 pub mod report;

@@ -5,7 +5,7 @@
 use crate::runner::{catalog, Listed};
 use mcpspec::rules::Rule;
 use mcpspec::verdict::Level;
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use std::fmt::Write as _;
 use std::path::Path;
 

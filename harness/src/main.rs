@@ -14,15 +14,15 @@ use clap::{Args, Parser, Subcommand};
 use mcpspec::http_target::Detection;
 use mcpspec::report::{exit, Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::Target;
+use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
-use mcpspec_reference::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_reference::server::{serve_http, serve_stdio, ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
 use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions};
 use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
-use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -361,7 +361,7 @@ enum ServerTransport {
 }
 
 fn parse_revision(s: &str) -> Result<Revision, String> {
-    s.parse().map_err(|e: mcpspec_reference::UnknownRevision| e.to_string())
+    s.parse().map_err(|e: mcpspec_protocol::UnknownRevision| e.to_string())
 }
 
 fn parse_direction(s: &str) -> Result<Direction, String> {

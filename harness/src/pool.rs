@@ -13,9 +13,9 @@
 use crate::checker::{Inspection, SessionChecker};
 use crate::session::ServerSession;
 use crate::verdict::{Check, Verdict};
-use mcpspec_reference::framing::{FrameContent, LineDecoder};
-use mcpspec_reference::wire::{Message, Outcome, RequestId, Response};
-use mcpspec_reference::{Direction, Era, Revision};
+use mcpspec_protocol::framing::{FrameContent, LineDecoder};
+use mcpspec_protocol::wire::{Message, Outcome, RequestId, Response};
+use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};

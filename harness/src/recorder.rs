@@ -7,10 +7,10 @@ use crate::checker::http_client::HttpClientChecker;
 use crate::checker::{Inspection, SessionChecker};
 use crate::rules::{self, Rule};
 use crate::verdict::{Check, Verdict};
-use mcpspec_reference::framing::{Frame, FrameContent, LineDecoder};
+use mcpspec_protocol::framing::{Frame, FrameContent, LineDecoder};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Flavor, HttpEvent};
 use mcpspec_reference::transport::http_server::HttpRecord;
-use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use serde::Serialize;
 use serde_json::Value;
@@ -656,8 +656,8 @@ mod tests {
     /// not stdio's.
     #[test]
     fn over_http_a_message_that_is_not_json_cites_the_http_transport() {
-        use mcpspec_reference::framing::Frame;
-        let content = |text: &str| mcpspec_reference::framing::decode_line(text.as_bytes());
+        use mcpspec_protocol::framing::Frame;
+        let content = |text: &str| mcpspec_protocol::framing::decode_line(text.as_bytes());
         let mut r = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None)
             .with_http(Flavor::Streamable);
         r.record_frame(Direction::ServerToClient, &Frame { line: 1, content: content("not json") });

@@ -3,7 +3,7 @@
 //! feature files' tags instead (`@id:…`, `@MUST`, `@spec:…`).
 
 use crate::verdict::Level;
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 
 /// One normative rule of the spec.
 #[derive(Debug, PartialEq, Eq)]

@@ -20,11 +20,11 @@ use mcpspec::session::ServerSession;
 use mcpspec::session::{StartError, Target, WaitError};
 use mcpspec::verdict::Check;
 use mcpspec::verdict::{Level, Verdict};
-use mcpspec_reference::modern;
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{ErrorObject, Outcome};
+use mcpspec_protocol::{Era, Revision};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::ChildOptions;
-use mcpspec_reference::wire::{ErrorObject, Outcome};
-use mcpspec_reference::{Era, Revision};
 use mcpspec_schema::SchemaSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -987,7 +987,7 @@ mod tests {
     /// era moved and removed pages: `Revision::doc` follows them).
     #[test]
     fn every_clause_cited_at_2026_is_a_page_of_2026() {
-        use mcpspec_reference::revision::is_page_2026;
+        use mcpspec_protocol::revision::is_page_2026;
         let modern = Revision::V2026_07_28;
         for role in ["server", "client"] {
             for f in parse(&sources(role, None).unwrap()).unwrap() {

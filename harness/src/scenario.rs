@@ -6,7 +6,7 @@
 
 use crate::runner::{SuiteContext, WorldState};
 use mcpspec::verdict::{Check, Level, Verdict};
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

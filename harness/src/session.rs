@@ -5,9 +5,11 @@
 use crate::checker::Inspection;
 use crate::pool::Footprint;
 use crate::recorder::WireRecorder;
+use mcpspec_protocol::framing::{Frame, FrameContent};
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{Message, Request, RequestId, Response};
+use mcpspec_protocol::{Direction, Era, Revision};
 use mcpspec_reference::client::ClientPersona;
-use mcpspec_reference::framing::{Frame, FrameContent};
-use mcpspec_reference::modern;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
 use mcpspec_reference::transport::http_client::{
     ConnectError, Exchange, Flavor, HttpClientOptions, HttpClientTransport, HttpEvent, Tweaks,
@@ -15,8 +17,6 @@ use mcpspec_reference::transport::http_client::{
 use mcpspec_reference::transport::{
     ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, ShutdownReport,
 };
-use mcpspec_reference::wire::{Message, Request, RequestId, Response};
-use mcpspec_reference::{Direction, Era, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
@@ -44,7 +44,7 @@ pub const MAX_INPUT_ROUNDS: usize = 8;
 /// The `InputRequiredResult` of an answer, if it is one (stateless era).
 pub fn input_required(answer: &Response) -> Option<&Value> {
     match &answer.outcome {
-        mcpspec_reference::wire::Outcome::Result(r)
+        mcpspec_protocol::wire::Outcome::Result(r)
             if r.get("resultType").and_then(Value::as_str) == Some(modern::INPUT_REQUIRED) =>
         {
             Some(r)

@@ -3,8 +3,8 @@
 //! reported, never buffered without bound.
 
 use mcpspec::report::exit;
-use mcpspec_reference::framing::{FrameContent, LineDecoder};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::framing::{FrameContent, LineDecoder};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::{SchemaSet, StreamValidator, Validation};
 use std::io::{Read, Write};
 

@@ -12,7 +12,7 @@
 //! `cargo bench -p mcpspec-schema --bench validate`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
 use std::time::Duration;

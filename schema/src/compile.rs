@@ -13,7 +13,7 @@
 
 use crate::SchemaError;
 use jsonschema::Validator;
-use mcpspec_reference::Direction;
+use mcpspec_protocol::Direction;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;

@@ -28,7 +28,7 @@ pub use error::SchemaError;
 pub use stream::{LineOutcome, StreamValidator};
 
 use compile::{table_index, Compiled, DefId, Entry, ResultRule};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::{Direction, Revision};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

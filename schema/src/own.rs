@@ -26,7 +26,7 @@
 //! `definitions` up to 2025-06-18, 2020-12 with `$defs` from 2025-11-25, as the official files),
 //! written to `schema/generated/<rev>/schema.json`; a test fails when those files are stale.
 
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 

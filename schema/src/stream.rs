@@ -8,7 +8,7 @@
 //! message at all.
 
 use crate::{RevisionSchema, Validation, Violation};
-use mcpspec_reference::{Direction, RequestId};
+use mcpspec_protocol::{Direction, RequestId};
 use serde_json::Value;
 use std::collections::HashMap;
 

@@ -3,10 +3,10 @@
 
 use super::{SessionChecker, Violation};
 use crate::rules;
-use mcpspec_reference::capabilities::{declares, server_capability_for};
-use mcpspec_reference::wire::{Notification, Request, RequestId};
-use mcpspec_reference::{elicitation, sampling};
-use mcpspec_reference::{Direction, Era, Revision};
+use mcpspec_protocol::capabilities::{declares, server_capability_for};
+use mcpspec_protocol::wire::{Notification, Request, RequestId};
+use mcpspec_protocol::{elicitation, sampling};
+use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -163,7 +163,7 @@ impl SessionChecker {
     pub(super) fn on_error_response(
         &mut self,
         direction: Direction,
-        error: &mcpspec_reference::wire::ErrorObject,
+        error: &mcpspec_protocol::wire::ErrorObject,
         out: &mut Vec<Violation>,
     ) {
         if direction != Direction::ServerToClient

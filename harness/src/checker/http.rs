@@ -6,11 +6,11 @@
 
 use super::Violation;
 use crate::rules;
-use mcpspec_reference::framing::FrameContent;
+use mcpspec_protocol::framing::FrameContent;
+use mcpspec_protocol::wire::RequestId;
 use mcpspec_reference::transport::http_client::{
     BodyEnd, BodyKind, Exchange, Flavor, HttpEvent, SESSION_HEADER,
 };
-use mcpspec_reference::wire::RequestId;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// How many exchanges, event ids and messages a session remembers (a flood costs bounded memory).
@@ -306,7 +306,7 @@ fn resuming(x: &Exchange) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcpspec_reference::framing::Frame;
+    use mcpspec_protocol::framing::Frame;
     use mcpspec_reference::transport::http_client::SseMeta;
     use serde_json::json;
 
@@ -398,7 +398,7 @@ mod tests {
 
     #[test]
     fn legacy_streams_start_with_endpoint_and_carry_message_events() {
-        use mcpspec_reference::sse::SseEvent;
+        use mcpspec_protocol::sse::SseEvent;
         let mut c = HttpChecker::new(Flavor::LegacySse);
         let sse = [("content-type", "text/event-stream")];
         let endpoint = SseEvent {

@@ -8,9 +8,9 @@
 
 use super::Violation;
 use crate::rules;
+use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::http_server::{accept_lists, Exchange, HttpRecord};
 use mcpspec_reference::transport::Flavor;
-use mcpspec_reference::Revision;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -226,7 +226,7 @@ impl HttpClientChecker {
 /// `params.uri` where the method has one. `headers` are lower-case names with their values, as
 /// the endpoint saw them; a body that is no modern request is not judged here.
 pub fn modern_header_violations(headers: &[(String, String)], body: &Value) -> Vec<Violation> {
-    use mcpspec_reference::modern::{self as era, PROTOCOL_VERSION_KEY};
+    use mcpspec_protocol::modern::{self as era, PROTOCOL_VERSION_KEY};
     let mut out = Vec::new();
     let (Some(method), Some(_)) = (body.get("method").and_then(Value::as_str), body.get("id")) else {
         return out;
@@ -356,7 +356,7 @@ mod tests {
 
     #[test]
     fn modern_headers_mirror_the_body() {
-        use mcpspec_reference::modern::{request_meta, with_request_meta};
+        use mcpspec_protocol::modern::{request_meta, with_request_meta};
         let meta = request_meta("2026-07-28", &json!({}), None);
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": with_request_meta(Some(json!({"name": "天気"})), &meta)});
@@ -367,7 +367,7 @@ mod tests {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect()
         };
-        let name = mcpspec_reference::modern::encode_header_value("天気");
+        let name = mcpspec_protocol::modern::encode_header_value("天気");
         assert!(modern_header_violations(&h("2026-07-28", "tools/call", &name), &body).is_empty());
         assert_eq!(
             ids(&modern_header_violations(&h("2025-11-25", "tools/call", &name), &body)),

@@ -7,9 +7,9 @@
 //! it judges both directions; the caller decides whose messages count.
 
 use crate::rules::{self, Rule};
-use mcpspec_reference::framing::{FrameContent, FrameError};
-use mcpspec_reference::wire::{EnvelopeError, Message, RequestId};
-use mcpspec_reference::{Direction, Era, Revision};
+use mcpspec_protocol::framing::{FrameContent, FrameError};
+use mcpspec_protocol::wire::{EnvelopeError, Message, RequestId};
+use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -226,7 +226,7 @@ impl SessionChecker {
         match Message::from_value(value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
-                if self.revision.era() == mcpspec_reference::Era::Modern {
+                if self.revision.era() == mcpspec_protocol::Era::Modern {
                     self.modern_client.on_message(direction, &message, &mut inspection.violations);
                 }
                 inspection.message = Some(message);
@@ -401,7 +401,7 @@ impl SessionChecker {
                 }
                 if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
                     self.on_modern_response(resp, pending.as_ref(), &mut inspection.violations);
-                } else if let mcpspec_reference::wire::Outcome::Error(e) = &resp.outcome {
+                } else if let mcpspec_protocol::wire::Outcome::Error(e) = &resp.outcome {
                     self.on_error_response(direction, e, &mut inspection.violations);
                 }
                 if let Some(p) = pending {
@@ -414,8 +414,8 @@ impl SessionChecker {
         }
     }
 
-    fn on_initialize_answered(&mut self, resp: &mcpspec_reference::wire::Response) {
-        if let mcpspec_reference::wire::Outcome::Result(result) = &resp.outcome {
+    fn on_initialize_answered(&mut self, resp: &mcpspec_protocol::wire::Response) {
+        if let mcpspec_protocol::wire::Outcome::Result(result) = &resp.outcome {
             if let Some(r) =
                 result.get("protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok())
             {
@@ -611,7 +611,7 @@ pub(crate) mod tests {
     #[test]
     fn framing_faults_map_to_stdio_rules() {
         let mut c = session();
-        let bad = mcpspec_reference::framing::decode_line(b"y");
+        let bad = mcpspec_protocol::framing::decode_line(b"y");
         assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
         assert_eq!(ids(&c.on_frame(S2C, &FrameContent::Blank)), ["stdio/blank-line"]);
     }
@@ -766,7 +766,7 @@ mod feature_tests {
         let mut c = initialized(json!({}), json!({}));
         let parse_error = json!({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}});
         assert_eq!(ids(&c.on_value(S2C, &parse_error)), ["jsonrpc/notification-unanswered"]);
-        c.on_frame(C2S, &mcpspec_reference::framing::decode_line(b"y"));
+        c.on_frame(C2S, &mcpspec_protocol::framing::decode_line(b"y"));
         assert!(ids(&c.on_value(S2C, &parse_error)).is_empty());
     }
 }
@@ -774,7 +774,7 @@ mod feature_tests {
 #[cfg(test)]
 mod url_mode_tests {
     use super::*;
-    use mcpspec_reference::elicitation::required_error_problems;
+    use mcpspec_protocol::elicitation::required_error_problems;
     use serde_json::json;
 
     const C2S: Direction = Direction::ClientToServer;

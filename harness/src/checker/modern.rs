@@ -10,8 +10,8 @@
 
 use super::{Pending, SessionChecker, Violation};
 use crate::rules;
-use mcpspec_reference::modern::{self, RequestMeta};
-use mcpspec_reference::wire::{ErrorObject, Notification, Outcome, Request, RequestId, Response};
+use mcpspec_protocol::modern::{self, RequestMeta};
+use mcpspec_protocol::wire::{ErrorObject, Notification, Outcome, Request, RequestId, Response};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -305,7 +305,7 @@ fn shown_value(v: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use crate::checker::tests::{ids, C2S, S2C};
-    use mcpspec_reference::Revision;
+    use mcpspec_protocol::Revision;
     use serde_json::json;
 
     fn request(id: i64, method: &str, caps: Value, extra: Value) -> Value {

@@ -14,11 +14,9 @@
 use super::Violation;
 use crate::rules::Rule;
 use crate::verdict::Level;
-use mcpspec_reference::modern::{
-    self as era, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY,
-};
-use mcpspec_reference::wire::{json_type, Message, Outcome, RequestId};
-use mcpspec_reference::Direction;
+use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
+use mcpspec_protocol::wire::{json_type, Message, Outcome, RequestId};
+use mcpspec_protocol::Direction;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -212,7 +210,7 @@ impl ModernClientRules {
                         }
                     }
                     Outcome::Error(e)
-                        if e.code == mcpspec_reference::wire::ErrorObject::UNSUPPORTED_PROTOCOL_VERSION =>
+                        if e.code == mcpspec_protocol::wire::ErrorObject::UNSUPPORTED_PROTOCOL_VERSION =>
                     {
                         let supported =
                             e.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);

@@ -15,7 +15,7 @@ use super::oracle::Trip;
 use super::signature::{top_frame, Oracle, Signature};
 use super::{Catalog, Input, InputFile};
 use crate::files::{write_atomically, Access};
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

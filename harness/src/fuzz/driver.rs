@@ -14,11 +14,11 @@
 use super::oracle::{Trip, Watch};
 use super::signature::{has_panic, Oracle};
 use super::Input;
-use mcpspec_reference::framing::{self, Frame, FrameContent};
+use mcpspec_protocol::framing::{self, Frame, FrameContent};
+use mcpspec_protocol::{modern, Era, Revision};
 use mcpspec_reference::transport::{
     child::describe_status, ChildOptions, ChildTransport, CommandSpec, RecvError, SendError,
 };
-use mcpspec_reference::{modern, Era, Revision};
 use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 //! they are UTF-8, else as Base64 ([`WriteRepr`]).
 
 use base64::Engine as _;
-use mcpspec_reference::framing;
+use mcpspec_protocol::framing;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -19,7 +19,7 @@
 //! replaces it: the result is the input or a confirmed failure, never larger.
 
 use super::Input;
-use mcpspec_reference::framing;
+use mcpspec_protocol::framing;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};

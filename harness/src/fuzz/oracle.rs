@@ -12,8 +12,8 @@
 //! are desyncs; a message the negotiated revision's schema rejects is invalid.
 
 use super::signature::Oracle;
-use mcpspec_reference::framing::{self, Frame, FrameContent};
-use mcpspec_reference::{Direction, RequestId, Revision};
+use mcpspec_protocol::framing::{self, Frame, FrameContent};
+use mcpspec_protocol::{Direction, RequestId, Revision};
 use mcpspec_schema::{SchemaSet, Validation};
 use regex::bytes::Regex;
 use serde_json::Value;
@@ -419,7 +419,7 @@ fn excerpt(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcpspec_reference::framing::{self, LineDecoder};
+    use mcpspec_protocol::framing::{self, LineDecoder};
     use serde_json::json;
 
     fn watch() -> Watch {

@@ -6,7 +6,7 @@
 use super::driver::{Driver, DriverConfig, Outcome, StartError};
 use super::signature::top_frame;
 use super::{Input, InputFile};
-use mcpspec_reference::Revision;
+use mcpspec_protocol::Revision;
 use serde::Deserialize;
 use std::sync::Arc;
 

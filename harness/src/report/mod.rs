@@ -80,10 +80,10 @@ impl Summary {
 }
 
 /// `legacy` or `modern`: the era a revision belongs to, as reports name it.
-pub fn era_name(revision: mcpspec_reference::Revision) -> &'static str {
+pub fn era_name(revision: mcpspec_protocol::Revision) -> &'static str {
     match revision.era() {
-        mcpspec_reference::Era::Legacy => "legacy",
-        mcpspec_reference::Era::Modern => "modern",
+        mcpspec_protocol::Era::Legacy => "legacy",
+        mcpspec_protocol::Era::Modern => "modern",
     }
 }
 

@@ -6,10 +6,10 @@ use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::verdict::Level;
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{Message, Outcome};
+use mcpspec_protocol::Era;
 use mcpspec_reference::client::ClientPersona;
-use mcpspec_reference::modern;
-use mcpspec_reference::wire::{Message, Outcome};
-use mcpspec_reference::Era;
 use serde_json::{json, Value};
 
 /// The most pages a Given step reads to find something in a list.
@@ -122,7 +122,7 @@ async fn discover(w: &mut ServerWorld) -> Result<(), Halt> {
         }
         Outcome::Result(r) => Err(w.fail(
             format!("a server/discover result with capabilities at {version}"),
-            format!("result {}", mcpspec_reference::wire::describe(Some(&r))),
+            format!("result {}", mcpspec_protocol::wire::describe(Some(&r))),
         )),
         Outcome::Error(e) => Err(w.fail(
             format!("a server/discover result at {version}"),

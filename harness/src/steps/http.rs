@@ -8,8 +8,8 @@ use super::{Halt, Pending, ServerWorld};
 use crate::scenario::Scenario as _;
 use cucumber::{given, then, when};
 use mcpspec::checker::http::HttpChecker;
+use mcpspec_protocol::wire::Message;
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Tweaks};
-use mcpspec_reference::wire::Message;
 
 impl ServerWorld {
     /// POSTs a message with `tweaks`, awaiting its answer like any message when it is a request.

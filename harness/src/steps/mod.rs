@@ -20,9 +20,9 @@ use mcpspec::pool::{History, SessionKey, SharedSession};
 use mcpspec::rules;
 use mcpspec::session::{ServerSession, StartError, WaitError};
 use mcpspec::verdict::{Check, Verdict};
+use mcpspec_protocol::wire::{describe, Outcome, RequestId, Response};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::SendError;
-use mcpspec_reference::wire::{describe, Outcome, RequestId, Response};
 use serde_json::{json, Value};
 
 /// A message sent that awaits its answer.

@@ -8,10 +8,10 @@ use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use mcpspec::session::{input_required, MAX_INPUT_ROUNDS};
-use mcpspec_reference::modern;
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{Message, Outcome, RequestId};
+use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::http_client::Tweaks;
-use mcpspec_reference::wire::{Message, Outcome, RequestId};
-use mcpspec_reference::Revision;
 use serde_json::{json, Map, Value};
 
 impl ServerWorld {
@@ -289,7 +289,7 @@ async fn lists_revision(w: &mut ServerWorld, member: String) -> Result<(), Halt>
     let version = modern::wire_version(w.scenario.revision);
     let listed = result.get(&member);
     let ok = listed.and_then(Value::as_array).is_some_and(|a| a.iter().any(|v| v == version));
-    w.check(ok, format!("{member:?} lists {version:?}"), mcpspec_reference::wire::describe(listed));
+    w.check(ok, format!("{member:?} lists {version:?}"), mcpspec_protocol::wire::describe(listed));
     Ok(())
 }
 
@@ -303,7 +303,7 @@ async fn answers_as_declared(w: &mut ServerWorld, capability: String) -> Result<
             format!("a result: server/discover declares {capability:?}"),
         ),
         false => (
-            matches!(&r.outcome, Outcome::Error(e) if e.code == mcpspec_reference::ErrorObject::METHOD_NOT_FOUND),
+            matches!(&r.outcome, Outcome::Error(e) if e.code == mcpspec_protocol::ErrorObject::METHOD_NOT_FOUND),
             format!("error -32601: server/discover does not declare {capability:?}"),
         ),
     };
@@ -336,10 +336,10 @@ async fn names_versions(w: &mut ServerWorld, requested: String) -> Result<(), Ha
     w.check(
         listed,
         "data.supported: the versions the server implements",
-        mcpspec_reference::wire::describe(Some(&data)),
+        mcpspec_protocol::wire::describe(Some(&data)),
     );
     let echoed = data.get("requested").and_then(Value::as_str) == Some(requested.as_str());
-    w.check(echoed, format!("data.requested: {requested:?}"), mcpspec_reference::wire::describe(Some(&data)));
+    w.check(echoed, format!("data.requested: {requested:?}"), mcpspec_protocol::wire::describe(Some(&data)));
     Ok(())
 }
 

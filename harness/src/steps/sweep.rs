@@ -12,8 +12,8 @@ use crate::scenario::Scenario as _;
 use cucumber::{given, then, when};
 use mcpspec::session::WaitError;
 use mcpspec::verdict::{Check, Level};
-use mcpspec_reference::arguments::{example_for, example_object};
-use mcpspec_reference::wire::{Message, Outcome};
+use mcpspec_protocol::arguments::{example_for, example_object};
+use mcpspec_protocol::wire::{Message, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -169,7 +169,7 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     // resources/subscribe is of the legacy era (the stateless one subscribes with
     // subscriptions/listen, which its own scenarios exercise).
     let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
-        && w.scenario.revision.era() == mcpspec_reference::Era::Legacy;
+        && w.scenario.revision.era() == mcpspec_protocol::Era::Legacy;
     for (n, resource) in resources.iter().enumerate() {
         let Some(uri) = resource.get("uri").and_then(Value::as_str) else { continue };
         sweep_request(w, "resources/read", uri, json!({ "uri": uri })).await?;
@@ -204,7 +204,7 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
     if caps.get("resources").is_some() {
         for template in listed(w, "resources/templates/list").await? {
             let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
-            for variable in mcpspec_reference::arguments::template_variables(pattern) {
+            for variable in mcpspec_protocol::arguments::template_variables(pattern) {
                 refs.push((json!({ "type": "ref/resource", "uri": pattern }), variable));
             }
         }
@@ -260,7 +260,7 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
         };
         // Only a server that declared listChanged is asked to announce; one that did not must
         // not (capabilities/server-uses-negotiated judges that on the wire).
-        if !mcpspec_reference::capabilities::declares(&caps, &format!("{capability}.listChanged")) {
+        if !mcpspec_protocol::capabilities::declares(&caps, &format!("{capability}.listChanged")) {
             continue;
         }
         let since = w.sweep.notifications_before;
@@ -382,7 +382,7 @@ async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params:
 }
 
 /// A short account of an answer: the error, or the result with `isError` when set.
-fn brief(r: &mcpspec_reference::wire::Response) -> String {
+fn brief(r: &mcpspec_protocol::wire::Response) -> String {
     match &r.outcome {
         Outcome::Result(v) if v.get("isError") == Some(&Value::Bool(true)) => {
             "an error result (isError)".into()
@@ -400,7 +400,7 @@ fn expand_template(template: &str) -> String {
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else { break };
-        let variable = mcpspec_reference::arguments::template_variables(&rest[open..open + close + 1])
+        let variable = mcpspec_protocol::arguments::template_variables(&rest[open..open + close + 1])
             .into_iter()
             .next()
             .unwrap_or_default();
@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn templates_expand_with_likely_values() {
         assert_eq!(
-            mcpspec_reference::arguments::template_variables("test://a/{id}/b{?q,page}"),
+            mcpspec_protocol::arguments::template_variables("test://a/{id}/b{?q,page}"),
             ["id", "q", "page"]
         );
         assert_eq!(expand_template("test://template/{id}/data"), "test://template/1/data");

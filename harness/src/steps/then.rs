@@ -3,9 +3,9 @@
 use super::{outcome_text, step_json, Halt, ServerWorld};
 use crate::scenario::Scenario as _;
 use cucumber::then;
+use mcpspec_protocol::wire::{describe, Message, Outcome, RequestId};
+use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::child::describe_status;
-use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
-use mcpspec_reference::Revision;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -77,7 +77,7 @@ async fn response_id_is(w: &mut ServerWorld, id: String) -> Result<(), Halt> {
     let got = w.response.as_ref().and_then(|r| r.id.as_ref()).map(RequestId::to_value);
     let ok = got.as_ref() == Some(&want)
         && got.as_ref().map(RequestId::from_value) == Some(RequestId::from_value(&want));
-    w.check(ok, format!("id {want} ({})", mcpspec_reference::wire::json_type(&want)), describe(got.as_ref()));
+    w.check(ok, format!("id {want} ({})", mcpspec_protocol::wire::json_type(&want)), describe(got.as_ref()));
     Ok(())
 }
 

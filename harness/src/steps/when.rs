@@ -4,8 +4,8 @@ use super::{docstring_json, initialize_params, step_json, Halt, Listing, Pending
 use crate::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::when;
-use mcpspec_reference::arguments::example_object;
-use mcpspec_reference::wire::{EnvelopeError, Message, Outcome, RequestId};
+use mcpspec_protocol::arguments::example_object;
+use mcpspec_protocol::wire::{EnvelopeError, Message, Outcome, RequestId};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -37,7 +37,7 @@ async fn new_session_offers_answered(w: &mut ServerWorld) -> Result<(), Halt> {
         _ => return Err(w.harness_error("no initialize result to take a revision from".into())),
     };
     let Some(Value::String(version)) = answered else {
-        let actual = format!("protocolVersion {}", mcpspec_reference::wire::describe(answered.as_ref()));
+        let actual = format!("protocolVersion {}", mcpspec_protocol::wire::describe(answered.as_ref()));
         return Err(w.fail("an initialize result naming the revision as a string", actual));
     };
     w.restart().await?;
@@ -151,7 +151,7 @@ async fn cancels(w: &mut ServerWorld) -> Result<(), Halt> {
 #[when("the client cancels the answered request")]
 async fn cancels_answered(w: &mut ServerWorld) -> Result<(), Halt> {
     let Some(id) =
-        w.session()?.recorder().checker().last_answered(mcpspec_reference::Direction::ClientToServer)
+        w.session()?.recorder().checker().last_answered(mcpspec_protocol::Direction::ClientToServer)
     else {
         return Err(w.harness_error("no answered request to cancel".into()));
     };

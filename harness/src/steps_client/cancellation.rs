@@ -7,9 +7,9 @@ use super::{what, ClientWorld, Halt, QUIET};
 use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::client_session::ClientWaitError;
-use mcpspec_reference::capabilities::declares;
-use mcpspec_reference::wire::{Message, RequestId};
-use mcpspec_reference::Revision;
+use mcpspec_protocol::capabilities::declares;
+use mcpspec_protocol::wire::{Message, RequestId};
+use mcpspec_protocol::Revision;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -144,7 +144,7 @@ async fn client_cancels(w: &mut ClientWorld) -> Result<(), Halt> {
             let ok = named.as_ref() == Some(&id.to_value());
             let actual = format!(
                 "notifications/cancelled naming {}",
-                mcpspec_reference::wire::describe(named.as_ref())
+                mcpspec_protocol::wire::describe(named.as_ref())
             );
             w.check(ok, expected, actual);
             w.cancelled = Some(id);

@@ -1,12 +1,12 @@
 //! Elicitation steps of the client scenarios (client/elicitation.mdx): judging a client's
 //! `ElicitResult` against the request it answers. The judgement is
-//! `mcpspec_reference::elicitation`'s; the steps only fetch, hand over and record.
+//! `mcpspec_protocol::elicitation`'s; the steps only fetch, hand over and record.
 
 use super::{client_answer, ClientWorld, Halt};
 use crate::scenario::Scenario as _;
 use cucumber::then;
-use mcpspec_reference::elicitation::{defaults_missing, judge_elicit_result};
-use mcpspec_reference::wire::Outcome;
+use mcpspec_protocol::elicitation::{defaults_missing, judge_elicit_result};
+use mcpspec_protocol::wire::Outcome;
 use serde_json::Value;
 
 /// The answer to the pending elicitation request, judged: accept, decline or cancel; accepted
@@ -16,7 +16,7 @@ use serde_json::Value;
 )]
 async fn answers_elicitation(w: &mut ClientWorld) -> Result<(), Halt> {
     let params = w.sent_params.clone().unwrap_or(Value::Null);
-    let expected = match mcpspec_reference::elicitation::mode(&params) {
+    let expected = match mcpspec_protocol::elicitation::mode(&params) {
         "url" => "action accept, decline or cancel, without content (URL mode)",
         _ => "action accept, decline or cancel; accepted content satisfying the requested schema",
     };

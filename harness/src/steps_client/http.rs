@@ -107,7 +107,7 @@ async fn resumes(w: &mut ClientWorld) -> Result<(), Halt> {
         }
         // notifications/initialized shows the client read the answer it resumed for; what
         // else it sends meanwhile is served.
-        let initialized = |i: &mcpspec::checker::Inspection| matches!(&i.message, Some(mcpspec_reference::wire::Message::Notification(n)) if n.method == "notifications/initialized");
+        let initialized = |i: &mcpspec::checker::Inspection| matches!(&i.message, Some(mcpspec_protocol::wire::Message::Notification(n)) if n.method == "notifications/initialized");
         if let Ok(i) = w.session()?.wait_for(left.min(LOOK_EVERY), initialized).await {
             read_answer = true;
             let _ = w.session()?.serve(&i).await;
@@ -145,7 +145,7 @@ async fn carries_on_after_405(w: &mut ClientWorld) -> Result<(), Halt> {
     let within = w.timeout();
     let found = w
         .session()?
-        .wait_for(within, |i| matches!(&i.message, Some(mcpspec_reference::wire::Message::Request(r)) if r.method != "ping" && r.method != "initialize"))
+        .wait_for(within, |i| matches!(&i.message, Some(mcpspec_protocol::wire::Message::Request(r)) if r.method != "ping" && r.method != "initialize"))
         .await;
     let expected = "the client goes on with its session once a GET is refused with 405";
     let found = match found {

@@ -16,8 +16,8 @@ use cucumber::{given, then, when};
 use mcpspec::checker::Inspection;
 use mcpspec::client_session::{ClientSession, ClientWaitError, Ending, ServerScript};
 use mcpspec::verdict::Check;
-use mcpspec_reference::wire::{describe, Message, Outcome, RequestId};
-use mcpspec_reference::Revision;
+use mcpspec_protocol::wire::{describe, Message, Outcome, RequestId};
+use mcpspec_protocol::Revision;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -255,7 +255,7 @@ async fn first_message_is_initialize(w: &mut ClientWorld) -> Result<(), Halt> {
     // legacy revision the scenario server is that legacy server: it refuses the probe (the
     // reference server's answer), and the handshake that follows is the session's first
     // interaction. One probe only: a second one is what it looks like.
-    if w.scenario.revision.era() == mcpspec_reference::Era::Legacy {
+    if w.scenario.revision.era() == mcpspec_protocol::Era::Legacy {
         if let Some(probe) = first.as_ref().ok().filter(|i| is_request(i, "server/discover")).cloned() {
             w.session()?
                 .serve(&probe)
@@ -479,8 +479,8 @@ async fn client_declared(w: &mut ClientWorld, how: String, capability: String) -
     // client/elicitation.mdx, where an empty `elicitation: {}` declares form mode only.
     let declared =
         w.client_capabilities.as_ref().is_some_and(|c| match capability.strip_prefix("elicitation.") {
-            Some(mode) => mcpspec_reference::elicitation::mode_declared(c, mode),
-            None => mcpspec_reference::capabilities::declares(c, &capability),
+            Some(mode) => mcpspec_protocol::elicitation::mode_declared(c, mode),
+            None => mcpspec_protocol::capabilities::declares(c, &capability),
         });
     match (how == "declared", declared) {
         (true, false) => Err(w.skip(format!("the client did not declare the {capability} capability"))),
@@ -649,8 +649,8 @@ async fn only_declared_requests(w: &mut ClientWorld) -> Result<(), Halt> {
     let beyond: Vec<String> = requests
         .iter()
         .filter_map(|m| {
-            let needs = mcpspec_reference::capabilities::server_capability_for(m, revision)?;
-            (!mcpspec_reference::capabilities::declares(&declared, needs))
+            let needs = mcpspec_protocol::capabilities::server_capability_for(m, revision)?;
+            (!mcpspec_protocol::capabilities::declares(&declared, needs))
                 .then(|| format!("{m} (needs {needs})"))
         })
         .collect();

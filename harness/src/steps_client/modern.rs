@@ -8,8 +8,8 @@
 use super::{is_request, what, ClientWorld, Halt};
 use crate::scenario::Scenario as _;
 use cucumber::{given, then};
-use mcpspec_reference::modern::{self as era, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
-use mcpspec_reference::wire::describe;
+use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use mcpspec_protocol::wire::describe;
 use serde_json::Value;
 use std::time::Duration;
 use tokio::time::Instant;

@@ -6,7 +6,7 @@ use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::checker::Inspection;
 use mcpspec::client_session::ClientWaitError;
-use mcpspec_reference::wire::{describe, Message};
+use mcpspec_protocol::wire::{describe, Message};
 use serde_json::{json, Value};
 
 /// Answers the held request with `result`.

@@ -1,17 +1,17 @@
 //! Sampling steps of the client scenarios (client/sampling.mdx): judging a client's
 //! `sampling/createMessage` result, and carrying a tool loop on from it. The judgement is
-//! `mcpspec_reference::sampling`'s; the steps only fetch, hand over and record.
+//! `mcpspec_protocol::sampling`'s; the steps only fetch, hand over and record.
 
 use super::{client_answer, ClientWorld, Halt};
 use crate::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::verdict::{Check, Level};
-use mcpspec_reference::sampling::{judge_sampling_result, next_turn, tool_uses};
-use mcpspec_reference::wire::Outcome;
+use mcpspec_protocol::sampling::{judge_sampling_result, next_turn, tool_uses};
+use mcpspec_protocol::wire::Outcome;
 use serde_json::Value;
 
 /// The check of `stopReason` on a tool-using result: SHOULD (see
-/// [`mcpspec_reference::sampling::judge_sampling_result`]), apart from the scenario's own level.
+/// [`mcpspec_protocol::sampling::judge_sampling_result`]), apart from the scenario's own level.
 const STOP_REASON_CHECK: &str = "client-sampling/stop-reason";
 const STOP_REASON_DOC: &str = "client/sampling.mdx#sampling-with-tools";
 

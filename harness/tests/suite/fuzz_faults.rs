@@ -214,13 +214,13 @@ fn fuzz_crash_long_id_panics_beyond_512_bytes_only() {
     s.send_json(&json!({"jsonrpc": "2.0", "id": "r".repeat(1000), "result": {}}));
     s.pings();
     s.send_json(&ping_with_id(513));
-    assert_panicked(s, "reference/src/server/ids.rs:", "id buffer overflow: 513 > 512");
+    assert_panicked(s, "reference/peers/src/server/ids.rs:", "id buffer overflow: 513 > 512");
 
     let mut s = Served::start(Some("fuzz-crash-long-id"));
     s.send_json(&json!({"jsonrpc": "2.0", "id": "m".repeat(2000), "method": "tools/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}}));
-    assert_panicked(s, "reference/src/server/ids.rs:", "id buffer overflow: 2000 > 512");
+    assert_panicked(s, "reference/peers/src/server/ids.rs:", "id buffer overflow: 2000 > 512");
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn fuzz_crash_invalid_utf8_panics_on_bad_bytes_only() {
     s.send(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"t\":\"\xc3\x28\"}}");
     assert_panicked(
         s,
-        "reference/src/framing.rs:",
+        "reference/protocol/src/framing.rs:",
         "called `Result::unwrap()` on an `Err` value: Utf8Error { valid_up_to: 55, error_len: Some(1) }",
     );
 }
@@ -252,7 +252,7 @@ fn fuzz_crash_tool_argument_divides_by_zero_on_slow_ms_0_only() {
     s.pings();
     s.send_json(&json!({"jsonrpc": "2.0", "id": "boom", "method": "tools/call",
         "params": call("slow", json!({"ms": 0}))}));
-    assert_panicked(s, "reference/src/server/jobs.rs:", "attempt to divide by zero");
+    assert_panicked(s, "reference/peers/src/server/jobs.rs:", "attempt to divide by zero");
 
     // The stateless era runs the same tool.
     let mut s = Served::start(Some("fuzz-crash-tool-argument"));
@@ -262,7 +262,7 @@ fn fuzz_crash_tool_argument_divides_by_zero_on_slow_ms_0_only() {
         "params": {"name": "slow", "arguments": {"ms": 0}, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}}));
-    assert_panicked(s, "reference/src/server/jobs.rs:", "attempt to divide by zero");
+    assert_panicked(s, "reference/peers/src/server/jobs.rs:", "attempt to divide by zero");
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! into `integer`, our definitions do the same, so both judge alike.
 
 use crate::corpus::{Generator, Rng};
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::{own, RevisionSchema, Validation};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! and a note), judged by our schemas and, when present, by the official ones: both must give
 //! the expected verdict.
 
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::{RevisionSchema, SchemaSet, Validation};
 use serde_json::Value;
 

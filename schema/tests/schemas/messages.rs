@@ -1,7 +1,7 @@
 //! What a person reads when a message is invalid: definition, JSON-pointer paths and message
 //! for typical faults, as an insta snapshot (review changes with `cargo insta review`).
 
-use mcpspec_reference::{Direction, Revision};
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::Validation;
 use serde_json::json;
 use std::fmt::Write;

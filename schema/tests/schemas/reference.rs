@@ -4,8 +4,8 @@
 //! content, logging, progress, tool errors), resources (every page, read, templates, subscribe),
 //! prompts, completion and logging.
 
+use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
-use mcpspec_reference::{Direction, Revision};
 use mcpspec_schema::{RevisionSchema, StreamValidator, Validation};
 use serde_json::{json, Value};
 

@@ -32,8 +32,8 @@ pub use mutate::Mutation;
 pub use sequences::Sequence;
 
 use super::{Catalog, Input};
-use mcpspec_reference::framing::encode;
-use mcpspec_reference::{modern, Era, Revision};
+use mcpspec_protocol::framing::encode;
+use mcpspec_protocol::{modern, Era, Revision};
 use mcpspec_schema::SchemaSet;
 use rand::distr::weighted::WeightedIndex;
 use rand::seq::IndexedRandom;
@@ -415,7 +415,7 @@ impl Generator {
         let (reference, argument, label) = if use_template {
             let template = self.catalog.templates.choose(&mut d.rng).expect("drawn with a template");
             let uri = template.get("uriTemplate").and_then(Value::as_str).unwrap_or_default();
-            let variable = mcpspec_reference::arguments::template_variables(uri)
+            let variable = mcpspec_protocol::arguments::template_variables(uri)
                 .choose(&mut d.rng)
                 .cloned()
                 .unwrap_or_default();
@@ -477,7 +477,7 @@ fn callable_tools(catalog: &Catalog, destructive: bool) -> Vec<Tool> {
         .filter_map(|t| {
             let name = t.get("name")?.as_str()?.to_owned();
             let input_schema = t.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
-            let example = mcpspec_reference::arguments::example_object(&input_schema);
+            let example = mcpspec_protocol::arguments::example_object(&input_schema);
             Some(Tool { name, input_schema, example })
         })
         .collect()

@@ -193,7 +193,7 @@ pub fn mutate(message: &Value, mutation: Mutation, rng: &mut ChaCha8Rng) -> (Vec
             (Some(("/id".to_owned(), format!("\"{id}\""))), format!("id a string of {len} bytes"))
         }
         Mutation::EdgeId => {
-            let edges = mcpspec_reference::props::EDGE_IDS;
+            let edges = mcpspec_protocol::wire::EDGE_IDS;
             let id = match rng.random_range(0..edges.len() + 2) {
                 i if i < edges.len() => edges[i].to_string(),
                 i if i == edges.len() => "\"\"".to_owned(),
@@ -213,7 +213,7 @@ pub fn mutate(message: &Value, mutation: Mutation, rng: &mut ChaCha8Rng) -> (Vec
 
 /// The message's line with the value at a pointer replaced by raw text.
 fn splice(mut message: Value, raw: Option<(String, String)>) -> Vec<u8> {
-    let Some((pointer, text)) = raw else { return mcpspec_reference::framing::encode(&message) };
+    let Some((pointer, text)) = raw else { return mcpspec_protocol::framing::encode(&message) };
     match message.pointer_mut(&pointer) {
         Some(slot) => *slot = json!(SLOT),
         None => message = json!(SLOT),

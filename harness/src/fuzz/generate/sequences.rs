@@ -5,8 +5,8 @@
 //! process: requests before `initialize`, a second or a broken `initialize` (legacy era).
 
 use super::{notification, Draw, Generator, Valid};
-use mcpspec_reference::framing::encode;
-use mcpspec_reference::{modern, Era};
+use mcpspec_protocol::framing::encode;
+use mcpspec_protocol::{modern, Era};
 use rand::seq::IndexedRandom;
 use rand::RngExt;
 use serde_json::{json, Value};

@@ -1,5 +1,5 @@
 use super::*;
-use mcpspec_reference::Direction;
+use mcpspec_protocol::Direction;
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashSet};
 
@@ -270,7 +270,7 @@ fn recursive_and_odd_tool_schemas_end() {
 #[test]
 fn templates_are_filled_expression_by_expression() {
     assert_eq!(
-        mcpspec_reference::arguments::template_variables("test://a/{id}/b{?q,page}"),
+        mcpspec_protocol::arguments::template_variables("test://a/{id}/b{?q,page}"),
         ["id", "q", "page"]
     );
     let mut rng = ChaCha8Rng::seed_from_u64(0);

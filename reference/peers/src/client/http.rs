@@ -1,0 +1,248 @@
+//! The reference client over HTTP (Streamable HTTP or legacy HTTP+SSE): the same
+//! [`ReferenceClient`] as over stdio, driven through the HTTP client transport.
+
+use super::{ClientFault, Phase, ReferenceClient};
+use crate::transport::http_client::{
+    BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
+};
+use crate::transport::{Flavor, RecvError};
+use mcpspec_protocol::framing::FrameContent;
+use mcpspec_protocol::wire::RequestId;
+use mcpspec_protocol::Revision;
+use serde_json::Value;
+use std::time::Duration;
+
+/// How many times the reference client starts a new session after a 404 before it gives up.
+const MAX_REINITIALIZE: u32 = 3;
+
+/// Runs the reference client against the server at `url` over HTTP (`flavor`): the same
+/// [`ReferenceClient`] as over stdio, each message one POST; from 2025-06-18 the
+/// `MCP-Protocol-Version` header once initialized; the GET stream opened (a 405 is fine); a 404
+/// for its session answered with a new `initialize` (`basic/transports.mdx#session-management`);
+/// a POST stream closed early resumed with `Last-Event-ID` after `retry` (by the transport);
+/// and, done, the session ended with DELETE. Each wait is bounded by `timeout`.
+pub async fn run_http(
+    url: url::Url,
+    flavor: Flavor,
+    supported: Vec<Revision>,
+    scenario: Option<&str>,
+    fault: Option<ClientFault>,
+    timeout: Duration,
+) -> Result<(), String> {
+    let mut options = HttpClientOptions::new(url.clone(), flavor);
+    options.request_timeout = timeout;
+    options.resumption = match fault {
+        Some(ClientFault::HttpIgnoresRetry) => Resumption::IgnoreRetry,
+        Some(ClientFault::HttpNoResume) => Resumption::Never,
+        _ => Resumption::HonourRetry,
+    };
+    let mut t = HttpClientTransport::connect(options).await.map_err(|e| e.to_string())?;
+    if fault == Some(ClientFault::SsePostWrongPath) {
+        t.set_post_url(url);
+    }
+    let mut client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
+    let mut out = client.start();
+    let mut reinitialized = 0;
+    let mut get_opened = false;
+    // Events read while waiting for a POST's response head, handled in order after.
+    let mut early: std::collections::VecDeque<HttpEvent> = Default::default();
+    // Modern era: the request each POST carried, by exchange, so that an error without an id
+    // in an error status's body answers it (`streamable-http.mdx#backward-compatibility`: the
+    // body of a 4xx tells a modern server from a legacy one).
+    let mut posted: std::collections::HashMap<u64, RequestId> = Default::default();
+    let outcome = loop {
+        // The legacy session's machinery (protocol-version header once negotiated, the GET
+        // stream, the session header) has no place in the modern era.
+        let initialized = client.revision.is_some() && !client.is_modern();
+        if fault == Some(ClientFault::HttpBatch) && initialized && out.len() > 1 {
+            out = vec![Value::Array(std::mem::take(&mut out))];
+        }
+        for value in std::mem::take(&mut out) {
+            // Each POST goes out once the one before has its response head: POSTs made at once
+            // race, and the order of messages is the client's to keep (a cancellation after its
+            // request, notifications/initialized before what follows it).
+            let n = send_http(&mut t, &value, fault, initialized);
+            if client.is_modern() {
+                if let Some(id) = value.get("id").and_then(RequestId::from_value) {
+                    if posted.len() < 1_024 {
+                        posted.insert(n, id);
+                    }
+                }
+            }
+            let deadline = tokio::time::Instant::now() + timeout;
+            while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                match t.recv(left).await {
+                    Ok(e) => {
+                        let done = matches!(&e, HttpEvent::Failed { n: m, .. } if *m == n);
+                        early.push_back(e);
+                        if done {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+        if client.finished() {
+            break Ok(());
+        }
+        let next = match early.pop_front() {
+            Some(e) => Ok(e),
+            None => t.recv(timeout).await,
+        };
+        let event = match next {
+            Ok(e) => e,
+            Err(RecvError::Timeout(d)) => {
+                break Err(format!("the server sent nothing for {d:?} ({:?})", client.phase()))
+            }
+            Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
+        };
+        match event {
+            HttpEvent::Message { n, frame, .. } => {
+                let FrameContent::Json { value, .. } = &frame.content else { continue };
+                let mut values = match value {
+                    Value::Array(items) => items.clone(),
+                    other => vec![other.clone()],
+                };
+                if client.is_modern() {
+                    for v in &mut values {
+                        let idless = v.get("error").is_some() && v.get("id").is_none_or(Value::is_null);
+                        if let (true, Some(id)) = (idless, posted.get(&n)) {
+                            v["id"] = id.to_value();
+                        }
+                    }
+                }
+                for v in &values {
+                    out.extend(client.on_message(v));
+                }
+                if let (Some(revision), false) = (client.revision, initialized) {
+                    // transports.mdx#protocol-version-header: on every request after
+                    // initialization, from 2025-06-18.
+                    let header = match fault {
+                        _ if revision < Revision::V2025_06_18 => None,
+                        Some(ClientFault::HttpNoProtocolVersion) => None,
+                        Some(ClientFault::HttpWrongProtocolVersion) => Some("2025-03-26".to_owned()),
+                        _ => Some(revision.as_str().to_owned()),
+                    };
+                    t.set_protocol_version(header);
+                }
+            }
+            HttpEvent::Response(x) if x.status == 404 => {
+                // Only a 404 for the session in force: one for an older session came late.
+                let ours = x
+                    .request_headers
+                    .iter()
+                    .any(|(k, v)| k == SESSION_HEADER && Some(v.as_str()) == t.session_id());
+                if !ours {
+                    continue;
+                }
+                if fault == Some(ClientFault::HttpNoReinitialize) || reinitialized >= MAX_REINITIALIZE {
+                    break Err(format!("{}: the session is gone", x.describe()));
+                }
+                reinitialized += 1;
+                t.reset_session();
+                get_opened = false;
+                client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
+                out = client.start();
+            }
+            HttpEvent::Unanswered { ids, .. } if client.is_modern() => {
+                // A probe unanswered means a legacy server (it falls back); another request, that
+                // the client gives up (its phase says why).
+                out.extend(client.on_no_answer(&ids));
+            }
+            HttpEvent::End { n, .. } => {
+                posted.remove(&n);
+            }
+            HttpEvent::Unanswered { ids, why, .. }
+                // A 404 makes the requests of the old session unanswered: the new one asks again.
+                // The modern era's requests (a probe refused before falling back) are over.
+                if (reinitialized == 0 || t.session_id().is_some())
+                    && !ids.iter().all(|id| client.sent_in_modern_era(id)) => {
+                    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+                    break Err(format!("no answer to {} will come: {why}", ids.join(", ")));
+                }
+            _ => {}
+        }
+        if flavor == Flavor::Streamable
+            && client.revision.is_some()
+            && !client.is_modern()
+            && !get_opened
+            && t.session_id().is_some()
+        {
+            // The server's own stream (it may answer 405: then there is none).
+            get_opened = true;
+            t.open_get(&Tweaks::default());
+        }
+    };
+    let outcome = match client.phase() {
+        Phase::Gave(why) => Err(why.clone()),
+        _ => outcome,
+    };
+    // transports.mdx#session-management: clients SHOULD DELETE a session they no longer need.
+    if flavor == Flavor::Streamable && t.session_id().is_some() && fault != Some(ClientFault::HttpNoDelete) {
+        let n = t.delete(&Tweaks::default());
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match t.recv(left).await {
+                Ok(HttpEvent::Response(x)) if x.n == n => break,
+                Ok(HttpEvent::Failed { n: m, .. }) if m == n => break,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    t.abort();
+    outcome
+}
+
+/// POSTs one message (or batch) as the reference client would, bent by `fault`.
+fn send_http(
+    t: &mut HttpClientTransport,
+    value: &Value,
+    fault: Option<ClientFault>,
+    initialized: bool,
+) -> u64 {
+    let tweaks = tweaks_for(value, fault, initialized);
+    t.send_with(value.to_string().into_bytes(), BodyKind::of(value), &tweaks)
+}
+
+/// The tweaks of one POST of the reference client: none, unless `fault` bends a header.
+fn tweaks_for(value: &Value, fault: Option<ClientFault>, initialized: bool) -> Tweaks {
+    let mut tweaks = Tweaks::default();
+    let modern = value
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(mcpspec_protocol::modern::PROTOCOL_VERSION_KEY))
+        .is_some();
+    if modern && fault == Some(ClientFault::ModernHeaderVersionMismatch) {
+        // streamable-http.mdx#protocol-version-header: the header MUST match `_meta`.
+        tweaks.protocol_version = Some("2025-11-25".into());
+    }
+    match fault {
+        Some(ClientFault::HttpAcceptJsonOnly) => {
+            tweaks.headers.push(("accept".into(), "application/json".into()))
+        }
+        Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
+        _ => {}
+    }
+    tweaks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_header_version_fault_bends_modern_requests_only() {
+        let meta = mcpspec_protocol::modern::request_meta("2026-07-28", &json!({}), None);
+        let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": mcpspec_protocol::modern::with_request_meta(None, &meta)});
+        let fault = Some(ClientFault::ModernHeaderVersionMismatch);
+        assert_eq!(tweaks_for(&modern, fault, false).protocol_version.as_deref(), Some("2025-11-25"));
+        assert_eq!(tweaks_for(&modern, None, false).protocol_version, None);
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(tweaks_for(&legacy, fault, true).protocol_version, None);
+    }
+}

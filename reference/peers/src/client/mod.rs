@@ -1,0 +1,700 @@
+//! The reference MCP client: a sans-IO state machine ([`ReferenceClient`]) that initializes
+//! (offering its latest revision, accepting a counter-offer it supports, disconnecting
+//! otherwise), confirms with `notifications/initialized`, lists the tools page by page (each
+//! `nextCursor` sent back unchanged), calls one, and is then done; requests from the server are
+//! answered by the [`ClientPersona`] per the capabilities it declared. [`run_stdio`] drives it
+//! against a server process, [`run_http`] against a server over HTTP. [`ClientFault`]s inject
+//! deliberate defects for mcpspec's own tests.
+//!
+//! The persona (`persona.rs`) is also what the harness plays towards a server under test; the
+//! faults live in `faults.rs`, the HTTP driver in `http.rs`.
+
+mod faults;
+mod http;
+mod modern;
+mod persona;
+
+pub use faults::ClientFault;
+pub use http::run_http;
+pub use modern::{scenario_tool, CACHING_SCENARIO, MAX_MRTR_ROUNDS, SCENARIO_TOOLS};
+pub use persona::{ClientPersona, ROOT_URI};
+
+use crate::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
+use mcpspec_protocol::elicitation;
+use mcpspec_protocol::sampling::tool_balance_violations;
+use mcpspec_protocol::wire::{ErrorObject, Message, Outcome, RequestId};
+use mcpspec_protocol::Revision;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// The scenario in which the reference client cancels its tool call.
+pub const LATE_RESPONSE_SCENARIO: &str = "client-cancellation/late-response";
+
+fn cancel(id: &RequestId, reason: &str) -> Value {
+    Message::notification(
+        "notifications/cancelled",
+        Some(json!({ "requestId": id.to_value(), "reason": reason })),
+    )
+    .to_value()
+}
+
+/// Where the client is in its session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// Modern era: the `server/discover` probe sent, its answer awaited (an error that is not a
+    /// modern one, or no answer, makes the client fall back to `initialize`).
+    Discovering,
+    /// `initialize` sent, its answer awaited.
+    Initializing,
+    /// Listing tools.
+    Listing,
+    /// A tool call awaits its answer.
+    Calling,
+    /// The tool call was cancelled; a ping of the client's own confirms the server still
+    /// answers before the client is done.
+    Cancelled,
+    /// Finished: the driver closes the server's stdin.
+    Done,
+    /// Disconnected because the server could not be used (the reason).
+    Gave(String),
+}
+
+/// The reference client's logic, without I/O.
+#[derive(Debug)]
+pub struct ReferenceClient {
+    supported: Vec<Revision>,
+    fault: Option<ClientFault>,
+    /// The `capabilities` sent in `initialize` (what the persona can do, unless a fault hides
+    /// some of it).
+    declared: Value,
+    persona: ClientPersona,
+    phase: Phase,
+    next_id: i64,
+    outstanding: HashMap<RequestId, &'static str>,
+    /// Requests the client cancelled: a response to one is ignored.
+    cancelled: Vec<RequestId>,
+    /// Cancel the tool call right after sending it (the `client-cancellation/late-response`
+    /// scenario asks for this by name).
+    cancel_call: bool,
+    /// The last `nextCursor` followed.
+    last_cursor: Option<Value>,
+    tools: Vec<Value>,
+    /// The revision negotiated (modern era: the revision of the version in force, once the
+    /// probe or a first request succeeded).
+    pub revision: Option<Revision>,
+    /// The modern era's state, while the client speaks it (`None` in the legacy era, and after
+    /// falling back to `initialize`).
+    modern: Option<modern::ModernState>,
+    /// The scenario named by `MCP_CONFORMANCE_SCENARIO`, if any.
+    scenario: Option<String>,
+    /// The ids of the requests sent in the modern era (bounded): after a fall back to
+    /// `initialize`, their late answers or failures are no concern of the legacy session.
+    modern_ids: Vec<RequestId>,
+}
+
+impl ReferenceClient {
+    /// A client speaking `supported` (every legacy revision when empty).
+    pub fn new(supported: Vec<Revision>, fault: Option<ClientFault>) -> Self {
+        let supported = if supported.is_empty() { Revision::LEGACY.to_vec() } else { supported };
+        let offer = supported
+            .iter()
+            .filter(|r| r.era() == mcpspec_protocol::revision::Era::Legacy)
+            .max()
+            .copied()
+            .unwrap_or_else(Revision::latest_legacy);
+        let capabilities = match fault {
+            Some(ClientFault::DeclareNothing) => json!({}),
+            Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
+            _ => capabilities_at(offer),
+        };
+        let mut declared = capabilities.clone();
+        match fault {
+            Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
+            Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
+            // The persona keeps everything it can do; only the declaration is gone.
+            Some(ClientFault::AnswerUndeclared) => declared = json!({}),
+            _ => {}
+        }
+        ReferenceClient {
+            supported,
+            fault,
+            declared,
+            persona: ClientPersona::new(capabilities),
+            phase: Phase::Initializing,
+            next_id: 1,
+            outstanding: HashMap::new(),
+            cancelled: Vec::new(),
+            cancel_call: false,
+            last_cursor: None,
+            tools: Vec::new(),
+            revision: None,
+            modern: None,
+            scenario: None,
+            modern_ids: Vec::new(),
+        }
+    }
+
+    /// Opts into what scenario `name` (from `MCP_CONFORMANCE_SCENARIO`) asks of a client
+    /// beyond the plain session; every other scenario gets the plain session.
+    pub fn for_scenario(mut self, name: Option<&str>) -> Self {
+        self.cancel_call = name == Some(LATE_RESPONSE_SCENARIO);
+        self.scenario = name.map(str::to_owned);
+        self
+    }
+
+    /// Whether `id` was a request of the modern era (before a fall back to `initialize`).
+    pub fn sent_in_modern_era(&self, id: &RequestId) -> bool {
+        self.modern_ids.contains(id)
+    }
+
+    /// Whether the client speaks the modern era now (it has not fallen back to `initialize`).
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// Whether the client has finished (done, or gave up).
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Done | Phase::Gave(_))
+    }
+
+    fn request(&mut self, method: &'static str, params: Option<Value>) -> Value {
+        let id = RequestId::from(self.next_id);
+        if self.fault != Some(ClientFault::ReuseIds) {
+            self.next_id += 1;
+        }
+        self.outstanding.insert(id.clone(), method);
+        Message::request(id, method, params).to_value()
+    }
+
+    /// The first messages: with a modern revision among those it supports, the
+    /// `server/discover` probe (`basic/transports/stdio.mdx#backward-compatibility`: a dual-era
+    /// client SHOULD probe before any other request); else `initialize` (offering the latest
+    /// supported revision).
+    pub fn start(&mut self) -> Vec<Value> {
+        if let Some(out) = self.start_modern() {
+            return out;
+        }
+        self.start_legacy()
+    }
+
+    /// `initialize`, offering the latest supported legacy revision.
+    fn start_legacy(&mut self) -> Vec<Value> {
+        self.phase = Phase::Initializing;
+        let mut out = Vec::new();
+        if self.fault == Some(ClientFault::RequestBeforeInitialize) {
+            out.push(self.request("tools/list", None));
+        }
+        let legacy = self.supported.iter().filter(|r| r.era() == mcpspec_protocol::revision::Era::Legacy);
+        let offer = match self.fault {
+            Some(ClientFault::OfferOldest) => legacy.min(),
+            _ => legacy.max(),
+        };
+        let offer = offer.copied().unwrap_or_else(Revision::latest_legacy);
+        let params = json!({
+            "protocolVersion": offer.as_str(),
+            "capabilities": self.declared.clone(),
+            "clientInfo": { "name": "mcpspec-reference-client", "version": env!("CARGO_PKG_VERSION") },
+        });
+        out.push(self.request("initialize", Some(params)));
+        if self.fault == Some(ClientFault::CancelInitialize) {
+            out.push(cancel(&RequestId::from(self.next_id - 1), "cancel-initialize fault"));
+        }
+        if self.fault == Some(ClientFault::EarlyInitialized) {
+            out.push(Message::notification("notifications/initialized", None).to_value());
+        }
+        out
+    }
+
+    /// What the client sends in answer to one message from the server.
+    pub fn on_message(&mut self, value: &Value) -> Vec<Value> {
+        self.on_message_at(value, std::time::Instant::now())
+    }
+
+    /// [`on_message`](Self::on_message) at time `now` (the time a cacheable result is fresh
+    /// from, in the modern era).
+    pub fn on_message_at(&mut self, value: &Value, now: std::time::Instant) -> Vec<Value> {
+        if self.modern.is_some() {
+            return self.on_modern_message(value, now);
+        }
+        let Ok(message) = Message::from_value(value) else { return Vec::new() };
+        match message {
+            Message::Request(r) => {
+                if self.fault == Some(ClientFault::IgnoreRequests) {
+                    return Vec::new();
+                }
+                let mut answer = self.persona.answer(&r).to_value();
+                if self.fault == Some(ClientFault::RootsNotFile) && r.method == "roots/list" {
+                    answer["result"]["roots"] = json!([{ "uri": "https://example.com/project" }]);
+                }
+                if self.fault == Some(ClientFault::SamplingWithoutModel) {
+                    if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                        result.remove("model");
+                    }
+                }
+                let params = r.params.clone().unwrap_or(Value::Null);
+                match r.method.as_str() {
+                    "sampling/createMessage" => self.sampling_fault(&params, &mut answer),
+                    "elicitation/create" => self.elicitation_fault(&params, &mut answer),
+                    _ => {}
+                }
+                vec![answer]
+            }
+            Message::Notification(n) => {
+                if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {
+                    self.phase = Phase::Gave("exit-on-cancel: the server cancelled a request".into());
+                }
+                Vec::new()
+            }
+            Message::Response(r) => {
+                let Some(method) = r.id.as_ref().and_then(|id| self.outstanding.remove(id)) else {
+                    // cancellation.mdx: a response to a cancelled request is ignored.
+                    let late = r.id.as_ref().filter(|id| self.cancelled.contains(id));
+                    return match (late, self.fault) {
+                        (Some(id), Some(ClientFault::LateResponseError)) => vec![Message::error(
+                            Some(id.clone()),
+                            ErrorObject::new(-32603, "a response to a cancelled request"),
+                        )
+                        .to_value()],
+                        _ => Vec::new(),
+                    };
+                };
+                let result = match r.outcome {
+                    Outcome::Result(v) => v,
+                    Outcome::Error(e) => {
+                        self.phase = Phase::Gave(format!("{method} failed: {} {}", e.code, e.message));
+                        return Vec::new();
+                    }
+                };
+                match method {
+                    "initialize" => self.on_initialized(&result),
+                    "tools/list" if self.phase == Phase::Listing => self.on_tools(&result),
+                    "tools/call" => {
+                        self.phase = Phase::Done;
+                        Vec::new()
+                    }
+                    "ping" if self.phase == Phase::Cancelled => {
+                        self.phase = Phase::Done;
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// The sampling faults: samples from a request the persona rejected as unbalanced (each
+    /// fault only for its own kind of imbalance), or drops `stopReason`.
+    fn sampling_fault(&self, params: &Value, answer: &mut Value) {
+        let broken = tool_balance_violations(params);
+        let kind = if broken.iter().any(|b| b.contains("did not make")) {
+            Some(ClientFault::SamplingAcceptsUnknownToolUseId)
+        } else if broken.iter().any(|b| b.contains("mixes")) {
+            Some(ClientFault::SamplingAcceptsMixedToolResults)
+        } else if !broken.is_empty() {
+            Some(ClientFault::SamplingAcceptsUnbalanced)
+        } else {
+            None
+        };
+        if kind.is_some() && kind == self.fault {
+            let reply = json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcpspec sampled it anyway" },
+                "model": "mcpspec-scripted",
+                "stopReason": "endTurn",
+            });
+            let id = answer.get("id").cloned().unwrap_or(Value::Null);
+            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+        }
+        if self.fault == Some(ClientFault::SamplingWithoutStopReason) {
+            if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                result.remove("stopReason");
+            }
+        }
+    }
+
+    /// The elicitation faults: off-schema content, defaults left out, an undeclared mode
+    /// accepted.
+    fn elicitation_fault(&self, params: &Value, answer: &mut Value) {
+        let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
+        match self.fault {
+            Some(ClientFault::ElicitContentOffSchema) => {
+                // Each value swapped for one of another primitive type; the ElicitResult schema
+                // still holds (string, integer or boolean), the requested schema does not.
+                if let Some(content) = answer.pointer_mut("/result/content").and_then(Value::as_object_mut) {
+                    for v in content.values_mut() {
+                        *v = match v {
+                            Value::String(_) => json!(0),
+                            _ => json!("off-schema"),
+                        };
+                    }
+                }
+            }
+            Some(ClientFault::ElicitIgnoresDefaults) => {
+                let required = schema.get("required").cloned().unwrap_or(json!([]));
+                if let Some(content) = answer.pointer_mut("/result/content").and_then(Value::as_object_mut) {
+                    content.retain(|name, _| {
+                        let defaulted = schema
+                            .get("properties")
+                            .and_then(|p| p.get(name.as_str()))
+                            .is_some_and(|p| p.get("default").is_some());
+                        !defaulted || required.as_array().is_some_and(|r| r.iter().any(|n| n == name))
+                    });
+                }
+            }
+            Some(ClientFault::ElicitUndeclaredMode) if elicitation::mode(params) == "url" => {
+                let id = answer.get("id").cloned().unwrap_or(Value::Null);
+                *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept" } });
+            }
+            _ => {}
+        }
+    }
+
+    fn on_initialized(&mut self, result: &Value) -> Vec<Value> {
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        let revision = version.parse::<Revision>().ok().filter(|r| self.supported.contains(r));
+        let revision = match (revision, self.fault) {
+            (Some(r), _) => r,
+            (None, Some(ClientFault::AcceptAnyVersion)) => Revision::latest_legacy(),
+            (None, _) => {
+                // lifecycle.mdx: a client that does not support the server's version SHOULD
+                // disconnect.
+                self.phase = Phase::Gave(format!("the server counter-offered {version:?}, not supported"));
+                return Vec::new();
+            }
+        };
+        self.revision = Some(revision);
+        let mut out = Vec::new();
+        if !matches!(self.fault, Some(ClientFault::SkipInitialized | ClientFault::EarlyInitialized)) {
+            out.push(Message::notification("notifications/initialized", None).to_value());
+        }
+        if self.fault == Some(ClientFault::NullId) {
+            out.push(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
+        }
+        if self.fault == Some(ClientFault::RootsChangedUndeclared) {
+            out.push(Message::notification("notifications/roots/list_changed", None).to_value());
+        }
+        if self.fault == Some(ClientFault::CancelUnissued) {
+            out.push(cancel(&RequestId::from("never-sent"), "cancel-unissued fault"));
+        }
+        // lifecycle.mdx#operation: only capabilities the server declared are used.
+        let has_tools = result.pointer("/capabilities/tools").is_some()
+            || self.fault == Some(ClientFault::UndeclaredRequests);
+        if has_tools {
+            self.phase = Phase::Listing;
+            out.push(self.request("tools/list", None));
+        } else {
+            self.phase = Phase::Done;
+        }
+        out
+    }
+
+    fn on_tools(&mut self, result: &Value) -> Vec<Value> {
+        let page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        self.tools.extend(page);
+        // pagination.mdx: the cursor is opaque; it goes back exactly as received.
+        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
+            if self.tools.len() < 10_000 {
+                self.last_cursor = Some(cursor.clone());
+                let cursor = match (self.fault, cursor) {
+                    (Some(ClientFault::CursorAltered), Value::String(c)) => {
+                        Value::String(c.replace(' ', "%20").replace('/', "%2F") + "=")
+                    }
+                    (_, cursor) => cursor,
+                };
+                return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
+            }
+        }
+        if self.fault == Some(ClientFault::PagesPastEnd) {
+            if let Some(cursor) = self.last_cursor.take() {
+                return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
+            }
+        }
+        // The first tool that needs no arguments.
+        let tool = self.tools.iter().find(|t| {
+            t.pointer("/inputSchema/required").and_then(Value::as_array).is_none_or(|r| r.is_empty())
+        });
+        match tool.and_then(|t| t.get("name")).cloned() {
+            Some(name) => {
+                self.phase = Phase::Calling;
+                // progress.mdx: the token is unique among the client's active requests.
+                let token = format!("progress-{}", self.next_id);
+                let params = json!({ "name": name, "arguments": {}, "_meta": { "progressToken": token } });
+                let mut out = vec![self.request("tools/call", Some(params))];
+                let call = RequestId::from(self.next_id - 1);
+                if self.fault == Some(ClientFault::ReuseProgressToken) {
+                    out.push(self.request("ping", Some(json!({ "_meta": { "progressToken": token } }))));
+                }
+                if self.cancel_call {
+                    self.outstanding.remove(&call);
+                    out.push(cancel(&call, "the scenario asks the client to cancel its tool call"));
+                    self.cancelled.push(call);
+                    self.phase = Phase::Cancelled;
+                    out.push(self.request("ping", None));
+                }
+                out
+            }
+            None => {
+                self.phase = Phase::Done;
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The revisions the reference client speaks: `revisions` when given; else every legacy
+/// revision, plus the modern one `asked` names (`MCP_CONFORMANCE_PROTOCOL_VERSION`), which makes
+/// it a dual-era client that probes first; else empty (every legacy revision, see
+/// [`ReferenceClient::new`]). Without being asked, it stays a legacy client, as mcpspec's own
+/// tests and users have known it.
+pub fn supported_for(revisions: Vec<Revision>, asked: Option<&str>) -> Vec<Revision> {
+    if !revisions.is_empty() {
+        return revisions;
+    }
+    match asked
+        .and_then(|a| a.parse::<Revision>().ok())
+        .filter(|r| r.era() == mcpspec_protocol::revision::Era::Modern)
+    {
+        Some(modern) => Revision::LEGACY.iter().copied().chain([modern]).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// What the reference client declares when it offers `revision`: roots and sampling always;
+/// elicitation from 2025-06-18 (form mode only, `{}`, as that revision knows no modes); from
+/// 2025-11-25, tool use in sampling and both elicitation modes.
+pub fn capabilities_at(revision: Revision) -> Value {
+    let mut caps = json!({ "roots": { "listChanged": true }, "sampling": {} });
+    if revision >= Revision::V2025_06_18 {
+        caps["elicitation"] = json!({});
+    }
+    if revision >= Revision::V2025_11_25 {
+        caps["sampling"] = json!({ "tools": {} });
+        caps["elicitation"] = json!({ "form": {}, "url": {} });
+    }
+    if revision.era() == mcpspec_protocol::revision::Era::Modern {
+        // 2026-07-28 `ClientCapabilities.roots` is `{}`: roots/list_changed is gone.
+        caps["roots"] = json!({});
+    }
+    caps
+}
+
+/// How late the answer-after-cancel fault answers the server's requests.
+const PONDER: Duration = Duration::from_secs(1);
+
+/// Runs the reference client against the server `command`: initializes, lists, calls, then
+/// closes the server's stdin and waits for it to exit. Each wait is bounded by `timeout`.
+/// Returns why the session ended early, if it did.
+pub async fn run_stdio(
+    command: &CommandSpec,
+    supported: Vec<Revision>,
+    scenario: Option<&str>,
+    fault: Option<ClientFault>,
+    timeout: Duration,
+) -> Result<(), String> {
+    if fault == Some(ClientFault::ExitEarly) {
+        return Err("exit-early: the server was never started".into());
+    }
+    match fault {
+        Some(ClientFault::ExitAtOnce) => std::process::exit(0),
+        Some(ClientFault::AnswerLate) => tokio::time::sleep(Duration::from_secs(600)).await,
+        Some(ClientFault::SetsidGrandchild) => {
+            let _ = crate::faults::spawn_pipe_holder(true);
+            eprintln!("fatal: mcpspec client fault 'setsid-grandchild'");
+            std::process::exit(1);
+        }
+        _ => {}
+    }
+    let options = ChildOptions { write_timeout: timeout, ..ChildOptions::default() };
+    let mut server = ChildTransport::spawn(command, options).map_err(|e| e.to_string())?;
+    let garbage: Option<Vec<u8>> = match fault {
+        Some(ClientFault::EndlessLine) => Some(vec![b'x'; 1 << 20]),
+        Some(ClientFault::NotificationFlood) => {
+            let line = br#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#;
+            Some([&line[..], b"\n"].concat().repeat(64))
+        }
+        Some(ClientFault::InvalidUtf8) => Some(b"{\"jsonrpc\":\"2.0\",\"method\":\"\x80\xff\"}\n".repeat(64)),
+        _ => None,
+    };
+    if let Some(chunk) = garbage {
+        // Until the write fails (the server stops reading, or mcpspec ends the client); the
+        // endless line stops at 1 GiB. Then the client lives on, reading nothing.
+        let mut written = 0usize;
+        while written < 1 << 30 && server.send_bytes(&chunk).await.is_ok() {
+            if fault != Some(ClientFault::EndlessLine) {
+                continue;
+            }
+            written += chunk.len();
+        }
+        crate::faults::live_on();
+    }
+    let mut client = ReferenceClient::new(supported, fault).for_scenario(scenario);
+    let mut outcome = Ok(());
+    let mut out = client.start();
+    // The answer-after-cancel fault's answers, each with when it is sent.
+    let mut pondering: std::collections::VecDeque<(tokio::time::Instant, Vec<Value>)> = Default::default();
+    if fault == Some(ClientFault::Silent) {
+        out.clear();
+    }
+    loop {
+        for value in out.drain(..) {
+            if let Err(e) = server.send(&value).await {
+                outcome = Err(format!("cannot write to the server: {e}"));
+            }
+        }
+        // A pondered answer is still sent before the client is done.
+        if outcome.is_err() || (client.finished() && pondering.is_empty()) {
+            break;
+        }
+        if fault == Some(ClientFault::Flood) {
+            // Until the write fails: the server stops reading, or mcpspec ends the client.
+            let line = b"flood flood flood flood flood flood flood flood flood flood\n";
+            while server.send_bytes(line).await.is_ok() {}
+            return Err("flood: writing failed".into());
+        }
+        let due = pondering.front().map(|(at, _)| *at);
+        let wait = due.map_or(timeout, |at| at.saturating_duration_since(tokio::time::Instant::now()));
+        match server.recv(wait).await {
+            Ok(frame) => {
+                if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
+                    let values = match value {
+                        Value::Array(items) => items.clone(),
+                        other => vec![other.clone()],
+                    };
+                    for v in &values {
+                        let answers = client.on_message(v);
+                        let ponders = fault == Some(ClientFault::AnswerAfterCancel)
+                            && v.get("id").is_some()
+                            && v.get("method").is_some_and(|m| m != "ping");
+                        match ponders {
+                            true => pondering.push_back((tokio::time::Instant::now() + PONDER, answers)),
+                            false => out.extend(answers),
+                        }
+                    }
+                }
+            }
+            Err(RecvError::Timeout(_)) if due.is_some() => {
+                // The pondered answer is sent, cancelled or not (the fault).
+                if let Some((_, answers)) = pondering.pop_front() {
+                    out.extend(answers);
+                }
+            }
+            Err(RecvError::Timeout(_)) if client.probing().is_some() => {
+                // stdio.mdx#backward-compatibility: a probe unanswered within a reasonable
+                // timeout means a legacy server: fall back to initialize.
+                let probe: Vec<RequestId> = client.probing().into_iter().collect();
+                out.extend(client.on_no_answer(&probe));
+            }
+            Err(RecvError::Timeout(t)) => {
+                outcome = Err(format!("the server sent nothing for {t:?} ({:?})", client.phase()));
+                break;
+            }
+            Err(RecvError::Closed) => {
+                outcome = Err(format!("the server closed its stdout ({:?})", client.phase()));
+                break;
+            }
+        }
+    }
+    if let Phase::Gave(why) = client.phase() {
+        outcome = Err(why.clone());
+    }
+    if fault == Some(ClientFault::ExitHoldingStdin) {
+        // A process of the client's inherits the server's stdin and outlives it: the pipe
+        // closes only when that process exits. The client exits at once, with no destructor
+        // run (they would end the server).
+        if let Some(fd) = server.stdin_fd().and_then(|fd| fd.try_clone_to_owned().ok()) {
+            let _ = std::process::Command::new("sleep")
+                .arg("1.5")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::from(fd))
+                .spawn();
+        }
+        std::process::exit(0);
+    }
+    if matches!(fault, Some(ClientFault::NoShutdown | ClientFault::Silent)) {
+        // Keep the server's stdin open and answer nothing more, until killed.
+        loop {
+            let _ = server.recv(Duration::from_secs(3600)).await;
+        }
+    }
+    // lifecycle.mdx (stdio shutdown): close the server's stdin, wait, then SIGTERM, SIGKILL.
+    server.shutdown().await;
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(id: i64, result: Value) -> Value {
+        json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    }
+
+    #[test]
+    fn initializes_lists_every_page_and_calls_a_tool() {
+        let mut c = ReferenceClient::new(vec![], None);
+        let init = c.start();
+        assert_eq!(init.len(), 1);
+        assert_eq!(init[0]["params"]["protocolVersion"], Revision::latest_legacy().as_str());
+        let out = c.on_message(&answer(
+            1,
+            json!({ "protocolVersion": "2024-11-05", "capabilities": { "tools": {} }, "serverInfo": {} }),
+        ));
+        assert_eq!(out[0]["method"], "notifications/initialized");
+        assert_eq!(out[1]["method"], "tools/list");
+        assert_eq!(c.revision, Some(Revision::V2024_11_05));
+        let out = c.on_message(&answer(2, json!({ "tools": [{ "name": "a", "inputSchema": { "type": "object", "required": ["x"] } }], "nextCursor": { "odd": [1] } })));
+        assert_eq!(out[0]["params"]["cursor"], json!({ "odd": [1] }), "the cursor goes back unchanged");
+        let out = c.on_message(&answer(
+            3,
+            json!({ "tools": [{ "name": "b", "inputSchema": { "type": "object" } }] }),
+        ));
+        assert_eq!(out[0]["method"], "tools/call");
+        assert_eq!(out[0]["params"]["name"], "b");
+        assert!(!c.finished());
+        c.on_message(&answer(4, json!({ "content": [] })));
+        assert_eq!(c.phase(), &Phase::Done);
+    }
+
+    #[test]
+    fn an_unsupported_counter_offer_ends_the_session() {
+        let mut c = ReferenceClient::new(vec![], None);
+        c.start();
+        let out = c.on_message(&answer(1, json!({ "protocolVersion": "1999-01-01", "capabilities": {} })));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+    }
+
+    #[test]
+    fn pings_are_answered_with_an_empty_result() {
+        let mut c = ReferenceClient::new(vec![], None);
+        c.start();
+        let out = c.on_message(&json!({ "jsonrpc": "2.0", "id": "p", "method": "ping" }));
+        assert_eq!(out, vec![json!({ "jsonrpc": "2.0", "id": "p", "result": {} })]);
+    }
+
+    #[test]
+    fn answer_undeclared_declares_nothing_yet_samples() {
+        let sampling = json!({ "jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage", "params": {
+            "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }], "maxTokens": 5 } });
+        let mut faulty =
+            ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::AnswerUndeclared));
+        assert_eq!(faulty.start()[0]["params"]["capabilities"], json!({}));
+        assert!(faulty.on_message(&sampling)[0].get("result").is_some());
+        // The plain client without the capability refuses, as the scenarios expect.
+        let mut plain = ReferenceClient::new(vec![Revision::V2025_06_18], Some(ClientFault::DeclareNothing));
+        plain.start();
+        assert_eq!(plain.on_message(&sampling)[0]["error"]["code"], -32601);
+    }
+
+    #[test]
+    fn fault_names_round_trip() {
+        for f in ClientFault::ALL {
+            assert_eq!(f.name().parse::<ClientFault>(), Ok(f));
+        }
+    }
+}

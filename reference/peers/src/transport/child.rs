@@ -1,0 +1,701 @@
+//! The stdio transport from the client's side: the implementation under test runs as a child
+//! process, in a process group of its own, and mcpspec talks to it over its stdin and stdout.
+//!
+//! Everything is bounded: reads wait at most the caller's timeout, writes at most the write
+//! timeout, stdout is decoded by a [`Reassembler`] (the line decoder, with messages split over
+//! lines made whole again and flagged) with a maximum message size, stderr keeps
+//! only its last bytes. Shutdown follows the spec (`basic/lifecycle.mdx`, Shutdown, stdio):
+//! close stdin, wait, SIGTERM, wait, SIGKILL; SIGKILL goes to the whole process group, and the
+//! group is killed again when the transport is dropped, so no process outlives it.
+
+use super::{RecvError, SendError};
+use mcpspec_protocol::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
+use mcpspec_protocol::reassembly::Reassembler;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The command line of an implementation under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl CommandSpec {
+    /// `argv[0]` is the program, the rest its arguments. `None` for an empty argv.
+    pub fn from_argv<I, S>(argv: I) -> Option<CommandSpec>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let mut it = argv.into_iter().map(Into::into);
+        let program = it.next()?;
+        Some(CommandSpec { program, args: it.collect(), env: Vec::new(), cwd: None })
+    }
+
+    /// The command as a shell-like string, for reports.
+    pub fn display(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|a| {
+                let s = a.to_string_lossy();
+                if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+                    format!("'{}'", s.replace('\'', r"'\''"))
+                } else {
+                    s.into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Limits of one child-process session.
+#[derive(Debug, Clone)]
+pub struct ChildOptions {
+    pub max_message_bytes: usize,
+    /// How long one write may wait for the child to read.
+    pub write_timeout: Duration,
+    /// How long each shutdown stage waits for the child to exit.
+    pub shutdown_grace: Duration,
+    /// How many of the last stderr bytes to keep.
+    pub stderr_tail_bytes: usize,
+    /// How many decoded frames may wait unread before the stdout reader stops reading (the
+    /// child then blocks on its writes: a flood costs bounded memory).
+    pub frame_queue: usize,
+}
+
+impl Default for ChildOptions {
+    fn default() -> Self {
+        ChildOptions {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            write_timeout: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(2),
+            stderr_tail_bytes: 16 * 1024,
+            frame_queue: 256,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The program could not be started (not found, not executable, …).
+    #[error("could not start {command}: {source}")]
+    Spawn { command: String, source: std::io::Error },
+}
+
+/// Which shutdown stage ended the child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// It had exited before shutdown began.
+    AlreadyExited,
+    /// It exited after its stdin was closed, as the spec expects.
+    StdinClosed,
+    /// It needed SIGTERM.
+    Sigterm,
+    /// It needed SIGKILL.
+    Sigkill,
+    /// It survived SIGKILL within the grace period (stuck in the kernel); given up on.
+    Unkillable,
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShutdownReport {
+    pub stage: Stage,
+    pub status: Option<ExitStatus>,
+    /// Processes outside the child's process group (one that left it with `setsid`) that still
+    /// held its pipes once the group was killed: `pid 123 (sleep 300)`. mcpspec cannot end
+    /// what left its group without guessing; it names them.
+    pub left: Vec<String>,
+}
+
+impl ShutdownReport {
+    /// "exited with status 0 after its stdin was closed", "needed SIGKILL (killed by …)".
+    pub fn describe(&self) -> String {
+        let status = match self.status {
+            Some(s) => describe_status(s),
+            None => "still running".to_owned(),
+        };
+        let mut text = match self.stage {
+            Stage::AlreadyExited => format!("{status} before shutdown began"),
+            Stage::StdinClosed => format!("{status} after its stdin was closed"),
+            Stage::Sigterm => format!("needed SIGTERM ({status})"),
+            Stage::Sigkill => format!("needed SIGKILL ({status})"),
+            Stage::Unkillable => format!("survived SIGKILL ({status})"),
+        };
+        if !self.left.is_empty() {
+            text.push_str(&format!(
+                "; left running outside its process group, holding its pipes: {}",
+                self.left.join(", ")
+            ));
+        }
+        text
+    }
+}
+
+/// "exited with status 3", "killed by signal SIGKILL".
+pub fn describe_status(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => match Signal::try_from(sig) {
+            Ok(s) => format!("killed by signal {s}"),
+            Err(_) => format!("killed by signal {sig}"),
+        },
+        _ => format!("ended ({status})"),
+    }
+}
+
+/// A running implementation under test, spoken to over its stdio.
+pub struct ChildTransport {
+    child: Child,
+    pgid: Pid,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::Receiver<Frame>,
+    stderr: Arc<Mutex<StderrTail>>,
+    readers: Vec<JoinHandle<()>>,
+    /// Which of `readers` reads stderr, until [`Self::take_stderr_to_end`] has waited for it.
+    stderr_reader: Option<usize>,
+    exit: Option<ExitStatus>,
+    options: ChildOptions,
+    command: String,
+    /// The pipes between mcpspec and the child (`pipe:[inode]`, as /proc shows them), to find
+    /// who still holds them once the child's group is gone ([`pipe_holders`]).
+    pipes: Vec<String>,
+    /// Whether a shutdown has looked for processes left holding the pipes already.
+    left_sought: bool,
+}
+
+impl ChildTransport {
+    /// Starts the command in a new process group with piped stdin, stdout and stderr.
+    pub fn spawn(spec: &CommandSpec, options: ChildOptions) -> Result<ChildTransport, SpawnError> {
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        let command = spec.display();
+        let mut child =
+            cmd.spawn().map_err(|source| SpawnError::Spawn { command: command.clone(), source })?;
+        // `process_group(0)` makes the child the leader of a group whose id is its pid.
+        let pgid = Pid::from_raw(child.id().map(|id| id as i32).unwrap_or(0));
+        let pipes = {
+            use std::os::fd::AsRawFd as _;
+            let fds = [
+                child.stdin.as_ref().map(|p| p.as_raw_fd()),
+                child.stdout.as_ref().map(|p| p.as_raw_fd()),
+                child.stderr.as_ref().map(|p| p.as_raw_fd()),
+            ];
+            fds.into_iter().flatten().filter_map(pipe_name).collect()
+        };
+        let stdin = child.stdin.take();
+        let (tx, frames) = mpsc::channel(options.frame_queue.max(1));
+        let stderr = Arc::new(Mutex::new(StderrTail::new(options.stderr_tail_bytes)));
+        let mut readers = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            readers.push(tokio::spawn(read_frames(out, options.max_message_bytes, tx)));
+        }
+        let mut stderr_reader = None;
+        if let Some(err) = child.stderr.take() {
+            stderr_reader = Some(readers.len());
+            readers.push(tokio::spawn(read_stderr(err, stderr.clone())));
+        }
+        Ok(ChildTransport {
+            child,
+            pgid,
+            stdin,
+            frames,
+            stderr,
+            readers,
+            stderr_reader,
+            exit: None,
+            options,
+            command,
+            pipes,
+            left_sought: false,
+        })
+    }
+
+    /// The command line, for reports.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Writes one message as a line.
+    pub async fn send(&mut self, message: &Value) -> Result<(), SendError> {
+        self.send_bytes(&mcpspec_protocol::framing::encode(message)).await
+    }
+
+    /// Writes raw bytes (for malformed input on purpose).
+    pub async fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        let timeout = self.options.write_timeout;
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(SendError::Closed(std::io::ErrorKind::BrokenPipe.into()));
+        };
+        let write = async {
+            stdin.write_all(bytes).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout(timeout, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(SendError::Closed(e)),
+            Err(_) => Err(SendError::Timeout { bytes: bytes.len(), timeout }),
+        }
+    }
+
+    /// The next frame from stdout, waiting at most `timeout`. With no time left (a zero
+    /// `timeout`) it is a timeout even when frames are queued: callers pass what is left of a
+    /// deadline, and against a child that floods stdout the queue is never empty, while
+    /// `tokio::time::timeout` tries the queue before the clock.
+    pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
+        if timeout.is_zero() {
+            return Err(RecvError::Timeout(timeout));
+        }
+        match tokio::time::timeout(timeout, self.frames.recv()).await {
+            Ok(Some(frame)) => Ok(frame),
+            Ok(None) => Err(RecvError::Closed),
+            Err(_) => Err(RecvError::Timeout(timeout)),
+        }
+    }
+
+    /// A frame already read from stdout, without waiting: for a writer that drains what the
+    /// child answers between its writes, so neither side blocks on a full pipe.
+    pub fn try_recv(&mut self) -> Result<Frame, RecvError> {
+        match self.frames.try_recv() {
+            Ok(frame) => Ok(frame),
+            Err(mpsc::error::TryRecvError::Empty) => Err(RecvError::Timeout(Duration::ZERO)),
+            Err(mpsc::error::TryRecvError::Disconnected) => Err(RecvError::Closed),
+        }
+    }
+
+    /// The write end of the child's stdin while it is open, for a test peer that hands it on
+    /// (the reference client's fault that leaves it open in a process of its own).
+    pub fn stdin_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd as _;
+        self.stdin.as_ref().map(|s| s.as_fd())
+    }
+
+    /// How many bytes written to the child's stdin it has not read yet (`None` once stdin is
+    /// closed, or when the kernel does not say): a child that never reads keeps them all.
+    pub fn stdin_unread(&self) -> Option<usize> {
+        use std::os::fd::AsRawFd as _;
+        let fd = self.stdin.as_ref()?.as_raw_fd();
+        let mut unread: nix::libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int through the pointer, which points at one; `fd` is
+        // open for as long as `self.stdin` holds it.
+        let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut unread) };
+        (rc == 0).then_some(unread.max(0) as usize)
+    }
+
+    /// Closes the child's stdin (end of file on its side).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits at most `timeout` for the child to exit.
+    pub async fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Ok(Ok(status)) = tokio::time::timeout(timeout, self.child.wait()).await {
+                self.exit = Some(status);
+            }
+        }
+        self.exit
+    }
+
+    /// Whether the child has exited, without waiting.
+    pub fn try_exit(&mut self) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(status);
+            }
+        }
+        self.exit
+    }
+
+    /// The last bytes the child wrote to stderr, lossily decoded.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|t| t.text()).unwrap_or_default()
+    }
+
+    /// The stderr bytes kept since the last call (at most the tail's size), lossily decoded,
+    /// and forgets them: what the child wrote while one input was handled.
+    pub fn take_stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|mut t| {
+                let text = t.text();
+                t.bytes.clear();
+                t.dropped = 0;
+                text
+            })
+            .unwrap_or_default()
+    }
+
+    /// [`Self::take_stderr`] once stderr has reached its end (the child exited: what it wrote
+    /// while dying is all there), waiting at most `within` (a grandchild may hold it open).
+    pub async fn take_stderr_to_end(&mut self, within: Duration) -> String {
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(within, &mut self.readers[reader]).await;
+        }
+        self.take_stderr()
+    }
+
+    /// Ends the child as the spec says: close stdin, wait, SIGTERM, wait, SIGKILL. Whatever
+    /// stage ended it, the rest of its process group is killed too.
+    pub async fn shutdown(&mut self) -> ShutdownReport {
+        let grace = self.options.shutdown_grace;
+        let report = if let Some(status) = self.try_exit() {
+            ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
+        } else {
+            self.close_stdin();
+            match self.wait_exit(grace).await {
+                Some(status) => {
+                    ShutdownReport { stage: Stage::StdinClosed, status: Some(status), left: Vec::new() }
+                }
+                None => self.signal_stages().await,
+            }
+        };
+        self.signal_group(Signal::SIGKILL);
+        self.close_stdin();
+        self.name_the_left(report).await
+    }
+
+    /// Once the group is killed, its pipes close — unless a process outside the group holds
+    /// them (a grandchild that called `setsid`): those are named in the report. Only looked for
+    /// when stdout is still open a moment after the kill, so a clean end costs no /proc scan.
+    async fn name_the_left(&mut self, mut report: ShutdownReport) -> ShutdownReport {
+        self.left_sought = true;
+        let Some(stdout_reader) = self.readers.first() else { return report };
+        for _ in 0..10 {
+            if stdout_reader.is_finished() {
+                return report;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        report.left = pipe_holders(&self.pipes, self.pgid.as_raw());
+        report
+    }
+
+    /// Ends the child without asking: SIGTERM, wait, SIGKILL (the stages of [`Self::shutdown`]
+    /// after stdin). For a peer whose end of file means nothing, such as a client under test
+    /// (its stdin is not its MCP connection). The rest of its process group is killed too.
+    pub async fn terminate(&mut self) -> ShutdownReport {
+        let report = match self.try_exit() {
+            Some(status) => {
+                ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
+            }
+            None => self.signal_stages().await,
+        };
+        self.signal_group(Signal::SIGKILL);
+        self.close_stdin();
+        self.name_the_left(report).await
+    }
+
+    /// SIGTERM to the process group, wait, SIGKILL, wait: the report of whichever ended it.
+    async fn signal_stages(&mut self) -> ShutdownReport {
+        let grace = self.options.shutdown_grace;
+        self.signal_group(Signal::SIGTERM);
+        if let Some(status) = self.wait_exit(grace).await {
+            return ShutdownReport { stage: Stage::Sigterm, status: Some(status), left: Vec::new() };
+        }
+        self.signal_group(Signal::SIGKILL);
+        match self.wait_exit(grace).await {
+            Some(status) => ShutdownReport { stage: Stage::Sigkill, status: Some(status), left: Vec::new() },
+            None => ShutdownReport { stage: Stage::Unkillable, status: None, left: Vec::new() },
+        }
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if self.pgid.as_raw() > 0 {
+            // ESRCH (no such group: everyone has exited) is the expected, happy failure.
+            let _ = killpg(self.pgid, signal);
+        }
+    }
+}
+
+impl Drop for ChildTransport {
+    fn drop(&mut self) {
+        self.signal_group(Signal::SIGKILL);
+        // A transport dropped before its shutdown (a run stopped by a signal, its deadline or its
+        // gate) still says what it could not end: whoever holds its pipes outside the group.
+        let open = self.readers.first().is_some_and(|r| !r.is_finished());
+        if open && !self.left_sought {
+            let left = pipe_holders(&self.pipes, self.pgid.as_raw());
+            if !left.is_empty() {
+                eprintln!(
+                    "mcpspec: {} left running outside its process group, holding its pipes: {}",
+                    self.command,
+                    left.join(", ")
+                );
+            }
+        }
+        for r in &self.readers {
+            r.abort();
+        }
+    }
+}
+
+/// `pipe:[inode]` for a pipe's file descriptor in this process, as /proc names it.
+fn pipe_name(fd: std::os::fd::RawFd) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    let name = link.to_string_lossy().into_owned();
+    name.starts_with("pipe:").then_some(name)
+}
+
+/// The processes, outside process group `pgid` and other than this one, holding any of
+/// `pipes` open: `pid 123 (sleep 300)`. Reads /proc (Linux); finds nothing elsewhere.
+pub fn pipe_holders(pipes: &[String], pgid: i32) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if pid == me || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // Field 5 of /proc/PID/stat is the process group; the command (field 2) may hold spaces
+        // and parentheses, so the fields are counted after its closing one.
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let group = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(2));
+        if group == Some(&pgid.to_string()) || group.is_none() {
+            continue;
+        }
+        let holds = std::fs::read_dir(entry.path().join("fd")).into_iter().flatten().flatten().any(|fd| {
+            std::fs::read_link(fd.path()).is_ok_and(|l| pipes.iter().any(|p| l.as_os_str() == p.as_str()))
+        });
+        if holds {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            found.push(format!("pid {pid} ({})", cmdline.trim()));
+        }
+    }
+    found
+}
+
+async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Sender<Frame>) {
+    let mut decoder = Reassembler::new(max);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        let n = match out.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        decoder.push(&buf[..n], &mut frames);
+        for f in frames.drain(..) {
+            if tx.send(f).await.is_err() {
+                return;
+            }
+        }
+    }
+    decoder.finish(&mut frames);
+    for f in frames {
+        if tx.send(f).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_stderr(mut err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match err.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if let Ok(mut t) = tail.lock() {
+                    t.push(&buf[..n]);
+                }
+            }
+        }
+    }
+}
+
+/// The last `cap` bytes of a stream.
+struct StderrTail {
+    bytes: std::collections::VecDeque<u8>,
+    cap: usize,
+    dropped: u64,
+}
+
+impl StderrTail {
+    fn new(cap: usize) -> Self {
+        StderrTail { bytes: Default::default(), cap, dropped: 0 }
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend(chunk);
+        while self.bytes.len() > self.cap {
+            let excess = self.bytes.len() - self.cap;
+            self.bytes.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    fn text(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        let mut s = String::new();
+        if self.dropped > 0 {
+            s.push_str(&format!("[… {} earlier bytes dropped]\n", self.dropped));
+        }
+        s.push_str(&String::from_utf8_lossy(&[a, b].concat()));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpspec_protocol::framing::FrameContent;
+    use serde_json::json;
+
+    fn sh(script: &str) -> CommandSpec {
+        CommandSpec::from_argv(["sh", "-c", script]).unwrap()
+    }
+
+    fn quick() -> ChildOptions {
+        ChildOptions { shutdown_grace: Duration::from_millis(300), ..ChildOptions::default() }
+    }
+
+    #[tokio::test]
+    async fn echoes_through_cat_and_exits_on_stdin_close() {
+        let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
+        t.send(&json!({"jsonrpc":"2.0","method":"x"})).await.unwrap();
+        let f = t.recv(Duration::from_secs(5)).await.unwrap();
+        assert!(matches!(f.content, FrameContent::Json { .. }));
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::StdinClosed, "{}", r.describe());
+    }
+
+    #[tokio::test]
+    async fn terminate_skips_the_stdin_stage() {
+        // `cat` would exit on end of file; terminate does not offer it one first.
+        let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
+        let r = t.terminate().await;
+        assert_eq!(r.stage, Stage::Sigterm, "{}", r.describe());
+        let mut t = ChildTransport::spawn(&sh("exit 3"), quick()).unwrap();
+        t.wait_exit(Duration::from_secs(5)).await;
+        assert_eq!(t.terminate().await.stage, Stage::AlreadyExited);
+    }
+
+    #[tokio::test]
+    async fn escalates_to_sigterm_then_sigkill() {
+        let mut t =
+            ChildTransport::spawn(&sh("trap '' TERM; while :; do sleep 0.05; done"), quick()).unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::Sigkill, "{}", r.describe());
+
+        let mut t = ChildTransport::spawn(&sh("exec sleep 30"), quick()).unwrap();
+        let r = t.shutdown().await;
+        assert_eq!(r.stage, Stage::Sigterm, "{}", r.describe());
+    }
+
+    #[tokio::test]
+    async fn grandchildren_die_with_the_group() {
+        let dir = std::env::temp_dir().join(format!("mcpspec-grandchild-{}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        let script = format!("sleep 30 & echo $! > {}; wait", dir.display());
+        let mut t = ChildTransport::spawn(&sh(&script), quick()).unwrap();
+        let mut pid = None;
+        for _ in 0..100 {
+            if let Ok(s) = std::fs::read_to_string(&dir) {
+                if let Ok(p) = s.trim().parse::<i32>() {
+                    pid = Some(p);
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let pid = pid.expect("grandchild started");
+        t.shutdown().await;
+        drop(t);
+        let _ = std::fs::remove_file(&dir);
+        // The grandchild is killed with its group; give the kernel a moment to reap it.
+        let mut alive = true;
+        for _ in 0..100 {
+            alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ");
+            if !alive {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!alive, "grandchild {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn a_flood_is_bounded_and_stderr_keeps_its_tail() {
+        let opts = ChildOptions { frame_queue: 4, stderr_tail_bytes: 64, ..quick() };
+        let mut t = ChildTransport::spawn(&sh("yes '{}' & yes err >&2"), opts).unwrap();
+        for _ in 0..100 {
+            t.recv(Duration::from_secs(5)).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(t.stderr_tail().ends_with("err\n"));
+        let r = t.shutdown().await;
+        assert!(r.stage >= Stage::StdinClosed);
+    }
+
+    /// Regression: a loop that reads until a deadline ran forever against a flood, because
+    /// the queue always held a frame when the time was up.
+    #[tokio::test]
+    async fn a_deadline_passes_during_a_flood() {
+        use std::time::Instant;
+        let mut t = ChildTransport::spawn(&sh("yes 'flood flood flood'"), quick()).unwrap();
+        let start = Instant::now();
+        let deadline = start + Duration::from_millis(200);
+        let mut frames = 0u64;
+        let bounded = tokio::time::timeout(Duration::from_secs(10), async {
+            while t.recv(deadline.saturating_duration_since(Instant::now())).await.is_ok() {
+                frames += 1;
+            }
+        });
+        assert!(bounded.await.is_ok(), "still reading after 10 s, {frames} frames");
+        assert!(
+            frames > 0 && start.elapsed() < Duration::from_secs(2),
+            "{frames} frames, {:?}",
+            start.elapsed()
+        );
+        t.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn missing_program_is_a_clear_error() {
+        let e = ChildTransport::spawn(&CommandSpec::from_argv(["/nonexistent/mcp"]).unwrap(), quick())
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("could not start /nonexistent/mcp:"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn recv_times_out_and_sees_eof() {
+        let mut t = ChildTransport::spawn(&sh("sleep 0.2"), quick()).unwrap();
+        assert_eq!(
+            t.recv(Duration::from_millis(50)).await,
+            Err(RecvError::Timeout(Duration::from_millis(50)))
+        );
+        assert_eq!(t.recv(Duration::from_secs(5)).await, Err(RecvError::Closed));
+        let stage = t.shutdown().await.stage;
+        assert!(matches!(stage, Stage::AlreadyExited | Stage::StdinClosed), "{stage:?}");
+    }
+}

@@ -1,0 +1,1221 @@
+//! The server side of MCP's two HTTP transports, on axum: Streamable HTTP (2025-03-26 …
+//! 2025-11-25, spec digest §N; and 2026-07-28, §R) and the legacy HTTP+SSE transport
+//! (2024-11-05, §O).
+//!
+//! An endpoint whose [`HttpServerOptions::accepted_revisions`] hold a modern revision also
+//! serves the stateless era (`rules::is_modern_post`): such a POST is checked here (`_meta`,
+//! the mirrored headers), then handed to the app as a session of its own that is never
+//! announced (no `Mcp-Session-Id`; one app instance per request, which keeps no state between
+//! requests) and ends with its response stream, so closing the stream cancels the request
+//! (`streamable-http.mdx#cancellation`). Its answer is one JSON body when the app's first message
+//! is the response (its status from the error code, `rules::modern_status`), else an SSE stream.
+//! Legacy sessions (`initialize`) go on beside it, on the same endpoint.
+//!
+//! The endpoint knows HTTP, sessions and streams, not what the messages mean: an app (the
+//! reference server, or a scenario server testing MCP clients) takes each new session from
+//! [`HttpListener::next_session`] and talks through its [`SessionLink`] as over a stdio pipe:
+//! [`SessionLink::recv`] yields one [`Frame`] per message in arrival order, [`SessionLink::send`]
+//! takes a message and the link routes it onto exactly one stream (see `session.rs`). Every
+//! exchange is logged ([`HttpRecord`]) so the app can show and judge the HTTP layer.
+//!
+//! The rules a correct server enforces live in `rules.rs`; `session.rs` holds each session's
+//! streams. A deliberate defect of the HTTP layer ([`HttpServerOptions::fault`], the `http-` and
+//! `sse-` faults of [`Fault`]) turns one rule off or bends one routing decision.
+//!
+//! Everything is bounded: body size and read time, per-session queues, replay buffers, the
+//! number of sessions, and idle sessions are reaped.
+
+mod rules;
+mod session;
+
+pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
+
+use crate::faults::Fault;
+use crate::transport::{RecvError, SendError};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use mcpspec_protocol::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
+use mcpspec_protocol::revision::{Era, Revision};
+use mcpspec_protocol::wire::{ErrorObject, Message, RequestId};
+use serde_json::Value;
+use session::{OpenError, PostOpen, PostReply, Session};
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+pub use super::Flavor;
+
+/// The messages of a session, each with the POST stream it came on (`None`: a POST that
+/// opened none), as the app receives them.
+type Inbound = mpsc::Receiver<(Frame, Option<u64>)>;
+
+/// How much the endpoint keeps, per session.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Messages received and not yet taken by the app (beyond: 503).
+    pub queued_messages: usize,
+    /// Events queued on one connection the client is not reading (beyond: the connection is
+    /// dropped and the rest waits in the replay buffer).
+    pub queued_events: usize,
+    /// Events kept per stream for `Last-Event-ID`.
+    pub replay_events: usize,
+    /// Finished POST streams whose replay buffers are kept.
+    pub finished_streams_kept: usize,
+    /// Server requests and notifications held until a GET stream opens.
+    pub held_messages: usize,
+    /// Records of [`HttpRecord`] kept until taken (beyond: the oldest are dropped).
+    pub log_records: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            queued_messages: 256,
+            queued_events: 512,
+            replay_events: 256,
+            finished_streams_kept: 16,
+            held_messages: 256,
+            log_records: 2048,
+        }
+    }
+}
+
+/// How the endpoint listens and what it accepts.
+#[derive(Debug, Clone)]
+pub struct HttpServerOptions {
+    /// Where to listen; loopback and a free port by default.
+    pub bind: SocketAddr,
+    pub flavor: Flavor,
+    /// The MCP endpoint (Streamable HTTP) or the SSE endpoint clients GET (legacy).
+    pub path: String,
+    /// Legacy only: where clients POST (announced with `?sessionId=` in the `endpoint` event).
+    pub messages_path: String,
+    /// Answer a POST holding requests with one `application/json` body when all it produces is
+    /// its responses (else, and by default, an SSE stream).
+    pub json_responses: bool,
+    /// Open each POST's SSE stream with an event holding an id and empty data, in sessions of
+    /// 2025-11-25 and later (SEP-1699).
+    pub priming: bool,
+    /// 2025-11-25 polling (SEP-1699), for scenarios testing clients: every POST stream is
+    /// closed right after its priming event, which carries `retry` of this long; the answers
+    /// wait in the replay buffer for the client's GET with `Last-Event-ID`. Needs `priming`.
+    pub poll_after_priming: Option<Duration>,
+    /// Serve the standalone GET stream; when false, a GET without `Last-Event-ID` is answered
+    /// 405 Method Not Allowed (as the spec lets a server do), for scenarios testing clients.
+    pub get_stream: bool,
+    /// The largest POST body read (beyond: 413).
+    pub max_message_bytes: usize,
+    /// Sessions at once (beyond: 503).
+    pub max_sessions: usize,
+    pub allowed_origins: OriginPolicy,
+    /// The revisions `MCP-Protocol-Version` may name (others: 400). A modern one here turns on
+    /// the stateless era (see the module doc); its versions are judged by the app.
+    pub accepted_revisions: Vec<Revision>,
+    /// A session nobody has sent anything to, with no open stream, for this long is ended.
+    pub session_idle_timeout: Duration,
+    /// How long a POST body may take to arrive (beyond: 408).
+    pub body_timeout: Duration,
+    /// JSON-responses mode: how long a POST waits for the app's first message (beyond: 504).
+    pub response_timeout: Duration,
+    /// An SSE comment is sent on every open stream this often, so that a client that went away
+    /// is noticed (and proxies keep the stream).
+    pub keepalive: Duration,
+    pub limits: Limits,
+    /// A deliberate defect of the HTTP layer (test peers only). Only the `http-`, `sse-` and
+    /// `modern-http-` faults change something here (and `modern-meta-not-required`, which lets
+    /// a stateless request without `_meta` through to the app).
+    pub fault: Option<Fault>,
+}
+
+impl HttpServerOptions {
+    /// The defaults of a flavor: `/mcp`, or `/sse` and `/messages`.
+    pub fn new(flavor: Flavor) -> HttpServerOptions {
+        HttpServerOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            flavor,
+            path: match flavor {
+                Flavor::Streamable => "/mcp".into(),
+                Flavor::LegacySse => "/sse".into(),
+            },
+            messages_path: "/messages".into(),
+            json_responses: false,
+            priming: true,
+            poll_after_priming: None,
+            get_stream: true,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_sessions: 64,
+            allowed_origins: OriginPolicy::Localhost,
+            accepted_revisions: Revision::LEGACY.to_vec(),
+            session_idle_timeout: Duration::from_secs(600),
+            body_timeout: Duration::from_secs(30),
+            response_timeout: Duration::from_secs(120),
+            keepalive: Duration::from_secs(15),
+            limits: Limits::default(),
+            fault: None,
+        }
+    }
+}
+
+impl Default for HttpServerOptions {
+    fn default() -> Self {
+        HttpServerOptions::new(Flavor::Streamable)
+    }
+}
+
+/// One HTTP request the endpoint answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    pub method: String,
+    /// The path and query.
+    pub path: String,
+    /// The request headers MCP cares about (`accept`, `content-type`, `mcp-session-id`,
+    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values.
+    pub request_headers: Vec<(String, String)>,
+    pub status: u16,
+    pub response_content_type: Option<String>,
+    /// The response headers MCP cares about (`mcp-session-id`, `allow`).
+    pub response_headers: Vec<(String, String)>,
+    /// The stream the response body is (a POST's stream, or the one a GET opened or resumed).
+    pub stream: Option<u64>,
+    /// Events replayed on it (`Last-Event-ID`).
+    pub replayed: Vec<String>,
+    /// When the response head was decided (for judging a client's timing, e.g. `retry`).
+    pub at: Instant,
+}
+
+/// A message of the app as it went out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentMessage {
+    /// The stream it went out on (0: the GET stream).
+    pub stream: u64,
+    /// Its SSE event id (`None` in legacy HTTP+SSE and for a JSON body).
+    pub event_id: Option<String>,
+    /// It was the whole `application/json` body of a POST.
+    pub json_body: bool,
+    pub message: Value,
+}
+
+/// What happened on the HTTP layer, in order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum HttpRecord {
+    /// A request was answered (for an SSE body: its status and headers were sent).
+    Exchange(Exchange),
+    /// A message of the app went out.
+    Sent(SentMessage),
+    /// A message of the app waits for a GET stream.
+    Held { message: Value },
+    /// A message of the app could not go anywhere (a response to a request no POST holds).
+    Undeliverable { message: Value, why: String },
+    /// A POST's stream ended after its last response.
+    StreamClosed { stream: u64 },
+    /// A POST's connection was closed after its priming event ([`HttpServerOptions::
+    /// poll_after_priming`]): the client is to reconnect with `Last-Event-ID: event_id`, no
+    /// sooner than `retry` after `at`.
+    PollClosed { stream: u64, event_id: String, retry: Duration, at: Instant },
+}
+
+/// The state all handlers share.
+struct Endpoint {
+    options: HttpServerOptions,
+    /// The address actually bound (the port chosen when `options.bind` asked for 0): what a
+    /// request's `Host` must name.
+    listening: SocketAddr,
+    state: Mutex<EndpointState>,
+    new_sessions: mpsc::Sender<SessionLink>,
+}
+
+struct EndpointState {
+    sessions: HashMap<String, Session>,
+    /// Records of requests that belong to no session (rejected before one was found).
+    log: VecDeque<HttpRecord>,
+    /// The latest session created (fault `http-missing-session-id-served`).
+    latest: Option<String>,
+}
+
+impl Endpoint {
+    /// The lock; a panic elsewhere cannot leave the maps half-changed in a way that matters, so
+    /// a poisoned lock is used as is rather than spreading the panic.
+    fn lock(&self) -> MutexGuard<'_, EndpointState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fault(&self) -> Option<Fault> {
+        self.options.fault
+    }
+}
+
+/// A bound HTTP endpoint. Dropping it stops the server (sessions end).
+pub struct HttpListener {
+    endpoint: Arc<Endpoint>,
+    local_addr: SocketAddr,
+    sessions: mpsc::Receiver<SessionLink>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl HttpListener {
+    /// Binds and starts serving.
+    pub async fn bind(options: HttpServerOptions) -> std::io::Result<HttpListener> {
+        let tcp = tokio::net::TcpListener::bind(options.bind).await?;
+        let local_addr = tcp.local_addr()?;
+        let (tx, sessions) = mpsc::channel(options.max_sessions.max(1));
+        let idle = options.session_idle_timeout;
+        let endpoint = Arc::new(Endpoint {
+            options,
+            listening: local_addr,
+            state: Mutex::new(EndpointState { sessions: HashMap::new(), log: VecDeque::new(), latest: None }),
+            new_sessions: tx,
+        });
+        let router = axum::Router::new().fallback(handle).with_state(endpoint.clone());
+        let server = tokio::spawn(async move {
+            // Errors of single connections are handled inside; this ends only with the task.
+            let _ = axum::serve(tcp, router).await;
+        });
+        let weak = Arc::downgrade(&endpoint);
+        let reaper = tokio::spawn(reap(weak, idle));
+        Ok(HttpListener { endpoint, local_addr, sessions, tasks: vec![server, reaper] })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL clients use: the MCP endpoint, or (legacy) the SSE endpoint.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.endpoint.options.path)
+    }
+
+    pub fn options(&self) -> &HttpServerOptions {
+        &self.endpoint.options
+    }
+
+    /// The next new session, if one starts within `within`.
+    pub async fn next_session(&mut self, within: Duration) -> Option<SessionLink> {
+        tokio::time::timeout(within, self.sessions.recv()).await.ok().flatten()
+    }
+
+    /// Takes the records of requests that belong to no session (rejected with 400, 403, 404, …
+    /// before a session was found).
+    pub fn take_log(&self) -> Vec<HttpRecord> {
+        self.endpoint.lock().log.drain(..).collect()
+    }
+
+    /// How many requests that belong to no session are logged, not yet taken: whether a peer
+    /// reached the endpoint at all, though no session came of it.
+    pub fn unsessioned_requests(&self) -> usize {
+        self.endpoint.lock().log.len()
+    }
+
+    /// Sessions open now.
+    pub fn session_count(&self) -> usize {
+        self.endpoint.lock().sessions.len()
+    }
+}
+
+impl Drop for HttpListener {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        // Links not taken hold the endpoint: drop them so that it is freed.
+        self.sessions.close();
+        while self.sessions.try_recv().is_ok() {}
+        self.endpoint.lock().sessions.clear();
+    }
+}
+
+/// Ends sessions idle for longer than `idle` (nothing received, no open stream).
+async fn reap(endpoint: Weak<Endpoint>, idle: Duration) {
+    let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
+    loop {
+        tokio::time::sleep(every).await;
+        let Some(endpoint) = endpoint.upgrade() else { return };
+        let now = Instant::now();
+        endpoint
+            .lock()
+            .sessions
+            .retain(|_, s| s.has_live_connection() || now.duration_since(s.last_active) < idle);
+    }
+}
+
+/// One MCP session, as the app sees it: messages in, messages out. Dropping it ends the
+/// session (later requests naming it get 404).
+pub struct SessionLink {
+    id: String,
+    endpoint: Arc<Endpoint>,
+    inbound: Inbound,
+}
+
+impl std::fmt::Debug for SessionLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionLink").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl SessionLink {
+    /// The session id (`Mcp-Session-Id`, or legacy `sessionId`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The next message of the client. [`RecvError::Closed`] once the session has ended
+    /// (DELETEd, reaped, or legacy: its GET stream dropped) and everything before is taken.
+    pub async fn recv(&mut self, within: Duration) -> Result<Frame, RecvError> {
+        self.recv_from(within).await.map(|(frame, _)| frame)
+    }
+
+    /// [`Self::recv`], with the POST stream the message came on (for [`Self::send_in_reply`]).
+    pub async fn recv_from(&mut self, within: Duration) -> Result<(Frame, Option<u64>), RecvError> {
+        match tokio::time::timeout(within, self.inbound.recv()).await {
+            Ok(Some(received)) => Ok(received),
+            Ok(None) => Err(RecvError::Closed),
+            Err(_) => Err(RecvError::Timeout(within)),
+        }
+    }
+
+    /// Sends one message (or batch) of the app; the link picks its stream.
+    pub fn send(&self, message: &Value) -> Result<(), SendError> {
+        self.send_in_reply(message, None)
+    }
+
+    /// Sends a message the app wrote while handling one that came on POST stream `origin`: a
+    /// response the link cannot match by id, and a related request or notification, go there.
+    pub fn send_in_reply(&self, message: &Value, origin: Option<u64>) -> Result<(), SendError> {
+        let mut state = self.endpoint.lock();
+        let session = state.sessions.get_mut(&self.id).ok_or(SendError::SessionEnded)?;
+        session.route(message.clone(), origin)
+    }
+
+    /// The revision negotiated by `initialize`, as read from the app's answer.
+    pub fn revision(&self) -> Option<Revision> {
+        self.endpoint.lock().sessions.get(&self.id).and_then(|s| s.revision)
+    }
+
+    /// Takes this session's records so far.
+    pub fn take_log(&self) -> Vec<HttpRecord> {
+        self.endpoint.lock().sessions.get_mut(&self.id).map(Session::take_log).unwrap_or_default()
+    }
+
+    /// Ends the session from the server's side.
+    pub fn close(&self) {
+        self.endpoint.lock().sessions.remove(&self.id);
+    }
+}
+
+impl Drop for SessionLink {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+// ---- the handlers ------------------------------------------------------------------------
+
+/// What a handler decided, for the log.
+struct Reply {
+    response: Response,
+    session: Option<String>,
+    stream: Option<u64>,
+    replayed: Vec<String>,
+}
+
+impl Reply {
+    fn plain(response: Response) -> Reply {
+        Reply { response, session: None, stream: None, replayed: Vec::new() }
+    }
+}
+
+impl From<Response> for Reply {
+    fn from(response: Response) -> Reply {
+        Reply::plain(response)
+    }
+}
+
+const LOGGED_REQUEST_HEADERS: [&str; 6] =
+    ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "origin", "last-event-id"];
+const LOGGED_RESPONSE_HEADERS: [&str; 2] = ["mcp-session-id", "allow"];
+
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let method = request.method().to_string();
+    let path =
+        request.uri().path_and_query().map_or_else(|| request.uri().path().to_owned(), |p| p.to_string());
+    let request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    let reply = match endpoint.options.flavor {
+        Flavor::Streamable => streamable(&endpoint, request).await,
+        Flavor::LegacySse => legacy(&endpoint, request).await,
+    };
+    let headers = reply.response.headers();
+    let exchange = Exchange {
+        method,
+        path,
+        request_headers,
+        status: reply.response.status().as_u16(),
+        response_content_type: headers
+            .get(header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+        response_headers: pick_headers(headers, &LOGGED_RESPONSE_HEADERS),
+        stream: reply.stream,
+        replayed: reply.replayed,
+        at: Instant::now(),
+    };
+    let mut state = endpoint.lock();
+    let record = HttpRecord::Exchange(exchange);
+    match reply.session.as_ref().and_then(|id| state.sessions.get_mut(id)) {
+        Some(session) => session.record(record),
+        None => {
+            if state.log.len() >= endpoint.options.limits.log_records {
+                state.log.pop_front();
+            }
+            state.log.push_back(record);
+        }
+    }
+    reply.response
+}
+
+fn pick_headers(headers: &HeaderMap, names: &[&str]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .flat_map(|name| {
+            headers
+                .get_all(*name)
+                .iter()
+                .map(move |v| ((*name).to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        })
+        .collect()
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// An HTTP error with a JSON-RPC error body without id.
+fn error(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = rules::error_body(code, message).to_string();
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body))
+        .unwrap_or_default()
+}
+
+/// An HTTP error before any stream exists: the status and a JSON-RPC error without id.
+struct Refusal {
+    status: StatusCode,
+    code: i64,
+    message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, code: i64, message: &str) -> Refusal {
+        Refusal { status, code, message: message.to_owned() }
+    }
+}
+
+impl From<Refusal> for Reply {
+    fn from(r: Refusal) -> Reply {
+        Reply::plain(error(r.status, r.code, &r.message))
+    }
+}
+
+fn status_only(status: StatusCode) -> Response {
+    Response::builder().status(status).body(Body::empty()).unwrap_or_default()
+}
+
+const INVALID_REQUEST: i64 = -32600;
+const PARSE_ERROR: i64 = -32700;
+/// The JSON-RPC code of HTTP-level refusals (the implementation-defined server-error range).
+const SERVER_ERROR: i64 = -32000;
+
+/// A request whose `Host` (HTTP/1) or authority (HTTP/2) does not name this endpoint, or whose
+/// `Origin` is not allowed, is refused with 403 before anything else is looked at: both are how
+/// a DNS-rebinding page reaches a loopback server (see [`rules::host_allowed`]). A request with
+/// neither (HTTP/1.0 without `Host`) did not come from a browser and is served.
+fn rebinding_refused(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Option<Reply> {
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .map(|h| h.as_bytes())
+        .or_else(|| parts.uri.authority().map(|a| a.as_str().as_bytes()));
+    if let Some(host) = host {
+        let text = String::from_utf8_lossy(host);
+        if !rules::host_allowed(&text, endpoint.listening) {
+            let why = format!(
+                "Forbidden: Host {text:?} does not name this server ({}) (DNS rebinding protection)",
+                endpoint.listening
+            );
+            return Some(error(StatusCode::FORBIDDEN, SERVER_ERROR, &why).into());
+        }
+    }
+    let headers = &parts.headers;
+    let origin = headers.get(header::ORIGIN)?;
+    let allowed = origin.to_str().is_ok_and(|o| endpoint.options.allowed_origins.allows(o));
+    if allowed || endpoint.fault() == Some(Fault::HttpForeignOriginAccepted) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(origin.as_bytes());
+    let why = format!("Forbidden: Origin {text:?} is not allowed (DNS rebinding protection)");
+    Some(error(StatusCode::FORBIDDEN, SERVER_ERROR, &why).into())
+}
+
+/// Reads a POST body within the size and time limits, and parses it.
+async fn read_message(endpoint: &Endpoint, headers: &HeaderMap, body: Body) -> Result<Value, Response> {
+    let max = endpoint.options.max_message_bytes;
+    let too_large = || {
+        let why = format!("Payload Too Large: the body exceeds {max} bytes");
+        error(StatusCode::PAYLOAD_TOO_LARGE, SERVER_ERROR, &why)
+    };
+    let declared = header_str(headers, "content-length").and_then(|l| l.trim().parse::<u64>().ok());
+    if declared.is_some_and(|l| l > max as u64) {
+        return Err(too_large());
+    }
+    let bytes = match tokio::time::timeout(endpoint.options.body_timeout, axum::body::to_bytes(body, max))
+        .await
+    {
+        Err(_) => {
+            return Err(error(StatusCode::REQUEST_TIMEOUT, SERVER_ERROR, "the body did not arrive in time"))
+        }
+        Ok(Err(e)) if is_length_limit(&e) => return Err(too_large()),
+        Ok(Err(e)) => {
+            return Err(error(StatusCode::BAD_REQUEST, SERVER_ERROR, &format!("cannot read the body: {e}")))
+        }
+        Ok(Ok(b)) => b,
+    };
+    serde_json::from_slice(&bytes)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, PARSE_ERROR, &format!("Parse error: {e}")))
+}
+
+fn is_length_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.to_string().contains("length limit") {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// The body of an open SSE stream: the events of its channel, a keep-alive comment when idle,
+/// and a guard that tells the session when the connection is gone.
+struct EventBody {
+    rx: mpsc::Receiver<Bytes>,
+    keepalive: tokio::time::Interval,
+    _guard: ConnectionGuard,
+}
+
+impl futures_core::Stream for EventBody {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(bytes)) => return Poll::Ready(Some(Ok(bytes))),
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {}
+        }
+        match self.keepalive.poll_tick(cx) {
+            Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n")))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+struct ConnectionGuard {
+    endpoint: Weak<Endpoint>,
+    session: String,
+    stream: u64,
+    serial: u64,
+    /// Legacy: the session lives as long as its GET stream.
+    ends_session: bool,
+}
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        let Some(endpoint) = self.endpoint.upgrade() else { return };
+        let mut state = endpoint.lock();
+        if self.ends_session {
+            state.sessions.remove(&self.session);
+        } else if let Some(s) = state.sessions.get_mut(&self.session) {
+            s.connection_dropped(self.stream, self.serial);
+        }
+    }
+}
+
+fn sse_response(endpoint: &Arc<Endpoint>, rx: mpsc::Receiver<Bytes>, guard: ConnectionGuard) -> Response {
+    let every = endpoint.options.keepalive.max(Duration::from_millis(10));
+    let keepalive = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let body = Body::from_stream(EventBody { rx, keepalive, _guard: guard });
+    let content_type = match endpoint.fault() {
+        Some(Fault::HttpTextPlain) => "text/plain",
+        _ => "text/event-stream",
+    };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, content_type)
+        .header(header::CACHE_CONTROL, "no-cache")
+        // 2026-07-28 streamable-http.mdx: servers SHOULD send it (no proxy buffering of events).
+        .header("x-accel-buffering", "no")
+        .body(body)
+        .unwrap_or_default()
+}
+
+fn guard(
+    endpoint: &Arc<Endpoint>,
+    session: &str,
+    stream: u64,
+    serial: u64,
+    ends_session: bool,
+) -> ConnectionGuard {
+    ConnectionGuard {
+        endpoint: Arc::downgrade(endpoint),
+        session: session.to_owned(),
+        stream,
+        serial,
+        ends_session,
+    }
+}
+
+/// The session a request names: `Err` is the refusal (400 without one, 404 unknown).
+fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -> Result<String, Refusal> {
+    let fault = endpoint.fault();
+    let Some(raw) = headers.get("mcp-session-id") else {
+        if let (Some(Fault::HttpMissingSessionIdServed), Some(latest)) = (fault, &state.latest) {
+            if state.sessions.contains_key(latest) {
+                return Ok(latest.clone());
+            }
+        }
+        let why = "Bad Request: Mcp-Session-Id header is required";
+        return Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, why));
+    };
+    let id = rules::session_id_of(raw.as_bytes());
+    match state.sessions.get(&id) {
+        Some(s) if s.hidden => Err(Refusal::new(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found")),
+        Some(s) if !s.deleted || fault == Some(Fault::HttpDeletedSessionServed) => Ok(id),
+        _ if fault == Some(Fault::HttpUnknownSession400) => {
+            Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, "Bad Request: no such session"))
+        }
+        _ => Err(Refusal::new(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found")),
+    }
+}
+
+fn version_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Option<Revision>, Refusal> {
+    let mut values = headers.get_all("mcp-protocol-version").iter().map(HeaderValue::as_bytes);
+    let raw = values.next();
+    let checked = match values.find(|v| Some(*v) != raw) {
+        Some(_) => Err("conflicting MCP-Protocol-Version headers".to_owned()),
+        None => rules::protocol_version(raw, &endpoint.options.accepted_revisions),
+    };
+    match checked {
+        Ok(r) => Ok(r),
+        Err(_) if endpoint.fault() == Some(Fault::HttpProtocolVersionUnchecked) => Ok(None),
+        Err(why) => Err(Refusal::new(StatusCode::BAD_REQUEST, SERVER_ERROR, &format!("Bad Request: {why}"))),
+    }
+}
+
+async fn streamable(endpoint: &Arc<Endpoint>, request: Request) -> Reply {
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = rebinding_refused(endpoint, &parts) {
+        return refused;
+    }
+    if parts.uri.path() != endpoint.options.path {
+        return status_only(StatusCode::NOT_FOUND).into();
+    }
+    match parts.method {
+        Method::POST => post(endpoint, &parts.headers, body).await,
+        Method::GET => get(endpoint, &parts.headers),
+        Method::DELETE => delete(endpoint, &parts.headers),
+        _ => {
+            let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r.into()
+        }
+    }
+}
+
+async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Body) -> Reply {
+    let fault = endpoint.fault();
+    let accept = header_str(headers, "accept");
+    let accepts_both =
+        rules::accept_lists(accept, "application/json") && rules::accept_lists(accept, "text/event-stream");
+    if !accepts_both && fault != Some(Fault::HttpAcceptUnchecked) {
+        let why = "Not Acceptable: Accept must list both application/json and text/event-stream";
+        return error(StatusCode::NOT_ACCEPTABLE, SERVER_ERROR, why).into();
+    }
+    if !rules::is_json_content_type(header_str(headers, "content-type"))
+        && fault != Some(Fault::HttpContentTypeUnchecked)
+    {
+        let why = "Unsupported Media Type: Content-Type must be application/json";
+        return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, SERVER_ERROR, why).into();
+    }
+    let value = match read_message(endpoint, headers, body).await {
+        Ok(v) => v,
+        Err(refused) => return refused.into(),
+    };
+    let version_header = headers.get("mcp-protocol-version").map(HeaderValue::as_bytes);
+    if rules::is_modern_post(&value, version_header, &endpoint.options.accepted_revisions) {
+        return modern_post(endpoint, headers, value).await;
+    }
+    let header_revision = match version_refused(endpoint, headers) {
+        Ok(r) => r,
+        Err(refused) => return refused.into(),
+    };
+    let inbound = match rules::classify(&value) {
+        Ok(i) => i,
+        Err(why) => {
+            return error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Invalid Request: {why}")).into()
+        }
+    };
+    let (mut reply, id, serial, open, created_rx) =
+        match admit(endpoint, headers, value, inbound, header_revision) {
+            Admitted::Done(reply) => return reply,
+            Admitted::Stream { reply, id, serial, open, created_rx } => (reply, id, serial, open, created_rx),
+        };
+    let stream = reply.stream.unwrap_or_default();
+    let serial_guard = guard(endpoint, &id, stream, serial, false);
+    let created = created_rx.is_some();
+    if let Some(inbound) = created_rx {
+        if let Err(refused) = hand_over(endpoint, &id, inbound) {
+            return refused.into();
+        }
+    }
+    let mut response = match open {
+        PostOpen::Sse(rx) => sse_response(endpoint, rx, serial_guard),
+        PostOpen::Deciding(rx) => match tokio::time::timeout(endpoint.options.response_timeout, rx).await {
+            Ok(Ok(PostReply::Json(message))) => {
+                let content_type = match fault {
+                    Some(Fault::HttpTextPlain) => "text/plain",
+                    _ => "application/json",
+                };
+                Response::builder()
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, content_type)
+                    .body(Body::from(message.to_string()))
+                    .unwrap_or_default()
+            }
+            Ok(Ok(PostReply::Sse(rx))) => sse_response(endpoint, rx, serial_guard),
+            Ok(Err(_)) => error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session ended before the response"),
+            Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
+        },
+    };
+    if created {
+        let value = HeaderValue::from_bytes(&rules::session_id_bytes(&id));
+        if let Ok(value) = value {
+            response.headers_mut().insert("mcp-session-id", value);
+        }
+    }
+    reply.response = response;
+    reply
+}
+
+/// GET and DELETE without a legacy session, on an endpoint that serves the stateless era:
+/// 405 (2026-07-28 streamable-http.mdx#backward-compatibility: "respond with `405 Method Not
+/// Allowed`"). With a session id they stay legacy requests.
+fn no_legacy_session(endpoint: &Endpoint, headers: &HeaderMap) -> Option<Reply> {
+    let accepted = &endpoint.options.accepted_revisions;
+    let modern = accepted.iter().any(|r| r.era() == Era::Modern);
+    let legacy = accepted.iter().any(|r| r.era() == Era::Legacy);
+    if !modern || (legacy && headers.contains_key("mcp-session-id")) {
+        return None;
+    }
+    let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    Some(r.into())
+}
+
+/// A JSON-RPC error answering a modern request, with its id when it could be read.
+fn modern_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(Message::error(id, error).to_value().to_string()))
+        .unwrap_or_default()
+}
+
+/// A POST of the stateless era (see the module doc).
+async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, value: Value) -> Reply {
+    let fault = endpoint.fault();
+    // The deliberate defect `modern-http-status-200-on-error`: every refusal says 200.
+    let status =
+        |s: StatusCode| if fault == Some(Fault::ModernHttpStatus200OnError) { StatusCode::OK } else { s };
+    let id = value.get("id").and_then(RequestId::from_value);
+    if value.get("method").is_none() || value.get("id").is_none() {
+        if value.get("method").is_some() {
+            // streamable-http.mdx: this revision defines no client notifications over HTTP
+            // (closing a stream is the cancellation); one that comes is accepted, and has no
+            // effect.
+            return status_only(StatusCode::ACCEPTED).into();
+        }
+        let why = "Invalid Request: a client MUST NOT send JSON-RPC responses (streamable-http.mdx)";
+        return modern_error(status(StatusCode::BAD_REQUEST), id, ErrorObject::new(INVALID_REQUEST, why))
+            .into();
+    }
+    // A message that is not a valid request (a null or fractional id, a method that is not a
+    // string, another JSON-RPC version) is an invalid request before anything in its params is
+    // (JSON-RPC 2.0 §5.1), as over stdio.
+    if let Err(e) = Message::from_value(&value) {
+        let error = ErrorObject::new(INVALID_REQUEST, format!("Invalid Request: {e}"));
+        return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
+    }
+    let mirrored = rules::Mirrored {
+        version: headers.get("mcp-protocol-version").map(HeaderValue::as_bytes),
+        method: headers.get("mcp-method").map(HeaderValue::as_bytes),
+        name: headers.get("mcp-name").map(HeaderValue::as_bytes),
+    };
+    let meta_required = fault != Some(Fault::ModernMetaNotRequired);
+    let names_checked = fault != Some(Fault::ModernHttpHeaderUnchecked);
+    if let Some(mut error) = rules::modern_refusal(&value, &mirrored, meta_required, names_checked) {
+        if value["method"] == "initialize" {
+            // versioning.mdx: a modern-only server "SHOULD name the protocol versions it
+            // supports in any error it returns to an `initialize` request, on any transport".
+            let supported = mcpspec_protocol::modern::supported_list(&endpoint.options.accepted_revisions);
+            error.message = format!("{} (this server speaks {})", error.message, supported.join(", "));
+            error.data = Some(serde_json::json!({ "supported": supported }));
+        }
+        return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
+    }
+    let key = rules::request_key(&value["id"]);
+    let opened = {
+        let mut state = endpoint.lock();
+        match create_session(endpoint, &mut state, Flavor::Streamable, true) {
+            Err(refused) => Err(Reply::from(refused)),
+            Ok((sid, inbound)) => match state.sessions.get_mut(&sid) {
+                None => {
+                    Err(error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, "session vanished").into())
+                }
+                Some(session) => {
+                    // No priming event and no resumption: "Resumable SSE streams via
+                    // Last-Event-ID are not supported" in 2026-07-28.
+                    let (stream, serial, open) = session.open_post(vec![key], true, false, None);
+                    if session.deliver(value, Some(stream)) {
+                        Ok((sid, inbound, stream, serial, open))
+                    } else {
+                        state.sessions.remove(&sid);
+                        Err(busy(Reply::plain(Response::default())))
+                    }
+                }
+            },
+        }
+    };
+    let (sid, inbound, stream, serial, open) = match opened {
+        Ok(o) => o,
+        Err(reply) => return reply,
+    };
+    if let Err(refused) = hand_over(endpoint, &sid, inbound) {
+        endpoint.lock().sessions.remove(&sid);
+        return refused.into();
+    }
+    // The session ends with this connection: the response sent, or the client gone.
+    let g = guard(endpoint, &sid, stream, serial, true);
+    let response = match open {
+        PostOpen::Sse(rx) => sse_response(endpoint, rx, g),
+        PostOpen::Deciding(rx) => match tokio::time::timeout(endpoint.options.response_timeout, rx).await {
+            Ok(Ok(PostReply::Json(message))) => {
+                let code = StatusCode::from_u16(rules::modern_status(&message)).unwrap_or(StatusCode::OK);
+                let content_type = match fault {
+                    Some(Fault::HttpTextPlain) => "text/plain",
+                    _ => "application/json",
+                };
+                Response::builder()
+                    .status(status(code))
+                    .header(header::CONTENT_TYPE, content_type)
+                    .body(Body::from(message.to_string()))
+                    .unwrap_or_default()
+            }
+            Ok(Ok(PostReply::Sse(rx))) => sse_response(endpoint, rx, g),
+            Ok(Err(_)) => {
+                error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, "the request ended without a response")
+            }
+            Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
+        },
+    };
+    Reply { response, session: None, stream: Some(stream), replayed: Vec::new() }
+}
+
+/// What [`admit`] decided about a POST.
+enum Admitted {
+    /// Answered already (refused, or 202).
+    Done(Reply),
+    /// Its requests went to the app; the answer streams (or waits for the JSON body).
+    Stream { reply: Reply, id: String, serial: u64, open: PostOpen, created_rx: Option<Inbound> },
+}
+
+/// The part of a POST done under the lock: find or create the session, open the POST's stream,
+/// hand the message to the app.
+fn admit(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    value: Value,
+    inbound: rules::Inbound,
+    header_revision: Option<Revision>,
+) -> Admitted {
+    let fault = endpoint.fault();
+    let mut state = endpoint.lock();
+    let (id, created_rx) = if !headers.contains_key("mcp-session-id") && inbound.initialize {
+        match create_session(endpoint, &mut state, Flavor::Streamable, false) {
+            Ok((id, rx)) => (id, Some(rx)),
+            Err(refused) => return Admitted::Done(refused.into()),
+        }
+    } else {
+        match session_of(endpoint, &state, headers) {
+            Ok(id) => (id, None),
+            Err(refused) => return Admitted::Done(refused.into()),
+        }
+    };
+    let Some(session) = state.sessions.get_mut(&id) else {
+        return Admitted::Done(error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into());
+    };
+    session.last_active = Instant::now();
+    let mut reply = Reply {
+        response: Response::default(),
+        session: Some(id.clone()),
+        stream: None,
+        replayed: Vec::new(),
+    };
+    if inbound.requests.is_empty() {
+        if !session.deliver(value, None) {
+            return Admitted::Done(busy(reply));
+        }
+        reply.response = match fault {
+            Some(Fault::HttpAcceptedWithBody) => Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(r#"{"accepted":true}"#))
+                .unwrap_or_default(),
+            _ => status_only(StatusCode::ACCEPTED),
+        };
+        return Admitted::Done(reply);
+    }
+    let requested =
+        value.pointer("/params/protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok());
+    let revision = session.revision.or(header_revision).or(if inbound.initialize { requested } else { None });
+    let priming = endpoint.options.priming && revision.is_some_and(|r| r >= Revision::V2025_11_25);
+    let poll = endpoint.options.poll_after_priming.filter(|_| priming);
+    let (stream, serial, open) =
+        session.open_post(inbound.requests, endpoint.options.json_responses, priming, poll);
+    reply.stream = Some(stream);
+    if !session.deliver(value, Some(stream)) {
+        session.abandon(stream);
+        return Admitted::Done(busy(reply));
+    }
+    Admitted::Stream { reply, id, serial, open, created_rx }
+}
+
+fn busy(mut reply: Reply) -> Reply {
+    let why = "Service Unavailable: the session's queue is full";
+    reply.response = error(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why);
+    reply
+}
+
+/// Hands a new session's link to the app ([`HttpListener::next_session`]); a 503 when the
+/// app has too many new sessions waiting.
+fn hand_over(endpoint: &Arc<Endpoint>, id: &str, inbound: Inbound) -> Result<(), Refusal> {
+    let link = SessionLink { id: id.to_owned(), endpoint: endpoint.clone(), inbound };
+    match endpoint.new_sessions.try_send(link) {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            let why = "Service Unavailable: too many sessions";
+            Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why))
+        }
+    }
+}
+
+/// Creates a session (its link is sent by the caller once the first message is in).
+fn create_session(
+    endpoint: &Arc<Endpoint>,
+    state: &mut EndpointState,
+    flavor: Flavor,
+    hidden: bool,
+) -> Result<(String, Inbound), Refusal> {
+    let options = &endpoint.options;
+    if state.sessions.len() >= options.max_sessions {
+        let why = "Service Unavailable: too many sessions";
+        return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why));
+    }
+    let malformed = endpoint.fault() == Some(Fault::HttpSessionIdInvalidChars);
+    let id = match rules::new_session_id(malformed) {
+        Ok(id) => id,
+        Err(e) => {
+            let why = format!("cannot make a session id: {e}");
+            return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, &why));
+        }
+    };
+    let (tx, rx) = mpsc::channel(options.limits.queued_messages.max(1));
+    let mut session = Session::new(flavor, options.fault, tx, options.limits, Instant::now());
+    session.hidden = hidden;
+    state.sessions.insert(id.clone(), session);
+    if !hidden {
+        state.latest = Some(id.clone());
+    }
+    Ok((id, rx))
+}
+
+fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
+    if endpoint.fault() == Some(Fault::HttpGetJson) {
+        return Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from("{}"))
+            .unwrap_or_default()
+            .into();
+    }
+    if let Some(refused) = no_legacy_session(endpoint, headers) {
+        return refused;
+    }
+    if !rules::accept_lists(header_str(headers, "accept"), "text/event-stream") {
+        let why = "Not Acceptable: a GET must accept text/event-stream";
+        return error(StatusCode::NOT_ACCEPTABLE, SERVER_ERROR, why).into();
+    }
+    if let Err(refused) = version_refused(endpoint, headers) {
+        return refused.into();
+    }
+    let mut state = endpoint.lock();
+    let id = match session_of(endpoint, &state, headers) {
+        Ok(id) => id,
+        Err(refused) => return refused.into(),
+    };
+    let Some(session) = state.sessions.get_mut(&id) else {
+        return error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into();
+    };
+    session.last_active = Instant::now();
+    let last_event_id = header_str(headers, "last-event-id");
+    if !endpoint.options.get_stream && last_event_id.is_none() {
+        drop(state);
+        let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return Reply { response: r, session: Some(id), stream: None, replayed: Vec::new() };
+    }
+    let mut reply = Reply::plain(Response::default());
+    reply.session = Some(id.clone());
+    match session.open_get(last_event_id) {
+        Ok(opened) => {
+            drop(state);
+            reply.stream = Some(opened.stream);
+            reply.replayed = opened.replayed;
+            let g = guard(endpoint, &id, opened.stream, opened.serial, false);
+            reply.response = sse_response(endpoint, opened.rx, g);
+        }
+        Err(OpenError::Busy(stream)) => {
+            let why = format!("Conflict: stream {stream} of this session is already open");
+            reply.response = error(StatusCode::CONFLICT, SERVER_ERROR, &why);
+        }
+    }
+    reply
+}
+
+fn delete(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
+    if let Some(refused) = no_legacy_session(endpoint, headers) {
+        return refused;
+    }
+    if let Err(refused) = version_refused(endpoint, headers) {
+        return refused.into();
+    }
+    let mut state = endpoint.lock();
+    let id = match session_of(endpoint, &state, headers) {
+        Ok(id) => id,
+        Err(refused) => return refused.into(),
+    };
+    if endpoint.fault() == Some(Fault::HttpDeletedSessionServed) {
+        // The defect: the session is only marked, and goes on serving.
+        if let Some(s) = state.sessions.get_mut(&id) {
+            s.deleted = true;
+        }
+    } else {
+        state.sessions.remove(&id);
+    }
+    Reply::plain(status_only(StatusCode::OK))
+}
+
+async fn legacy(endpoint: &Arc<Endpoint>, request: Request) -> Reply {
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = rebinding_refused(endpoint, &parts) {
+        return refused;
+    }
+    let path = parts.uri.path();
+    if path == endpoint.options.path && parts.method == Method::GET {
+        return legacy_get(endpoint, &parts.headers);
+    }
+    if path == endpoint.options.messages_path && parts.method == Method::POST {
+        return legacy_post(endpoint, &parts.headers, parts.uri.query(), body).await;
+    }
+    if path == endpoint.options.path || path == endpoint.options.messages_path {
+        let allow = if path == endpoint.options.path { "GET" } else { "POST" };
+        let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+        return r.into();
+    }
+    status_only(StatusCode::NOT_FOUND).into()
+}
+
+fn legacy_get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
+    if !rules::accept_lists(header_str(headers, "accept"), "text/event-stream") {
+        let why = "Not Acceptable: the SSE endpoint serves text/event-stream";
+        return error(StatusCode::NOT_ACCEPTABLE, SERVER_ERROR, why).into();
+    }
+    let mut state = endpoint.lock();
+    let (id, inbound) = match create_session(endpoint, &mut state, Flavor::LegacySse, false) {
+        Ok(created) => created,
+        Err(refused) => return refused.into(),
+    };
+    let uri = format!("{}?sessionId={}", endpoint.options.messages_path, id);
+    let Some(session) = state.sessions.get_mut(&id) else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, "session vanished").into();
+    };
+    let (rx, serial) = session.open_legacy(&uri);
+    drop(state);
+    if let Err(refused) = hand_over(endpoint, &id, inbound) {
+        return refused.into();
+    }
+    let g = guard(endpoint, &id, session::STANDALONE, serial, true);
+    Reply {
+        response: sse_response(endpoint, rx, g),
+        session: Some(id),
+        stream: Some(0),
+        replayed: Vec::new(),
+    }
+}
+
+async fn legacy_post(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    body: Body,
+) -> Reply {
+    if !rules::is_json_content_type(header_str(headers, "content-type"))
+        && endpoint.fault() != Some(Fault::HttpContentTypeUnchecked)
+    {
+        let why = "Unsupported Media Type: Content-Type must be application/json";
+        return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, SERVER_ERROR, why).into();
+    }
+    let id = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "sessionId")
+        .map(|(_, v)| v.into_owned());
+    let Some(id) = id else {
+        return error(StatusCode::BAD_REQUEST, SERVER_ERROR, "Bad Request: sessionId is required").into();
+    };
+    if !endpoint.lock().sessions.contains_key(&id) {
+        return error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into();
+    }
+    let value = match read_message(endpoint, headers, body).await {
+        Ok(v) => v,
+        Err(refused) => return refused.into(),
+    };
+    if let Err(why) = rules::classify(&value) {
+        return error(StatusCode::BAD_REQUEST, INVALID_REQUEST, &format!("Invalid Request: {why}")).into();
+    }
+    let mut state = endpoint.lock();
+    let Some(session) = state.sessions.get_mut(&id) else {
+        return error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into();
+    };
+    session.last_active = Instant::now();
+    let reply =
+        Reply { response: Response::default(), session: Some(id), stream: None, replayed: Vec::new() };
+    if !session.deliver(value, None) {
+        return busy(reply);
+    }
+    Reply { response: status_only(StatusCode::ACCEPTED), ..reply }
+}

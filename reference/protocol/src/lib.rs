@@ -1,0 +1,35 @@
+//! The protocol vocabulary of mcpspec: what every part of it (the schema validator, the
+//! reference peers, the harness, the fuzz properties) needs to speak MCP, and nothing that does
+//! I/O. Every type here is a plain value or a sans-IO state machine, so the same code runs
+//! behind stdio, HTTP, a recorded transcript and a fuzz target.
+//!
+//! - [`wire`]: the JSON-RPC / MCP message model;
+//! - [`revision`]: protocol revisions and their two eras (legacy and modern,
+//!   2026-07-28 `basic/versioning.mdx`);
+//! - [`framing`]: the stdio newline codec; [`reassembly`] above it, messages split over several
+//!   lines made whole again (and flagged); [`sse`]: the Server-Sent Events codec of the HTTP
+//!   transports;
+//! - [`modern`]: the vocabulary of the modern era (request `_meta`, its errors, MRTR and
+//!   cacheable methods, mirrored HTTP headers);
+//! - [`capabilities`], [`sampling`], [`elicitation`]: rules of the protocol as pure functions
+//!   (what a `capabilities` object declares, the tool-use balance of a sampling conversation and
+//!   what a sampling result holds, elicitation modes and results), shared by the reference peers
+//!   and the harness's checks;
+//! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
+//! - `testing` (feature `testing`): proptest strategies for the workspace's tests.
+
+pub mod arguments;
+pub mod capabilities;
+pub mod elicitation;
+pub mod framing;
+pub mod modern;
+pub mod reassembly;
+pub mod revision;
+pub mod sampling;
+pub mod sse;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+pub mod wire;
+
+pub use revision::{Era, Revision, UnknownRevision};
+pub use wire::{Direction, ErrorObject, Message, RequestId};
