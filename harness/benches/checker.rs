@@ -12,8 +12,8 @@
 //! `cargo bench -p mcpspec --bench checker`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcpspec::checker::SessionChecker;
-use mcpspec::recorder::WireRecorder;
+use mcpspec::judge::checker::SessionChecker;
+use mcpspec::judge::recorder::WireRecorder;
 use mcpspec_protocol::framing::{encode, Frame, FrameContent, LineDecoder};
 use mcpspec_protocol::{Direction, Revision};
 use mcpspec_schema::SchemaSet;
@@ -141,7 +141,7 @@ fn bench(c: &mut Criterion) {
     }
     let recorder = record(&frames, &schemas);
     let checks = recorder.checks();
-    assert!(checks.iter().all(|c| c.verdict == mcpspec::verdict::Verdict::Passed), "{checks:?}");
+    assert!(checks.iter().all(|c| c.verdict == mcpspec::judge::verdict::Verdict::Passed), "{checks:?}");
     assert!(checks.iter().any(|c| c.id == "schema/message-valid"), "{checks:?}");
 
     let mut group = c.benchmark_group("checker");

@@ -15,7 +15,7 @@
 //! `cargo bench -p mcpspec --bench roundtrip`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcpspec::session::ServerSession;
+use mcpspec::session::server::ServerSession;
 use mcpspec_protocol::framing::FrameContent;
 use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec};
@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
     rt.block_on(transport.shutdown());
 
     let mut session = rt.block_on(async {
-        let target = mcpspec::session::Target::Stdio(server());
+        let target = mcpspec::session::target::Target::Stdio(server());
         let mut s =
             ServerSession::start(&target, ChildOptions::default(), REV, Some(SchemaSet::shared_builtin()))
                 .await
@@ -103,7 +103,7 @@ fn bench(c: &mut Criterion) {
     // Every answer was judged: nothing but passes (a finding would mean the bench measured an
     // error path).
     let checks = session.recorder().checks();
-    assert!(checks.iter().all(|c| c.verdict == mcpspec::verdict::Verdict::Passed), "{checks:?}");
+    assert!(checks.iter().all(|c| c.verdict == mcpspec::judge::verdict::Verdict::Passed), "{checks:?}");
     rt.block_on(session.shutdown());
     group.finish();
 }

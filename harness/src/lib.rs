@@ -1,30 +1,24 @@
 //! mcpspec: conformance test suite and protocol fuzzer for the Model Context Protocol.
 //!
-//! The path of a message: [`session`] starts the implementation under test and sends and
-//! receives through the reference transport (`mcpspec_reference::transport`), which frames
-//! and decodes; the [`recorder`] runs every message through the sans-IO [`checker`] and the
-//! JSON Schema validator (`mcpspec_schema`); scenario steps (in the binary) add their own
-//! checks; [`report`] turns them into verdicts. Rules and levels live in [`rules`] and
-//! [`verdict`]; the [`pool`] hands a session its scenario left untouched to the next scenario
-//! that needs one like it.
+//! The library holds the stages a message passes once the binary (`bin/mcpspec/`: the command
+//! line and the Gherkin suites) has decided what to send:
 //!
-//! The reference peers live in `mcpspec_reference`: the reference client and the client
-//! persona a [`session`] plays towards a server (`mcpspec_reference::client`), and the
-//! protocol's rules the checker and the steps judge with (`mcpspec_reference::{capabilities,
-//! sampling, elicitation}`, arguments from `mcpspec_protocol::arguments`).
+//! - [`session`]: a live session with the implementation under test, one module per role and
+//!   transport (`session::server::{stdio, http}`, `session::client::{stdio, http}`), the pool
+//!   that hands a session on to the next scenario and the start turns;
+//! - [`judge`]: every message through the sans-IO session checker and the JSON Schema of the
+//!   revision in force ([`judge::recorder`]), the rules a server and a client are judged by, the
+//!   catalogue of wire rules and the vocabulary of verdicts;
+//! - [`report`]: checks into verdicts, a certification per revision, and every report format,
+//!   with baselines of known failures and secrets kept out;
+//! - [`fuzz`]: black-box fuzzing of a running implementation over its real transport.
+//!
+//! The protocol's vocabulary is `mcpspec_protocol`; the reference peers and the real transports
+//! are `mcpspec_reference`; the schemas are `mcpspec_schema`. ARCHITECTURE.md walks a message
+//! from a peer's bytes to a verdict in a report.
 
-pub mod baseline;
-pub mod bounds;
-pub mod checker;
-pub mod client_session;
 pub mod files;
 pub mod fuzz;
-pub mod http_target;
-pub mod pool;
-pub mod recorder;
-pub mod redact;
+pub mod judge;
 pub mod report;
-pub mod rules;
 pub mod session;
-pub mod starts;
-pub mod verdict;

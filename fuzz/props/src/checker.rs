@@ -1,7 +1,7 @@
 //! The session checker and the schema validator on any input: no panic, every inspection
 //! describes the value it was given, every `Invalid` verdict is explained.
 
-use mcpspec::checker::SessionChecker;
+use mcpspec::judge::checker::SessionChecker;
 use mcpspec_protocol::framing::{self, FrameContent, LineDecoder};
 use mcpspec_protocol::wire::Message;
 use mcpspec_protocol::{Direction, Revision};

@@ -4,7 +4,7 @@
 
 use crate::checker::schemas;
 use crate::script::{describe, ClientOp, Script};
-use mcpspec::checker::SessionChecker;
+use mcpspec::judge::checker::SessionChecker;
 use mcpspec_protocol::framing::{Frame, FrameContent, LineDecoder};
 use mcpspec_protocol::wire::{Message, Outcome, RequestId};
 use mcpspec_protocol::{Direction, Revision};

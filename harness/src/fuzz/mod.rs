@@ -26,7 +26,7 @@ pub mod signature;
 
 pub use input::{Input, InputFile, WriteRepr};
 
-use crate::rules::{self, Rule};
+use crate::judge::rules::{self, Rule};
 use mcpspec_protocol::Revision;
 use serde_json::Value;
 use signature::Oracle;

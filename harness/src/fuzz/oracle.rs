@@ -322,7 +322,7 @@ impl Watch {
             return;
         }
         if let Validation::Invalid { definition, violations } =
-            schema.validate(Direction::ServerToClient, &crate::recorder::schema_form(message), answers)
+            schema.validate(Direction::ServerToClient, &crate::judge::recorder::schema_form(message), answers)
         {
             if violations.iter().all(|v| v.format.is_some()) {
                 return;

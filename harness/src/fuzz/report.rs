@@ -5,8 +5,8 @@
 use super::campaign::{CampaignResult, Finding};
 use super::driver::{tail, DriverConfig};
 use super::rule_of;
-use crate::report::{era_name, Policy, Report, RunInfo, ScenarioReport};
-use crate::verdict::{Check, Verdict};
+use crate::judge::verdict::{Check, Verdict};
+use crate::report::{Policy, Report, RunInfo, ScenarioReport};
 use std::path::Path;
 
 /// The report of a campaign (`role` server).
@@ -52,8 +52,8 @@ pub fn report(
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
         transport: "stdio",
-        era: era_name(revision),
-        level: crate::verdict::Level::MUST,
+        era: revision.era().name(),
+        level: crate::judge::verdict::Level::MUST,
         spec: revision.doc("basic/index.mdx"),
         tags: vec!["fuzz".to_owned()],
         verdict,
@@ -126,7 +126,7 @@ fn finding_entry(
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
         transport: "stdio",
-        era: era_name(revision),
+        era: revision.era().name(),
         level,
         spec: rule.spec(revision),
         tags: vec!["fuzz".to_owned(), super::signature::Oracle::name(finding.signature.oracle).to_owned()],

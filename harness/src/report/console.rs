@@ -3,9 +3,11 @@
 //! `NO_COLOR` is set or the output is not a terminal, `--quiet` for the closing lines only, and
 //! `--verbose` for a live wire log (every message of every session, as it crosses the wire).
 
-use super::{console_entry, ScenarioReport};
-use crate::verdict::Verdict;
+use super::run::Report;
+use super::scenario::ScenarioReport;
+use crate::judge::verdict::Verdict;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::sync::OnceLock;
 
@@ -83,7 +85,7 @@ impl Console {
         if self.mode == Mode::Quiet {
             return;
         }
-        let text = crate::redact::run().text(&console_entry(report)).into_owned();
+        let text = crate::report::redact::run().text(&console_entry(report)).into_owned();
         self.line(&self.paint(report.verdict, text));
     }
 
@@ -92,7 +94,7 @@ impl Console {
         if self.mode != Mode::Verbose {
             return;
         }
-        let text = crate::redact::run().text(text).into_owned();
+        let text = crate::report::redact::run().text(text).into_owned();
         let line = format!("  {label} {dir} {text}");
         self.line(&if self.color { console::style(line).dim().to_string() } else { line });
     }
@@ -120,5 +122,93 @@ impl Console {
             Verdict::Skipped => style.dim(),
         };
         format!("{tag}{rest}")
+    }
+}
+
+/// What the console shows once every scenario has: the certification of each revision, and
+/// what the baseline made of its entries.
+pub fn console_footer(report: &Report) -> String {
+    let mut out = format!(
+        "mcpspec {} certified the {} {} over {}, started {}",
+        report.mcpspec.version, report.role, report.command, report.transport, report.started_at
+    );
+    if let Some(set) = &report.scenario_set {
+        let _ = write!(out, "; scenarios: {} ({} runs", set.source, set.scenarios);
+        for (flag, values) in [("--scenario", &set.selection.scenario), ("--tag", &set.selection.tag)] {
+            for v in values {
+                let _ = write!(out, " {flag} {v}");
+            }
+        }
+        out.push(')');
+    }
+    out.push('\n');
+    for c in &report.certification {
+        let _ = writeln!(
+            out,
+            "certification {} {}: {} ({})",
+            c.revision,
+            c.transport,
+            c.verdict.words(),
+            c.reason
+        );
+    }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(
+            out,
+            "baseline {}: {} of {} entries matched a failure, {} stale, {} unexercised",
+            b.file,
+            b.expected.len(),
+            b.entries,
+            b.stale.len(),
+            b.unexercised.len()
+        );
+        for entry in &b.stale {
+            let _ = writeln!(out, "  stale: {entry} no longer fails (remove it from the baseline)");
+        }
+        for entry in &b.unexercised {
+            let _ = writeln!(out, "  unexercised: {entry} matched nothing that ran");
+        }
+    }
+    out
+}
+
+/// The console line of a scenario, followed by its non-passing checks.
+pub fn console_entry(s: &ScenarioReport) -> String {
+    let tag = match s.verdict {
+        Verdict::Passed => "PASS ",
+        Verdict::ExpectedFailure => "XFAIL",
+        Verdict::Failed => "FAIL ",
+        Verdict::Warning => "WARN ",
+        Verdict::Skipped => "SKIP ",
+        Verdict::Error => "ERROR",
+    };
+    let mut out = format!("{tag} {:<10} {}  {}", s.revision, s.id, s.name);
+    if let Some(reason) = &s.reason {
+        let _ = write!(out, "\n        {reason}");
+    }
+    for c in
+        s.checks.iter().filter(|c| matches!(c.verdict, Verdict::Failed | Verdict::Warning | Verdict::Error))
+    {
+        let _ = write!(
+            out,
+            "\n        {} {} {}  ({}){}\n          expected: {}\n          actual:   {}",
+            if c.verdict == Verdict::Failed { "✗" } else { "!" },
+            c.level,
+            c.id,
+            c.spec,
+            if c.baselined { " [in the baseline]" } else { "" },
+            shorten(&c.expected),
+            shorten(&c.actual),
+        );
+    }
+    out
+}
+
+/// Console lines stay readable; report.json keeps the whole text (and the stderr tail).
+fn shorten(text: &str) -> String {
+    const MAX: usize = 240;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… (see report.json)", &text[..cut]),
+        None => text.to_owned(),
     }
 }

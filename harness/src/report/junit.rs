@@ -5,7 +5,7 @@
 //! `<system-out>`; under `--strict` warnings fail, and a stale baseline entry fails.
 
 use super::{Report, ScenarioReport};
-use crate::verdict::{Check, Verdict};
+use crate::judge::verdict::{Check, Verdict};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use std::borrow::Cow;

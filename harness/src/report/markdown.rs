@@ -3,7 +3,7 @@
 //! failures that decided it (the first few; the rest are in the other formats).
 
 use super::{Conformance, Report};
-use crate::verdict::Verdict;
+use crate::judge::verdict::Verdict;
 use std::fmt::Write as _;
 
 /// Failures listed one by one; the rest are counted.

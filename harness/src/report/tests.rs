@@ -2,9 +2,11 @@
 //! an error, an expected failure and a stale baseline entry — pinned by snapshots; and the
 //! certification's rules.
 
+use super::console::{console_entry, console_footer};
 use super::*;
-use crate::baseline::Baseline;
-use crate::verdict::{Check, Level, Verdict};
+use crate::judge::recorder::TranscriptEntry;
+use crate::judge::verdict::{Check, Level, Verdict};
+use crate::report::baseline::Baseline;
 
 /// A check of `id` with the verdict `verdict`, at `level`.
 pub(crate) fn check(id: &str, level: Level, verdict: Verdict) -> Check {
@@ -121,7 +123,7 @@ fn every_verdict() -> Report {
         scenarios,
         &Policy { baseline: Some(&baseline), strict: false },
     );
-    report.redact(&crate::redact::Redactor::new([("MY_TOKEN", "abc123")], []));
+    report.redact(&crate::report::redact::Redactor::new([("MY_TOKEN", "abc123")], []));
     report
 }
 

@@ -244,7 +244,7 @@ fn interop_matrix_rows_are_tested_and_baselines_justified() {
         assert!(["server", "client"].contains(&r.role.as_str()), "{r:?}");
         assert!(["stdio", "http", "sse"].contains(&r.transport.as_str()), "{r:?}");
         let path = root().join(format!("interop/{}.yaml", r.baseline));
-        mcpspec::baseline::Baseline::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        mcpspec::report::baseline::Baseline::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let text = std::fs::read_to_string(&path).unwrap();
         let file: Value = yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for role in ["server", "client"] {

@@ -28,6 +28,17 @@ pub enum Era {
     Modern,
 }
 
+impl Era {
+    /// `legacy` or `modern`, the names the spec gives the eras (2026-07-28
+    /// `basic/versioning.mdx`), as reports and flags use them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
 impl Revision {
     /// Every revision mcpspec knows, oldest first.
     pub const ALL: [Revision; 6] = [

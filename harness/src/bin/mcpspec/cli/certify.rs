@@ -1,0 +1,371 @@
+//! `mcpspec server` and `mcpspec client`: one certification, either role. The options become a
+//! plan (the target, the schemas, the run's bounds), the plan runs the role's suite, and the
+//! suite's scenario reports become the run's report in every format.
+
+use super::{parse_header, parse_revision, parse_seconds, schema_set, signals, ServerTransport, UsageError};
+use crate::suite;
+use anyhow::Context as _;
+use clap::Args;
+use mcpspec::report::{Policy, Report, RunInfo, ScenarioSet};
+use mcpspec::session::target::{Detection, Target};
+use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use mcpspec_protocol::Revision;
+use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
+use mcpspec_reference::transport::Flavor;
+use mcpspec_reference::transport::{ChildOptions, CommandSpec};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The options of `mcpspec server` and `mcpspec client`: one certification, either role.
+#[derive(Args)]
+pub struct CertifyArgs {
+    /// A revision to certify (repeatable). Default for servers: every released revision, both
+    /// eras (2024-11-05 … 2026-07-28); one the server does not speak is reported as skipped.
+    /// The draft runs when named.
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    pub revisions: Vec<Revision>,
+    /// Write DIR/report.json.
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Seconds to wait for each expected message, connection or exit.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub timeout: f64,
+    /// Validate messages with the schemas in DIR/<revision>/schema.json (e.g. the official ones)
+    /// instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// Scenarios run at once (default: servers, the number of cores; clients, 16, their starts
+    /// a few per core at a time).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Servers: run every scenario in a process of its own. By default a scenario that left
+    /// its session as it found it (only reading requests, nothing failed or in flight) hands
+    /// the process on to the next scenario that needs the same revision and capabilities.
+    #[arg(long, env = "MCPSPEC_ISOLATE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub isolate: bool,
+    /// The longest line (one message) read from the implementation, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+    /// Read the .feature files from DIR (or DIR/server, DIR/client) instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
+    /// Servers: do not sweep (call every advertised tool, prompt, resource and completion with
+    /// generated arguments, under several client personas).
+    #[arg(long)]
+    pub no_sweep: bool,
+    /// Servers: let the sweep call tools whose annotations say destructiveHint: true.
+    #[arg(long)]
+    pub sweep_destructive: bool,
+    /// Servers: certify the server at this URL, over HTTP. With a command too, mcpspec starts
+    /// the command first (with `{port}` replaced in both, and PORT set).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (the legacy
+    /// HTTP+SSE transport). With --url and no --transport, Streamable HTTP, falling back to
+    /// HTTP+SSE as the spec's backwards-compatibility section describes.
+    #[arg(long, value_name = "T", value_enum)]
+    pub transport: Option<ServerTransport>,
+    /// Servers over HTTP: a header for every request, `Name: value` (repeatable), e.g. for a
+    /// server behind auth. Values are never written to reports.
+    #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Known failures: a YAML file of `server:` and `client:` lists of scenario ids (or
+    /// `scenario:check-id`), the official conformance suite's format; an entry may also be a
+    /// mapping with `id`, `revision`, `transport`, `clause` and `reason`. A listed failure passes
+    /// as expected; an unlisted one fails; a listed one that no longer fails fails as stale.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+    /// SHOULD failures fail the run (exit 1) and the certification, as MUST failures do.
+    #[arg(long)]
+    pub strict: bool,
+    /// Run only the scenarios whose id matches GLOB (repeatable), e.g. 'lifecycle/*' or
+    /// 'sweep/tools' (every example of an outline). `mcpspec list` lists the ids.
+    #[arg(long = "scenario", value_name = "GLOB")]
+    pub scenario: Vec<String>,
+    /// Run only the scenarios carrying TAG, on them or their feature (repeatable), e.g.
+    /// `negotiation`, `SHOULD`, `transport:http`.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tag: Vec<String>,
+    /// Show only the certification and the summary (no line per scenario, no progress bar).
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also show every message of every session as it crosses the wire (a live wire log).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Seconds the whole run may take: scenarios still running then are reported as errors,
+    /// with the reason, and the reports are written.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub deadline: Option<f64>,
+    /// Run CMD through `sh -c` (its words joined by spaces), for pipes, redirections or
+    /// variables. Without it CMD is run directly, never by a shell.
+    #[arg(long)]
+    pub shell: bool,
+    /// The implementation's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// Which side of MCP a run certifies.
+#[derive(Clone, Copy)]
+pub enum Role {
+    Server,
+    Client,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Server => "server",
+            Role::Client => "client",
+        }
+    }
+}
+
+/// Client scenarios run at once by default. A client scenario mostly waits on the client (one
+/// that explores a server at a human pace takes 15 s to finish, and
+/// client-lifecycle/shutdown waits for it); its CPU goes into the client's start, and starts
+/// take turns, a few per core ([`mcpspec::session::starts::turn`]). Measured on 2 busy
+/// cores (issue #12): the exploring client's full suite (its client-lifecycle/shutdown waits
+/// 15 s for it, at each of 4 revisions) in 20 s, the TypeScript SDK client's in 22 s, and the
+/// Python SDK client's (a second of CPU per start) in 62 s with no start timing out.
+const CLIENT_JOBS: usize = 16;
+
+/// Server scenarios run at once by default. A server run is bound by two things: the CPU of
+/// starting server processes (which take turns, a few per core, and which shared sessions make
+/// fewer), and waits no CPU can shorten (a tool that runs past `--timeout` in every sweep). So
+/// many scenarios wait at once while their starts take turns. Measured on 2 cores with
+/// `bench/jobs.sh` (issue #12), one run each: server-everything's full suite in 46 s at 16,
+/// 34 s at 32 and 38 s at 64; the Python SDK server's in 89 s at 16 and 75 s at 32, with the
+/// same verdicts at every value.
+const SERVER_JOBS: usize = 32;
+
+/// Runs a certification; returns the exit code (a usage error: 2).
+pub async fn run(role: Role, args: CertifyArgs) -> u8 {
+    match certify(role, args).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mcpspec: {e:#}");
+            e.downcast_ref::<UsageError>()
+                .map_or(mcpspec::report::exit::ERROR, |_| mcpspec::report::exit::USAGE)
+        }
+    }
+}
+
+/// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
+async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
+    let started = Instant::now();
+    // Caught from the start: a signal while an HTTP server command starts stops the run as soon
+    // as the start is over (bounded by its wait), and the served process is ended with it.
+    let stopped = signals::stopped();
+    let started_at = std::time::SystemTime::now();
+    mcpspec::report::console::init(match (args.quiet, args.verbose) {
+        (true, _) => mcpspec::report::console::Mode::Quiet,
+        (_, true) => mcpspec::report::console::Mode::Verbose,
+        _ => mcpspec::report::console::Mode::Normal,
+    });
+    mcpspec::judge::recorder::log_wire_to(|label, arrow, text| {
+        mcpspec::report::console::get().wire(label, arrow, text)
+    });
+    // Secrets (credential-like environment variables, --header values) never reach a report.
+    mcpspec::report::redact::init(
+        args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)),
+    );
+    let baseline = match &args.expected_failures {
+        Some(path) => {
+            Some(mcpspec::report::baseline::Baseline::load(path).map_err(|e| UsageError(e.to_string()))?)
+        }
+        None => None,
+    };
+    let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
+    let filter = suite::run::Filter::new(selection.clone()).map_err(UsageError)?;
+    let http = match (role, args.transport, &args.url) {
+        (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
+            return Err(UsageError("--url needs --transport http or sse".into()).into())
+        }
+        (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
+        | (Role::Server, None, Some(_)) => true,
+        (Role::Client, _, Some(_)) => {
+            let why =
+                "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
+                       serves the URL and passes it to the client as its last argument)";
+            return Err(UsageError(why.into()).into());
+        }
+        _ => false,
+    };
+    // A client over HTTP: mcpspec's scenario server listens, the client gets its URL.
+    let client_flavor = match (role, args.transport) {
+        (Role::Client, Some(ServerTransport::Http)) => Some(Flavor::Streamable),
+        (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
+        _ => None,
+    };
+    let command = match crate::suite::bounds::command_line(&args.command, args.shell) {
+        Some(c) => Some(c),
+        None if http && args.url.is_some() => None,
+        None => {
+            let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
+            let role = role.name();
+            eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
+            let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
+            if let Some(flavor) = client_flavor {
+                argv.extend(["--transport".into(), flavor.name().into()]);
+            }
+            if http {
+                let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
+                argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
+            }
+            Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
+        }
+    };
+    // The official files (or any others) on request; otherwise mcpspec's own schemas.
+    let schemas = Some(schema_set(args.schema_dir.as_ref()).map_err(UsageError)?);
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let child = ChildOptions {
+        max_message_bytes: args.max_message_bytes,
+        write_timeout: timeout,
+        shutdown_grace: timeout.min(Duration::from_secs(2)),
+        ..ChildOptions::default()
+    };
+    let jobs = args.jobs.unwrap_or(match role {
+        Role::Client => CLIENT_JOBS,
+        Role::Server => SERVER_JOBS,
+    });
+    let bounds = Arc::new(crate::suite::bounds::RunBounds::new(
+        role.name(),
+        args.deadline.map(Duration::from_secs_f64),
+    ));
+    // A server over HTTP: started here when it is a command, for the whole run.
+    let mut served = None;
+    let target = match (http, command) {
+        (false, Some(command)) => match client_flavor {
+            Some(flavor) => Target::ClientOverHttp(command, flavor),
+            None => Target::Stdio(command),
+        },
+        (false, None) => unreachable!("a command is set unless --url is given"),
+        (true, command) => {
+            let port = match &command {
+                Some(_) => mcpspec::session::target::free_port().context("cannot find a free port")?,
+                None => 0,
+            };
+            let legacy = args.transport == Some(ServerTransport::Sse);
+            let default_url = format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" });
+            let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
+            let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
+            if let Some(command) = &command {
+                // A server starting takes longer than a message: three timeouts, at least 10 s.
+                let within = (timeout * 3).max(Duration::from_secs(10));
+                let process =
+                    mcpspec::session::target::ServedProcess::start(command, port, child.clone(), within)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("the server did not start: {e}"))?;
+                served = Some(process);
+            }
+            let flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
+            let mut options = HttpClientOptions::new(url, flavor);
+            options.headers = args.headers.clone();
+            options.max_message_bytes = args.max_message_bytes;
+            options.request_timeout = timeout;
+            // A server that cannot be reached is no server to judge: the run stops at once, its
+            // scenarios reported as not run (exit 3).
+            match mcpspec::session::target::detect(&options).await {
+                Ok((flavor, note)) if args.transport.is_none() => {
+                    if let Some(note) = note {
+                        eprintln!("mcpspec: {note}");
+                    }
+                    options.flavor = flavor;
+                }
+                Ok(_) => {}
+                Err(Detection::Unreachable(why)) => {
+                    let verdict = format!("cannot reach the server: {why}");
+                    eprintln!("mcpspec: {verdict}");
+                    bounds.unreachable(verdict);
+                }
+                Err(Detection::Unclear(why)) if args.transport.is_none() => {
+                    eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
+                }
+                Err(Detection::Unclear(_)) => {}
+            }
+            Target::Http(options)
+        }
+    };
+    let display = target.display();
+    let transport = target.transport();
+    let results = Arc::new(mcpspec::report::Results::new());
+    let config = suite::run::SuiteConfig {
+        target,
+        revisions: args.revisions.clone(),
+        timeout,
+        child,
+        schemas,
+        jobs,
+        scenarios: args.scenarios.clone(),
+        sweep: suite::server::sweep::SweepOptions {
+            enabled: !args.no_sweep,
+            destructive: args.sweep_destructive,
+        },
+        isolate: args.isolate,
+        results: results.clone(),
+        selection: filter,
+        bounds,
+    };
+    let suite = async {
+        match role {
+            Role::Server => suite::run::run_server_suite(config).await,
+            Role::Client => suite::run::run_client_suite(config).await,
+        }
+    };
+    // A stopped run drops the suite: every session it holds ends its process group on drop.
+    let (suite, stop) = tokio::select! {
+        suite = suite => (Some(suite), None),
+        stop = stopped => (None, Some(stop)),
+    };
+    mcpspec::report::console::get().finish();
+    if let Some(stop) = stop {
+        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
+    }
+    if let Some(process) = served {
+        let end = process.stop().await;
+        eprintln!("mcpspec: the server process {}", end.describe());
+    }
+    let run = match suite {
+        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
+        None => suite::run::SuiteRun {
+            scenarios: results.take(),
+            revisions: args.revisions.clone(),
+            not_tested: None,
+        },
+    };
+    let source = match &args.scenarios {
+        Some(dir) => dir.display().to_string(),
+        None => "built-in".to_owned(),
+    };
+    let info = RunInfo {
+        role: role.name(),
+        command: display,
+        transport,
+        started_at,
+        duration_ms: started.elapsed().as_millis() as u64,
+        revisions: run.revisions.iter().map(|r| r.to_string()).collect(),
+        scenario_set: Some(ScenarioSet { source, scenarios: results.planned_count(), selection }),
+        not_tested: run.not_tested,
+        interrupted: stop.map(|s| s.name()),
+    };
+    let mut report =
+        Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    report.redact(mcpspec::report::redact::run());
+    if let Some(dir) = &args.report_dir {
+        let written = report
+            .write_all(dir)
+            .with_context(|| format!("cannot write the reports to {}", dir.display()))?;
+        let names: Vec<String> =
+            written.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        eprintln!("mcpspec: reports written to {}: {}", dir.display(), names.join(", "));
+    }
+    if let Some(why) = &report.not_tested {
+        println!("not tested: {why}");
+    }
+    print!("{}", mcpspec::report::console::console_footer(&report));
+    println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
+    Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))
+}

@@ -1,0 +1,262 @@
+//! `mcpspec fuzz` and `mcpspec replay`: the command line around `mcpspec::fuzz`.
+
+use super::{parse_revision, parse_seconds, schema_set};
+use clap::Args;
+use mcpspec::fuzz::campaign::{self, CampaignConfig, Limit};
+use mcpspec::fuzz::driver::{tail, DriverConfig};
+use mcpspec::fuzz::minimize::Budget;
+use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
+use mcpspec::report::exit;
+use mcpspec::report::Policy;
+use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
+use mcpspec_protocol::Revision;
+use mcpspec_reference::transport::CommandSpec;
+use std::ffi::OsString;
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct FuzzArgs {
+    /// The revision to fuzz at (default 2025-11-25; 2026-07-28 fuzzes the stateless era). A
+    /// server that negotiates another one is fuzzed at that one.
+    #[arg(long, value_name = "R", value_parser = parse_revision)]
+    pub revision: Option<Revision>,
+    /// The campaign's seed: the same seed, corpus and implementation give the same inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Seconds to fuzz for (default 60, unless --runs is given).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, conflicts_with = "runs")]
+    pub duration: Option<f64>,
+    /// Inputs to run (of this shard), instead of a duration.
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
+    /// Workers, each with a process of its own.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Run shard I of N (input indices I, I+N, I+2N, …): split a campaign over CI jobs.
+    #[arg(long, value_name = "I/N", default_value = "0/1")]
+    pub shard: mcpspec::fuzz::campaign::Shard,
+    /// Inputs kept between runs: read at the start, new ones added.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// Where reproducers are written (one JSON file per finding, as soon as it is found).
+    #[arg(long, value_name = "DIR", default_value = "mcpspec-findings")]
+    pub findings: PathBuf,
+    /// Write DIR/report.json.
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Seconds a barrier may take before the implementation is said to hang.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = parse_seconds)]
+    pub hang_timeout: f64,
+    /// Inputs written between two barriers.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub window: usize,
+    /// Probes (each a fresh process) to spend minimizing one finding.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub minimize_probes: usize,
+    /// Call tools whose annotations say destructiveHint: true.
+    #[arg(long)]
+    pub destructive: bool,
+    /// Known findings: a baseline (see `mcpspec server --expected-failures`) whose `server:`
+    /// list names finding ids (`fuzz/crash-1a2b3c4d`): a listed finding passes as expected.
+    /// A campaign that does not meet a listed finding leaves it unexercised, never stale.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+    /// Stop once this many distinct findings are known.
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
+    /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// The longest line read from the implementation, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+    /// The implementation's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// A reproducer written by `mcpspec fuzz`.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Seconds a barrier may take before the implementation is said to hang.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = parse_seconds)]
+    pub hang_timeout: f64,
+    /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
+    #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// The implementation's command line (default: the reference server).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// The implementation's command, or the reference server's.
+fn command_or_reference(argv: Vec<OsString>) -> Result<CommandSpec, String> {
+    if let Some(command) = CommandSpec::from_argv(argv) {
+        return Ok(command);
+    }
+    let me = std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
+    eprintln!("mcpspec: no server command given; using the built-in reference server");
+    Ok(CommandSpec::from_argv([me.into_os_string(), "reference".into(), "server".into()])
+        .expect("non-empty argv"))
+}
+
+pub async fn fuzz(args: FuzzArgs) -> u8 {
+    let usage = |why: String| {
+        eprintln!("mcpspec fuzz: {why}");
+        exit::USAGE
+    };
+    let command = match command_or_reference(args.command) {
+        Ok(c) => c,
+        Err(why) => return usage(why),
+    };
+    let schemas = match schema_set(args.schema_dir.as_ref()) {
+        Ok(s) => s,
+        Err(why) => return usage(why),
+    };
+    let baseline =
+        match args.expected_failures.as_deref().map(mcpspec::report::baseline::Baseline::load).transpose() {
+            Ok(b) => b,
+            Err(e) => return usage(e.to_string()),
+        };
+    let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
+    let driver = Arc::new(DriverConfig {
+        command,
+        revision: args.revision.unwrap_or(Revision::latest_legacy()),
+        schemas: Some(schemas),
+        hang_timeout,
+        start_timeout: hang_timeout.max(Duration::from_secs(10)),
+        max_message_bytes: args.max_message_bytes,
+    });
+    let limit = match (args.runs, args.duration) {
+        (Some(runs), _) => Limit::Runs(runs),
+        (None, Some(secs)) => Limit::Duration(Duration::from_secs_f64(secs)),
+        (None, None) => Limit::Duration(Duration::from_secs(60)),
+    };
+    let config = CampaignConfig {
+        driver: driver.clone(),
+        seed: args.seed,
+        limit,
+        jobs: args.jobs.max(1),
+        shard: args.shard,
+        corpus_dir: args.corpus,
+        findings_dir: Some(args.findings.clone()),
+        window: args.window.max(1),
+        minimize: Budget { probes: args.minimize_probes, time: Duration::from_secs(60) },
+        destructive: args.destructive,
+        progress: std::io::stderr().is_terminal(),
+        max_findings: args.max_findings,
+    };
+    // Ctrl-C (or SIGTERM, SIGHUP) stops the campaign after the windows in flight; what was
+    // found is written. A second signal quits at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let stopped_by = Arc::new(std::sync::OnceLock::new());
+    let by = stopped_by.clone();
+    let first = crate::cli::signals::stopped();
+    tokio::spawn(async move {
+        let signal = first.await;
+        let _ = by.set(signal);
+        flag.store(true, Ordering::Relaxed);
+        eprintln!(
+            "\nmcpspec fuzz: stopped by {} (a second signal quits at once); writing what was found",
+            signal.name()
+        );
+        let again = crate::cli::signals::stopped().await;
+        std::process::exit(again.exit_code().into());
+    });
+    let result = match campaign::run(config, stop.clone()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpspec fuzz: {e}");
+            return exit::ERROR;
+        }
+    };
+    let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
+    print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
+    let policy = Policy { baseline: baseline.as_ref(), strict: false };
+    let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
+    report.redact(mcpspec::report::redact::run());
+    if let Some(dir) = &args.report_dir {
+        match report.write_all(dir) {
+            Ok(_) => eprintln!("mcpspec fuzz: reports written to {}", dir.display()),
+            Err(e) => {
+                eprintln!("mcpspec fuzz: cannot write the report to {}: {e}", dir.display());
+                return exit::ERROR;
+            }
+        }
+    }
+    if let Some(signal) = stopped_by.get() {
+        return signal.exit_code();
+    }
+    report.exit_code()
+}
+
+pub async fn replay(args: ReplayArgs) -> u8 {
+    let text = match std::fs::read_to_string(&args.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mcpspec replay: cannot read {}: {e}", args.file.display());
+            return exit::USAGE;
+        }
+    };
+    let (reproducer, revision, input) = match Reproducer::parse(&text) {
+        Ok(r) => r,
+        Err(why) => {
+            eprintln!("mcpspec replay: {}: {why}", args.file.display());
+            return exit::USAGE;
+        }
+    };
+    let command = match command_or_reference(args.command) {
+        Ok(c) => c,
+        Err(why) => {
+            eprintln!("mcpspec replay: {why}");
+            return exit::USAGE;
+        }
+    };
+    let schemas = match schema_set(args.schema_dir.as_ref()) {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!("mcpspec replay: {why}");
+            return exit::USAGE;
+        }
+    };
+    let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
+    let config = DriverConfig {
+        command,
+        revision,
+        schemas: Some(schemas),
+        hang_timeout,
+        start_timeout: hang_timeout.max(Duration::from_secs(10)),
+        max_message_bytes: mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES,
+    };
+    let id = &reproducer.finding;
+    match replay::replay(config, &reproducer, &input).await {
+        Ok(Replayed::StillFails(o)) => {
+            let trip = o.primary().map(|t| t.detail.clone()).unwrap_or_default();
+            println!("{id}: still fails ({}): {trip}", reproducer.oracle);
+            if !o.stderr.trim().is_empty() {
+                println!("  stderr: {}", tail(&o.stderr));
+            }
+            exit::MUST_FAILED
+        }
+        Ok(Replayed::FailsDifferently(o)) => {
+            let trip = o.primary().map(|t| format!("{:?}: {}", t.oracle, t.detail)).unwrap_or_default();
+            println!("{id}: fails differently from the recorded {}: {trip}", reproducer.oracle);
+            exit::MUST_FAILED
+        }
+        Ok(Replayed::Fixed(_)) => {
+            println!("{id}: fixed (nothing tripped)");
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("mcpspec replay: {e}");
+            exit::ERROR
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! `mcpspec list`: every scenario and wire rule, with its level, revisions, transports, tags
+//! and clause, as a table for people or JSON for tools. Scenarios come from the same feature
+//! files and tag rules the runner uses; wire rules from the catalog the checker judges with.
+
+use super::parse_revision;
+use crate::suite::run::{catalog, Listed};
+use clap::Args;
+use mcpspec::judge::rules::Rule;
+use mcpspec::judge::verdict::Level;
+use mcpspec_protocol::Revision;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// Only this role's scenarios (default: both).
+    #[arg(long, value_enum)]
+    pub role: Option<ListRole>,
+    /// Only scenarios that run at this revision (repeatable).
+    #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
+    pub revisions: Vec<Revision>,
+    /// `table` for people, `json` for tools.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+    /// Read the .feature files from DIR instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ListRole {
+    Server,
+    Client,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+}
+
+/// `mcpspec list`.
+pub fn run(args: ListArgs) -> u8 {
+    let roles: &[&'static str] = match args.role {
+        Some(ListRole::Server) => &["server"],
+        Some(ListRole::Client) => &["client"],
+        None => &["server", "client"],
+    };
+    let json = args.format == ListFormat::Json;
+    match list(roles, &args.revisions, args.scenarios.as_deref(), json) {
+        Ok(text) => {
+            print!("{text}");
+            mcpspec::report::exit::OK
+        }
+        Err(e) => {
+            eprintln!("mcpspec list: {e:#}");
+            mcpspec::report::exit::USAGE
+        }
+    }
+}
+
+/// A wire rule as listed: judged on every message of every scenario.
+#[derive(serde::Serialize)]
+struct ListedRule {
+    id: &'static str,
+    role: &'static str,
+    level: Level,
+    /// The level before 2025-06-18, when it was weaker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level_before_2025_06_18: Option<Level>,
+    spec: String,
+    requirement: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct Listing {
+    scenarios: Vec<Listed>,
+    rules: Vec<ListedRule>,
+}
+
+/// The listing of `roles` at `revisions` (all when empty), from `dir` or the built-in
+/// scenarios, as `json` or a table.
+pub fn list(
+    roles: &[&'static str],
+    revisions: &[Revision],
+    dir: Option<&Path>,
+    json: bool,
+) -> anyhow::Result<String> {
+    let revisions = if revisions.is_empty() { Revision::ALL.to_vec() } else { revisions.to_vec() };
+    let newest = revisions.iter().copied().max().unwrap_or_else(Revision::latest_legacy);
+    let mut scenarios = Vec::new();
+    for role in roles {
+        scenarios.extend(catalog(role, dir, &revisions)?);
+    }
+    // Wire rules judge whatever the implementation under test sends, in either role; the
+    // stateless era's client rules judge clients only.
+    let rule = |r: &'static Rule, role: &'static str| ListedRule {
+        id: r.id,
+        role,
+        level: r.level,
+        level_before_2025_06_18: r.level_before_2025_06_18,
+        spec: r.spec(newest),
+        requirement: r.requirement,
+    };
+    let mut rules: Vec<ListedRule> = mcpspec::judge::rules::ALL.iter().map(|r| rule(r, "any")).collect();
+    if roles.contains(&"client") {
+        rules.extend(mcpspec::judge::client::modern::ALL.iter().map(|r| rule(r, "client")));
+    }
+    let listing = Listing { scenarios, rules };
+    if json {
+        return Ok(serde_json::to_string_pretty(&listing)? + "\n");
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<7} {:<6} {:<48} {:<34} {:<14} clause",
+        "role", "level", "scenario", "revisions", "transports"
+    );
+    for s in &listing.scenarios {
+        let _ = writeln!(
+            out,
+            "{:<7} {:<6} {:<48} {:<34} {:<14} {}",
+            s.role,
+            s.level.to_string(),
+            s.id,
+            span(&s.revisions),
+            s.transports.join(","),
+            s.spec
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{:<7} {:<6} {:<48} clause  (wire rules: judged on every message)",
+        "role", "level", "rule"
+    );
+    for r in &listing.rules {
+        let _ = writeln!(out, "{:<7} {:<6} {:<48} {}", r.role, r.level.to_string(), r.id, r.spec);
+    }
+    let _ = writeln!(out, "\n{} scenarios, {} wire rules", listing.scenarios.len(), listing.rules.len());
+    Ok(out)
+}
+
+/// `2024-11-05…2025-11-25` for a run of consecutive revisions, else the list.
+fn span(revisions: &[String]) -> String {
+    let all: Vec<String> = Revision::ALL.iter().map(|r| r.to_string()).collect();
+    let first = revisions.first().and_then(|f| all.iter().position(|a| a == f));
+    match first {
+        Some(i) if revisions.len() > 2 && all[i..].starts_with(revisions) => {
+            format!("{}…{}", revisions[0], revisions[revisions.len() - 1])
+        }
+        _ => revisions.join(","),
+    }
+}

@@ -1,0 +1,48 @@
+//! The `mcpspec` binary: parses the command line and runs the command. Everything a command
+//! does is a module of [`cli`] (options → plan → run); the Gherkin suites the certifying
+//! commands run are [`suite`] (kept in the binary because cucumber collects steps with
+//! link-time registration that does not survive crossing a crate boundary). The stages a
+//! message passes below them are the `mcpspec` library.
+
+mod cli;
+mod suite;
+
+use clap::Parser as _;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    // The fuzzer's work is a pipe ping-pong with its children: on one thread, a frame read
+    // from a child reaches the window that waits for it without a wakeup across threads
+    // (which cost more than the work itself). The children run on the other cores.
+    let runtime = if cli.command.single_threaded() {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Runtime::new()
+    };
+    let runtime = match runtime {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpspec: cannot start the async runtime: {e}");
+            return ExitCode::from(mcpspec::report::exit::ERROR);
+        }
+    };
+    let code = runtime.block_on(async {
+        if cli.command.handles_signals() {
+            // These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process
+            // they started and write the reports of what ran.
+            return cli::run(cli).await;
+        }
+        tokio::select! {
+            code = cli::run(cli) => code,
+            _ = tokio::signal::ctrl_c() => {
+                // Dropping the run ends every session; each kills its process group.
+                eprintln!("mcpspec: interrupted");
+                130
+            }
+        }
+    });
+    // Don't wait for stray blocking tasks (a stdin read, a hung pipe) on the way out.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    ExitCode::from(code)
+}

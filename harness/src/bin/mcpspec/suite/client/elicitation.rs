@@ -1,0 +1,63 @@
+//! Elicitation steps of the client scenarios (client/elicitation.mdx): judging a client's
+//! `ElicitResult` against the request it answers. The judgement is
+//! `mcpspec_protocol::elicitation`'s; the steps only fetch, hand over and record.
+
+use super::{client_answer, ClientWorld, Halt};
+use crate::suite::scenario::Scenario as _;
+use cucumber::then;
+use mcpspec_protocol::elicitation::{defaults_missing, judge_elicit_result};
+use mcpspec_protocol::wire::Outcome;
+use serde_json::Value;
+
+/// The answer to the pending elicitation request, judged: accept, decline or cancel; accepted
+/// form content satisfies the requested schema; URL mode answers carry no content.
+#[then(
+    regex = r"^the client answers it with accept, decline or cancel(?:, accepted content satisfying the requested schema| and no content)$"
+)]
+async fn answers_elicitation(w: &mut ClientWorld) -> Result<(), Halt> {
+    let params = w.sent_params.clone().unwrap_or(Value::Null);
+    let expected = match mcpspec_protocol::elicitation::mode(&params) {
+        "url" => "action accept, decline or cancel, without content (URL mode)",
+        _ => "action accept, decline or cancel; accepted content satisfying the requested schema",
+    };
+    let result = match client_answer(w, expected).await? {
+        Outcome::Result(v) => v,
+        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+    };
+    let judged = judge_elicit_result(&params, &result).map_err(|e| w.harness_error(e))?;
+    let actual = match judged.problems.is_empty() {
+        true => judged.summary,
+        false => judged.problems.join("; "),
+    };
+    w.check(judged.problems.is_empty(), expected, actual);
+    w.last_result = Some(result);
+    Ok(())
+}
+
+/// client/elicitation.mdx#requested-schema (2025-11-25): "Clients that support defaults SHOULD
+/// pre-populate form fields with these values." A form accepted as pre-populated carries every
+/// field that has a default; a decline or cancel shows nothing of the form, so the scenario
+/// does not apply.
+#[then(
+    "the client accepts it with a value for every field that has a default, unless it declines or cancels"
+)]
+async fn accepts_with_defaults(w: &mut ClientWorld) -> Result<(), Halt> {
+    let params = w.sent_params.clone().unwrap_or(Value::Null);
+    let expected = "accepted content holding every field that has a default (pre-populated)";
+    let result = match client_answer(w, expected).await? {
+        Outcome::Result(v) => v,
+        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+    };
+    let action = result.get("action").and_then(Value::as_str).unwrap_or("");
+    if action != "accept" {
+        return Err(w.skip(format!("the client answered with action {action:?}: no form content to judge")));
+    }
+    let content = result.get("content").cloned().unwrap_or(Value::Null);
+    let missing = defaults_missing(&params, &content);
+    let actual = match missing.is_empty() {
+        true => format!("content {content}"),
+        false => format!("accepted content without {}", missing.join(", ")),
+    };
+    w.check(missing.is_empty(), expected, actual);
+    Ok(())
+}

@@ -1,0 +1,388 @@
+//! Steps of the stateless era's client scenarios (`scenarios/client/modern.feature`, 2026-07-28):
+//! the scenario server is the reference server at a modern revision; these steps script it a
+//! little (a first request refused with -32022, no `requestState`) and judge the session from
+//! what the client sent and what it was answered (`ClientSession::received` and `sent`). The
+//! judging is in plain functions over those lists, tested below; every message is also judged by
+//! `checker::modern_client`.
+
+use super::{is_request, what, ClientWorld, Halt};
+use crate::suite::scenario::Scenario as _;
+use cucumber::{given, then};
+use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use mcpspec_protocol::wire::describe;
+use serde_json::Value;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A client whose first request is `initialize` speaks only the legacy era: the scenario is
+/// skipped, with the reason, as the server suite skips a revision a server counter-offers (a
+/// dual-era client probes first, and a modern one never sends `initialize`).
+fn legacy_only(w: &mut ClientWorld) -> Result<(), Halt> {
+    let received = &w.session()?.received;
+    let first = received.iter().find(|v| v.get("method").is_some() && v.get("id").is_some());
+    let legacy = first.is_some_and(is_initialize);
+    w.legacy_only = legacy;
+    match legacy {
+        true => Err(w.skip(format!(
+            "the client speaks only the legacy era: its first request was initialize, which {} does not have",
+            w.scenario.revision
+        ))),
+        false => Ok(()),
+    }
+}
+
+#[given("the scenario server refuses the client's first request as an unsupported protocol version")]
+async fn refuses_first_version(w: &mut ClientWorld) -> Result<(), Halt> {
+    w.session()?.script.refuse_first_version = true;
+    Ok(())
+}
+
+#[given("the scenario server sends no requestState")]
+async fn no_request_state(w: &mut ClientWorld) -> Result<(), Halt> {
+    w.session()?.script.strip_request_state = true;
+    Ok(())
+}
+
+#[then(regex = r#"^the client's first request is "([^"]+)"$"#)]
+async fn first_request_is(w: &mut ClientWorld, method: String) -> Result<(), Halt> {
+    let within = w.timeout();
+    let first = w.session()?.recv(within).await;
+    let expected = format!("a {method} request before any other");
+    match first {
+        Ok(i) => {
+            let ok = is_request(&i, &method);
+            // Answered, so the client can go on (and end) as it would.
+            let _ = w.session()?.serve(&i).await;
+            legacy_only(w)?;
+            w.check(ok, expected, what(&i));
+            Ok(())
+        }
+        Err(e) => Err(w.lost(expected, e)),
+    }
+}
+
+#[then("the client sent requests, each with the request metadata in _meta, and no initialize")]
+async fn requests_carry_meta(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let received = w.session()?.received.clone();
+    let (ok, actual) = judge_meta(&received);
+    w.check(
+        ok,
+        "requests, each with _meta naming the protocol version and the client capabilities; no initialize",
+        actual,
+    );
+    Ok(())
+}
+
+#[then("the client retried the refused request at a version from the supported list, with a new id")]
+async fn retried_after_unsupported(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let supported = era::wire_version(w.scenario.revision);
+    let received = w.session()?.received.clone();
+    let (ok, actual) = judge_version_retry(&received, supported);
+    w.check(ok, format!("the refused request again, with a new id, at version {supported:?}"), actual);
+    Ok(())
+}
+
+#[then(
+    regex = r#"^the client completed its call of the tool "([^"]+)" after (at least )?(\d+) rounds? of input$"#
+)]
+async fn completed_call(
+    w: &mut ClientWorld,
+    tool: String,
+    at_least: String,
+    rounds: usize,
+) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let (received, sent) = (session.received.clone(), answers(&session.sent));
+    let calls = calls_of(&received, &tool);
+    if calls.is_empty() {
+        return Err(w.skip(format!(
+            "the client did not call the tool {tool:?} (a client opts in by the scenario's name)"
+        )));
+    }
+    let outcomes: Vec<Outcome> = calls.iter().map(|c| outcome(c.get("id"), &sent)).collect();
+    let asked = outcomes.iter().filter(|o| **o == Outcome::InputRequired).count();
+    let done = outcomes.last() == Some(&Outcome::Complete);
+    let enough = if at_least.is_empty() { asked == rounds } else { asked >= rounds };
+    let expected = format!(
+        "{tool} called, answered input_required {}{rounds} time(s), retried each time, then complete",
+        if at_least.is_empty() { "" } else { "at least " }
+    );
+    let summary: Vec<String> = outcomes.iter().map(|o| format!("{o:?}")).collect();
+    let actual = format!("{} call(s), answered: {}", calls.len(), summary.join(" → "));
+    w.check(done && enough, expected, actual);
+    Ok(())
+}
+
+#[then(regex = r#"^the client retried its call of the tool "([^"]+)", each retry without a requestState$"#)]
+async fn retried_without_state(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let received = w.session()?.received.clone();
+    let calls = calls_of(&received, &tool);
+    if calls.is_empty() {
+        return Err(w.skip(format!(
+            "the client did not call the tool {tool:?} (a client opts in by the scenario's name)"
+        )));
+    }
+    let retries = calls.len() - 1;
+    let with_state = calls.iter().filter(|c| c.pointer("/params/requestState").is_some()).count();
+    w.check(
+        retries > 0 && with_state == 0,
+        format!("at least one retry of {tool}, none with a requestState (none was given)"),
+        format!("{retries} retr(ies), {with_state} with a requestState"),
+    );
+    Ok(())
+}
+
+#[then("the client asked for no cacheable result again while it was fresh")]
+async fn no_refetch_while_fresh(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let refetched = refetched_while_fresh(&session.received, &session.received_at, &session.sent);
+    let expected = "no cacheable request repeated within the ttlMs of its complete answer";
+    match refetched.first() {
+        None => w.check(true, expected, "none repeated while fresh"),
+        Some(what) => w.check(false, expected, what.clone()),
+    }
+    Ok(())
+}
+
+/// Over Streamable HTTP at a modern revision: the endpoint refused no POST (it checks the
+/// request headers against the body: 400 with -32020 for a mismatch, and 400 for a missing
+/// `_meta`), and the client used none of the legacy transport's machinery (a session id, the
+/// GET stream, DELETE).
+#[then("no POST of the client was refused, and none carried a session id or went out as a GET")]
+async fn http_requests_accepted(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    session.drain_http();
+    let exchanges: Vec<_> =
+        session.recorder().http_client().map(|c| c.exchanges().cloned().collect()).unwrap_or_default();
+    let mut wrong = Vec::new();
+    for x in &exchanges {
+        let what = format!("{} {} → {}", x.method, x.path, x.status);
+        if x.method != "POST" {
+            wrong.push(format!("{what} (the era has only POST)"));
+        } else if (400..500).contains(&x.status) {
+            wrong.push(format!("{what} (refused: its headers or _meta do not match what the body says)"));
+        } else if x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
+            wrong.push(format!("{what} with Mcp-Session-Id (the era has no sessions)"));
+        }
+    }
+    let expected = "POSTs only, each accepted (headers mirroring the body), none with Mcp-Session-Id";
+    let actual = match wrong.is_empty() {
+        true => format!("{} POST(s), each accepted", exchanges.len()),
+        false => wrong.join("; "),
+    };
+    w.check(wrong.is_empty() && !exchanges.is_empty(), expected, actual);
+    Ok(())
+}
+
+/// How the scenario server answered one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    InputRequired,
+    Complete,
+    Error(i64),
+    Unanswered,
+}
+
+/// The scenario server's answers (responses), by id as JSON text.
+fn answers(sent: &[(Instant, Value)]) -> Vec<(Instant, Value)> {
+    sent.iter().filter(|(_, v)| v.get("method").is_none() && v.get("id").is_some()).cloned().collect()
+}
+
+fn answer_to<'a>(id: Option<&Value>, sent: &'a [(Instant, Value)]) -> Option<&'a (Instant, Value)> {
+    let id = id?;
+    sent.iter().find(|(_, v)| v.get("id") == Some(id))
+}
+
+fn outcome(id: Option<&Value>, sent: &[(Instant, Value)]) -> Outcome {
+    let Some((_, answer)) = answer_to(id, sent) else { return Outcome::Unanswered };
+    if let Some(code) = answer.pointer("/error/code").and_then(Value::as_i64) {
+        return Outcome::Error(code);
+    }
+    match answer.pointer("/result/resultType").and_then(Value::as_str) {
+        Some(era::INPUT_REQUIRED) => Outcome::InputRequired,
+        _ => Outcome::Complete,
+    }
+}
+
+/// The client's `tools/call` requests of `tool`, in order.
+fn calls_of<'a>(received: &'a [Value], tool: &str) -> Vec<&'a Value> {
+    received
+        .iter()
+        .filter(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/call"))
+        .filter(|v| v.pointer("/params/name").and_then(Value::as_str) == Some(tool))
+        .collect()
+}
+
+/// Every request has `_meta` with the version (a string) and the capabilities (an object), and
+/// none is `initialize`: `(ok, what was seen)`.
+fn judge_meta(received: &[Value]) -> (bool, String) {
+    let requests: Vec<&Value> =
+        received.iter().filter(|v| v.get("method").is_some() && v.get("id").is_some()).collect();
+    if requests.is_empty() {
+        return (false, "no request at all".into());
+    }
+    for r in &requests {
+        let method = r.get("method").and_then(Value::as_str).unwrap_or("?");
+        if method == "initialize" {
+            return (false, "an initialize request (the era has none)".into());
+        }
+        let meta = r.pointer("/params/_meta");
+        let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some_and(Value::is_string);
+        let caps = meta.and_then(|m| m.get(CLIENT_CAPABILITIES_KEY)).is_some_and(Value::is_object);
+        if !(version && caps) {
+            return (
+                false,
+                format!("{method} request {} with _meta {}", describe(r.get("id")), describe(meta)),
+            );
+        }
+    }
+    (true, format!("{} request(s), each with the request metadata", requests.len()))
+}
+
+/// The first request was refused (-32022 by the scripted server); the next request of the same
+/// method is its retry: a new id, at `supported`.
+fn judge_version_retry(received: &[Value], supported: &str) -> (bool, String) {
+    let mut requests = received.iter().filter(|v| v.get("method").is_some() && v.get("id").is_some());
+    let Some(first) = requests.next() else { return (false, "no request at all".into()) };
+    let method = first.get("method");
+    let retry = requests.find(|v| v.get("method") == method || is_initialize(v));
+    match retry {
+        None => (false, format!("no {} request after the refusal", describe(method))),
+        Some(r) if is_initialize(r) => {
+            (false, "initialize: -32022 is a modern error, no reason to fall back (versioning.mdx)".into())
+        }
+        Some(r) => {
+            let version = r.pointer("/params/_meta").and_then(|m| m.get(PROTOCOL_VERSION_KEY));
+            let ok = r.get("id") != first.get("id") && version.and_then(Value::as_str) == Some(supported);
+            (
+                ok,
+                format!(
+                    "id {} (refused: {}), version {}",
+                    describe(r.get("id")),
+                    describe(first.get("id")),
+                    describe(version)
+                ),
+            )
+        }
+    }
+}
+
+fn is_initialize(v: &Value) -> bool {
+    v.get("method").and_then(Value::as_str) == Some("initialize")
+}
+
+/// Cacheable requests the client repeated (same method and params, `_meta` aside) within the
+/// `ttlMs` of an earlier identical request's complete answer. Judged from when the client's
+/// requests were read and when the answer was sent: a repeat read sooner than `ttlMs` after the
+/// answer went out was surely sent while the answer was fresh to the client.
+fn refetched_while_fresh(
+    received: &[Value],
+    received_at: &[Instant],
+    sent: &[(Instant, Value)],
+) -> Vec<String> {
+    let sent = answers(sent);
+    let key = |v: &Value| {
+        let mut p = v.get("params").cloned().unwrap_or(Value::Null);
+        if let Some(o) = p.as_object_mut() {
+            o.remove("_meta");
+        }
+        format!("{} {p}", v.get("method").and_then(Value::as_str).unwrap_or(""))
+    };
+    let mut fresh: Vec<(String, Instant)> = Vec::new();
+    let mut out = Vec::new();
+    for (v, at) in received.iter().zip(received_at) {
+        let Some(method) = v.get("method").and_then(Value::as_str) else { continue };
+        if v.get("id").is_none() || !era::is_cacheable(method) {
+            continue;
+        }
+        let k = key(v);
+        if fresh.iter().any(|(f, until)| *f == k && *at < *until) {
+            out.push(format!(
+                "{method} request {} asked again while the earlier answer was fresh",
+                describe(v.get("id"))
+            ));
+        }
+        if let Some((answered, answer)) = answer_to(v.get("id"), &sent) {
+            let complete =
+                answer.pointer("/result/resultType").and_then(Value::as_str) != Some(era::INPUT_REQUIRED);
+            let ttl = answer.pointer("/result/ttlMs").and_then(Value::as_u64).unwrap_or(0);
+            if complete && ttl > 0 && answer.get("result").is_some() {
+                fresh.push((k, *answered + Duration::from_millis(ttl.min(86_400_000))));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta() -> Value {
+        era::request_meta("2026-07-28", &json!({}), None)
+    }
+
+    fn req(id: i64, method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": era::with_request_meta(Some(params), &meta())})
+    }
+
+    #[test]
+    fn meta_and_initialize_are_judged() {
+        assert!(judge_meta(&[req(1, "server/discover", json!({}))]).0);
+        assert!(!judge_meta(&[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]).0);
+        assert!(!judge_meta(&[json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})]).0);
+        assert!(!judge_meta(&[]).0);
+    }
+
+    #[test]
+    fn the_version_retry_is_found() {
+        let first = req(1, "server/discover", json!({}));
+        assert!(judge_version_retry(&[first.clone(), req(2, "server/discover", json!({}))], "2026-07-28").0);
+        assert!(!judge_version_retry(&[first.clone(), req(1, "server/discover", json!({}))], "2026-07-28").0);
+        assert!(!judge_version_retry(std::slice::from_ref(&first), "2026-07-28").0);
+        let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {}});
+        assert!(!judge_version_retry(&[first, init], "2026-07-28").0);
+    }
+
+    #[test]
+    fn refetches_within_ttl_are_named() {
+        let t0 = Instant::now();
+        let list = |id| req(id, "tools/list", json!({}));
+        let answer = |id, ttl: u64| json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [], "ttlMs": ttl, "cacheScope": "public", "resultType": "complete"}});
+        let received = [list(1), list(2)];
+        let at = [t0, t0 + Duration::from_millis(10)];
+        let sent = [
+            (t0 + Duration::from_millis(1), answer(1, 60_000)),
+            (t0 + Duration::from_millis(11), answer(2, 60_000)),
+        ];
+        assert_eq!(refetched_while_fresh(&received, &at, &sent).len(), 1);
+        let stale =
+            [(t0 + Duration::from_millis(1), answer(1, 0)), (t0 + Duration::from_millis(11), answer(2, 0))];
+        assert!(refetched_while_fresh(&received, &at, &stale).is_empty());
+        let other_page = [list(1), req(2, "tools/list", json!({"cursor": "c"}))];
+        assert!(refetched_while_fresh(&other_page, &at, &sent).is_empty());
+    }
+
+    #[test]
+    fn outcomes_pair_calls_with_answers() {
+        let t = Instant::now();
+        let sent = answers(&[
+            (
+                t,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {}}}),
+            ),
+            (t, json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "resultType": "complete"}})),
+            (t, json!({"jsonrpc": "2.0", "id": "s", "method": "x"})),
+        ]);
+        assert_eq!(outcome(Some(&json!(1)), &sent), Outcome::InputRequired);
+        assert_eq!(outcome(Some(&json!(2)), &sent), Outcome::Complete);
+        assert_eq!(outcome(Some(&json!(3)), &sent), Outcome::Unanswered);
+    }
+}

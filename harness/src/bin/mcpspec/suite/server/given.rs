@@ -1,0 +1,261 @@
+//! Given: a session, and what the scenario needs from the server (else it is skipped).
+
+use super::{docstring_json, initialize_params, Halt, ScenarioMeta, ServerWorld};
+use crate::suite::scenario::Scenario as _;
+use cucumber::gherkin::Step;
+use cucumber::given;
+use mcpspec::judge::verdict::Level;
+use mcpspec::session::pool::{History, SessionKey, SharedSession};
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{Message, Outcome};
+use mcpspec_protocol::Era;
+use mcpspec_reference::client::ClientPersona;
+use serde_json::{json, Value};
+
+/// The most pages a Given step reads to find something in a list.
+const SEARCH_PAGES: usize = 100;
+
+#[given("a server process")]
+async fn a_server_process(w: &mut ServerWorld) -> Result<(), Halt> {
+    w.start().await
+}
+
+#[given("an initialized session")]
+async fn an_initialized_session(w: &mut ServerWorld) -> Result<(), Halt> {
+    establish(w, json!({})).await
+}
+
+#[given("an initialized session declaring the client capabilities")]
+async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> Result<(), Halt> {
+    let caps = docstring_json(w, step)?.unwrap_or(json!({}));
+    establish(w, caps).await
+}
+
+/// Starts the server and establishes the session; failures are charged to what establishes
+/// it: the initialize handshake (legacy era) or `server/discover` (stateless era, where every
+/// server MUST implement it and it is what a client learns capabilities from).
+pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    w.scenario.precondition = Some(match w.scenario.revision.era() {
+        Era::Legacy => ScenarioMeta {
+            id: "lifecycle/initialize-result".into(),
+            level: Level::MUST,
+            doc: "basic/lifecycle.mdx#initialization".into(),
+        },
+        Era::Modern => ScenarioMeta {
+            id: "discover/result".into(),
+            level: Level::MUST,
+            doc: "server/discover.mdx".into(),
+        },
+    });
+    let established = initialize_session(w, capabilities).await;
+    w.scenario.precondition = None;
+    established
+}
+
+async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    let ctx = w.ctx();
+    let key = SessionKey::new(w.scenario.revision, &capabilities);
+    let me = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    if let Some(SharedSession { mut session, server_description, mut history }) = ctx.pool.take(&key) {
+        let last = history.served.last().cloned().unwrap_or_default();
+        let how = match w.scenario.revision.era() {
+            Era::Legacy => "initialized",
+            Era::Modern => "discovered",
+        };
+        session.hand_over(format!(
+            "shared session #{}, {how} at {} with the client capabilities {capabilities}; \
+             handed on by {last}",
+            history.process, w.scenario.revision
+        ));
+        session.set_label(format!("{me} {}", w.scenario.revision));
+        history.served.push(me);
+        w.session = Some(session);
+        w.server_description = Some(server_description);
+        w.share = Some((key, history));
+        return Ok(());
+    }
+    w.start().await?;
+    w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
+    match w.scenario.revision.era() {
+        Era::Legacy => handshake(w, &capabilities).await?,
+        Era::Modern => discover(w).await?,
+    }
+    w.response = None;
+    // From here on, what the scenario does decides whether the session goes on to another.
+    w.session()?.settle();
+    if ctx.pool.enabled() {
+        let history =
+            History { process: ctx.pool.next_process(), revision: w.scenario.revision, served: vec![me] };
+        w.share = Some((key, history));
+    }
+    Ok(())
+}
+
+/// The legacy handshake: `initialize`, then `notifications/initialized`.
+async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt> {
+    let version = w.scenario.revision.as_str();
+    let response = w.call("initialize", Some(initialize_params(version, capabilities))).await?;
+    let result = match response.outcome {
+        Outcome::Result(r) => r,
+        Outcome::Error(e) => {
+            let actual = format!("initialize failed with error {}: {}", e.code, e.message);
+            return Err(w.fail(format!("an initialized session at {version}"), actual));
+        }
+    };
+    w.server_description = Some(result);
+    let initialized = Message::notification("notifications/initialized", None);
+    if let Err(e) = w.session()?.send(&initialized).await {
+        return Err(w.not_sent("notifications/initialized", e).await);
+    }
+    Ok(())
+}
+
+/// The stateless era has no handshake: `server/discover` tells the client what the server
+/// offers (`server/discover.mdx`).
+async fn discover(w: &mut ServerWorld) -> Result<(), Halt> {
+    let version = modern::wire_version(w.scenario.revision);
+    let response = w.call("server/discover", None).await?;
+    match response.outcome {
+        Outcome::Result(r) if r.get("capabilities").is_some_and(Value::is_object) => {
+            w.server_description = Some(r);
+            Ok(())
+        }
+        Outcome::Result(r) => Err(w.fail(
+            format!("a server/discover result with capabilities at {version}"),
+            format!("result {}", mcpspec_protocol::wire::describe(Some(&r))),
+        )),
+        Outcome::Error(e) => Err(w.fail(
+            format!("a server/discover result at {version}"),
+            format!("error {}: {}", e.code, e.message),
+        )),
+    }
+}
+
+#[given(expr = "the server declares the {string} capability")]
+async fn declares(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
+    let caps = w.server_capabilities()?;
+    let mut at = &caps;
+    for key in path.split('.') {
+        match at.get(key) {
+            Some(v) => at = v,
+            None => return Err(w.skip(format!("the server does not declare the {path:?} capability"))),
+        }
+    }
+    if *at == Value::Bool(false) {
+        return Err(w.skip(format!("the server declares {path:?} as false")));
+    }
+    Ok(())
+}
+
+/// Reads up to [`SEARCH_PAGES`] pages of a list and returns the first item `pick` accepts.
+pub(super) async fn find(
+    w: &mut ServerWorld,
+    method: &str,
+    key: &str,
+    pick: impl Fn(&Value) -> bool,
+) -> Result<Option<Value>, Halt> {
+    let mut cursor: Option<Value> = None;
+    for _ in 0..SEARCH_PAGES {
+        let params = cursor.take().map(|c| json!({ "cursor": c }));
+        let response = w.call(method, params).await?;
+        let Outcome::Result(page) = response.outcome else {
+            return Err(w.skip(format!("the server answers {method} with an error; nothing to pick")));
+        };
+        if let Some(found) =
+            page.get(key).and_then(Value::as_array).and_then(|items| items.iter().find(|i| pick(i)))
+        {
+            return Ok(Some(found.clone()));
+        }
+        match page.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+#[given(expr = "the server offers the tool {string}")]
+async fn offers_tool(w: &mut ServerWorld, name: String) -> Result<(), Halt> {
+    let found =
+        find(w, "tools/list", "tools", |t| t.get("name") == Some(&Value::from(name.as_str()))).await?;
+    match found {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(format!(
+            "the server offers no tool {name:?} (a name of the official conformance fixture)"
+        ))),
+    }
+}
+
+#[given("the server lists a resource")]
+async fn lists_a_resource(w: &mut ServerWorld) -> Result<(), Halt> {
+    match find(w, "resources/list", "resources", |r| r.get("uri").is_some()).await? {
+        Some(r) => {
+            w.subject = Some(r);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no resource".into())),
+    }
+}
+
+#[given("the server lists a prompt with a required argument")]
+async fn lists_prompt_with_required(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_required = |p: &Value| {
+        p.get("arguments")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|arg| arg.get("required") == Some(&Value::Bool(true))))
+    };
+    match find(w, "prompts/list", "prompts", has_required).await? {
+        Some(p) => {
+            w.subject = Some(p);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no prompt with a required argument".into())),
+    }
+}
+
+#[given("the server lists a prompt with an argument")]
+async fn lists_prompt_with_argument(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_argument =
+        |p: &Value| p.get("arguments").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    match find(w, "prompts/list", "prompts", has_argument).await? {
+        Some(p) => {
+            w.subject = Some(p);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no prompt with an argument".into())),
+    }
+}
+
+#[given("the server lists a read-only tool with an output schema")]
+async fn lists_read_only_tool_with_output_schema(w: &mut ServerWorld) -> Result<(), Halt> {
+    // mcpspec calls a server's own tools only when they say they only read (besides the
+    // official fixture's tools): annotations are hints, but this one is the server's word.
+    let fits = |t: &Value| {
+        t.get("outputSchema").is_some() && t.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+    };
+    match find(w, "tools/list", "tools", fits).await? {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(
+            "the server lists no read-only tool (annotations.readOnlyHint) with an outputSchema".into(),
+        )),
+    }
+}
+
+#[given("the server lists a resource template")]
+async fn lists_a_resource_template(w: &mut ServerWorld) -> Result<(), Halt> {
+    let has_variable =
+        |t: &Value| t.get("uriTemplate").and_then(Value::as_str).is_some_and(|u| u.contains('{'));
+    match find(w, "resources/templates/list", "resourceTemplates", has_variable).await? {
+        Some(t) => {
+            w.subject = Some(t);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no resource template with a variable".into())),
+    }
+}

@@ -1,0 +1,287 @@
+//! Steps of the HTTP transport scenarios (`transport_http.feature`, `transport_sse.feature`):
+//! requests a correct client would not make (no session header, a foreign `Origin`, a wrong
+//! protocol version), the GET stream, DELETE, and what the HTTP responses must be. The rules
+//! every exchange must follow are judged by the recorder ([`mcpspec::judge::server::http`]); these
+//! steps make sure each is exercised, and judge what only a deliberate request shows.
+
+use super::{Halt, Pending, ServerWorld};
+use crate::suite::scenario::Scenario as _;
+use cucumber::{given, then, when};
+use mcpspec::judge::server::http::HttpChecker;
+use mcpspec_protocol::wire::Message;
+use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Tweaks};
+
+impl ServerWorld {
+    /// POSTs a message with `tweaks`, awaiting its answer like any message when it is a request.
+    pub(super) async fn post(&mut self, message: Message, tweaks: Tweaks) -> Result<(), Halt> {
+        let what = match &message {
+            Message::Request(r) => format!("the {} request", r.method),
+            Message::Notification(n) => format!("the {} notification", n.method),
+            Message::Response(_) => "a response".to_owned(),
+        };
+        let id = match &message {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        };
+        let Some(n) = self.session()?.post_with(&message.to_value(), &tweaks) else {
+            return Err(self.skip("the server is not reached over HTTP".into()));
+        };
+        self.exchange = Some(n);
+        if let Some(id) = id {
+            self.pending.push(Pending {
+                id: Some(id),
+                idless_ok: false,
+                barrier: false,
+                what,
+                request: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// The head of the last exchange a step made, waited for; a missing one fails.
+    pub(super) async fn last_exchange(&mut self) -> Result<Exchange, Halt> {
+        let Some(n) = self.exchange else {
+            return Err(self.harness_error("no HTTP request was made (a When step is missing)".into()));
+        };
+        let within = self.timeout();
+        match self.session()?.wait_exchange(n, within).await {
+            Ok(x) => Ok(x),
+            Err(why) => Err(self.fail("an HTTP response", why)),
+        }
+    }
+
+    fn http_rules(&mut self) -> Result<&HttpChecker, Halt> {
+        if self.session()?.recorder().http().is_none() {
+            return Err(self.skip("the server is not reached over HTTP".into()));
+        }
+        Ok(self.session.as_ref().and_then(|s| s.recorder().http()).expect("checked above"))
+    }
+}
+
+/// `Name: value` of a step.
+fn header(text: &str) -> (String, String) {
+    let (name, value) = text.split_once(':').unwrap_or((text, ""));
+    (name.trim().to_ascii_lowercase(), value.trim().to_owned())
+}
+
+/// Tweaks that send the header `text` (`MCP-Protocol-Version` and the session header replace
+/// the session's own).
+fn with_header(text: &str) -> Tweaks {
+    let (name, value) = header(text);
+    match name.as_str() {
+        "mcp-protocol-version" => Tweaks { protocol_version: Some(value), ..Tweaks::default() },
+        "mcp-session-id" => Tweaks { session: Some(value), ..Tweaks::default() },
+        _ => Tweaks { headers: vec![(name, value)], ..Tweaks::default() },
+    }
+}
+
+#[given("the server issued a session id")]
+async fn issued_session_id(w: &mut ServerWorld) -> Result<(), Halt> {
+    if w.session()?.http_session_id().is_none() {
+        return Err(w.skip("the server issued no session id (sessions are optional)".into()));
+    }
+    Ok(())
+}
+
+#[when(expr = "the client POSTs a {string} request")]
+async fn posts_request(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+    let request = w.modern_request(&method, None)?;
+    w.post(request, Tweaks::default()).await
+}
+
+#[when(expr = "the client POSTs a {string} request without the session header")]
+async fn posts_without_session(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+    let request = w.modern_request(&method, None)?;
+    w.post(request, Tweaks { no_session: true, ..Tweaks::default() }).await
+}
+
+#[when(expr = "the client POSTs a {string} request with the header {string}")]
+async fn posts_with_header(w: &mut ServerWorld, method: String, text: String) -> Result<(), Halt> {
+    let request = w.modern_request(&method, None)?;
+    w.post(request, with_header(&text)).await
+}
+
+#[when(expr = "the client POSTs a {string} request without the protocol version header")]
+async fn posts_without_version(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+    let request = w.modern_request(&method, None)?;
+    let tweaks = Tweaks { protocol_version: Some(String::new()), ..Tweaks::default() };
+    w.post(request, tweaks).await
+}
+
+#[when(expr = "the client POSTs the {string} notification")]
+async fn posts_notification(w: &mut ServerWorld, method: String) -> Result<(), Halt> {
+    w.post(Message::notification(&method, None), Tweaks::default()).await
+}
+
+#[given("the client has opened its GET stream")]
+async fn has_opened_get(w: &mut ServerWorld) -> Result<(), Halt> {
+    // A client opens it once initialized (`ServerSession::send_value`); a scenario judges that one,
+    // not a second stream of its own.
+    let within = w.timeout();
+    w.session()?.settle_http(within).await;
+    match w.http_rules()?.first_get() {
+        Some(n) => {
+            w.exchange = Some(n);
+            Ok(())
+        }
+        None => Err(w.harness_error("the session opened no GET stream".into())),
+    }
+}
+
+#[when("the client ends the session with DELETE")]
+async fn deletes(w: &mut ServerWorld) -> Result<(), Halt> {
+    let within = w.timeout();
+    w.session()?.settle_http(within).await;
+    let Some(n) = w.session()?.http_request("DELETE", &Tweaks::default()) else {
+        return Err(w.skip("the server is not reached over HTTP".into()));
+    };
+    w.exchange = Some(n);
+    let x = w.last_exchange().await?;
+    match x.status {
+        200..=299 => Ok(()),
+        // transports.mdx: "The server MAY respond to this request with HTTP 405".
+        405 => Err(w.skip(format!("the server does not let clients end sessions ({})", x.describe()))),
+        _ => Err(w.fail("2xx, or 405 for a server that does not let clients end sessions", x.describe())),
+    }
+}
+
+#[then(expr = "the HTTP status is {int}")]
+async fn status_is(w: &mut ServerWorld, status: u16) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    w.check(x.status == status, format!("HTTP {status}"), x.describe());
+    Ok(())
+}
+
+#[then("the HTTP status is a client error")]
+async fn status_is_4xx(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    w.check((400..500).contains(&x.status), "an HTTP 4xx status", x.describe());
+    Ok(())
+}
+
+#[then("the request is accepted")]
+async fn accepted(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    w.check((200..300).contains(&x.status), "an HTTP 2xx status", x.describe());
+    Ok(())
+}
+
+#[then("the HTTP response is 202 Accepted with no body")]
+async fn accepted_202(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let within = w.timeout();
+    let ended = w.session()?.wait_body_end(x.n, within).await;
+    let end = w.http_rules()?.body_end(x.n).cloned();
+    let actual = match (&end, ended) {
+        (Some(BodyEnd::Complete { bytes: 0 }), _) => x.describe(),
+        (Some(BodyEnd::Complete { bytes }), _) => format!("{}, with a body of {bytes} bytes", x.describe()),
+        (Some(other), _) => format!("{}, whose body {other:?}", x.describe()),
+        (None, _) => format!("{}, whose body did not end within {within:?}", x.describe()),
+    };
+    let ok = x.status == 202 && end == Some(BodyEnd::Complete { bytes: 0 });
+    w.check(ok, "202 Accepted with no body", actual);
+    Ok(())
+}
+
+#[then("the HTTP response is JSON or an SSE stream")]
+async fn json_or_sse(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let media = x.media_type();
+    let ok = matches!(media.as_deref(), Some("application/json" | "text/event-stream"));
+    w.check(ok, "Content-Type: application/json or text/event-stream", x.describe());
+    Ok(())
+}
+
+#[then("the HTTP response is JSON or 406")]
+async fn json_or_406(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let json = (200..300).contains(&x.status) && x.media_type().as_deref() == Some("application/json");
+    w.check(json || x.status == 406, "Content-Type: application/json, or 406 Not Acceptable", x.describe());
+    Ok(())
+}
+
+#[then("the GET is answered with an SSE stream or 405")]
+async fn get_sse_or_405(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let sse = (200..300).contains(&x.status) && x.media_type().as_deref() == Some("text/event-stream");
+    w.check(
+        sse || x.status == 405,
+        "Content-Type: text/event-stream, or 405 Method Not Allowed",
+        x.describe(),
+    );
+    Ok(())
+}
+
+#[then("the session id is visible ASCII")]
+async fn session_id_ascii(w: &mut ServerWorld) -> Result<(), Halt> {
+    let id = w.session()?.http_session_id().unwrap_or_default().to_owned();
+    let ok = !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b));
+    w.check(ok, "a session id of visible ASCII characters (0x21 to 0x7E)", format!("{id:?}"));
+    Ok(())
+}
+
+#[then("each request is answered on the stream of its own POST")]
+async fn each_on_its_stream(w: &mut ServerWorld) -> Result<(), Halt> {
+    let pending = std::mem::take(&mut w.pending);
+    let within = w.timeout();
+    let mut wrong = Vec::new();
+    for p in &pending {
+        let Some(id) = p.id.clone() else { continue };
+        if let Err(e) = w.session()?.wait_response(&id, within).await {
+            return Err(w.fail(format!("a response to {} (id {id})", p.what), e.to_string()));
+        }
+        let on = w.http_rules()?.answered_on(&id);
+        let posted = w.session()?.recorder().http().and_then(|h| h.posted_in(&id));
+        if on.is_none() || on != posted {
+            wrong.push(format!("id {id}: POSTed in exchange #{posted:?}, answered on #{on:?}"));
+        }
+    }
+    let actual = if wrong.is_empty() { "each on its own".to_owned() } else { wrong.join("; ") };
+    w.check(
+        wrong.is_empty(),
+        "each response on the SSE stream or JSON body of the POST that carried its request",
+        actual,
+    );
+    Ok(())
+}
+
+#[when(expr = "the client POSTs {int} {string} requests at once")]
+async fn posts_many(w: &mut ServerWorld, count: usize, method: String) -> Result<(), Halt> {
+    for _ in 0..count.min(16) {
+        let id = w.session()?.fresh_id();
+        w.post(Message::request(id, &method, None), Tweaks::default()).await?;
+    }
+    Ok(())
+}
+
+#[then("the SSE stream began with an endpoint event")]
+async fn began_with_endpoint(w: &mut ServerWorld) -> Result<(), Halt> {
+    let first = w.http_rules()?.first_event(1).map(|(kind, data)| (kind.to_owned(), data.to_owned()));
+    let actual = match &first {
+        Some((kind, data)) => format!("the first event: {kind} {data:?}"),
+        None => "no event on the stream".to_owned(),
+    };
+    let ok = first.as_ref().is_some_and(|(kind, _)| kind == "endpoint");
+    w.check(ok, "an endpoint event first, naming where to POST", actual);
+    Ok(())
+}
+
+#[then("the answer came as a message event on the SSE stream")]
+async fn answer_as_message_event(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(Pending { id: Some(id), what, .. }) = w.pending.first().cloned() else {
+        return Err(w.harness_error("no request awaits an answer".into()));
+    };
+    w.await_answer().await?;
+    let on = w.http_rules()?.answered_on(&id);
+    w.check(
+        on == Some(1),
+        format!("the answer to {what} as a message event on the SSE stream"),
+        match on {
+            Some(1) => "on the SSE stream".to_owned(),
+            Some(n) => format!("on exchange #{n}, not the SSE stream"),
+            None => "not seen on any stream".to_owned(),
+        },
+    );
+    Ok(())
+}

@@ -1,0 +1,383 @@
+//! The step vocabulary of the scenarios and the cucumber `World` they act on. Steps are thin:
+//! they send, wait and compare; the protocol logic lives in the library (session, recorder,
+//! checker, persona). Kept in the binary crate, with the runner, because cucumber collects
+//! steps with link-time registration that does not survive crossing a crate boundary.
+//!
+//! - [`given`]: sessions, and the capabilities or offers a scenario needs (else it is skipped);
+//! - [`when`]: what the client sends;
+//! - [`then`]: what the server must have done.
+
+mod fixture;
+mod given;
+mod http;
+mod stateless;
+pub mod sweep;
+mod then;
+mod when;
+
+pub use crate::suite::scenario::{Halt, Scenario, ScenarioMeta, ScenarioState};
+use mcpspec::judge::rules;
+use mcpspec::judge::verdict::{Check, Verdict};
+use mcpspec::session::pool::{History, SessionKey, SharedSession};
+use mcpspec::session::server::{ServerSession, StartError, WaitError};
+use mcpspec_protocol::wire::{describe, Outcome, RequestId, Response};
+use mcpspec_reference::transport::http_client::ConnectError;
+use mcpspec_reference::transport::SendError;
+use serde_json::{json, Value};
+
+/// A message sent that awaits its answer.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The id its answer carries, when it has a readable one.
+    pub id: Option<RequestId>,
+    /// A malformed message may be answered with an error without an id.
+    pub idless_ok: bool,
+    /// The message may rightly go unanswered (malformed input, a ping with an odd id): a ping
+    /// sent after it proves silence, instead of the whole timeout.
+    pub barrier: bool,
+    /// What was sent, for messages: `the tools/list request`.
+    pub what: String,
+    /// A request's method and params as the step gave them, so that an `InputRequiredResult`
+    /// can be answered and the request sent again (stateless era).
+    pub request: Option<(String, Option<Value>)>,
+}
+
+/// A list followed page by page.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub method: String,
+    pub items: Vec<Value>,
+    pub pages: usize,
+    /// Why the listing stopped before its end (an error, a cycle, the page bound).
+    pub unfinished: Option<String>,
+}
+
+/// One scenario in progress.
+#[derive(cucumber::World)]
+#[world(init = Self::new)]
+pub struct ServerWorld {
+    pub scenario: ScenarioState,
+    pub session: Option<ServerSession>,
+    /// Messages sent whose answers the next Then steps wait for, oldest first.
+    pub pending: Vec<Pending>,
+    /// The version the last initialize offered.
+    pub offered: Option<String>,
+    /// The last answer received.
+    pub response: Option<Response>,
+    /// What the server said about itself when the session was established: its initialize
+    /// result (legacy era) or its `server/discover` result (stateless era); both hold its
+    /// `capabilities`.
+    pub server_description: Option<Value>,
+    /// The subject a Given step picked (a tool, a resource, a prompt).
+    pub subject: Option<Value>,
+    pub listing: Option<Listing>,
+    /// The requests of the sweep so far.
+    pub sweep: sweep::SweepState,
+    /// The last HTTP exchange a step made (`steps::http`).
+    pub exchange: Option<u64>,
+    /// The turn this scenario's server process started in, held until its first answer
+    /// ([`mcpspec::session::starts`]).
+    pub start_turn: Option<mcpspec::session::starts::StartTurn>,
+    /// Set while the session may be handed on to the next scenario that needs one like it:
+    /// what it is, and whom it served.
+    pub share: Option<(SessionKey, History)>,
+    /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
+    /// again (the default); off in scenarios that judge the asking round by round.
+    pub answers_input: bool,
+    /// The last request a step sent: its method and params as the step gave them.
+    pub last_sent: Option<(String, Option<Value>)>,
+    /// The `subscriptions/listen` request of a subscription the scenario opened.
+    pub subscription: Option<RequestId>,
+}
+
+impl std::fmt::Debug for ServerWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerWorld").field("scenario", &self.scenario).finish_non_exhaustive()
+    }
+}
+
+impl Scenario for ServerWorld {
+    fn state(&self) -> &ScenarioState {
+        &self.scenario
+    }
+
+    fn state_mut(&mut self) -> &mut ScenarioState {
+        &mut self.scenario
+    }
+}
+
+impl crate::suite::run::RoleWorld for ServerWorld {
+    async fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+        clean: bool,
+    ) -> crate::suite::run::SessionEnd {
+        let mut end = crate::suite::run::SessionEnd::default();
+        let Some(mut session) = self.session.take() else { return end };
+        // The scenario is over: read what is already in flight.
+        let _ = session.drain(std::time::Duration::ZERO).await;
+        if let Some(id) = session.reused_id() {
+            // Not the server's fault, and not judgeable here: ids are unique per session.
+            checks.push(Check {
+                id: "mcpspec/shared-session".into(),
+                level: mcpspec::judge::verdict::Level::MUST,
+                spec: self.scenario.spec("basic/index.mdx#requests"),
+                verdict: Verdict::Error,
+                expected: "a request id not used before in the session".into(),
+                actual: format!(
+                    "the scenario sent the id {id}, which an earlier scenario on the same shared process \
+                     had used; run it with --isolate"
+                ),
+                message: None,
+                baselined: false,
+            });
+        }
+        if let Some((key, history)) = self.share.take() {
+            session.collect_barriers(self.timeout()).await;
+            let mut seen = checks.clone();
+            seen.extend(session.recorder().checks());
+            let why_not = session.why_not_shareable().or_else(|| {
+                let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
+                (!passed).then(|| "the scenario did not pass cleanly".to_owned())
+            });
+            end.session = history.describe(why_not.as_deref());
+            if why_not.is_none() {
+                *checks = seen;
+                let server_description = self.server_description.take().unwrap_or_default();
+                let ctx = self.ctx();
+                for retired in ctx.pool.put(key, SharedSession { session, server_description, history }) {
+                    ctx.retire(retired);
+                }
+                return end;
+            }
+        }
+        end.shutdown = Some(session.shutdown().await.describe());
+        checks.extend(session.recorder().checks());
+        if failing(checks) {
+            end.stderr = Some(session.stderr_tail()).filter(|s| !s.is_empty());
+            end.transcript = Some(session.recorder().transcript().0.to_vec());
+        }
+        end
+    }
+}
+
+impl ServerWorld {
+    fn new() -> Self {
+        ServerWorld {
+            scenario: ScenarioState::default(),
+            session: None,
+            pending: Vec::new(),
+            offered: None,
+            response: None,
+            server_description: None,
+            subject: None,
+            listing: None,
+            sweep: sweep::SweepState::default(),
+            exchange: None,
+            share: None,
+            start_turn: None,
+            answers_input: true,
+            last_sent: None,
+            subscription: None,
+        }
+    }
+
+    fn session(&mut self) -> Result<&mut ServerSession, Halt> {
+        if self.session.is_none() {
+            return Err(
+                self.harness_error("the scenario has no server process (a Given step is missing)".into())
+            );
+        }
+        Ok(self.session.as_mut().expect("checked above"))
+    }
+
+    /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`),
+    /// in its turn.
+    async fn start(&mut self) -> Result<(), Halt> {
+        self.share = None;
+        self.start_turn = mcpspec::session::starts::turn().await;
+        let ctx = self.ctx();
+        match ServerSession::start(
+            &ctx.target,
+            ctx.child.clone(),
+            self.scenario.revision,
+            ctx.schemas.clone(),
+        )
+        .await
+        {
+            Ok(mut s) => {
+                let me = self.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+                s.set_label(format!("{me} {}", self.scenario.revision));
+                self.session = Some(s);
+                Ok(())
+            }
+            // The server's fault, not the harness's: an HTTP+SSE stream that names no endpoint.
+            Err(StartError::Connect(e @ ConnectError::NoEndpoint { .. })) => {
+                self.scenario.precondition = Some(ScenarioMeta {
+                    id: rules::SSE_ENDPOINT_EVENT.id.into(),
+                    level: rules::SSE_ENDPOINT_EVENT.level,
+                    doc: "basic/transports.mdx".into(),
+                });
+                Err(self.fail("an endpoint event first on the SSE stream", e.to_string()))
+            }
+            Err(e) => Err(self.harness_error(e.to_string())),
+        }
+    }
+
+    /// Ends the session and starts the server afresh; the wire checks of the session that
+    /// ended stay the scenario's.
+    async fn restart(&mut self) -> Result<(), Halt> {
+        if let Some(mut old) = self.session.take() {
+            let _ = old.drain(std::time::Duration::ZERO).await;
+            old.shutdown().await;
+            self.scenario.checks.extend(old.recorder().checks());
+        }
+        self.pending.clear();
+        self.response = None;
+        self.server_description = None;
+        self.start().await
+    }
+
+    /// Sends a request and queues it for the Then steps.
+    async fn send_request(&mut self, method: &str, params: Option<Value>) -> Result<RequestId, Halt> {
+        let sent = self.session()?.send_request(method, params.clone()).await;
+        self.last_sent = Some((method.to_owned(), params.clone()));
+        match sent {
+            Ok(id) => {
+                self.pending.push(Pending {
+                    id: Some(id.clone()),
+                    idless_ok: false,
+                    barrier: false,
+                    what: format!("the {method} request"),
+                    request: Some((method.to_owned(), params)),
+                });
+                self.response = None;
+                Ok(id)
+            }
+            Err(e) => Err(self.not_sent(&format!("the {method} request"), e).await),
+        }
+    }
+
+    /// Sends a request and waits for its answer: for steps that set up a scenario.
+    async fn call(&mut self, method: &str, params: Option<Value>) -> Result<Response, Halt> {
+        self.send_request(method, params).await?;
+        self.await_answer().await
+    }
+
+    /// Fails the scenario because a message could not be written, saying why the server
+    /// stopped reading.
+    async fn not_sent(&mut self, what: &str, e: SendError) -> Halt {
+        let mut actual = format!("could not send it: {e}");
+        if let Some(session) = self.session.as_mut() {
+            actual.push_str(&session.exit_note().await);
+        }
+        self.append_stderr(&mut actual);
+        self.fail(format!("the server reads {what}"), actual)
+    }
+
+    /// Appends the last stderr line of a server that went away.
+    fn append_stderr(&self, actual: &mut String) {
+        let stderr = self.session.as_ref().map(|s| s.stderr_tail()).unwrap_or_default();
+        if let Some(last) = stderr.trim().lines().last() {
+            actual.push_str(&format!("; last stderr line: {last}"));
+        }
+    }
+
+    /// Waits for the answer to the oldest pending message; a missing one fails the scenario.
+    async fn await_answer(&mut self) -> Result<Response, Halt> {
+        if self.pending.is_empty() {
+            return Err(
+                self.harness_error("no message is awaiting an answer (a When step is missing)".into())
+            );
+        }
+        let Pending { id, idless_ok, barrier, what, request } = self.pending.remove(0);
+        let within = self.timeout();
+        let answers_input = self.answers_input;
+        let session = self.session()?;
+        let mut waited = match barrier {
+            true => session.wait_answer_or_silence(id.as_ref(), idless_ok, within).await,
+            false => session.wait_answer(id.as_ref(), idless_ok, within).await,
+        };
+        // Input the server asks for is given, as a client would, unless the scenario is about
+        // the asking itself.
+        if let (Ok(answer), Some((method, params)), true) = (&waited, request, answers_input) {
+            if mcpspec::session::server::input_required(answer).is_some() {
+                let first = answer.clone();
+                waited = session.complete_input(&method, params, first, within).await;
+            }
+        }
+        // The server has started (or shown it will not answer): the next start may go.
+        self.start_turn = None;
+        match waited {
+            Ok(r) => {
+                self.response = Some(r.clone());
+                Ok(r)
+            }
+            Err(e) => {
+                let mut actual = e.to_string();
+                if matches!(e, WaitError::Closed(_)) {
+                    self.append_stderr(&mut actual);
+                }
+                let whose = match (&id, idless_ok) {
+                    (Some(id), false) => format!("a response to {what} (id {id}) within {within:?}"),
+                    (Some(id), true) => {
+                        format!("an error response to {what} (id {id}, or none) within {within:?}")
+                    }
+                    (None, _) => format!("an error response (without id) to {what} within {within:?}"),
+                };
+                Err(self.fail(whose, actual))
+            }
+        }
+    }
+
+    /// The result of the last response, or a failed check.
+    fn last_result(&mut self) -> Result<Value, Halt> {
+        match self.response.as_ref().map(|r| &r.outcome) {
+            Some(Outcome::Result(v)) => Ok(v.clone()),
+            Some(Outcome::Error(e)) => {
+                let actual = format!("error {}: {}", e.code, e.message);
+                Err(self.fail("a result", actual))
+            }
+            None => Err(self.harness_error("no response to inspect (a Then step is missing)".into())),
+        }
+    }
+
+    /// The server's capabilities, from its initialize or discover result.
+    fn server_capabilities(&mut self) -> Result<Value, Halt> {
+        match self.server_description.as_ref().and_then(|r| r.get("capabilities")) {
+            Some(c) => Ok(c.clone()),
+            None => Err(self.harness_error("the scenario has no initialized session".into())),
+        }
+    }
+}
+
+/// The params of an initialize request offering `version`.
+fn initialize_params(version: &str, capabilities: &Value) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "clientInfo": mcpspec::session::server::client_info(),
+    })
+}
+
+fn outcome_text(r: &Response) -> String {
+    match &r.outcome {
+        Outcome::Result(v) => format!("result {}", describe(Some(v))),
+        Outcome::Error(e) => format!("error {}: {}", e.code, e.message),
+    }
+}
+
+/// Parses JSON written in a step, or stops with a harness error.
+fn step_json(w: &mut ServerWorld, text: &str) -> Result<Value, Halt> {
+    serde_json::from_str(text.trim())
+        .map_err(|e| w.harness_error(format!("the step's JSON {text:?} is invalid: {e}")))
+}
+
+/// The params in a step's docstring, if any.
+fn docstring_json(w: &mut ServerWorld, step: &cucumber::gherkin::Step) -> Result<Option<Value>, Halt> {
+    match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        None => Ok(None),
+        Some(d) => step_json(w, d).map(Some),
+    }
+}

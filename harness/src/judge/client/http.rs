@@ -1,0 +1,388 @@
+//! The HTTP transport rules a client must follow, judged on every exchange the scenario server's
+//! endpoint saw (its [`HttpRecord`]s), whatever the scenario: the `Accept` of POSTs and GETs,
+//! the session id once issued, `MCP-Protocol-Version` after initialization (2025-06-18+), one
+//! message per POST (2025-06-18+), `retry` before a resumption (2025-11-25 polling), and in
+//! legacy HTTP+SSE, POSTs to the endpoint the `endpoint` event named. The server-side twin is
+//! [`HttpChecker`](crate::judge::server::http::HttpChecker). Sans-IO: it sees the records in the order the endpoint logged
+//! them, so a test can feed it records by hand.
+
+use crate::judge::rules;
+use crate::judge::rules::Violation;
+use mcpspec_protocol::Revision;
+use mcpspec_reference::transport::http_server::{accept_lists, Exchange, HttpRecord};
+use mcpspec_reference::transport::Flavor;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+/// How many exchanges, polls and session ids the checker remembers (a flood costs bounded
+/// memory).
+const KEPT: usize = 4_096;
+
+/// Judges the HTTP requests of a client, across the sessions it starts.
+#[derive(Debug)]
+pub struct HttpClientChecker {
+    flavor: Flavor,
+    /// The revision the scenario runs at (which rules apply).
+    revision: Revision,
+    /// Session ids the endpoint issued (Streamable HTTP).
+    issued: HashSet<String>,
+    /// Per session id: the version the scenario server answered `initialize` with, and the
+    /// stream that answer went out on.
+    negotiated: HashMap<String, (String, u64)>,
+    /// Legacy: the path and query each `endpoint` event named.
+    endpoints: HashSet<String>,
+    /// Streams closed after their priming event: by event id, when and with which `retry`.
+    polls: HashMap<String, (Instant, Duration)>,
+    /// Every exchange seen, oldest first (bounded).
+    exchanges: VecDeque<Exchange>,
+}
+
+impl HttpClientChecker {
+    pub fn new(flavor: Flavor, revision: Revision) -> HttpClientChecker {
+        HttpClientChecker {
+            flavor,
+            revision,
+            issued: HashSet::new(),
+            negotiated: HashMap::new(),
+            endpoints: HashSet::new(),
+            polls: HashMap::new(),
+            exchanges: VecDeque::new(),
+        }
+    }
+
+    pub fn flavor(&self) -> Flavor {
+        self.flavor
+    }
+
+    /// The revision the scenario runs at.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    /// Legacy HTTP+SSE: a session's `endpoint` event named `path_and_query`.
+    pub fn endpoint_announced(&mut self, path_and_query: &str) {
+        if self.endpoints.len() < KEPT {
+            self.endpoints.insert(path_and_query.to_owned());
+        }
+    }
+
+    /// The exchanges seen so far, oldest first.
+    pub fn exchanges(&self) -> impl Iterator<Item = &Exchange> {
+        self.exchanges.iter()
+    }
+
+    /// The polls (streams closed after their priming event) seen: event id, when, `retry`.
+    pub fn polls(&self) -> impl Iterator<Item = (&str, Instant, Duration)> {
+        self.polls.iter().map(|(id, (at, retry))| (id.as_str(), *at, *retry))
+    }
+
+    /// Judges one POST body the client sent: one message, or (2025-03-26 only) a batch.
+    pub fn on_post_body(&mut self, value: &Value) -> Vec<Violation> {
+        match value {
+            Value::Array(items) if self.revision >= Revision::V2025_06_18 => vec![Violation::new(
+                &rules::HTTP_CLIENT_ONE_MESSAGE,
+                format!("one JSON-RPC message per POST (no batches in {})", self.revision),
+                format!("a POST holding a batch of {} messages", items.len()),
+            )],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Judges one record of the endpoint's log, `session` being the session it belongs to (if
+    /// any: a request refused before a session was found has none).
+    pub fn on_record(&mut self, session: Option<&str>, record: &HttpRecord) -> Vec<Violation> {
+        let mut out = Vec::new();
+        match record {
+            HttpRecord::Exchange(x) => {
+                self.on_exchange(x, &mut out);
+                if self.exchanges.len() >= KEPT {
+                    self.exchanges.pop_front();
+                }
+                self.exchanges.push_back(x.clone());
+            }
+            HttpRecord::Sent(sent) => {
+                let version = sent.message.pointer("/result/protocolVersion").and_then(Value::as_str);
+                if let (Some(version), Some(session)) = (version, session) {
+                    if self.negotiated.len() < KEPT {
+                        self.negotiated.insert(session.to_owned(), (version.to_owned(), sent.stream));
+                    }
+                }
+            }
+            HttpRecord::PollClosed { event_id, retry, at, .. } if self.polls.len() < KEPT => {
+                self.polls.insert(event_id.clone(), (*at, *retry));
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn on_exchange(&mut self, x: &Exchange, out: &mut Vec<Violation>) {
+        let header = |name: &str| x.request_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let what = format!("{} {} → {}", x.method, x.path, x.status);
+        let accept = header("accept");
+        let shown = |h: Option<&str>| h.map_or_else(|| "no header".to_owned(), |v| format!("{v:?}"));
+        match x.method.as_str() {
+            "POST"
+                if self.flavor == Flavor::Streamable
+                    && !(accept_lists(accept, "application/json")
+                        && accept_lists(accept, "text/event-stream")) =>
+            {
+                out.push(Violation::new(
+                    &rules::HTTP_CLIENT_POST_ACCEPT,
+                    "Accept listing both application/json and text/event-stream",
+                    format!("{what} with Accept: {}", shown(accept)),
+                ));
+            }
+            "GET" if !accept_lists(accept, "text/event-stream") => out.push(Violation::new(
+                &rules::HTTP_CLIENT_GET_ACCEPT,
+                "Accept listing text/event-stream",
+                format!("{what} with Accept: {}", shown(accept)),
+            )),
+            _ => {}
+        }
+        match self.flavor {
+            Flavor::Streamable => self.judge_session(x, &what, out),
+            Flavor::LegacySse => {
+                if x.method == "POST" && !self.endpoints.contains(&x.path) {
+                    let named: Vec<&String> = self.endpoints.iter().collect();
+                    out.push(Violation::new(
+                        &rules::SSE_CLIENT_POST_ENDPOINT,
+                        format!("POSTs to the endpoint the endpoint event named ({named:?})"),
+                        what.clone(),
+                    ));
+                }
+            }
+        }
+        if let Some(last) = header("last-event-id") {
+            if let Some((closed, retry)) = self.polls.get(last) {
+                let waited = x.at.saturating_duration_since(*closed);
+                if waited < *retry {
+                    out.push(Violation::new(
+                        &rules::HTTP_CLIENT_RETRY,
+                        format!(
+                            "a reconnection no sooner than retry ({} ms) after the stream closed",
+                            retry.as_millis()
+                        ),
+                        format!("{what} with Last-Event-ID {last:?} {} ms after", waited.as_millis()),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Streamable HTTP: the session id on every request once issued; from 2025-06-18 the
+    /// protocol-version header on every request after initialization.
+    fn judge_session(&mut self, x: &Exchange, what: &str, out: &mut Vec<Violation>) {
+        let header = |name: &str| x.request_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let sent_id = header("mcp-session-id");
+        let issued_here =
+            x.response_headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
+        // A POST without a session id that opened a session is an initialize (a re-initialize
+        // after a 404 included): the one request that goes without.
+        if sent_id.is_none() && issued_here.is_none() && !self.issued.is_empty() {
+            out.push(Violation::new(
+                &rules::HTTP_CLIENT_SESSION_ID,
+                "the session id the server issued on every later request",
+                format!("{what} without Mcp-Session-Id"),
+            ));
+        }
+        if let Some(id) = issued_here {
+            if self.issued.len() < KEPT {
+                self.issued.insert(id);
+            }
+        }
+        let Some(session) = sent_id else { return };
+        let Some((version, init_stream)) = self.negotiated.get(&session) else { return };
+        let at_least_2025_06_18 = version.parse::<Revision>().is_ok_and(|r| r >= Revision::V2025_06_18);
+        // The GET that resumes the initialize's own stream comes before the client can know the
+        // version: it is fetching the answer that names it.
+        let fetching_answer =
+            x.method == "GET" && header("last-event-id").is_some() && x.stream == Some(*init_stream);
+        if !at_least_2025_06_18 || fetching_answer {
+            return;
+        }
+        match header("mcp-protocol-version") {
+            None => out.push(Violation::new(
+                &rules::HTTP_CLIENT_PROTOCOL_VERSION,
+                format!(
+                    "MCP-Protocol-Version on every request after initialization ({version} was negotiated)"
+                ),
+                format!("{what} without MCP-Protocol-Version"),
+            )),
+            Some(v) if v.trim() != version => out.push(Violation::new(
+                &rules::HTTP_CLIENT_PROTOCOL_VERSION_NEGOTIATED,
+                format!("MCP-Protocol-Version: {version} (the version negotiated)"),
+                format!("{what} with MCP-Protocol-Version: {v}"),
+            )),
+            Some(_) => {}
+        }
+    }
+}
+
+/// The request-metadata headers of one modern POST (`streamable-http.mdx#request-metadata`),
+/// judged against its body: `MCP-Protocol-Version` equal to `_meta`'s version, `Mcp-Method`
+/// equal to the method, `Mcp-Name` (its Base64 sentinel decoded) equal to `params.name` or
+/// `params.uri` where the method has one. `headers` are lower-case names with their values, as
+/// the endpoint saw them; a body that is no modern request is not judged here.
+pub fn modern_header_violations(headers: &[(String, String)], body: &Value) -> Vec<Violation> {
+    use mcpspec_protocol::modern::{self as era, PROTOCOL_VERSION_KEY};
+    let mut out = Vec::new();
+    let (Some(method), Some(_)) = (body.get("method").and_then(Value::as_str), body.get("id")) else {
+        return out;
+    };
+    let params = body.get("params");
+    let Some(version) = params.and_then(|p| p.pointer("/_meta")).and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+    else {
+        return out;
+    };
+    let header =
+        |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+    let what = format!("the POST of {method}");
+    let version = version.as_str().unwrap_or_default();
+    match header(era::headers::PROTOCOL_VERSION) {
+        Some(v) if v.trim() == version => {}
+        sent => out.push(Violation::new(
+            &super::modern::HTTP_VERSION_HEADER,
+            format!("MCP-Protocol-Version: {version} (the body's _meta version)"),
+            sent.map_or_else(
+                || format!("{what} without it"),
+                |v| format!("{what} with MCP-Protocol-Version: {v}"),
+            ),
+        )),
+    }
+    match header(era::headers::METHOD) {
+        Some(m) if m.trim() == method => {}
+        sent => out.push(Violation::new(
+            &super::modern::HTTP_METHOD_HEADER,
+            format!("Mcp-Method: {method}"),
+            sent.map_or_else(|| format!("{what} without it"), |m| format!("{what} with Mcp-Method: {m}")),
+        )),
+    }
+    if let Some(name) = era::name_source(method, params) {
+        let sent = header(era::headers::NAME);
+        // A value that is not plain visible ASCII MUST travel in the sentinel (value-encoding).
+        let plain = sent.is_some_and(|h| h.bytes().all(|b| (0x20..0x7f).contains(&b)));
+        if !plain || sent.and_then(|h| era::decode_header_value(h.trim())).as_deref() != Some(name) {
+            out.push(Violation::new(
+                &super::modern::HTTP_NAME_HEADER,
+                format!("Mcp-Name: {}", era::encode_header_value(name)),
+                sent.map_or_else(|| format!("{what} without it"), |n| format!("{what} with Mcp-Name: {n}")),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpspec_reference::transport::http_server::SentMessage;
+    use serde_json::json;
+
+    fn exchange(method: &str, headers: &[(&str, &str)], status: u16, issued: Option<&str>) -> HttpRecord {
+        HttpRecord::Exchange(Exchange {
+            method: method.into(),
+            path: "/mcp".into(),
+            request_headers: headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            status,
+            response_content_type: None,
+            response_headers: issued
+                .map(|i| vec![("mcp-session-id".to_owned(), i.to_owned())])
+                .unwrap_or_default(),
+            stream: Some(1),
+            replayed: Vec::new(),
+            at: Instant::now(),
+        })
+    }
+
+    const BOTH: &str = "application/json, text/event-stream";
+
+    fn ids(v: &[Violation]) -> Vec<&str> {
+        v.iter().map(|v| v.rule.id).collect()
+    }
+
+    #[test]
+    fn a_correct_session_passes_and_each_omission_is_named() {
+        let mut c = HttpClientChecker::new(Flavor::Streamable, Revision::V2025_06_18);
+        assert!(c.on_record(None, &exchange("POST", &[("accept", BOTH)], 200, Some("s1"))).is_empty());
+        let answer = json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}});
+        let sent =
+            HttpRecord::Sent(SentMessage { stream: 1, event_id: None, json_body: false, message: answer });
+        c.on_record(Some("s1"), &sent);
+        let good = [("accept", BOTH), ("mcp-session-id", "s1"), ("mcp-protocol-version", "2025-06-18")];
+        assert!(c.on_record(Some("s1"), &exchange("POST", &good, 202, None)).is_empty());
+        let v = c.on_record(None, &exchange("POST", &[("accept", "application/json")], 400, None));
+        assert_eq!(ids(&v), ["http-client/post-accept", "http-client/session-id"]);
+        let v = c.on_record(
+            Some("s1"),
+            &exchange("GET", &[("accept", "*/*"), ("mcp-session-id", "s1")], 200, None),
+        );
+        assert_eq!(ids(&v), ["http-client/get-accept", "http-client/protocol-version-header"]);
+        let old = [("accept", BOTH), ("mcp-session-id", "s1"), ("mcp-protocol-version", "2025-03-26")];
+        assert_eq!(
+            ids(&c.on_record(Some("s1"), &exchange("POST", &old, 200, None))),
+            ["http-client/protocol-version-negotiated"]
+        );
+        // A re-initialize opens a new session without the old id: allowed.
+        assert!(c.on_record(None, &exchange("POST", &[("accept", BOTH)], 200, Some("s2"))).is_empty());
+        assert_eq!(ids(&c.on_post_body(&json!([{}, {}]))), ["http-client/one-message-per-post"]);
+    }
+
+    #[test]
+    fn a_reconnection_before_retry_is_caught() {
+        let mut c = HttpClientChecker::new(Flavor::Streamable, Revision::V2025_11_25);
+        let at = Instant::now();
+        let poll =
+            HttpRecord::PollClosed { stream: 1, event_id: "1-1".into(), retry: Duration::from_secs(60), at };
+        c.on_record(Some("s"), &poll);
+        let v = c.on_record(
+            Some("s"),
+            &exchange("GET", &[("accept", "text/event-stream"), ("last-event-id", "1-1")], 200, None),
+        );
+        assert_eq!(ids(&v), ["http-client/respect-retry"]);
+    }
+
+    #[test]
+    fn legacy_posts_go_to_the_announced_endpoint() {
+        let mut c = HttpClientChecker::new(Flavor::LegacySse, Revision::V2024_11_05);
+        c.endpoint_announced("/messages?sessionId=abc");
+        let HttpRecord::Exchange(mut x) = exchange("POST", &[], 202, None) else { unreachable!() };
+        x.path = "/messages?sessionId=abc".into();
+        assert!(c.on_record(Some("abc"), &HttpRecord::Exchange(x.clone())).is_empty());
+        x.path = "/sse".into();
+        assert_eq!(ids(&c.on_record(None, &HttpRecord::Exchange(x))), ["sse-client/post-to-endpoint"]);
+    }
+
+    #[test]
+    fn modern_headers_mirror_the_body() {
+        use mcpspec_protocol::modern::{request_meta, with_request_meta};
+        let meta = request_meta("2026-07-28", &json!({}), None);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": with_request_meta(Some(json!({"name": "天気"})), &meta)});
+        let h = |v: &str, m: &str, n: &str| -> Vec<(String, String)> {
+            [("mcp-protocol-version", v), ("mcp-method", m), ("mcp-name", n)]
+                .iter()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let name = mcpspec_protocol::modern::encode_header_value("天気");
+        assert!(modern_header_violations(&h("2026-07-28", "tools/call", &name), &body).is_empty());
+        assert_eq!(
+            ids(&modern_header_violations(&h("2025-11-25", "tools/call", &name), &body)),
+            ["http-client/modern-protocol-version-header"]
+        );
+        assert_eq!(
+            ids(&modern_header_violations(&h("2026-07-28", "", "天気"), &body)),
+            ["http-client/modern-method-header", "http-client/modern-name-header"]
+        );
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": with_request_meta(None, &meta)});
+        assert!(modern_header_violations(&h("2026-07-28", "tools/list", ""), &list).is_empty());
+        let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        assert!(modern_header_violations(&[], &legacy).is_empty(), "a legacy body is not judged here");
+        // What the reference client's transport sends passes.
+        let sent = mcpspec_reference::transport::http_client::modern_request_headers(&body).unwrap();
+        assert!(modern_header_violations(&sent, &body).is_empty());
+    }
+}

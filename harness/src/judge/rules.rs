@@ -1,0 +1,259 @@
+//! The catalog of wire rules: what the session checker and the schema validator judge on every
+//! message, whatever the scenario. Scenario checks carry their id, level and clause in the
+//! feature files' tags instead (`@id:…`, `@MUST`, `@spec:…`).
+
+use crate::judge::verdict::Level;
+use mcpspec_protocol::Revision;
+
+/// One normative rule of the spec.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable id, `area/what`.
+    pub id: &'static str,
+    pub level: Level,
+    /// Document and section under `docs/specification/<revision>/`.
+    pub doc: &'static str,
+    /// Where 2024-11-05 keeps the same rule, when it is another document.
+    pub doc_2024: Option<&'static str>,
+    /// The requirement, quoted or closely paraphrased from the spec.
+    pub requirement: &'static str,
+    /// The level before 2025-06-18, when it was weaker: "Both parties SHOULD … only use
+    /// capabilities that were successfully negotiated" became MUST in 2025-06-18
+    /// (`changelog.mdx` item 9).
+    pub level_before_2025_06_18: Option<Level>,
+}
+
+impl Rule {
+    /// The spec path this rule rests on in `revision`.
+    pub fn spec(&self, revision: Revision) -> String {
+        let doc = match (revision, self.doc_2024) {
+            (Revision::V2024_11_05, Some(doc)) => doc,
+            _ => self.doc,
+        };
+        revision.doc(doc)
+    }
+
+    /// The level of this rule in `revision`.
+    pub fn level_at(&self, revision: Revision) -> Level {
+        match self.level_before_2025_06_18 {
+            Some(level) if revision < Revision::V2025_06_18 => level,
+            _ => self.level,
+        }
+    }
+}
+
+macro_rules! rules {
+    ($($name:ident = $id:literal, $level:ident $(/ $before:ident)?, $doc:literal, $doc_2024:expr, $req:literal;)*) => {
+        $(pub const $name: Rule = Rule {
+            id: $id, level: Level::$level, doc: $doc, doc_2024: $doc_2024, requirement: $req,
+            level_before_2025_06_18: rules!(@before $($before)?),
+        };)*
+        /// Every wire rule, for listings and tests.
+        pub const ALL: &[&Rule] = &[$(&$name),*];
+    };
+    (@before) => { None };
+    (@before $before:ident) => { Some(Level::$before) };
+}
+
+const MESSAGES_2024: Option<&str> = Some("basic/messages.mdx");
+/// The legacy HTTP+SSE transport: its own section in 2024-11-05, the backwards-compatibility
+/// section of Streamable HTTP after.
+const HTTP_SSE_2024: Option<&str> = Some("basic/transports.mdx#http-with-sse");
+
+rules! {
+    JSONRPC_ENVELOPE = "jsonrpc/envelope", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification, with MCP's rules on ids, results and errors.";
+    JSONRPC_VERSION = "jsonrpc/version", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification (\"jsonrpc\": \"2.0\").";
+    JSONRPC_OBJECT = "jsonrpc/message-object", MUST, "basic/index.mdx", MESSAGES_2024,
+        "Every JSON-RPC message is a JSON object (a request, a notification or a response).";
+    REQUEST_ID_NOT_NULL = "jsonrpc/request-id-not-null", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.";
+    REQUEST_ID_TYPE = "jsonrpc/request-id-type", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "Requests MUST include a string or integer ID.";
+    REQUEST_ID_UNIQUE = "jsonrpc/request-id-unique", MUST, "basic/index.mdx#requests", MESSAGES_2024,
+        "The request ID MUST NOT have been previously used by the requestor within the same session.";
+    NOTIFICATION_NO_ID = "jsonrpc/notification-no-id", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
+        "Notifications MUST NOT include an ID.";
+    METHOD_STRING = "jsonrpc/method-string", MUST, "basic/index.mdx", MESSAGES_2024,
+        "A request or notification names its method with a string (JSON-RPC 2.0).";
+    RESULT_XOR_ERROR = "jsonrpc/response-result-xor-error", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Either a result or an error MUST be set. A response MUST NOT set both.";
+    RESPONSE_HAS_ID = "jsonrpc/response-id", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Responses MUST include the same ID as the request they correspond to.";
+    RESPONSE_ID_MATCHES = "jsonrpc/response-id-matches-request", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Responses MUST include the same ID as the request they correspond to (same value and same JSON type).";
+    ERROR_CODE_INTEGER = "jsonrpc/error-code-integer", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Error codes MUST be integers.";
+    ERROR_SHAPE = "jsonrpc/error-object", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Errors carry at least an integer code and a string message.";
+    BATCH_REVISION = "jsonrpc/batch-revision", MUST, "basic/transports.mdx#stdio", None,
+        "JSON-RPC batches exist only in 2025-03-26; elsewhere stdio messages are individual JSON-RPC requests, notifications, or responses.";
+    STDOUT_ONLY_MCP = "stdio/stdout-only-mcp", MUST, "basic/transports.mdx#stdio", None,
+        "The server MUST NOT write anything to its stdout that is not a valid MCP message.";
+    STDOUT_UTF8 = "stdio/utf8", MUST, "basic/transports.mdx#stdio", None,
+        "JSON-RPC messages MUST be UTF-8 encoded.";
+    NEWLINE_DELIMITED = "stdio/newline-delimited", MUST, "basic/transports.mdx#stdio", None,
+        "Messages are delimited by newlines, and MUST NOT contain embedded newlines.";
+    BLANK_LINE = "stdio/blank-line", SHOULD, "basic/transports.mdx#stdio", None,
+        "The server MUST NOT write anything to its stdout that is not a valid MCP message (an empty line is at best tolerated: the spec does not say).";
+    MESSAGE_SIZE = "stdio/message-size-limit", SHOULD, "basic/transports.mdx#stdio", None,
+        "One message per line; mcpspec reads lines up to its --max-message-bytes limit and cannot judge a longer one.";
+    SCHEMA_VALID = "schema/message-valid", MUST, "basic/index.mdx", MESSAGES_2024,
+        "All messages MUST follow the JSON-RPC 2.0 specification and the revision's schema (schema.ts, published as schema.json).";
+    SCHEMA_FORMAT = "schema/format", SHOULD, "basic/index.mdx", MESSAGES_2024,
+        "Strings match the format the revision's schema gives them (uri, uri-template, byte). In JSON Schema 2020-12 `format` is an annotation, which validators need not assert: a mismatch is reported, not failed.";
+    SCHEMA_KNOWN_METHOD = "schema/known-method", SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Both parties SHOULD (2025-06-18: MUST) respect the negotiated protocol version: methods sent are ones the revision defines.";
+    LOGGING_DECLARED = "capabilities/logging-declared", MUST, "server/utilities/logging.mdx#capabilities", None,
+        "Servers that emit log message notifications MUST declare the logging capability.";
+    SERVER_CAPABILITY_NEGOTIATED = "capabilities/server-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: list_changed only with listChanged, resources/updated only with subscribe.";
+    CLIENT_CAPABILITY_NEGOTIATED = "capabilities/server-requests-declared", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: sampling, roots and elicitation requests only to a client that declared them.";
+    SAMPLING_TOOLS_DECLARED = "sampling/tools-capability", MUST, "client/sampling.mdx#capabilities", None,
+        "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the sampling.tools capability.";
+    SAMPLING_TOOL_BALANCE = "sampling/tool-result-balance", MUST, "client/sampling.mdx#tool-use", None,
+        "Every assistant message containing ToolUseContent blocks MUST be followed by a user message that consists entirely of ToolResultContent blocks, each tool use matched by a tool result with its toolUseId, before any other message.";
+    ELICITATION_MODE_DECLARED = "elicitation/mode-declared", MUST, "client/elicitation.mdx#capabilities", None,
+        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.";
+    ELICITATION_URL_VALID = "elicitation/url-valid", MUST, "client/elicitation.mdx#url-mode-elicitation-requests", None,
+        "URL mode elicitation requests MUST specify mode \"url\", a message, and include url and elicitationId. The url parameter MUST contain a valid URL.";
+    ELICITATION_COMPLETE_KNOWN = "elicitation/complete-known-id", MUST, "client/elicitation.mdx#completion-notifications-for-url-mode-elicitation", None,
+        "Servers sending notifications/elicitation/complete MUST only send it to the client that initiated the elicitation request, and MUST include the elicitationId established in the original elicitation/create request.";
+    ELICITATION_REQUIRED_URL_MODE = "elicitation/required-error-url-mode", MUST, "client/elicitation.mdx#url-elicitation-required-error", None,
+        "The URLElicitationRequiredError (-32042) MUST include a list of the elicitations required; any elicitations it returns MUST be URL mode elicitations and have an elicitationId property.";
+    BEFORE_INITIALIZED = "lifecycle/server-quiet-before-initialized", SHOULD, "basic/lifecycle.mdx#initialization", None,
+        "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.";
+    PROGRESS_TOKEN_KNOWN = "progress/token-active", MUST, "basic/utilities/progress.mdx", None,
+        "Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation.";
+    PROGRESS_INCREASING = "progress/increasing", MUST, "basic/utilities/progress.mdx", None,
+        "The progress value MUST increase with each notification, even if the total is unknown.";
+    PROGRESS_STOPS = "progress/stops-after-completion", MUST, "basic/utilities/progress.mdx", None,
+        "Progress notifications MUST stop after completion.";
+    PROGRESS_TOKEN_UNIQUE = "progress/token-unique", MUST, "basic/utilities/progress.mdx", None,
+        "Progress tokens MUST be unique across all active requests.";
+    CANCEL_IN_FLIGHT = "cancellation/in-flight-only", MUST, "basic/utilities/cancellation.mdx", None,
+        "Cancellation notifications MUST only reference requests that were previously issued in the same direction and are believed to still be in-progress.";
+    CANCEL_NOT_INITIALIZE = "cancellation/not-initialize", MUST, "basic/utilities/cancellation.mdx", None,
+        "The initialize request MUST NOT be cancelled by clients.";
+    SERVER_CAPABILITY_USED = "capabilities/client-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
+        "Only use capabilities that were successfully negotiated: tools, resources, prompts, logging and completion requests only to a server that declared them; roots/list_changed only from a client that declared roots.listChanged.";
+    HTTP_MESSAGE_JSON = "http/message-json", MUST, "basic/transports.mdx#streamable-http", HTTP_SSE_2024,
+        "Messages are JSON-RPC messages encoded as JSON (UTF-8): a response body of Content-Type application/json holds one, and each SSE message event's data holds one.";
+    HTTP_ACCEPTED_202 = "http/notification-202", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "If the input consists solely of JSON-RPC responses or notifications and the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.";
+    HTTP_RESPONSE_CONTENT_TYPE = "http/response-content-type", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.";
+    HTTP_RESPONSE_ON_STREAM = "http/response-on-its-stream", SHOULD, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The SSE stream SHOULD eventually include one JSON-RPC response per JSON-RPC request sent in the POST body; the server SHOULD NOT close it before sending the response (2025-11-25: unless it sent an event id to resume from).";
+    HTTP_SESSION_ID_ASCII = "http/session-id-visible-ascii", MUST, "basic/transports.mdx#session-management", None,
+        "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).";
+    HTTP_GET_SSE_OR_405 = "http/get-sse-or-405", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed.";
+    HTTP_NO_RESPONSE_ON_GET = "http/no-response-on-get", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.";
+    HTTP_EVENT_ID_UNIQUE = "http/event-id-unique", MUST, "basic/transports.mdx#resumability-and-redelivery", None,
+        "If present, the ID MUST be globally unique across all streams within that session.";
+    HTTP_NO_BROADCAST = "http/no-broadcast", MUST, "basic/transports.mdx#multiple-connections", None,
+        "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.";
+    SSE_ENDPOINT_EVENT = "sse/endpoint-event", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.";
+    SSE_MESSAGE_EVENTS = "sse/message-events", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data.";
+    HTTP_CLIENT_POST_ACCEPT = "http-client/post-accept", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.";
+    HTTP_CLIENT_GET_ACCEPT = "http-client/get-accept", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
+        "The client MUST include an Accept header, listing text/event-stream as a supported content type.";
+    HTTP_CLIENT_SESSION_ID = "http-client/session-id", MUST, "basic/transports.mdx#session-management", None,
+        "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.";
+    HTTP_CLIENT_PROTOCOL_VERSION = "http-client/protocol-version-header", MUST, "basic/transports.mdx#protocol-version-header", None,
+        "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.";
+    HTTP_CLIENT_PROTOCOL_VERSION_NEGOTIATED = "http-client/protocol-version-negotiated", SHOULD, "basic/transports.mdx#protocol-version-header", None,
+        "The protocol version sent by the client SHOULD be the one negotiated during initialization.";
+    HTTP_CLIENT_ONE_MESSAGE = "http-client/one-message-per-post", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The body of the POST request MUST be a single JSON-RPC request, notification, or response (batches only in 2025-03-26).";
+    HTTP_CLIENT_RETRY = "http-client/respect-retry", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The client MUST respect the retry field, both when the server closes the connection and when it terminates the SSE stream.";
+    SSE_CLIENT_POST_ENDPOINT = "sse-client/post-to-endpoint", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
+        "All subsequent client messages MUST be sent as HTTP POST requests to the endpoint named by the server's endpoint event.";
+    REQUEST_ID_NOT_OUTSTANDING = "jsonrpc/request-id-not-outstanding", MUST, "basic/index.mdx#requests", None,
+        "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for (2026-07-28).";
+    MODERN_NO_SERVER_REQUESTS = "modern/no-server-requests", MUST, "basic/patterns/index.mdx", None,
+        "Servers MUST NOT initiate JSON-RPC requests: what they need from the client they ask for with an InputRequiredResult (2026-07-28).";
+    MODERN_RESULT_TYPE = "modern/result-type", MUST, "basic/index.mdx#responses", None,
+        "The result MUST include a resultType field: \"complete\" or \"input_required\" (a value unknown to the client MUST be considered invalid).";
+    MODERN_ERROR_CODES = "modern/error-codes", MUST, "basic/index.mdx#error-codes", None,
+        "Implementations MUST NOT emit any code from the -32020…-32099 sub-range that is not defined by this specification, and implementations of 2026-07-28 MUST NOT emit -32002 or -32042.";
+    CACHE_HINTS = "caching/hints", MUST, "server/utilities/caching.mdx", None,
+        "Servers MUST include caching hints on complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read: ttlMs, an integer >= 0, and cacheScope, \"public\" or \"private\".";
+    CACHE_SCOPE_PAGES = "caching/same-scope-every-page", MUST, "server/utilities/caching.mdx", None,
+        "Servers MUST apply the same cacheScope to all response pages for a given list request.";
+    MRTR_SUPPORTED_REQUESTS = "mrtr/supported-requests", MUST, "basic/patterns/mrtr.mdx#supported-requests", None,
+        "Servers MUST NOT send InputRequiredResult responses on any client requests but prompts/get, resources/read and tools/call.";
+    MRTR_INPUT_OR_STATE = "mrtr/input-or-state", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.";
+    MRTR_INPUT_REQUESTS = "mrtr/input-request-kinds", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "inputRequests values are request objects that MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest.";
+    MRTR_DECLARED = "mrtr/input-requests-declared", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
+        "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.";
+    LOG_LEVEL_PER_REQUEST = "logging/per-request-level", MUST, "server/utilities/logging.mdx#per-request-log-level", None,
+        "The server MUST NOT emit notifications/message for a request that does not include io.modelcontextprotocol/logLevel in its _meta.";
+    SUBSCRIPTION_ACK_FIRST = "subscriptions/acknowledged-first", MUST, "basic/patterns/subscriptions.mdx#acknowledgment", None,
+        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID, and MUST NOT send any notification on the subscription before it.";
+    SUBSCRIPTION_ID = "subscriptions/subscription-id", MUST, "basic/patterns/subscriptions.mdx#receiving-notifications", None,
+        "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta: the JSON-RPC id of the subscriptions/listen request that opened it.";
+    SUBSCRIPTION_ONLY_REQUESTED = "subscriptions/only-requested", MUST, "basic/patterns/subscriptions.mdx#opening-a-stream", None,
+        "The server MUST NOT send notification types the client has not explicitly requested.";
+    NO_CRASH = "robustness/no-crash", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Every request MUST be answered with a result or an error (JSON-RPC 2.0). An implementation that dies on its input answers none of the requests in flight; ending the connection is the client's to begin (basic/lifecycle.mdx#shutdown).";
+    NO_HANG = "robustness/no-hang", MUST, "basic/index.mdx#responses", MESSAGES_2024,
+        "Every request MUST be answered with a result or an error; a ping MUST be answered promptly (basic/utilities/ping.mdx). After the input, the fuzzer's barrier request (ping; server/discover in the stateless era) went unanswered.";
+    NO_UNCAUGHT_ERROR = "robustness/no-uncaught-error", SHOULD, "basic/index.mdx#responses", MESSAGES_2024,
+        "A message the implementation cannot handle SHOULD get a JSON-RPC error response (parse error, invalid request, invalid params, internal error), not an uncaught exception. stderr is free for logging (basic/transports.mdx#stdio); a panic or traceback there shows the error escaped its handler.";
+    NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
+        "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_well_formed() {
+        let mut ids: Vec<_> = ALL.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate rule id");
+        for r in ALL {
+            assert!(r.id.split('/').count() == 2 && !r.requirement.is_empty(), "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn cites_messages_mdx_in_2024() {
+        assert_eq!(
+            RESPONSE_ID_MATCHES.spec(Revision::V2024_11_05),
+            "docs/specification/2024-11-05/basic/messages.mdx"
+        );
+        assert_eq!(
+            RESPONSE_ID_MATCHES.spec(Revision::V2025_06_18),
+            "docs/specification/2025-06-18/basic/index.mdx#responses"
+        );
+    }
+}
+
+/// One broken rule, on one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: &'static Rule,
+    pub expected: String,
+    pub actual: String,
+}
+
+impl Violation {
+    pub fn new(rule: &'static Rule, expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        Violation { rule, expected: expected.into(), actual: actual.into() }
+    }
+}

@@ -1,0 +1,1191 @@
+//! A live session with a client under test: mcpspec plays the server. The client command is
+//! started (in its own process group) with `MCP_CONFORMANCE_SERVER_COMMAND` naming a relay,
+//! `mcpspec peer --connect SOCKET`, which the client spawns as its MCP server; the relay bridges
+//! its stdin and stdout to a Unix socket in a private folder that the harness listens on. Every
+//! byte between client and relay thus crosses the harness, where the [`WireRecorder`] judges the
+//! client's direction. Requests the steps do not handle are answered by the sans-IO
+//! [`ReferenceServer`]. Every wait is bounded.
+//!
+//! Over HTTP ([`ClientSession::start_http`]) the scenario server is an [`HttpListener`] on
+//! 127.0.0.1 (Streamable HTTP or legacy HTTP+SSE); the client command gets its URL as its last
+//! argument and in `MCP_CONFORMANCE_SERVER_URL`. Messages then cross the endpoint's
+//! [`SessionLink`] instead of the relay, and every HTTP exchange the endpoint logged is judged
+//! by the client HTTP rules and shown in the transcript. Both ways are one [`Link`].
+
+use crate::judge::checker::Inspection;
+use crate::judge::recorder::WireRecorder;
+use mcpspec_protocol::framing::Frame;
+use mcpspec_protocol::reassembly::Reassembler;
+use mcpspec_protocol::wire::{Message, RequestId};
+use mcpspec_protocol::{Direction, Revision};
+use mcpspec_reference::server::{ReferenceServer, ServerConfig};
+use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions, SessionLink};
+use mcpspec_reference::transport::Flavor;
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
+use mcpspec_schema::SchemaSet;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::time::Instant;
+
+/// The environment variable holding the relay's argv (a JSON array of strings).
+pub const SERVER_COMMAND_ENV: &str = "MCP_CONFORMANCE_SERVER_COMMAND";
+pub const SCENARIO_ENV: &str = "MCP_CONFORMANCE_SCENARIO";
+pub const PROTOCOL_VERSION_ENV: &str = "MCP_CONFORMANCE_PROTOCOL_VERSION";
+pub const CONTEXT_ENV: &str = "MCP_CONFORMANCE_CONTEXT";
+/// The environment variable holding the scenario server's URL, for a client over HTTP (the
+/// URL is also the client command's last argument).
+pub const SERVER_URL_ENV: &str = "MCP_CONFORMANCE_SERVER_URL";
+
+/// How many client messages a session keeps for steps to look at.
+const KEPT_MESSAGES: usize = 1_000;
+
+/// The least time a message from the harness is given to reach the client and be read, however
+/// fast the pings went: on a busy machine, scheduling jitter dwarfs a local pipe's round trip.
+pub const MIN_GRACE: Duration = Duration::from_millis(250);
+
+/// How many times the slowest ping round trip a message is given to arrive (see
+/// [`ClientSession::grace`]).
+const GRACE_ROUND_TRIPS: u32 = 4;
+
+/// How long a client of the stateless era must send nothing to be taken as idle (no ping can
+/// prove it there; see [`ClientSession::serve_until_idle`]).
+pub const MODERN_QUIET: Duration = Duration::from_secs(1);
+
+/// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+
+/// Why a client session could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The private socket folder or the socket could not be made.
+    #[error("cannot listen for the client's relay at {path}: {source}")]
+    Listen { path: PathBuf, source: std::io::Error },
+    /// The client command could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// The scenario server's HTTP endpoint could not listen on 127.0.0.1.
+    #[error("cannot serve {flavor} on 127.0.0.1: {source}")]
+    Serve { flavor: &'static str, source: std::io::Error },
+}
+
+/// Why an awaited message from the client did not come.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientWaitError {
+    /// Nothing arrived in time.
+    #[error("nothing within {0:?}")]
+    Timeout(Duration),
+    /// The relay never connected (the client did not start its server).
+    #[error("the client did not start the server command within {0:?}{1}")]
+    NotConnected(Duration, String),
+    /// The client closed the server's stdin (or exited).
+    #[error("the client closed the server's stdin{0}")]
+    Closed(String),
+    /// Over HTTP: the client ended its session (DELETE; legacy: it closed its GET stream).
+    #[error("the client ended its HTTP session{0}")]
+    Ended(String),
+    /// A message to the client could not be written.
+    #[error("cannot write to the client: {0}")]
+    Send(String),
+}
+
+/// How a client's session ended, as the scenario server saw it while serving the client
+/// ([`ClientSession::serve_until_done`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ending {
+    /// The client closed the server's stdin (the relay read end of file), `after` this long.
+    Closed { after: Duration },
+    /// The client process exited (`status`) and the server's stdin was still open `grace`
+    /// later: something the client left behind holds the pipe, and the session was never ended.
+    ExitedFirst { status: String, grace: Duration },
+    /// The client sent nothing but pings for `idle`, holding the server's stdin open.
+    Idle { idle: Duration },
+    /// `budget` passed while the client was still at work (its last message came `quiet_for`
+    /// before the end): how it would have ended is unknown.
+    StillActive { budget: Duration, quiet_for: Duration },
+}
+
+/// How [`ClientSession::serve_until_idle`] stopped serving the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Served {
+    /// The client closed the server's stdin.
+    Closed,
+    /// The client was quiet for the grace, then answered a ping barrier, sending nothing else.
+    Idle,
+    /// The time given passed with the client still at work (or not answering the barrier).
+    Timeout,
+}
+
+/// What the scenario server is told to do differently from the reference server.
+#[derive(Debug, Clone, Default)]
+pub struct ServerScript {
+    /// Answer `initialize` with this `protocolVersion` instead of the negotiated one.
+    pub protocol_version: Option<String>,
+    /// Declare these server capabilities instead of the reference server's (all of them); a
+    /// request for one not declared gets -32601, as from a server without the feature.
+    pub capabilities: Option<Value>,
+    /// Over Streamable HTTP (2025-11-25): close each POST stream after its priming event,
+    /// which carries `retry` of this long (the client must poll with `Last-Event-ID`).
+    pub poll_after_priming: Option<Duration>,
+    /// Over Streamable HTTP: answer a GET without `Last-Event-ID` with 405.
+    pub refuse_get: bool,
+    /// Modern era: answer the client's first request with `-32022` (UnsupportedProtocolVersion),
+    /// naming the scenario's version as the one supported, as a server instance that does not
+    /// speak the version asked for would (`basic/versioning.mdx#protocol-version-negotiation`).
+    pub refuse_first_version: bool,
+    /// Modern era: leave `requestState` out of every InputRequiredResult (the client must then
+    /// retry without one, `basic/patterns/mrtr.mdx#client-requirements-basic-workflow`).
+    pub strip_request_state: bool,
+}
+
+impl ServerScript {
+    /// The error a server without the capability `method` needs would answer with.
+    fn refusal(&self, method: &str, revision: Revision) -> Option<Value> {
+        let caps = self.capabilities.as_ref()?;
+        let needs = mcpspec_protocol::capabilities::server_capability_for(method, revision)?;
+        match mcpspec_protocol::capabilities::declares(caps, needs) {
+            true => None,
+            false => {
+                Some(serde_json::json!({ "code": -32601, "message": format!("Method not found: {method}") }))
+            }
+        }
+    }
+}
+
+/// The server side of one session with a client under test.
+pub struct ClientSession {
+    client: ChildTransport,
+    link: Link,
+    queued: VecDeque<Inspection>,
+    eof: bool,
+    recorder: WireRecorder,
+    server: ReferenceServer,
+    /// What the scenario server does differently from the reference server.
+    pub script: ServerScript,
+    own_requests: HashSet<RequestId>,
+    next_id: u64,
+    options: ChildOptions,
+    /// Every message value the client sent, in order (bounded).
+    pub received: Vec<Value>,
+    /// When each message of `received` was read (same order and length).
+    pub received_at: Vec<Instant>,
+    /// Every message value the scenario server sent, with when (bounded like `received`): what
+    /// the modern steps pair with the client's requests (its answers and their caching hints).
+    pub sent: Vec<(Instant, Value)>,
+    /// The scenario server's pings awaiting the client's answer, with when they were sent.
+    pings: HashMap<RequestId, Instant>,
+    /// The slowest round trip of a ping the client answered.
+    slowest_ping: Option<Duration>,
+    /// The capabilities the scenario server declared in its initialize result.
+    pub server_capabilities: Option<Value>,
+    internal_id: u64,
+    shutdown: Option<ShutdownReport>,
+}
+
+/// How the client reaches the scenario server (one per session: its size does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Link {
+    /// Through the relay the client spawns, over a Unix socket.
+    Stdio(StdioLink),
+    /// Over HTTP, at the scenario server's endpoint.
+    Http(HttpEndpoint),
+}
+
+struct StdioLink {
+    socket_dir: PathBuf,
+    listener: Option<UnixListener>,
+    reader: Option<OwnedReadHalf>,
+    writer: Option<OwnedWriteHalf>,
+    decoder: Reassembler,
+}
+
+/// The scenario server's HTTP endpoint and the client's current session at it.
+struct HttpEndpoint {
+    listener: HttpListener,
+    /// The client's current session (a client that re-initializes gets a new one).
+    session: Option<SessionLink>,
+    /// The POST stream of the client's last message: what the scenario server writes in reply
+    /// goes there when the endpoint cannot match it by id.
+    origin: Option<u64>,
+    /// Sessions the client started.
+    sessions: usize,
+    /// The scenario server ended the current session (a 404 awaits the client's next request):
+    /// the session's end is no end of the client's.
+    ended_by_server: bool,
+}
+
+impl HttpEndpoint {
+    /// Everything the endpoint logged since the last call, to the recorder: the current
+    /// session's records first, then those of requests that found no session.
+    fn drain(&self, recorder: &mut WireRecorder) {
+        if let Some(s) = &self.session {
+            for record in s.take_log() {
+                recorder.record_http_record(Some(s.id()), &record);
+            }
+        }
+        for record in self.listener.take_log() {
+            recorder.record_http_record(None, &record);
+        }
+    }
+}
+
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh private folder (mode 0700) for one session's socket.
+fn private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("mcpspec-{}-{n}-{nanos:x}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+impl ClientSession {
+    /// Listens on a private socket and starts the client command with the conformance
+    /// environment. `relay` is the program and leading arguments of the relay (`mcpspec peer`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        command: &CommandSpec,
+        relay: &[String],
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+        scenario: &str,
+        context: &Value,
+        script: ServerScript,
+    ) -> Result<ClientSession, StartError> {
+        let socket_dir =
+            private_dir().map_err(|source| StartError::Listen { path: std::env::temp_dir(), source })?;
+        let socket = socket_dir.join("s");
+        let listener = match UnixListener::bind(&socket) {
+            Ok(l) => l,
+            Err(source) => {
+                let _ = std::fs::remove_dir_all(&socket_dir);
+                return Err(StartError::Listen { path: socket, source });
+            }
+        };
+        let mut argv: Vec<String> = relay.to_vec();
+        argv.extend(["--connect".to_owned(), socket.display().to_string()]);
+        let server = (SERVER_COMMAND_ENV, Value::from(argv).to_string());
+        let (client, options) =
+            match spawn_client(command.clone(), server, scenario, revision, context, options) {
+                Ok(started) => started,
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&socket_dir);
+                    return Err(e.into());
+                }
+            };
+        let link = Link::Stdio(StdioLink {
+            socket_dir,
+            listener: Some(listener),
+            reader: None,
+            writer: None,
+            decoder: Reassembler::new(options.max_message_bytes),
+        });
+        let recorder = WireRecorder::new(revision, Direction::ClientToServer, schemas);
+        Ok(ClientSession::around(client, link, recorder, revision, script, options))
+    }
+
+    /// Serves HTTP (`flavor`) on 127.0.0.1 and starts the client command with the endpoint's
+    /// URL as its last argument and in [`SERVER_URL_ENV`], plus the other conformance variables.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn start_http(
+        command: &CommandSpec,
+        flavor: Flavor,
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+        scenario: &str,
+        context: &Value,
+        script: ServerScript,
+    ) -> Result<ClientSession, StartError> {
+        let mut http = HttpServerOptions::new(flavor);
+        http.max_message_bytes = options.max_message_bytes;
+        http.poll_after_priming = script.poll_after_priming;
+        http.get_stream = !script.refuse_get;
+        if revision.era() == mcpspec_protocol::Era::Modern {
+            // The endpoint serves the stateless era beside legacy sessions: each modern POST is
+            // a session of its own, never announced (`streamable-http.mdx`).
+            http.accepted_revisions.push(revision);
+        }
+        let listener = HttpListener::bind(http)
+            .await
+            .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
+        let url = listener.url();
+        let mut spec = command.clone();
+        spec.args.push(url.clone().into());
+        let (client, options) =
+            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, context, options)?;
+        let link = Link::Http(HttpEndpoint {
+            listener,
+            session: None,
+            origin: None,
+            sessions: 0,
+            ended_by_server: false,
+        });
+        let recorder =
+            WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
+        Ok(ClientSession::around(client, link, recorder, revision, script, options))
+    }
+
+    fn around(
+        client: ChildTransport,
+        link: Link,
+        recorder: WireRecorder,
+        revision: Revision,
+        script: ServerScript,
+        options: ChildOptions,
+    ) -> ClientSession {
+        ClientSession {
+            client,
+            link,
+            queued: VecDeque::new(),
+            eof: false,
+            recorder,
+            server: ReferenceServer::new(Self::server_config(revision)),
+            server_capabilities: None,
+            internal_id: 0,
+            script,
+            own_requests: HashSet::new(),
+            next_id: 1,
+            options,
+            received: Vec::new(),
+            received_at: Vec::new(),
+            sent: Vec::new(),
+            pings: HashMap::new(),
+            slowest_ping: None,
+            shutdown: None,
+        }
+    }
+
+    /// The reference server behind the scenario server: the scenario's revision only, small
+    /// pages (so that paging is exercised).
+    fn server_config(revision: Revision) -> ServerConfig {
+        ServerConfig { supported: vec![revision], page_size: 2, ..ServerConfig::default() }
+    }
+
+    /// The transport the client reaches the scenario server over: `stdio`, `http` or `sse`.
+    pub fn transport(&self) -> &'static str {
+        match &self.link {
+            Link::Stdio(_) => "stdio",
+            Link::Http(h) => h.listener.options().flavor.name(),
+        }
+    }
+
+    pub fn recorder(&self) -> &WireRecorder {
+        &self.recorder
+    }
+
+    /// Names the session in the live wire log (`--verbose`).
+    pub fn set_label(&mut self, label: String) {
+        self.recorder.set_label(label);
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.client.stderr_tail()
+    }
+
+    /// Over HTTP: whether the client reached the scenario server at all (a request that made no
+    /// session, refused for its headers, counts). Over stdio the relay's connection is the contact.
+    pub fn reached_http(&self) -> bool {
+        match &self.link {
+            Link::Http(h) => h.session.is_some() || h.listener.unsessioned_requests() > 0,
+            Link::Stdio(_) => false,
+        }
+    }
+
+    /// Whether the client has closed the server's stdin.
+    pub fn closed(&self) -> bool {
+        self.eof && self.queued.is_empty()
+    }
+
+    /// Waits at most `within` for the client's relay to connect. The client's start `slot` (see
+    /// [`crate::session::starts::turn`]) is given back when it connects, or once half of `within` has passed: a
+    /// client still starting then shares the cores with the next start.
+    pub async fn accept(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::session::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
+        match &self.link {
+            Link::Stdio(_) => self.accept_stdio(within, slot).await,
+            Link::Http(_) => self.accept_http(within, slot).await,
+        }
+    }
+
+    /// Over HTTP: waits at most `within` for the client's first session (its `initialize`
+    /// POST, or legacy, its GET), reading (and dropping) what it prints meanwhile.
+    async fn accept_http(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::session::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
+        let Link::Http(http) = &mut self.link else { return Ok(()) };
+        if http.session.is_some() {
+            return Ok(());
+        }
+        let contact = async { http.listener.next_session(within).await.ok_or_else(String::new) };
+        let session = first_contact(&mut self.client, within, slot, contact).await;
+        match session {
+            Ok(link) => {
+                self.adopt(link);
+                Ok(())
+            }
+            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
+        }
+    }
+
+    /// Takes a new HTTP session of the client's: the first, or a later one (it re-initialized),
+    /// which starts a new session for the checks and the scenario server alike.
+    fn adopt(&mut self, link: SessionLink) {
+        let Link::Http(http) = &mut self.link else { return };
+        if let Some(old) = http.session.take() {
+            for record in old.take_log() {
+                self.recorder.record_http_record(Some(old.id()), &record);
+            }
+        }
+        http.sessions += 1;
+        http.ended_by_server = false;
+        http.origin = None;
+        let options = http.listener.options();
+        if options.flavor == Flavor::LegacySse {
+            let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
+            self.recorder.endpoint_announced(&endpoint);
+        }
+        // The stateless era has no sessions: each request is one of the endpoint's unannounced
+        // per-request sessions, and the checker follows the client across them (an MRTR retry is
+        // judged against the answer to the request before it).
+        let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
+        if http.sessions > 1 && !modern {
+            self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
+            self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
+            self.eof = false;
+        }
+        http.session = Some(link);
+    }
+
+    /// Over HTTP: ends the client's session from the server's side; its next request gets 404.
+    pub fn end_http_session(&mut self) {
+        let Link::Http(http) = &mut self.link else { return };
+        http.drain(&mut self.recorder);
+        if let Some(s) = &http.session {
+            s.close();
+            http.ended_by_server = true;
+        }
+    }
+
+    /// How many HTTP sessions the client started.
+    pub fn http_sessions(&self) -> usize {
+        match &self.link {
+            Link::Http(h) => h.sessions,
+            Link::Stdio(_) => 0,
+        }
+    }
+
+    /// Brings the record of HTTP exchanges up to date (what steps then read from the recorder).
+    pub fn drain_http(&mut self) {
+        if let Link::Http(http) = &self.link {
+            http.drain(&mut self.recorder);
+        }
+    }
+
+    async fn accept_stdio(
+        &mut self,
+        within: Duration,
+        slot: Option<crate::session::starts::StartTurn>,
+    ) -> Result<(), ClientWaitError> {
+        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
+        if link.reader.is_some() {
+            return Ok(());
+        }
+        let Some(listener) = link.listener.take() else {
+            return Err(ClientWaitError::NotConnected(within, String::new()));
+        };
+        let contact = async {
+            match listener.accept().await {
+                Ok((stream, _)) => Ok(stream),
+                Err(e) => Err(format!(" (accept failed: {e})")),
+            }
+        };
+        let accepted = first_contact(&mut self.client, within, slot, contact).await;
+        // One connection per session: nobody else may connect later.
+        drop(listener);
+        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
+        let _ = std::fs::remove_file(link.socket_dir.join("s"));
+        match accepted {
+            Ok(stream) => {
+                let stream: UnixStream = stream;
+                let (r, w) = stream.into_split();
+                link.reader = Some(r);
+                link.writer = Some(w);
+                Ok(())
+            }
+            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
+        }
+    }
+
+    /// The next message (one element of a batch) the client sent, recorded; waits at most
+    /// `within`. With no time left it is a timeout even when messages are queued, as at
+    /// [`ChildTransport::recv`]: a client that floods must not keep a deadline from passing.
+    pub async fn recv(&mut self, within: Duration) -> Result<Inspection, ClientWaitError> {
+        if within.is_zero() {
+            return Err(ClientWaitError::Timeout(within));
+        }
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(i) = self.queued.pop_front() {
+                return Ok(i);
+            }
+            if self.eof {
+                let note = self.exit_note().await;
+                return Err(match &self.link {
+                    Link::Stdio(_) => ClientWaitError::Closed(note),
+                    Link::Http(_) => ClientWaitError::Ended(note),
+                });
+            }
+            if let Link::Http(_) = &self.link {
+                self.recv_http(deadline, within).await?;
+                continue;
+            }
+            let Link::Stdio(link) = &mut self.link else { continue };
+            let Some(reader) = link.reader.as_mut() else {
+                return Err(ClientWaitError::Closed(" (it never connected)".into()));
+            };
+            // The scenario server's timers run meanwhile: what it has due (a slow tool's answer)
+            // is sent when it is due, not when the client next writes.
+            let due = self.server.next_deadline().map(Instant::from_std);
+            let wake = due.map_or(deadline, |d| d.min(deadline));
+            let left = wake.saturating_duration_since(Instant::now());
+            let mut buf = [0u8; 16 * 1024];
+            let mut frames = Vec::new();
+            let client = &mut self.client;
+            let read = tokio::select! {
+                r = tokio::time::timeout(left, reader.read(&mut buf)) => r,
+                // The client's own stdout is not MCP traffic; read it so a chatty client never
+                // blocks on a full pipe.
+                Ok(_) = client.recv(left) => continue,
+            };
+            match read {
+                Err(_) if due.is_some_and(|d| d <= Instant::now()) => {
+                    for message in self.server.poll(std::time::Instant::now()) {
+                        // A client that stopped reading is judged by the steps that wait on it.
+                        let _ = self.send_value(&message).await;
+                    }
+                }
+                Err(_) => return Err(ClientWaitError::Timeout(within)),
+                Ok(Ok(0)) | Ok(Err(_)) => {
+                    self.eof = true;
+                    link.decoder.finish(&mut frames);
+                }
+                Ok(Ok(n)) => link.decoder.push(&buf[..n], &mut frames),
+            }
+            for frame in frames {
+                self.take(&frame);
+            }
+        }
+    }
+
+    /// Over HTTP, one step of [`Self::recv`]: the next POST body of the current session (its
+    /// messages queued), a new session, the session's end, or what the scenario server has due;
+    /// `Err` once `deadline` passes.
+    async fn recv_http(&mut self, deadline: Instant, within: Duration) -> Result<(), ClientWaitError> {
+        let due = self.server.next_deadline().map(Instant::from_std);
+        let wake = due.map_or(deadline, |d| d.min(deadline));
+        // Short waits, so that a client that exits is seen: over HTTP its going is the end of
+        // its session (there is no pipe to close), whether or not it sent DELETE.
+        let left = wake.saturating_duration_since(Instant::now()).min(EXIT_POLL);
+        let Link::Http(http) = &mut self.link else { return Ok(()) };
+        let client = &mut self.client;
+        enum Got {
+            Frame(Frame, Option<u64>),
+            Session(SessionLink),
+            Ended,
+            Nothing,
+        }
+        let got = match http.session.as_mut() {
+            Some(session) => tokio::select! {
+                r = session.recv_from(left) => match r {
+                    Ok((frame, origin)) => Got::Frame(frame, origin),
+                    Err(RecvError::Closed) => Got::Ended,
+                    Err(RecvError::Timeout(_)) => Got::Nothing,
+                },
+                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
+                // The client's stdout is not MCP traffic over HTTP: read so it never blocks.
+                Ok(_) = client.recv(left) => return Ok(()),
+            },
+            None => tokio::select! {
+                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
+                Ok(_) = client.recv(left) => return Ok(()),
+            },
+        };
+        http.drain(&mut self.recorder);
+        match got {
+            Got::Frame(frame, origin) => {
+                http.origin = origin;
+                if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
+                    self.recorder.record_post_body(value);
+                }
+                self.take(&frame);
+            }
+            Got::Session(link) => self.adopt(link),
+            // Stateless era: a request's session ends with its response; the client goes on
+            // with its next POST, or exits (seen below, when nothing comes).
+            Got::Ended if self.recorder.revision().era() == mcpspec_protocol::Era::Modern => {
+                http.drain(&mut self.recorder);
+                http.session = None;
+            }
+            Got::Ended if http.ended_by_server => {
+                // The 404 the client gets next is the scenario's doing; its new session is awaited.
+                if Instant::now() >= deadline {
+                    return Err(ClientWaitError::Timeout(within));
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                match http.listener.next_session(left).await {
+                    Some(link) => self.adopt(link),
+                    None => return Err(ClientWaitError::Timeout(within)),
+                }
+            }
+            Got::Ended => {
+                // The client ended the session (DELETE; legacy: its GET stream closed).
+                http.drain(&mut self.recorder);
+                self.eof = true;
+            }
+            Got::Nothing if due.is_some_and(|d| d <= Instant::now()) => {
+                for message in self.server.poll(std::time::Instant::now()) {
+                    let _ = self.send_value(&message).await;
+                }
+            }
+            Got::Nothing if Instant::now() >= deadline => return Err(ClientWaitError::Timeout(within)),
+            Got::Nothing => {
+                if self.client.try_exit().is_some() {
+                    http.drain(&mut self.recorder);
+                    self.eof = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, frame: &Frame) {
+        let now = Instant::now();
+        for i in self.recorder.record_frame(Direction::ClientToServer, frame) {
+            if let Some(Message::Response(r)) = &i.message {
+                if let Some(sent) = r.id.as_ref().and_then(|id| self.pings.remove(id)) {
+                    let took = now.saturating_duration_since(sent);
+                    self.slowest_ping = Some(self.slowest_ping.map_or(took, |s| s.max(took)));
+                }
+            }
+            if let Some(v) = &i.value {
+                if self.received.len() < KEPT_MESSAGES {
+                    self.received.push(v.clone());
+                    self.received_at.push(now);
+                }
+            }
+            self.queued.push_back(i);
+        }
+    }
+
+    /// The slowest round trip of a scenario server's ping the client answered, if any.
+    pub fn slowest_round_trip(&self) -> Option<Duration> {
+        self.slowest_ping
+    }
+
+    /// How long a message of the harness's is given to reach the client and be read before
+    /// what the client does next is taken as a reply to it: [`GRACE_ROUND_TRIPS`] times the
+    /// slowest ping round trip measured in the session, and never less than [`MIN_GRACE`].
+    /// Measured, not guessed: a client behind a slow relay or on a loaded machine gets more.
+    pub fn grace(&self) -> Duration {
+        (self.slowest_ping.unwrap_or_default() * GRACE_ROUND_TRIPS).max(MIN_GRACE)
+    }
+
+    /// Sends a message to the client.
+    pub async fn send(&mut self, message: &Message) -> Result<(), ClientWaitError> {
+        self.send_value(&message.to_value()).await
+    }
+
+    pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
+        self.recorder.record_value(Direction::ServerToClient, value);
+        if self.sent.len() < KEPT_MESSAGES {
+            self.sent.push((Instant::now(), value.clone()));
+        }
+        let link = match &mut self.link {
+            Link::Stdio(link) => link,
+            Link::Http(http) => {
+                let Some(session) = &http.session else {
+                    return Err(ClientWaitError::Send("the client has no HTTP session".into()));
+                };
+                let sent = session.send_in_reply(value, http.origin);
+                http.drain(&mut self.recorder);
+                return sent.map_err(|e| ClientWaitError::Send(e.to_string()));
+            }
+        };
+        let Some(writer) = link.writer.as_mut() else {
+            return Err(ClientWaitError::Send("the client is not connected".into()));
+        };
+        let bytes = mcpspec_protocol::framing::encode(value);
+        let write = async {
+            writer.write_all(&bytes).await?;
+            writer.flush().await
+        };
+        match tokio::time::timeout(self.options.write_timeout, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(ClientWaitError::Send(e.to_string())),
+            Err(_) => Err(ClientWaitError::Send(format!(
+                "the client read nothing for {:?}",
+                self.options.write_timeout
+            ))),
+        }
+    }
+
+    /// Sends a request of the harness's own (ids `mcpspec-N`, never the reference server's).
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, ClientWaitError> {
+        let id = RequestId::from(format!("mcpspec-{}", self.next_id).as_str());
+        self.next_id += 1;
+        self.own_requests.insert(id.clone());
+        self.send(&Message::request(id.clone(), method, params)).await?;
+        // ping.mdx: the receiver MUST respond promptly, so a ping's round trip measures the way
+        // to the client and back, not the client's work.
+        if method == "ping" {
+            self.pings.insert(id.clone(), Instant::now());
+        }
+        Ok(id)
+    }
+
+    /// The scenario server's answer to a client message (the reference server's, as scripted),
+    /// sent to the client. Responses to the harness's own requests are dropped.
+    pub async fn serve(&mut self, inspection: &Inspection) -> Result<(), ClientWaitError> {
+        let Some(value) = &inspection.value else { return Ok(()) };
+        if let Some(Message::Response(r)) = &inspection.message {
+            if r.id.as_ref().is_some_and(|id| self.own_requests.contains(id)) {
+                return Ok(());
+            }
+        }
+        let method = value.get("method").and_then(Value::as_str);
+        let is_initialize = method == Some("initialize");
+        if let (Some(_), Some(id), true) = (method, value.get("id"), self.script.refuse_first_version) {
+            self.script.refuse_first_version = false;
+            let requested = value
+                .pointer("/params/_meta")
+                .and_then(|m| m.get(mcpspec_protocol::modern::PROTOCOL_VERSION_KEY))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let supported = [mcpspec_protocol::modern::wire_version(self.recorder.revision())];
+            let error = mcpspec_protocol::modern::unsupported_version(requested, &supported);
+            let refusal = Message::error(RequestId::from_value(id), error).to_value();
+            return self.send_value(&refusal).await;
+        }
+        if let (Some(method), Some(id)) = (method, value.get("id")) {
+            if let Some(error) = self.script.refusal(method, self.recorder.revision()) {
+                let refusal = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
+                return self.send_value(&refusal).await;
+            }
+        }
+        let mut out = self.server.on_value_at(value, std::time::Instant::now());
+        out.extend(self.server.poll(std::time::Instant::now()));
+        for mut answer in out {
+            if self.script.strip_request_state {
+                if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("requestState");
+                }
+            }
+            if is_initialize && answer.get("id") == value.get("id") {
+                if let Some(result) = answer.get_mut("result") {
+                    if let Some(version) = &self.script.protocol_version {
+                        result["protocolVersion"] = Value::from(version.clone());
+                    }
+                    if let Some(capabilities) = &self.script.capabilities {
+                        result["capabilities"] = capabilities.clone();
+                    }
+                    self.server_capabilities = result.get("capabilities").cloned();
+                }
+            }
+            self.send_value(&answer).await?;
+        }
+        Ok(())
+    }
+
+    /// Every tool of the scenario server, read page by page from the reference server behind
+    /// it (nothing crosses the wire); for steps that page the list themselves.
+    pub fn reference_tools(&mut self) -> Vec<Value> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        // The reference server's pages are small and its list is fixed; the bound is a guard.
+        for _ in 0..1_000 {
+            self.internal_id += 1;
+            let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let id = RequestId::from(format!("mcpspec-internal-{}", self.internal_id).as_str());
+            let request = Message::request(id, "tools/list", params).to_value();
+            let answer = self.server.on_value(&request).into_iter().next();
+            let Some(result) = answer.as_ref().and_then(|a| a.get("result")) else { break };
+            tools.extend(result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default());
+            match result.get("nextCursor").filter(|c| !c.is_null()) {
+                Some(c) => cursor = Some(c.clone()),
+                None => break,
+            }
+        }
+        tools
+    }
+
+    /// Reads and serves client messages until `want` matches one (returned, not served) or
+    /// `within` passes.
+    pub async fn wait_for(
+        &mut self,
+        within: Duration,
+        mut want: impl FnMut(&Inspection) -> bool,
+    ) -> Result<Inspection, ClientWaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let i = self.recv(left).await.map_err(|e| match e {
+                ClientWaitError::Timeout(_) => ClientWaitError::Timeout(within),
+                other => other,
+            })?;
+            if want(&i) {
+                return Ok(i);
+            }
+            self.serve(&i).await?;
+        }
+    }
+
+    /// Watches what the client sends for `within` (or until it closes the connection): each
+    /// message goes to `look`, and is served when `look` says so.
+    pub async fn watch(&mut self, within: Duration, mut look: impl FnMut(&Inspection) -> bool) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(i) = self.recv(left).await else { return };
+            if look(&i) {
+                let _ = self.serve(&i).await;
+            }
+        }
+    }
+
+    /// Serves the client until it closes the connection, falls idle, or `within` passes, and
+    /// says which. Idle is proven with a ping barrier, not guessed from a pause: once the
+    /// client has sent nothing for [`Self::grace`] (the time a message of the server's takes to
+    /// arrive and be read, measured) and the scenario server owes it nothing (no slow tool's
+    /// answer due), a ping goes out; when it is answered with nothing else sent meanwhile, the
+    /// client has read everything the server sent, had the grace to reply, and did not. What it
+    /// then does on its own, at its own pace, is for the scenario that serves it to the end
+    /// (client-lifecycle/shutdown).
+    ///
+    /// The stateless era has no ping (2026-07-28 removed it) and no server requests: there a
+    /// client is idle once it has sent nothing for [`MODERN_QUIET`] (or the grace, if longer)
+    /// with nothing owed to it.
+    pub async fn serve_until_idle(&mut self, within: Duration) -> Served {
+        let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
+        let deadline = Instant::now() + within;
+        let mut quiet_since = Instant::now();
+        // The barrier ping awaiting its answer.
+        let mut barrier: Option<RequestId> = None;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Served::Timeout;
+            }
+            let owed = self.server.next_deadline().is_some();
+            let wake = match &barrier {
+                None if !owed && modern => quiet_since + self.grace().max(MODERN_QUIET),
+                None if !owed => quiet_since + self.grace(),
+                _ => deadline,
+            };
+            if now >= wake {
+                if modern {
+                    return Served::Idle;
+                }
+                match self.send_request("ping", None).await {
+                    Ok(id) => barrier = Some(id),
+                    Err(_) => return Served::Closed,
+                }
+                continue;
+            }
+            match self.recv(wake.min(deadline).saturating_duration_since(now)).await {
+                Ok(i) => {
+                    let id = match &i.message {
+                        Some(Message::Response(r)) => r.id.as_ref(),
+                        _ => None,
+                    };
+                    if id.is_some() && id == barrier.as_ref() {
+                        return Served::Idle;
+                    }
+                    let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
+                    // A late answer to an earlier barrier is no work of the client's either.
+                    if !ping && !id.is_some_and(|id| self.own_requests.contains(id)) {
+                        // The client is at work: a barrier sent before this proves nothing about
+                        // what the server sends it in reply.
+                        barrier = None;
+                        quiet_since = Instant::now();
+                    }
+                    let _ = self.serve(&i).await;
+                }
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => return Served::Closed,
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// Serves the client until its session ends, and says how it ended: it closed the server's
+    /// stdin; its process exited while the server's stdin stayed open (for [`Self::grace`]
+    /// after the exit: a client that closes, then exits at once, is not penalized for the relay
+    /// passing the end of file on a moment later); it sent nothing but pings for `idle`; or
+    /// `budget` passed while it was still sending. A client still at work is not a client that
+    /// never closes: only silence counts against it.
+    pub async fn serve_until_done(&mut self, idle: Duration, budget: Duration) -> Ending {
+        let started = Instant::now();
+        let end = started + budget;
+        let mut last_active = started;
+        let mut exited: Option<(Instant, String)> = None;
+        loop {
+            let now = Instant::now();
+            let until = match &exited {
+                Some((at, status)) => {
+                    let grace = self.grace();
+                    if now >= *at + grace {
+                        return Ending::ExitedFirst { status: status.clone(), grace };
+                    }
+                    *at + grace
+                }
+                None if now >= last_active + idle => return Ending::Idle { idle },
+                None if now >= end => {
+                    return Ending::StillActive {
+                        budget,
+                        quiet_for: now.saturating_duration_since(last_active),
+                    }
+                }
+                None => (last_active + idle).min(end),
+            };
+            // Short reads, so the client's exit is seen while the connection is still open.
+            let slice = until.saturating_duration_since(now).min(EXIT_POLL);
+            match self.recv(slice).await {
+                Ok(i) => {
+                    if !matches!(&i.message, Some(Message::Request(r)) if r.method == "ping") {
+                        last_active = Instant::now();
+                    }
+                    let _ = self.serve(&i).await;
+                }
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => {
+                    return Ending::Closed { after: started.elapsed() }
+                }
+                Err(_) => {}
+            }
+            if exited.is_none() {
+                if let Some(status) = self.client.try_exit() {
+                    exited = Some((Instant::now(), describe_status(status)));
+                }
+            }
+        }
+    }
+
+    /// How the client ended, if it has (waiting briefly).
+    pub async fn exit_note(&mut self) -> String {
+        match self.client.wait_exit(Duration::from_millis(200)).await {
+            Some(status) => format!(" (the client {})", describe_status(status)),
+            None => String::new(),
+        }
+    }
+
+    /// Ends the session once the scenario is judged: closes the connection (the relay then
+    /// exits, and the client sees its server go), reads what the client wrote before that end
+    /// of file, then ends the client's process group. A client that closed the connection
+    /// itself is finishing its run: it is given [`Self::grace`] to exit on its own. One still
+    /// at work is not waited for (how a client ends is client-lifecycle/shutdown's to judge,
+    /// and that scenario waits for it before it gets here): SIGTERM, then SIGKILL, each stage
+    /// bounded by the shutdown grace. Idempotent.
+    pub async fn shutdown(&mut self) -> ShutdownReport {
+        if let Some(r) = &self.shutdown {
+            return r.clone();
+        }
+        let finishing = self.eof;
+        if let Link::Stdio(link) = &mut self.link {
+            link.listener = None;
+            // Closing our side makes the relay exit; what the client wrote that no step read
+            // comes before that end of file and is judged like any other message.
+            link.writer = None;
+            let deadline = Instant::now() + self.options.shutdown_grace.min(Duration::from_millis(500));
+            while !self.eof && matches!(&self.link, Link::Stdio(l) if l.reader.is_some()) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if self.recv(left).await.is_err() {
+                    break;
+                }
+            }
+        }
+        match &mut self.link {
+            Link::Stdio(link) => link.reader = None,
+            Link::Http(http) => {
+                // What the endpoint logged last is judged; then the session ends (a client still
+                // at work sees 404s until it is ended).
+                http.drain(&mut self.recorder);
+                http.session = None;
+            }
+        }
+        if finishing {
+            let _ = self.client.wait_exit(self.grace()).await;
+        }
+        let report = self.client.terminate().await;
+        if let Link::Stdio(link) = &self.link {
+            let _ = std::fs::remove_dir_all(&link.socket_dir);
+        }
+        self.shutdown = Some(report.clone());
+        report
+    }
+}
+
+/// How the client's process ended, for the scenario's report: on its own, or ended by mcpspec
+/// once the scenario was judged (which is no fault of the client's: it was still at work).
+pub fn describe_end(report: &ShutdownReport) -> String {
+    use mcpspec_reference::transport::Stage;
+    let status = report.status.map_or_else(|| "still running".to_owned(), describe_status);
+    match report.stage {
+        Stage::AlreadyExited | Stage::StdinClosed => format!("the client {status} on its own"),
+        Stage::Sigterm => format!("ended by mcpspec once the scenario was judged: SIGTERM ({status})"),
+        Stage::Sigkill => {
+            format!("ended by mcpspec once the scenario was judged: it needed SIGKILL ({status})")
+        }
+        Stage::Unkillable => {
+            format!("ended by mcpspec once the scenario was judged: it survived SIGKILL ({status})")
+        }
+    }
+}
+
+/// What an accept with a timeout yielded: the connection, or a note on why none came.
+/// Starts a client under test with the conformance environment: `server` (the variable naming
+/// its server: a command, or a URL), the scenario, the revision and the context. A client has
+/// nothing to finish once its server is gone: each shutdown stage (stdin closed, SIGTERM) waits
+/// at most half a second before the next; the options it runs with are returned.
+fn spawn_client(
+    mut spec: CommandSpec,
+    server: (&str, String),
+    scenario: &str,
+    revision: Revision,
+    context: &Value,
+    options: ChildOptions,
+) -> Result<(ChildTransport, ChildOptions), SpawnError> {
+    let env = [
+        server,
+        (SCENARIO_ENV, scenario.to_owned()),
+        (PROTOCOL_VERSION_ENV, revision.as_str().to_owned()),
+        (CONTEXT_ENV, context.to_string()),
+    ];
+    spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+    let mut options = options;
+    options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
+    Ok((ChildTransport::spawn(&spec, options.clone())?, options))
+}
+
+/// Waits at most `within` for the client's first contact (`contact`: its relay connecting, or
+/// its first HTTP session), reading (and dropping) what it prints on its stdout meanwhile. The
+/// client's start `slot` ([`crate::session::starts::turn`]) is given back at contact, or once half of
+/// `within` has passed: a client still starting then shares the cores with the next start.
+/// `Err` with a note (how the client ended, when it did) if there is no contact in time.
+async fn first_contact<T>(
+    client: &mut ChildTransport,
+    within: Duration,
+    slot: Option<crate::session::starts::StartTurn>,
+    contact: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    let mut slot = slot;
+    let deadline = Instant::now() + within;
+    let hand_back = Instant::now() + within / 2;
+    let mut stdout_open = true;
+    tokio::pin!(contact);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(String::new());
+        }
+        if stdout_open {
+            tokio::select! {
+                c = &mut contact => return c,
+                () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                // A timeout here is the deadline, seen at the top of the loop.
+                r = client.recv(left) => {
+                    if matches!(r, Err(RecvError::Closed)) {
+                        stdout_open = false;
+                    }
+                }
+            }
+        } else {
+            tokio::select! {
+                c = &mut contact => return c,
+                () = tokio::time::sleep_until(hand_back), if slot.is_some() => slot = None,
+                status = client.wait_exit(left) => {
+                    return Err(status.map(|s| format!(" (the client {})", describe_status(s))).unwrap_or_default());
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ClientSession {
+    fn drop(&mut self) {
+        if let Link::Stdio(link) = &self.link {
+            let _ = std::fs::remove_dir_all(&link.socket_dir);
+        }
+    }
+}
+
+/// The relay (`mcpspec peer --connect SOCKET`): bridges this process's stdin and stdout to the
+/// harness's socket. End of file on stdin is passed on (the harness sees the client close the
+/// server's stdin); the relay exits when the harness closes the connection.
+pub async fn relay<R, W>(
+    socket: &Path,
+    mut input: R,
+    mut output: W,
+    connect_within: Duration,
+) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let stream =
+        tokio::time::timeout(connect_within, UnixStream::connect(socket)).await.map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::TimedOut, "the harness did not accept in time")
+        })??;
+    let (mut from_harness, mut to_harness) = stream.into_split();
+    let up = async {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = input.read(&mut buf).await?;
+            if n == 0 {
+                to_harness.shutdown().await?;
+                // Stay until the harness closes the connection.
+                return std::future::pending::<std::io::Result<()>>().await;
+            }
+            to_harness.write_all(&buf[..n]).await?;
+        }
+    };
+    let down = async {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = from_harness.read(&mut buf).await?;
+            if n == 0 {
+                return Ok::<(), std::io::Error>(());
+            }
+            output.write_all(&buf[..n]).await?;
+            output.flush().await?;
+        }
+    };
+    tokio::select! {
+        r = up => r,
+        r = down => r,
+    }
+}

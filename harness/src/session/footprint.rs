@@ -1,0 +1,270 @@
+//! What a scenario did on a server session, since the session was settled, that a later
+//! scenario on the same session could notice: the evidence [`super::pool`] decides sharing on.
+//! Sans-IO: the session tells it what was sent and received, and the session checker what is in
+//! flight.
+
+use crate::judge::checker::{Inspection, SessionChecker};
+use mcpspec_protocol::framing::{FrameContent, LineDecoder};
+use mcpspec_protocol::wire::{Message, Outcome, RequestId, Response};
+use mcpspec_protocol::{Direction, Era};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The requests that only read what the server holds (ping, the list, get and read methods,
+/// completion). Any other request changes the server only if it is carried out: answered with
+/// a result, not an error.
+const READING_METHODS: &[&str] = &[
+    "ping",
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
+
+/// What the client did on a session, since it was settled, that a later scenario on the same
+/// session could notice. Sans-IO: the session tells it what was sent and received, and the
+/// session checker what is in flight.
+#[derive(Debug, Default)]
+pub struct Footprint {
+    /// The first thing done that a later scenario could notice.
+    disturbed: Option<String>,
+    /// Requests sent that would change the server if carried out, awaiting their answers:
+    /// id → method.
+    effects: HashMap<RequestId, String>,
+    /// Whether the session has been handed from one scenario to another.
+    handed_over: bool,
+    /// An id of the client's own choosing that the session had used before this scenario.
+    reused_id: Option<String>,
+}
+
+impl Footprint {
+    /// Why the session must not serve another scenario, if it must not. The client may have
+    /// sent reading requests, requests the server refused with an error, malformed lines the
+    /// server had to reject, cancellations of what is not in flight, and ids of its own
+    /// choosing; a conformant server is then as the scenario found it (one that is not fails
+    /// the scenario, which ends the session too). Not so after a request the server carried
+    /// out, any other notification, a change in how the client answers, an unfinished line, or
+    /// with a request or progress still in flight.
+    pub fn why_not_shareable(&self, checker: &SessionChecker) -> Option<String> {
+        if let Some(what) = &self.disturbed {
+            return Some(what.clone());
+        }
+        if let Some(method) = self.effects.values().next() {
+            return Some(format!("the {method} request was not answered"));
+        }
+        (!checker.is_quiet()).then(|| "a request or progress was still in flight".to_owned())
+    }
+
+    /// Something the server could notice happened (`what` says what).
+    pub fn note(&mut self, what: &str) {
+        self.disturbed.get_or_insert_with(|| what.to_owned());
+    }
+
+    /// The session went from one scenario to the next.
+    pub fn handed_over(&mut self) {
+        self.handed_over = true;
+    }
+
+    /// An id of its own choosing the client sent in this scenario that an earlier scenario on
+    /// the same shared session had used: the server may rightly refuse it (ids are unique per
+    /// session), so the scenario cannot be judged on a shared session.
+    pub fn reused_id(&self) -> Option<&str> {
+        self.reused_id.as_deref()
+    }
+
+    /// The client is about to send `value`; `checker` has not seen it yet.
+    pub fn sent(&mut self, value: &Value, checker: &SessionChecker) {
+        let message = match value {
+            Value::Array(items) => return items.iter().for_each(|item| self.sent(item, checker)),
+            Value::Object(message) => message,
+            // Not a message: the server must reject it.
+            _ => return,
+        };
+        // Without a method it is an answer, or a malformed message the server must reject.
+        let Some(method) = message.get("method").and_then(Value::as_str) else { return };
+        let id = match message.get("id") {
+            // Cancelling what is not in flight (unknown, or answered) is to be ignored
+            // (utilities/cancellation.mdx).
+            None if method == "notifications/cancelled"
+                && !cancels_in_flight(message.get("params"), checker) =>
+            {
+                return
+            }
+            None => return self.note(&format!("the client sent the {method} notification")),
+            // An id no request may carry (null, fractional): an invalid request, to be rejected.
+            Some(id) => match RequestId::from_value(id) {
+                Some(id) => id,
+                None => return,
+            },
+        };
+        // Ids are unique per session in the legacy era; the stateless one asks only that an id
+        // not be one still awaiting its answer (2026-07-28 basic/index.mdx#requests).
+        let taken = match checker.revision().era() {
+            Era::Legacy => checker.has_used(Direction::ClientToServer, &id),
+            Era::Modern => checker.outstanding_match(Direction::ClientToServer, &id).is_some(),
+        };
+        if self.handed_over && self.reused_id.is_none() && taken {
+            self.reused_id = Some(id.to_string());
+        }
+        if !READING_METHODS.contains(&method) {
+            self.effects.insert(id, method.to_owned());
+        }
+    }
+
+    /// The client is about to write `bytes` as they are.
+    pub fn sent_raw(&mut self, bytes: &[u8], checker: &SessionChecker) {
+        for frame in LineDecoder::decode_all(usize::MAX, bytes) {
+            if let FrameContent::Json { value, .. } = &frame.content {
+                self.sent(value, checker);
+            }
+        }
+        if !bytes.ends_with(b"\n") {
+            // The server holds a partial line, which the next message would complete.
+            self.note("the client left a line unfinished");
+        }
+    }
+
+    /// The server sent what `inspections` hold: which requests did it carry out?
+    pub fn received(&mut self, inspections: &[Inspection]) {
+        if self.effects.is_empty() {
+            return;
+        }
+        for i in inspections {
+            let Some(Message::Response(Response { id: Some(id), outcome, .. })) = &i.message else {
+                continue;
+            };
+            let method = self.effects.remove(id).or_else(|| self.effects.remove(&id.twin()?));
+            if let (Some(method), Outcome::Result(_)) = (method, outcome) {
+                self.note(&format!("the client sent {method}, and the server carried it out"));
+            }
+        }
+    }
+}
+
+/// Whether cancellation params name a request of the client's still awaiting its answer.
+fn cancels_in_flight(params: Option<&Value>, checker: &SessionChecker) -> bool {
+    let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+    id.is_some_and(|id| checker.outstanding_match(Direction::ClientToServer, &id).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A session seen by the checker and the footprint, as `ServerSession` feeds them.
+    struct Wire {
+        checker: SessionChecker,
+        footprint: Footprint,
+    }
+
+    impl Wire {
+        fn new() -> Wire {
+            Wire {
+                checker: SessionChecker::new(mcpspec_protocol::Revision::V2025_06_18),
+                footprint: Footprint::default(),
+            }
+        }
+
+        fn send(&mut self, value: Value) -> &mut Wire {
+            self.footprint.sent(&value, &self.checker);
+            self.checker.on_value(Direction::ClientToServer, &value);
+            self
+        }
+
+        fn receive(&mut self, value: Value) -> &mut Wire {
+            let inspections = self.checker.on_value(Direction::ServerToClient, &value);
+            self.footprint.received(&inspections);
+            self
+        }
+
+        fn why_not(&self) -> Option<String> {
+            self.footprint.why_not_shareable(&self.checker)
+        }
+    }
+
+    fn request(id: Value, method: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}})
+    }
+
+    fn result(id: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    }
+
+    fn error(id: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "no"}})
+    }
+
+    #[test]
+    fn answered_reading_requests_leave_the_session_shareable() {
+        let mut w = Wire::new();
+        w.send(request(json!(1), "tools/list")).receive(result(json!(1)));
+        w.send(request(json!("mcpspec-id"), "ping")).receive(result(json!("mcpspec-id")));
+        assert_eq!(w.why_not(), None);
+    }
+
+    #[test]
+    fn a_request_the_server_carried_out_ends_the_session_and_one_it_refused_does_not() {
+        let mut refused = Wire::new();
+        refused.send(request(json!(1), "tools/call")).receive(error(json!(1)));
+        assert_eq!(refused.why_not(), None);
+        let mut carried_out = Wire::new();
+        carried_out.send(request(json!(1), "tools/call")).receive(result(json!(1)));
+        let why = carried_out.why_not().expect("not shareable");
+        assert!(why.contains("tools/call, and the server carried it out"), "{why}");
+    }
+
+    #[test]
+    fn what_is_still_in_flight_ends_the_session() {
+        let mut w = Wire::new();
+        w.send(request(json!(1), "logging/setLevel"));
+        assert!(w.why_not().expect("not shareable").contains("logging/setLevel request was not answered"));
+        let mut w = Wire::new();
+        w.send(request(json!(1), "ping"));
+        assert!(w.why_not().expect("not shareable").contains("in flight"));
+    }
+
+    #[test]
+    fn notifications_end_the_session_but_cancelling_what_is_not_in_flight_does_not() {
+        let cancel = |id: i64| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
+        let mut w = Wire::new();
+        w.send(request(json!(1), "ping")).receive(result(json!(1)));
+        w.send(cancel(1)).send(cancel(99));
+        assert_eq!(w.why_not(), None);
+        w.send(request(json!(2), "tools/call")).send(cancel(2));
+        assert!(w.why_not().expect("not shareable").contains("notifications/cancelled"));
+        let mut w = Wire::new();
+        w.send(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        assert!(w.why_not().is_some());
+    }
+
+    #[test]
+    fn rejected_input_leaves_the_session_shareable_but_an_unfinished_line_does_not() {
+        let mut w = Wire::new();
+        w.footprint.sent_raw(b"{this is not JSON\n", &w.checker);
+        w.send(json!({"jsonrpc": "2.0", "id": null, "method": "ping"}));
+        w.send(json!([1, 2]));
+        assert_eq!(w.why_not(), None);
+        w.footprint.sent_raw(b"{\"jsonrpc\":", &w.checker);
+        assert!(w.why_not().expect("not shareable").contains("unfinished"));
+    }
+
+    #[test]
+    fn an_id_an_earlier_scenario_used_is_flagged_only_on_a_handed_over_session() {
+        let mut w = Wire::new();
+        w.send(request(json!("x"), "ping")).receive(result(json!("x")));
+        w.send(request(json!("x"), "ping"));
+        assert_eq!(w.footprint.reused_id(), None, "the scenario's own reuse is the server's to judge");
+        let mut w = Wire::new();
+        w.send(request(json!("x"), "ping")).receive(result(json!("x")));
+        w.footprint.handed_over();
+        w.send(request(json!("y"), "ping"));
+        assert_eq!(w.footprint.reused_id(), None);
+        w.send(request(json!("x"), "ping"));
+        assert_eq!(w.footprint.reused_id(), Some("\"x\""));
+    }
+}

@@ -1,0 +1,1017 @@
+//! A live session with a server under test: the transport plus the wire recorder. Every byte
+//! sent or received goes through the recorder; requests the server sends are answered by the
+//! client persona, so a waiting step never stalls on them.
+
+use crate::judge::checker::Inspection;
+use crate::judge::recorder::WireRecorder;
+use crate::session::footprint::Footprint;
+use crate::session::target::Target;
+use mcpspec_protocol::framing::{Frame, FrameContent};
+use mcpspec_protocol::modern;
+use mcpspec_protocol::wire::{Message, Request, RequestId, Response};
+use mcpspec_protocol::{Direction, Era, Revision};
+use mcpspec_reference::client::ClientPersona;
+use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::http_client::{
+    ConnectError, Exchange, Flavor, HttpClientTransport, HttpEvent, Tweaks,
+};
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, RecvError, SendError, ShutdownReport};
+use mcpspec_schema::SchemaSet;
+use serde_json::Value;
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How many times a barrier ping's round trip a late answer is given
+/// ([`ServerSession::wait_answer_or_silence`]).
+const BARRIER_ROUND_TRIPS: u32 = 4;
+/// The least grace after a barrier, however fast its round trip: scheduling jitter on a busy
+/// machine dwarfs a local pipe's round trip.
+const MIN_GRACE: Duration = Duration::from_millis(250);
+
+/// How many unsolicited messages a session keeps for steps to look at.
+const KEPT_MESSAGES: usize = 1_000;
+/// How long, and for how many frames, the end of a session reads what the server wrote last.
+const TAIL_WAIT: Duration = Duration::from_secs(1);
+const TAIL_FRAMES: usize = 10_000;
+
+/// How many times a request is sent again with the input a server asked for before mcpspec
+/// stops (a server MAY ask again until it has what it needs; this bounds one that never has).
+pub const MAX_INPUT_ROUNDS: usize = 8;
+
+/// The `InputRequiredResult` of an answer, if it is one (stateless era).
+pub fn input_required(answer: &Response) -> Option<&Value> {
+    match &answer.outcome {
+        mcpspec_protocol::wire::Outcome::Result(r)
+            if r.get("resultType").and_then(Value::as_str) == Some(modern::INPUT_REQUIRED) =>
+        {
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
+/// The `Implementation` mcpspec names itself with, as a client.
+pub fn client_info() -> Value {
+    serde_json::json!({ "name": "mcpspec", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// The target is a client, not a server.
+    #[error("{0} is a client to certify, not a server")]
+    NotAServer(String),
+}
+
+/// How a session ended.
+#[derive(Debug, Clone)]
+pub enum SessionEnd {
+    /// The server process was shut down.
+    Process(ShutdownReport),
+    /// The HTTP session was ended (`what`: the DELETE and its answer, or why there was none).
+    Http(String),
+}
+
+impl SessionEnd {
+    pub fn describe(&self) -> String {
+        match self {
+            SessionEnd::Process(r) => r.describe(),
+            SessionEnd::Http(what) => what.clone(),
+        }
+    }
+}
+
+/// The transport of a session (one per session: its size does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Link {
+    Stdio(ChildTransport),
+    Http(HttpLink),
+}
+
+/// A session over HTTP: the transport, and what the session's waits need to know of its
+/// exchanges.
+struct HttpLink {
+    transport: HttpClientTransport,
+    /// The exchange that carried the last message sent.
+    last_sent: Option<u64>,
+    /// Exchanges whose bodies have ended (bounded: only the latest are kept).
+    ended: VecDeque<u64>,
+    /// Requests that will get no answer over HTTP, and why.
+    unanswered: Vec<(RequestId, String)>,
+    /// Exchanges refused with an error status whose body was a JSON-RPC error without an id
+    /// (kept as the answers to what they carried, [`ServerSession::keep_refusal`]; bounded).
+    refused: HashSet<u64>,
+    /// The GET stream was opened.
+    get_opened: bool,
+    /// The session was ended (DELETE sent, or the server said the session is gone).
+    ended_session: Option<String>,
+}
+
+/// How many ended exchanges an HTTP session remembers.
+const ENDED_KEPT: usize = 64;
+
+/// Why an awaited answer did not come.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WaitError {
+    /// Nothing answering the request arrived in time.
+    #[error("no response within {0:?}")]
+    Timeout(Duration),
+    /// The server closed its stdout (usually: it exited).
+    #[error("the server closed its stdout before answering{0}")]
+    Closed(String),
+    /// A ping sent after the message was answered, and no answer to the message followed
+    /// within the grace: the server answers it with silence.
+    #[error("no response; a ping sent after it was answered, and nothing more came within {grace:?}")]
+    Silent { grace: Duration },
+    /// What answered the request is not a well-formed response (the recorder has failed it).
+    #[error("a malformed response: {0}")]
+    Malformed(String),
+    /// The request could not be written.
+    #[error("the request could not be sent: {0}")]
+    Send(#[from] SendError),
+    /// Over HTTP: the answer cannot come any more (its POST failed, or its response ended
+    /// without it and could not be resumed).
+    #[error("no response over HTTP: {0}")]
+    Http(String),
+}
+
+/// The client side of one session with a server under test.
+pub struct ServerSession {
+    link: Link,
+    recorder: WireRecorder,
+    persona: ClientPersona,
+    next_id: i64,
+    /// Notifications received while waiting for something else.
+    pub notifications: Vec<Message>,
+    /// Requests the server sent (answered by the persona).
+    pub server_requests: Vec<Request>,
+    /// The `InputRequiredResult`s the server answered with, in the stateless era (each
+    /// answered by the persona and retried: [`ServerSession::complete_input`]).
+    pub input_required: Vec<Value>,
+    /// Responses that arrived while another answer was awaited (out of order, or in a batch).
+    early: Vec<(Value, Response)>,
+    shutdown: Option<SessionEnd>,
+    /// What the client did that the next scenario could notice.
+    footprint: Footprint,
+    /// Barrier pings whose answers were not needed (the message they followed was answered
+    /// first), still to come.
+    barriers: Vec<RequestId>,
+    /// What the server has written so far, by kind: what a session that never started was
+    /// given instead ([`crate::bounds`]).
+    heard: Heard,
+}
+
+/// What a server has written on a session, counted by kind.
+#[derive(Debug, Clone, Default)]
+pub struct Heard {
+    /// Well-formed messages (notifications included).
+    pub messages: u64,
+    /// Of those, notifications.
+    pub notifications: u64,
+    /// Lines that are not a message (not JSON, not UTF-8, too long), and the last one's reason.
+    pub not_messages: u64,
+    pub last_not_message: Option<String>,
+}
+
+impl ServerSession {
+    /// Starts the server process, or connects to the server over HTTP.
+    pub async fn start(
+        target: &Target,
+        options: ChildOptions,
+        revision: Revision,
+        schemas: Option<Arc<SchemaSet>>,
+    ) -> Result<ServerSession, StartError> {
+        let link = match target {
+            Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
+            Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
+            Target::Http(http) => Link::Http(HttpLink {
+                transport: HttpClientTransport::connect(http.clone()).await?,
+                last_sent: None,
+                ended: VecDeque::new(),
+                unanswered: Vec::new(),
+                refused: HashSet::new(),
+                get_opened: false,
+                ended_session: None,
+            }),
+        };
+        let mut recorder = WireRecorder::new(revision, Direction::ServerToClient, schemas);
+        if let Target::Http(http) = target {
+            recorder = recorder.with_http(http.flavor);
+        }
+        Ok(ServerSession {
+            link,
+            recorder,
+            persona: ClientPersona::default(),
+            next_id: 1,
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            input_required: Vec::new(),
+            early: Vec::new(),
+            shutdown: None,
+            footprint: Footprint::default(),
+            barriers: Vec::new(),
+            heard: Heard::default(),
+        })
+    }
+
+    /// What the server has written so far, by kind.
+    pub fn heard(&self) -> &Heard {
+        &self.heard
+    }
+
+    /// Over stdio: whether the server process is still running, and how many bytes written to
+    /// its stdin it has left unread. `None` over HTTP.
+    pub fn process_state(&mut self) -> Option<(Option<String>, Option<usize>)> {
+        let Link::Stdio(child) = &mut self.link else { return None };
+        let exited = child.try_exit().map(describe_status);
+        Some((exited, child.stdin_unread()))
+    }
+
+    pub fn recorder(&self) -> &WireRecorder {
+        &self.recorder
+    }
+
+    /// Names the session in the live wire log (`--verbose`).
+    pub fn set_label(&mut self, label: String) {
+        self.recorder.set_label(label);
+    }
+
+    pub fn persona(&self) -> &ClientPersona {
+        &self.persona
+    }
+
+    /// Sets the client the harness plays (before `initialize`; a change after the session is
+    /// settled is one the server could notice).
+    pub fn set_persona(&mut self, persona: ClientPersona) {
+        self.persona = persona;
+        self.footprint.note("the client changed how it answers the server");
+    }
+
+    /// The session is established: what the client does from now on is the scenario's own,
+    /// and decides whether the session may serve another scenario afterwards.
+    pub fn settle(&mut self) {
+        self.footprint = Footprint::default();
+    }
+
+    /// Why this session must not serve another scenario, if it must not: what the client did
+    /// since it was settled ([`Footprint::why_not_shareable`]), or the process going or gone.
+    pub fn why_not_shareable(&mut self) -> Option<String> {
+        if let Some(why) = self.footprint.why_not_shareable(self.recorder.checker()) {
+            return Some(why);
+        }
+        if self.shutdown.is_some() {
+            return Some("the session was ended".into());
+        }
+        match &mut self.link {
+            Link::Stdio(child) if child.stdin_fd().is_none() => Some("the session was ended".into()),
+            Link::Stdio(child) => {
+                child.try_exit().map(|status| format!("the server {}", describe_status(status)))
+            }
+            Link::Http(http) => http.ended_session.clone(),
+        }
+    }
+
+    /// Waits at most `within` for the answers to barrier pings still due, so the session can
+    /// be quiet for the next scenario.
+    pub async fn collect_barriers(&mut self, within: Duration) {
+        let deadline = Instant::now() + within;
+        for id in std::mem::take(&mut self.barriers) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.wait_first(&[(Some(&id), false)], left).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Hands the session to the next scenario: what the last one received is cleared, and the
+    /// recorder starts the new scenario's record, headed by `note`.
+    pub fn hand_over(&mut self, note: String) {
+        self.recorder.begin_segment(note);
+        self.notifications.clear();
+        self.server_requests.clear();
+        self.input_required.clear();
+        self.early.clear();
+        self.footprint.handed_over();
+    }
+
+    /// An id of its own choosing the client sent in this scenario that an earlier scenario on
+    /// the same shared session had used ([`Footprint::reused_id`]).
+    pub fn reused_id(&self) -> Option<&str> {
+        self.footprint.reused_id()
+    }
+
+    /// Records a frame from the server, noting which of the client's requests were carried out.
+    fn record(&mut self, frame: &Frame) -> Vec<Inspection> {
+        match &frame.content {
+            FrameContent::Json { value, .. } => {
+                self.heard.messages += 1;
+                if value.get("method").is_some() && value.get("id").is_none() {
+                    self.heard.notifications += 1;
+                }
+            }
+            FrameContent::Invalid(e) => {
+                self.heard.not_messages += 1;
+                if self.heard.last_not_message.is_none() {
+                    self.heard.last_not_message = Some(e.to_string());
+                }
+            }
+            FrameContent::Blank => {}
+        }
+        let inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
+        self.footprint.received(&inspections);
+        inspections
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        match &self.link {
+            Link::Stdio(child) => child.stderr_tail(),
+            Link::Http(_) => String::new(),
+        }
+    }
+
+    /// Sends a message as the client.
+    pub async fn send(&mut self, message: &Message) -> Result<(), SendError> {
+        self.send_value(&message.to_value()).await
+    }
+
+    /// Sends any JSON value as one line (also values that are not valid messages).
+    pub async fn send_value(&mut self, value: &Value) -> Result<(), SendError> {
+        self.footprint.sent(value, self.recorder.checker());
+        self.recorder.record_value(Direction::ClientToServer, value);
+        match &mut self.link {
+            Link::Stdio(child) => child.send(value).await,
+            Link::Http(http) => {
+                http.prepare(self.recorder.checker());
+                http.last_sent = Some(http.transport.send(value));
+                // A client that has initialized opens the stream for the server's own messages.
+                let initialized =
+                    value.get("method").and_then(Value::as_str) == Some("notifications/initialized");
+                if initialized && http.transport.options().flavor == Flavor::Streamable && !http.get_opened {
+                    http.get_opened = true;
+                    http.transport.open_get(&Tweaks::default());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Over HTTP: POSTs `value` (recorded as sent) with `tweaks`, a request a correct client
+    /// would not make; returns the exchange's number. `None` over stdio.
+    pub fn post_with(&mut self, value: &Value, tweaks: &Tweaks) -> Option<u64> {
+        let Link::Http(http) = &mut self.link else { return None };
+        self.footprint.note("the client made an HTTP request a correct client would not make");
+        self.recorder.record_value(Direction::ClientToServer, value);
+        http.prepare(self.recorder.checker());
+        let kind = mcpspec_reference::transport::http_client::BodyKind::of(value);
+        let n = http.transport.send_with(value.to_string().into_bytes(), kind, tweaks);
+        http.last_sent = Some(n);
+        Some(n)
+    }
+
+    /// Over HTTP: a GET of the endpoint (the server's stream) or a DELETE of the session, with
+    /// `tweaks`; returns the exchange's number. `None` over stdio.
+    pub fn http_request(&mut self, method: &str, tweaks: &Tweaks) -> Option<u64> {
+        let Link::Http(http) = &mut self.link else { return None };
+        http.prepare(self.recorder.checker());
+        let n = match method {
+            "DELETE" => {
+                self.footprint.note("the client ended the HTTP session");
+                http.ended_session = Some("the client ended the session with DELETE".into());
+                http.transport.delete(tweaks)
+            }
+            _ => {
+                self.footprint.note("the client opened a GET stream of its own");
+                http.transport.open_get(tweaks)
+            }
+        };
+        Some(n)
+    }
+
+    /// Waits at most `within` for the response head of every HTTP request made so far: before
+    /// the session is ended, since a request still on its way would reach a session already
+    /// gone (a server that never answers one is judged elsewhere).
+    pub async fn settle_http(&mut self, within: Duration) {
+        let Link::Http(http) = &self.link else { return };
+        let last = http.transport.exchanges_started();
+        let deadline = Instant::now() + within;
+        for n in 1..=last {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.wait_exchange(n, left).await.is_err() && Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+
+    /// The session's HTTP transport, when it has one.
+    pub fn http_session_id(&self) -> Option<&str> {
+        match &self.link {
+            Link::Http(http) => http.transport.session_id(),
+            Link::Stdio(_) => None,
+        }
+    }
+
+    /// Waits at most `within` for the head of exchange `n`'s response, reading (and keeping)
+    /// whatever else arrives meanwhile. `Err` with why, when it failed or did not come.
+    pub async fn wait_exchange(&mut self, n: u64, within: Duration) -> Result<Exchange, String> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(x) = self.recorder.exchange(n) {
+                return Ok(x.clone());
+            }
+            if let Some(why) = self.recorder.exchange_failure(n) {
+                return Err(why.to_owned());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => {
+                    for i in self.record(&frame) {
+                        self.take_unsolicited(i).await.map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => return Err(format!("no response within {within:?}")),
+            }
+        }
+    }
+
+    /// Waits at most `within` for exchange `n`'s body to end (what it carried is kept as usual).
+    pub async fn wait_body_end(&mut self, n: u64, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if self.exchange_ended(n) {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => {
+                    for i in self.record(&frame) {
+                        if self.take_unsolicited(i).await.is_err() {
+                            return false;
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+
+    fn exchange_ended(&self, n: u64) -> bool {
+        match &self.link {
+            Link::Http(http) => http.ended.contains(&n),
+            Link::Stdio(_) => false,
+        }
+    }
+
+    /// The next frame from the server, `None` for an HTTP event that carried none (recorded
+    /// here: the head of a response, an SSE event without a message, a body's end).
+    async fn next(&mut self, left: Duration) -> Result<Option<Frame>, RecvError> {
+        let http = match &mut self.link {
+            Link::Stdio(child) => return child.recv(left).await.map(Some),
+            Link::Http(http) => http,
+        };
+        let event = http.transport.recv(left).await?;
+        match &event {
+            HttpEvent::Message { n, frame, .. } => {
+                // `basic/transports.mdx`: input the server does not accept gets an HTTP error
+                // status, whose body MAY be a JSON-RPC error without an id. That error answers
+                // the POST, not a message: kept aside, it answers the requests the POST carried
+                // (or, for a malformed body, the body itself), and is not judged as a message.
+                let refused = self.recorder.exchange(*n).is_some_and(|x| x.status >= 400);
+                if let (true, FrameContent::Json { value, .. }) = (refused, &frame.content) {
+                    if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
+                        if http.refused.len() < ENDED_KEPT {
+                            http.refused.insert(*n);
+                        }
+                        self.recorder.record_refusal(*n, value);
+                        let requests =
+                            self.recorder.exchange(*n).map(|x| x.requests.clone()).unwrap_or_default();
+                        self.keep_refusal(value, &requests);
+                        return Ok(None);
+                    }
+                }
+                let frame = frame.clone();
+                self.recorder.record_http(&event);
+                return Ok(Some(frame));
+            }
+            HttpEvent::End { n, .. } | HttpEvent::Failed { n, .. } => {
+                http.ended.push_back(*n);
+                if http.ended.len() > ENDED_KEPT {
+                    http.ended.pop_front();
+                }
+            }
+            // A refusal has answered them already.
+            HttpEvent::Unanswered { n, .. } if http.refused.contains(n) => {}
+            HttpEvent::Unanswered { ids, why, .. } => {
+                http.unanswered.extend(ids.iter().map(|id| (id.clone(), why.clone())));
+            }
+            HttpEvent::Response(x) => {
+                // The server says the session is gone (`404` to a request that carried its id).
+                if x.status == 404 && x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
+                    http.ended_session
+                        .get_or_insert_with(|| format!("{} (the session is gone)", x.describe()));
+                }
+            }
+            HttpEvent::Event { .. } => {}
+        }
+        self.recorder.record_http(&event);
+        Ok(None)
+    }
+
+    /// Keeps an HTTP refusal as the answer to each request its POST carried (`requests`), or,
+    /// for a body that held none (a malformed one), as the answer without an id it is.
+    fn keep_refusal(&mut self, refusal: &Value, requests: &[RequestId]) {
+        let answers: Vec<Value> = match requests {
+            [] => vec![refusal.clone()],
+            ids => ids
+                .iter()
+                .map(|id| {
+                    let mut answer = refusal.clone();
+                    answer["id"] = id.to_value();
+                    answer
+                })
+                .collect(),
+        };
+        for answer in answers {
+            if let Ok(Message::Response(r)) = Message::from_value(&answer) {
+                if self.early.len() < KEPT_MESSAGES {
+                    self.early.push((answer, r));
+                }
+            }
+        }
+    }
+
+    /// Why an answer to one of `targets` cannot come over HTTP any more.
+    fn unanswerable(&self, targets: &[(Option<&RequestId>, bool)]) -> Option<String> {
+        let Link::Http(http) = &self.link else { return None };
+        targets.iter().find_map(|(id, _)| {
+            let id = (*id)?;
+            http.unanswered.iter().find(|(u, _)| u == id).map(|(_, why)| why.clone())
+        })
+    }
+
+    /// Sends raw bytes, as they are.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        self.footprint.sent_raw(bytes, self.recorder.checker());
+        self.recorder.record_raw(Direction::ClientToServer, bytes);
+        match &mut self.link {
+            Link::Stdio(child) => child.send_bytes(bytes).await,
+            Link::Http(http) => {
+                http.prepare(self.recorder.checker());
+                // One body holds one message: the line's newline is not part of it.
+                let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+                http.last_sent = Some(http.transport.send_bytes(body));
+                Ok(())
+            }
+        }
+    }
+
+    /// The persona's `inputResponses` to an `InputRequiredResult`'s `inputRequests`.
+    pub fn persona_answer_inputs(&mut self, input_requests: &Value) -> Value {
+        self.persona.answer_inputs(input_requests)
+    }
+
+    /// The HTTP exchange that carried the last message sent, over HTTP.
+    pub fn last_exchange(&self) -> Option<u64> {
+        match &self.link {
+            Link::Http(http) => http.last_sent,
+            Link::Stdio(_) => None,
+        }
+    }
+
+    /// A fresh request id.
+    pub fn fresh_id(&mut self) -> RequestId {
+        loop {
+            let id = RequestId::from(self.next_id);
+            self.next_id += 1;
+            // An id the client chose itself earlier in the session is not fresh.
+            if !self.recorder.checker().has_used(Direction::ClientToServer, &id) {
+                return id;
+            }
+        }
+    }
+
+    /// Sends a request with a fresh integer id; returns the id. In the stateless era the
+    /// request carries the client's `_meta` (members the caller already set are kept).
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, SendError> {
+        let params = match self.request_meta() {
+            Some(meta) => Some(modern::with_request_meta(params, &meta)),
+            None => params,
+        };
+        self.send_request_as_is(method, params).await
+    }
+
+    /// Sends a request with a fresh integer id and exactly the params given (no `_meta` added).
+    pub async fn send_request_as_is(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<RequestId, SendError> {
+        let id = self.fresh_id();
+        self.send(&Message::request(id.clone(), method, params)).await?;
+        Ok(id)
+    }
+
+    /// The `_meta` every request carries in the stateless era — the version, the persona's
+    /// capabilities and mcpspec's identity (`basic/index.mdx#meta`); `None` in the legacy era.
+    pub fn request_meta(&self) -> Option<Value> {
+        let revision = self.recorder.revision();
+        (revision.era() == Era::Modern).then(|| {
+            modern::request_meta(
+                modern::wire_version(revision),
+                &self.persona.capabilities,
+                Some(&client_info()),
+            )
+        })
+    }
+
+    /// The request that shows the server is alive and reading, answered at once and without
+    /// effect: `ping` in the legacy era, `server/discover` in the stateless one (which removed
+    /// ping).
+    pub fn liveness_request(&self) -> (&'static str, Option<Value>) {
+        match self.request_meta() {
+            Some(meta) => ("server/discover", Some(serde_json::json!({ "_meta": meta }))),
+            None => ("ping", None),
+        }
+    }
+
+    /// Waits for the response to `id`. A response whose id has the wrong JSON type is taken as
+    /// the answer too (the recorder has already failed it), so one fault does not cascade into
+    /// a timeout.
+    pub async fn wait_response(&mut self, id: &RequestId, within: Duration) -> Result<Response, WaitError> {
+        self.wait_answer(Some(id), false, within).await
+    }
+
+    /// Waits for the answer to a message: the response to `id`, or — when `idless_ok`, for a
+    /// malformed message — an error response without an id.
+    pub async fn wait_answer(
+        &mut self,
+        id: Option<&RequestId>,
+        idless_ok: bool,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        self.wait_first(&[(id, idless_ok)], within).await.map(|(_, r)| r)
+    }
+
+    /// Waits for the answer to a message that may rightly get none (a malformed line, a ping
+    /// with an odd id), proving silence without waiting out `within`: a ping sent after it is
+    /// a barrier. A server reads its input in order, so once the barrier is answered, the answer
+    /// to the message, if any, is due within a grace of [`BARRIER_ROUND_TRIPS`] times the
+    /// barrier's round trip (at least [`MIN_GRACE`]); `within` still bounds a server that
+    /// answers nothing at all.
+    pub async fn wait_answer_or_silence(
+        &mut self,
+        id: Option<&RequestId>,
+        idless_ok: bool,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        // Over Streamable HTTP the message's own exchange is the barrier: once its response is
+        // over, an answer to it is due at once (or on the GET stream, within the grace). Over
+        // HTTP+SSE every answer comes on the one SSE stream, in order, as over stdio: a ping is
+        // the barrier there too.
+        let barrier_exchange = match &self.link {
+            Link::Http(h) if h.transport.options().flavor == Flavor::Streamable => Some(h.last_sent),
+            _ => None,
+        };
+        if let Some(sent) = barrier_exchange {
+            let Some(n) = sent else { return Err(WaitError::Timeout(within)) };
+            let deadline = Instant::now() + within;
+            return match self.wait_first_or_end(&[(id, idless_ok)], within, Some(n)).await {
+                Ok(Some((_, r))) => Ok(r),
+                Ok(None) => {
+                    let left = deadline.saturating_duration_since(Instant::now()).min(MIN_GRACE);
+                    match self.wait_first(&[(id, idless_ok)], left).await {
+                        Ok((_, r)) => Ok(r),
+                        Err(WaitError::Timeout(_)) => Err(WaitError::Silent { grace: MIN_GRACE }),
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+        }
+        let barrier = self.fresh_id();
+        let sent = Instant::now();
+        let (method, params) = self.liveness_request();
+        self.send(&Message::request(barrier.clone(), method, params)).await?;
+        let deadline = sent + within;
+        let targets = [(id, idless_ok), (Some(&barrier), false)];
+        match self.wait_first(&targets, within).await {
+            Ok((0, r)) => {
+                self.barriers.push(barrier);
+                return Ok(r);
+            }
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+        // The barrier is answered: the message's answer, if it comes, comes now.
+        let grace = (sent.elapsed() * BARRIER_ROUND_TRIPS).max(MIN_GRACE);
+        let left = deadline.saturating_duration_since(Instant::now()).min(grace);
+        match self.wait_first(&targets[..1], left).await {
+            Ok((_, r)) => Ok(r),
+            Err(WaitError::Timeout(_)) => Err(WaitError::Silent { grace }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits for the first answer to one of `targets` (an id, and whether an error without an
+    /// id counts); returns which target it answered.
+    async fn wait_first(
+        &mut self,
+        targets: &[(Option<&RequestId>, bool)],
+        within: Duration,
+    ) -> Result<(usize, Response), WaitError> {
+        match self.wait_first_or_end(targets, within, None).await? {
+            Some(found) => Ok(found),
+            None => Err(WaitError::Timeout(within)),
+        }
+    }
+
+    /// [`Self::wait_first`], which also ends (with `None`) once HTTP exchange `until_end`'s
+    /// body has ended.
+    async fn wait_first_or_end(
+        &mut self,
+        targets: &[(Option<&RequestId>, bool)],
+        within: Duration,
+        until_end: Option<u64>,
+    ) -> Result<Option<(usize, Response)>, WaitError> {
+        let matching = |v: &Value| targets.iter().position(|(id, idless_ok)| answers(v, *id, *idless_ok));
+        let deadline = Instant::now() + within;
+        loop {
+            // Answers kept earlier, or made of an HTTP refusal meanwhile.
+            if let Some((at, which)) =
+                self.early.iter().enumerate().find_map(|(at, (v, _))| Some((at, matching(v)?)))
+            {
+                return Ok(Some((which, self.early.remove(at).1)));
+            }
+            if let Some(why) = self.unanswerable(targets) {
+                return Err(WaitError::Http(why));
+            }
+            if until_end.is_some_and(|n| self.exchange_ended(n)) {
+                return Ok(None);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let frame = match self.next(left).await {
+                Ok(Some(frame)) => frame,
+                Ok(None) => continue,
+                Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
+                Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
+            };
+            let inspections = self.record(&frame);
+            let mut found = None;
+            for i in inspections {
+                let which = if found.is_none() { i.value.as_ref().and_then(&matching) } else { None };
+                match (i.message, which) {
+                    (Some(Message::Response(r)), Some(which)) => found = Some(Ok(Some((which, r)))),
+                    (None, Some(_)) => {
+                        let why = i.violations.first().map(|v| v.actual.clone());
+                        found = Some(Err(WaitError::Malformed(why.unwrap_or_default())));
+                    }
+                    (message, _) => {
+                        self.take_unsolicited(Inspection { message, ..i }).await?;
+                    }
+                }
+            }
+            if let Some(found) = found {
+                return found;
+            }
+        }
+    }
+
+    /// Keeps a message nobody waited for; answers it if it is a request.
+    async fn take_unsolicited(&mut self, inspection: Inspection) -> Result<(), SendError> {
+        match inspection.message {
+            Some(Message::Request(r)) => {
+                let answer = self.persona.answer(&r);
+                if self.server_requests.len() < KEPT_MESSAGES {
+                    self.server_requests.push(r);
+                }
+                self.send(&answer).await?;
+            }
+            Some(n @ Message::Notification(_)) if self.notifications.len() < KEPT_MESSAGES => {
+                self.notifications.push(n)
+            }
+            Some(Message::Response(r)) if self.early.len() < KEPT_MESSAGES => {
+                if let Some(v) = inspection.value {
+                    self.early.push((v, r));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        let id = self.send_request(method, params).await?;
+        self.wait_response(&id, within).await
+    }
+
+    /// Carries a request the server answered with an `InputRequiredResult` to its end, as a
+    /// client does (`basic/patterns/mrtr.mdx#client-requirements-basic-workflow`): the persona
+    /// answers the input requests, and the request is sent again — under a new id, with the
+    /// `inputResponses` and the exact `requestState` (none when none was given) — until the
+    /// server completes it or [`MAX_INPUT_ROUNDS`] rounds have passed. Returns the last answer;
+    /// every `InputRequiredResult` is kept in [`Self::input_required`].
+    pub async fn complete_input(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        mut answer: Response,
+        within: Duration,
+    ) -> Result<Response, WaitError> {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let Some(asked) = input_required(&answer) else { return Ok(answer) };
+            if self.input_required.len() < KEPT_MESSAGES {
+                self.input_required.push(asked.clone());
+            }
+            let mut retry = match params.clone() {
+                Some(Value::Object(m)) => m,
+                _ => serde_json::Map::new(),
+            };
+            if let Some(inputs) = asked.get("inputRequests") {
+                retry.insert("inputResponses".into(), self.persona.answer_inputs(inputs));
+            }
+            if let Some(state) = asked.get("requestState") {
+                retry.insert("requestState".into(), state.clone());
+            }
+            let id = self.send_request(method, Some(Value::Object(retry))).await?;
+            answer = self.wait_response(&id, within).await?;
+        }
+        Ok(answer)
+    }
+
+    /// Reads whatever arrives within `within` (to catch unsolicited messages). Ends early if
+    /// the server closes its stdout.
+    pub async fn drain(&mut self, within: Duration) -> Result<(), WaitError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => {
+                    for i in self.record(&frame) {
+                        self.take_unsolicited(i).await?;
+                    }
+                }
+                Ok(None) => {}
+                Err(RecvError::Timeout(_)) | Err(RecvError::Closed) => return Ok(()),
+            }
+        }
+    }
+
+    /// Waits at most `within` for a progress notification to arrive (one already received
+    /// counts); whatever else arrives is kept as usual.
+    pub async fn wait_progress(&mut self, within: Duration) -> bool {
+        self.wait_notification("notifications/progress", within).await
+    }
+
+    /// Waits at most `within` for a notification with `method` (one already received counts);
+    /// whatever else arrives is kept as usual.
+    pub async fn wait_notification(&mut self, method: &str, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if self.notifications.iter().any(|m| matches!(m, Message::Notification(n) if n.method == method))
+            {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(next) = self.next(left).await else { return false };
+            let Some(frame) = next else { continue };
+            for i in self.record(&frame) {
+                if self.take_unsolicited(i).await.is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Closes the server's stdin and waits at most `within` for it to exit on its own.
+    pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let Link::Stdio(child) = &mut self.link else { return None };
+        child.close_stdin();
+        // Keep reading so a server that writes on its way out is not blocked on a full pipe.
+        let deadline = Instant::now() + within;
+        loop {
+            let Link::Stdio(child) = &mut self.link else { return None };
+            if let Some(status) = child.try_exit() {
+                let _ = self.drain(Duration::from_millis(50)).await;
+                return Some(status);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            match child.recv(left.min(Duration::from_millis(20))).await {
+                Ok(frame) => {
+                    self.record(&frame);
+                }
+                Err(RecvError::Closed) => {
+                    return child.wait_exit(deadline.saturating_duration_since(Instant::now())).await
+                }
+                Err(RecvError::Timeout(_)) => {}
+            }
+        }
+    }
+
+    /// Ends the session: the server process (close stdin, SIGTERM, SIGKILL, as needed), or
+    /// the HTTP session (DELETE, when the server issued a session id); idempotent.
+    pub async fn shutdown(&mut self) -> SessionEnd {
+        if let Some(r) = &self.shutdown {
+            return r.clone();
+        }
+        let end = match &mut self.link {
+            Link::Stdio(child) => SessionEnd::Process(child.shutdown().await),
+            Link::Http(http) => match (&http.ended_session, http.transport.session_id()) {
+                (Some(why), _) => SessionEnd::Http(why.clone()),
+                (None, None) => SessionEnd::Http("no session id was issued: nothing to end".into()),
+                (None, Some(_)) => {
+                    self.settle_http(TAIL_WAIT).await;
+                    let Link::Http(http) = &mut self.link else { unreachable!("matched above") };
+                    http.ended_session = Some("ended with DELETE".into());
+                    let n = http.transport.delete(&Tweaks::default());
+                    let end = match self.wait_exchange(n, Duration::from_secs(2)).await {
+                        Ok(x) => format!("ended with {}", x.describe()),
+                        Err(why) => format!("DELETE sent: {why}"),
+                    };
+                    SessionEnd::Http(end)
+                }
+            },
+        };
+        self.record_tail().await;
+        if let Link::Http(http) = &mut self.link {
+            http.transport.abort();
+        }
+        self.shutdown = Some(end.clone());
+        end
+    }
+
+    /// Records what the server wrote that no step read: a message written after a scenario's
+    /// last wait (a progress notification after the answer, say) is judged like any other,
+    /// or it would pass unseen. The server is gone, so its stdout ends soon; the frame count
+    /// and the wait bound one that survived SIGKILL and keeps writing.
+    async fn record_tail(&mut self) {
+        // Over HTTP nothing ends the streams but the server: what is already queued is read.
+        let wait = match self.link {
+            Link::Stdio(_) => TAIL_WAIT,
+            Link::Http(_) => Duration::from_millis(50),
+        };
+        let deadline = Instant::now() + wait;
+        for _ in 0..TAIL_FRAMES {
+            match self.next(deadline.saturating_duration_since(Instant::now())).await {
+                Ok(Some(frame)) => drop(self.record(&frame)),
+                Ok(None) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.
+    pub async fn exit_note(&mut self) -> String {
+        let Link::Stdio(child) = &mut self.link else { return String::new() };
+        match child.wait_exit(Duration::from_millis(500)).await {
+            Some(status) => format!(" ({})", describe_status(status)),
+            None => String::new(),
+        }
+    }
+}
+
+/// Whether `value` (one message, perhaps an element of a batch) answers the message awaited:
+/// it carries `id` — also with its JSON type changed, which the recorder fails, so one fault
+/// does not cascade into a timeout — or, when `idless_ok`, it is an error without an id.
+fn answers(value: &Value, id: Option<&RequestId>, idless_ok: bool) -> bool {
+    if value.get("method").is_some() {
+        return false;
+    }
+    match (value.get("id").and_then(RequestId::from_value), id) {
+        (Some(rid), Some(id)) => &rid == id || rid.twin().as_ref() == Some(id),
+        (Some(_), None) => false,
+        (None, _) => idless_ok && value.get("error").is_some(),
+    }
+}
+
+impl HttpLink {
+    /// Before a request: the protocol-version header follows the negotiated revision
+    /// (`basic/transports.mdx`, from 2025-06-18: "MUST include the MCP-Protocol-Version header
+    /// on all subsequent requests").
+    fn prepare(&mut self, checker: &crate::judge::checker::SessionChecker) {
+        let version =
+            checker.negotiated().filter(|r| *r >= Revision::V2025_06_18).map(|r| r.as_str().to_owned());
+        self.transport.set_protocol_version(version);
+    }
+}
