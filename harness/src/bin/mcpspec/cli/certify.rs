@@ -179,7 +179,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         None => None,
     };
     let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
-    let filter = suite::run::Filter::new(selection.clone()).map_err(UsageError)?;
+    let filter = suite::plan::Filter::new(selection.clone()).map_err(UsageError)?;
     let http = match (role, args.transport, &args.url) {
         (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
             return Err(UsageError("--url needs --transport http or sse".into()).into())
@@ -292,7 +292,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let display = target.display();
     let transport = target.transport();
     let results = Arc::new(mcpspec::report::Results::new());
-    let config = suite::run::SuiteConfig {
+    let config = suite::context::SuiteConfig {
         target,
         revisions: args.revisions.clone(),
         timeout,
@@ -300,10 +300,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         schemas,
         jobs,
         scenarios: args.scenarios.clone(),
-        sweep: suite::server::sweep::SweepOptions {
-            enabled: !args.no_sweep,
-            destructive: args.sweep_destructive,
-        },
+        sweep: suite::context::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
         results: results.clone(),
         selection: filter,

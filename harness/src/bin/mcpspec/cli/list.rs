@@ -3,7 +3,8 @@
 //! files and tag rules the runner uses; wire rules from the catalog the checker judges with.
 
 use super::parse_revision;
-use crate::suite::run::{catalog, Listed};
+use crate::suite::load::load;
+use crate::suite::plan::{transport_carries, TRANSPORTS};
 use clap::Args;
 use mcpspec::judge::rules::Rule;
 use mcpspec::judge::verdict::Level;
@@ -38,6 +39,54 @@ pub enum ListRole {
 pub enum ListFormat {
     Table,
     Json,
+}
+
+/// One scenario of a suite as `mcpspec list` shows it: where it applies, what it rests on.
+#[derive(Debug, serde::Serialize)]
+pub struct Listed {
+    pub id: String,
+    pub name: String,
+    pub role: &'static str,
+    pub level: Level,
+    pub feature: String,
+    /// The revisions it runs at (its `@since`, `@until`, `@except` tags).
+    pub revisions: Vec<String>,
+    /// The transports it runs over (its `@transport:` tags, and what each revision defines).
+    pub transports: Vec<&'static str>,
+    pub tags: Vec<String>,
+    /// The clause, at the newest revision it runs at.
+    pub spec: String,
+}
+
+/// Every scenario of the `role` suite (from `dir`, or the built-in ones) that runs at one of
+/// `revisions`.
+pub fn catalog(
+    role: &'static str,
+    dir: Option<&Path>,
+    revisions: &[Revision],
+) -> anyhow::Result<Vec<Listed>> {
+    let mut out = Vec::new();
+    for plan in load(role, dir)?.iter().flat_map(|f| &f.plans) {
+        let at: Vec<Revision> = revisions.iter().copied().filter(|r| plan.applies(*r)).collect();
+        let Some(newest) = at.iter().max() else { continue };
+        let transports = TRANSPORTS
+            .into_iter()
+            .filter(|t| plan.on_transport(t))
+            .filter(|t| at.iter().any(|r| transport_carries(t, *r).is_none()))
+            .collect();
+        out.push(Listed {
+            id: plan.id.clone(),
+            name: plan.name.clone(),
+            role,
+            level: plan.level,
+            feature: plan.feature.clone(),
+            revisions: at.iter().map(|r| r.to_string()).collect(),
+            transports,
+            tags: plan.tags.clone(),
+            spec: plan.spec(*newest),
+        });
+    }
+    Ok(out)
 }
 
 /// `mcpspec list`.

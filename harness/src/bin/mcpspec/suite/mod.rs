@@ -4,6 +4,11 @@
 
 pub mod bounds;
 pub mod client;
+pub mod context;
+pub mod load;
+pub mod plan;
+pub mod probe;
 pub mod run;
 pub mod scenario;
 pub mod server;
+pub mod world;

@@ -1,10 +1,11 @@
-//! What every scenario keeps, whichever role mcpspec plays in it: the suite context, the
-//! revision, the requirement from its tags, the checks so far, and how it stopped (halted by a
-//! failed check, skipped because it does not apply, or ended by a harness error). Both cucumber
-//! worlds (`ServerWorld`, `ClientWorld`) hold one [`ScenarioState`] and reach it through the
+//! What every scenario keeps, whichever role mcpspec plays in it: the suite context, its run
+//! (plan and revision), the checks so far, and how it stopped (halted by a failed check, skipped
+//! because it does not apply, or ended by a harness error). Both cucumber worlds
+//! (`ServerWorld`, `ClientWorld`) hold one [`ScenarioState`] and reach it through the
 //! [`Scenario`] trait, so a step records checks the same way in either suite.
 
-use crate::suite::run::{SuiteContext, WorldState};
+use super::context::SuiteContext;
+use super::plan::ScenarioRun;
 use mcpspec::judge::verdict::{Check, Level, Verdict};
 use mcpspec_protocol::Revision;
 use std::sync::Arc;
@@ -16,22 +17,34 @@ use std::time::{Duration, Instant};
 #[error("{0}")]
 pub struct Halt(String);
 
-/// The scenario's requirement, from its tags.
+/// A requirement checks are charged to: the scenario's own (from its plan), or the
+/// precondition a Given step is establishing.
 #[derive(Debug, Clone)]
-pub struct ScenarioMeta {
+pub struct Requirement {
     pub id: String,
     pub level: Level,
     /// Document under `docs/specification/<revision>/`.
     pub doc: String,
 }
 
+/// What the runner reports of a scenario's state once it ends ([`ScenarioState::take`]).
+pub struct WorldState {
+    pub checks: Vec<Check>,
+    pub error: Option<String>,
+    pub halted: bool,
+    pub skipped: Option<String>,
+    pub started: Instant,
+}
+
 /// One scenario's bookkeeping.
 pub struct ScenarioState {
     pub ctx: Option<Arc<SuiteContext>>,
+    /// The revision the scenario runs at.
     pub revision: Revision,
-    pub meta: Option<ScenarioMeta>,
+    /// The scenario's plan, set by the before hook.
+    pub run: Option<ScenarioRun>,
     /// The requirement a Given step is establishing, which its failures are charged to.
-    pub precondition: Option<ScenarioMeta>,
+    pub precondition: Option<Requirement>,
     pub checks: Vec<Check>,
     /// Set when a step stopped the scenario because something it needed failed.
     pub halted: Option<String>,
@@ -46,7 +59,7 @@ impl std::fmt::Debug for ScenarioState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScenarioState")
             .field("revision", &self.revision)
-            .field("meta", &self.meta)
+            .field("id", &self.id())
             .field("checks", &self.checks.len())
             .field("halted", &self.halted)
             .field("skipped", &self.skipped)
@@ -60,7 +73,7 @@ impl Default for ScenarioState {
         ScenarioState {
             ctx: None,
             revision: Revision::latest_legacy(),
-            meta: None,
+            run: None,
             precondition: None,
             checks: Vec::new(),
             halted: None,
@@ -73,17 +86,26 @@ impl Default for ScenarioState {
 
 impl ScenarioState {
     /// The before hook: the scenario starts now.
-    pub fn begin(&mut self, ctx: Arc<SuiteContext>, revision: Revision, meta: Option<ScenarioMeta>) {
+    pub fn begin(&mut self, ctx: Arc<SuiteContext>, run: ScenarioRun) {
         self.ctx = Some(ctx);
-        self.revision = revision;
-        self.meta = meta;
+        self.revision = run.revision;
+        self.run = Some(run);
         self.started = Instant::now();
+    }
+
+    /// The scenario's id (empty before the before hook).
+    pub fn id(&self) -> &str {
+        self.run.as_ref().map_or("", |r| r.plan.id.as_str())
+    }
+
+    /// The scenario's clause, under `docs/specification/<revision>/`.
+    pub fn doc(&self) -> &str {
+        self.run.as_ref().map_or("", |r| r.plan.doc.as_str())
     }
 
     /// What the runner reports; the checks move out.
     pub fn take(&mut self) -> WorldState {
         WorldState {
-            meta: self.meta.clone(),
             checks: std::mem::take(&mut self.checks),
             error: self.error.clone(),
             halted: self.halted.is_some(),
@@ -99,9 +121,11 @@ impl ScenarioState {
 
     /// The requirement checks are charged to: the precondition a Given step is establishing,
     /// else the scenario's own.
-    pub fn requirement(&self) -> ScenarioMeta {
-        let meta = self.precondition.clone().or_else(|| self.meta.clone());
-        meta.expect("the before hook sets the scenario meta")
+    pub fn requirement(&self) -> Requirement {
+        self.precondition.clone().unwrap_or_else(|| {
+            let plan = &self.run.as_ref().expect("the before hook sets the scenario's run").plan;
+            Requirement { id: plan.id.clone(), level: plan.level, doc: plan.doc.clone() }
+        })
     }
 }
 

@@ -10,8 +10,8 @@ mod modern;
 mod pagination;
 mod sampling;
 
-use crate::suite::run::{RoleWorld, SessionEnd};
 pub use crate::suite::scenario::{Halt, Scenario, ScenarioState};
+use crate::suite::world::{RoleWorld, SessionEnd};
 use cucumber::{given, then, when};
 use mcpspec::judge::checker::Inspection;
 use mcpspec::judge::verdict::Check;
@@ -200,7 +200,7 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
 /// transport the run certifies, and waits for it to connect.
 pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result<(), Halt> {
     let ctx = w.ctx();
-    let scenario = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let scenario = w.scenario.id().to_owned();
     let slot = mcpspec::session::starts::turn().await;
     let (revision, schemas) = (w.scenario.revision, ctx.schemas.clone());
     let started = match &ctx.target {
@@ -228,7 +228,7 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
         }
     };
     let mut session = started.map_err(|e| w.harness_error(e.to_string()))?;
-    let me = w.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+    let me = w.scenario.id();
     session.set_label(format!("{me} {}", w.scenario.revision));
     let accepted = session.accept(ctx.timeout, slot).await;
     // The run's gate (crate::suite::bounds): a client that never connects stops the run after a few.

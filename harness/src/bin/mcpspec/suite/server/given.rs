@@ -1,6 +1,6 @@
 //! Given: a session, and what the scenario needs from the server (else it is skipped).
 
-use super::{docstring_json, initialize_params, Halt, ScenarioMeta, ServerWorld};
+use super::{docstring_json, initialize_params, Halt, Requirement, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
@@ -36,12 +36,12 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
 /// server MUST implement it and it is what a client learns capabilities from).
 pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
     w.scenario.precondition = Some(match w.scenario.revision.era() {
-        Era::Legacy => ScenarioMeta {
+        Era::Legacy => Requirement {
             id: "lifecycle/initialize-result".into(),
             level: Level::MUST,
             doc: "basic/lifecycle.mdx#initialization".into(),
         },
-        Era::Modern => ScenarioMeta {
+        Era::Modern => Requirement {
             id: "discover/result".into(),
             level: Level::MUST,
             doc: "server/discover.mdx".into(),
@@ -55,7 +55,7 @@ pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Resul
 async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
     let ctx = w.ctx();
     let key = SessionKey::new(w.scenario.revision, &capabilities);
-    let me = w.scenario.meta.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+    let me = w.scenario.id().to_owned();
     if let Some(SharedSession { mut session, server_description, mut history }) = ctx.pool.take(&key) {
         let last = history.served.last().cloned().unwrap_or_default();
         let how = match w.scenario.revision.era() {

@@ -15,7 +15,7 @@ pub mod sweep;
 mod then;
 mod when;
 
-pub use crate::suite::scenario::{Halt, Scenario, ScenarioMeta, ScenarioState};
+pub use crate::suite::scenario::{Halt, Requirement, Scenario, ScenarioState};
 use mcpspec::judge::rules;
 use mcpspec::judge::verdict::{Check, Verdict};
 use mcpspec::session::pool::{History, SessionKey, SharedSession};
@@ -106,14 +106,14 @@ impl Scenario for ServerWorld {
     }
 }
 
-impl crate::suite::run::RoleWorld for ServerWorld {
+impl crate::suite::world::RoleWorld for ServerWorld {
     async fn end_session(
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
         clean: bool,
-    ) -> crate::suite::run::SessionEnd {
-        let mut end = crate::suite::run::SessionEnd::default();
+    ) -> crate::suite::world::SessionEnd {
+        let mut end = crate::suite::world::SessionEnd::default();
         let Some(mut session) = self.session.take() else { return end };
         // The scenario is over: read what is already in flight.
         let _ = session.drain(std::time::Duration::ZERO).await;
@@ -207,14 +207,14 @@ impl ServerWorld {
         .await
         {
             Ok(mut s) => {
-                let me = self.scenario.meta.as_ref().map(|m| m.id.as_str()).unwrap_or_default();
+                let me = self.scenario.id();
                 s.set_label(format!("{me} {}", self.scenario.revision));
                 self.session = Some(s);
                 Ok(())
             }
             // The server's fault, not the harness's: an HTTP+SSE stream that names no endpoint.
             Err(StartError::Connect(e @ ConnectError::NoEndpoint { .. })) => {
-                self.scenario.precondition = Some(ScenarioMeta {
+                self.scenario.precondition = Some(Requirement {
                     id: rules::SSE_ENDPOINT_EVENT.id.into(),
                     level: rules::SSE_ENDPOINT_EVENT.level,
                     doc: "basic/transports.mdx".into(),

@@ -258,7 +258,7 @@ async fn asks_for_several(w: &mut ServerWorld, n: usize) -> Result<(), Halt> {
 async fn does_not_complete(w: &mut ServerWorld) -> Result<(), Halt> {
     let r = w.await_answer().await?;
     let completed = matches!(&r.outcome, Outcome::Result(_)) && input_required(&r).is_none();
-    let doc = w.scenario.meta.as_ref().map(|m| m.doc.clone()).unwrap_or_default();
+    let doc = w.scenario.doc().to_owned();
     let expected = "an error, or a new InputRequiredResult: the state failed verification";
     if completed {
         w.warn(

@@ -68,14 +68,6 @@ const CHANGEABLE_LISTS: [(&str, &str, &str, &str); 3] = [
     ),
 ];
 
-/// The sweep's options for a run (`--no-sweep`, `--sweep-destructive`).
-#[derive(Debug, Clone, Copy)]
-pub struct SweepOptions {
-    pub enabled: bool,
-    /// Call tools whose `annotations.destructiveHint` is true.
-    pub destructive: bool,
-}
-
 #[given("the client declines every elicitation")]
 async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
     let session = w.session()?;

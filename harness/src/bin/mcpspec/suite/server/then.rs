@@ -61,7 +61,7 @@ async fn answers_with_an_error_preferably(w: &mut ServerWorld, code: String) -> 
             w.check(true, format!("error {preferred}"), outcome_text(&r))
         }
         Outcome::Error(_) => {
-            let doc = w.scenario.meta.as_ref().map(|m| m.doc.clone()).unwrap_or_default();
+            let doc = w.scenario.doc().to_owned();
             w.warn(&doc, format!("error {preferred}, the code the spec's example uses"), outcome_text(&r));
         }
         Outcome::Result(_) => {

@@ -1,0 +1,140 @@
+//! What a run's scenarios share: how to reach the implementation, the run's options, the
+//! session pool, where results go and the run's bounds. Built once per run from its
+//! [`SuiteConfig`].
+
+use super::bounds::RunBounds;
+use super::plan::{Filter, ScenarioRun};
+use mcpspec::judge::verdict::Check;
+use mcpspec::report::Results;
+use mcpspec::session::pool::{SessionPool, SharedSession};
+use mcpspec::session::target::Target;
+use mcpspec_protocol::Revision;
+use mcpspec_reference::transport::ChildOptions;
+use mcpspec_schema::SchemaSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The sweep's options for a run (`--no-sweep`, `--sweep-destructive`).
+#[derive(Debug, Clone, Copy)]
+pub struct SweepOptions {
+    pub enabled: bool,
+    /// Call tools whose `annotations.destructiveHint` is true.
+    pub destructive: bool,
+}
+
+/// How one run is configured.
+pub struct SuiteConfig {
+    /// The implementation under test: a command (stdio; a client is always one), or a server's URL.
+    pub target: Target,
+    /// The revisions to certify; empty means every released revision the server speaks.
+    pub revisions: Vec<Revision>,
+    pub timeout: Duration,
+    pub child: ChildOptions,
+    pub schemas: Option<Arc<SchemaSet>>,
+    pub jobs: usize,
+    /// Read the feature files from here instead of the embedded ones.
+    pub scenarios: Option<PathBuf>,
+    pub sweep: SweepOptions,
+    /// Run every scenario in a process of its own (`--isolate`), never on a shared session.
+    pub isolate: bool,
+    /// Where finished scenarios go: the caller keeps them if the run is stopped half-way.
+    pub results: Arc<Results>,
+    /// The part of the suite to run (`--scenario`, `--tag`).
+    pub selection: Filter,
+    /// The run's gate and deadline ([`super::bounds`]).
+    pub bounds: Arc<RunBounds>,
+}
+
+/// Everything a scenario needs from the run.
+pub struct SuiteContext {
+    /// The implementation under test, and how to reach it.
+    pub target: Target,
+    pub timeout: Duration,
+    pub child: ChildOptions,
+    pub schemas: Option<Arc<SchemaSet>>,
+    pub sweep: SweepOptions,
+    /// Sessions between scenarios (server suite).
+    pub pool: SessionPool,
+    pub results: Arc<Results>,
+    pub selection: Filter,
+    /// The scenario runs planned, by index: the index is the one tag the runner adds to a
+    /// scenario it hands cucumber (`mcpspec-run:N`), so its hooks find the run without reading
+    /// any other tag again.
+    runs: Mutex<Vec<ScenarioRun>>,
+    /// Rules the server broke after a scenario had ended, on its shared session, charged to
+    /// that scenario at the end of the run: its id, revision and the checks.
+    late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
+    /// Shared sessions being ended.
+    retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The run's gate and deadline.
+    pub bounds: Arc<RunBounds>,
+}
+
+/// The tag that names a scenario's run ([`SuiteContext::run_of`]).
+pub const RUN_TAG: &str = "mcpspec-run:";
+
+impl SuiteContext {
+    /// The context every scenario of a run shares.
+    pub fn of(config: &SuiteConfig) -> Arc<SuiteContext> {
+        Arc::new(SuiteContext {
+            target: config.target.clone(),
+            timeout: config.timeout,
+            child: config.child.clone(),
+            schemas: config.schemas.clone(),
+            sweep: config.sweep,
+            // As many idle sessions as scenarios run at once: enough for each runner of
+            // scenarios to find one, few enough to bound the processes alive.
+            pool: SessionPool::new(!config.isolate, config.jobs),
+            results: config.results.clone(),
+            selection: config.selection.clone(),
+            runs: Mutex::new(Vec::new()),
+            late: Mutex::new(Vec::new()),
+            retiring: Mutex::new(Vec::new()),
+            bounds: config.bounds.clone(),
+        })
+    }
+
+    /// Plans one run of a scenario; returns the tag that names it.
+    pub fn add_run(&self, run: ScenarioRun) -> String {
+        let mut runs = self.runs.lock().expect("runs lock");
+        runs.push(run);
+        format!("{RUN_TAG}{}", runs.len() - 1)
+    }
+
+    /// The run a scenario handed to cucumber stands for (by its run tag).
+    pub fn run_of(&self, scenario: &cucumber::gherkin::Scenario) -> Option<ScenarioRun> {
+        let n: usize = scenario.tags.iter().find_map(|t| t.strip_prefix(RUN_TAG))?.parse().ok()?;
+        self.runs.lock().expect("runs lock").get(n).cloned()
+    }
+
+    /// Ends a shared session no scenario will use again, in the background (no scenario waits
+    /// for another's process to end); what its server wrote after its last scenario ended is
+    /// charged to that scenario.
+    pub fn retire(self: &Arc<Self>, shared: SharedSession) {
+        let ctx = self.clone();
+        let ending = tokio::spawn(async move {
+            let (id, revision, tail) = shared.retire().await;
+            if !tail.is_empty() {
+                ctx.late.lock().expect("late lock").push((id, revision, tail));
+            }
+        });
+        self.retiring.lock().expect("retiring lock").push(ending);
+    }
+
+    /// Ends every idle session, and adds what their servers wrote late to the reports of the
+    /// scenarios they had served last (printing those again).
+    pub async fn close_pool(self: &Arc<Self>) {
+        for idle in self.pool.drain() {
+            self.retire(idle);
+        }
+        let retiring = std::mem::take(&mut *self.retiring.lock().expect("retiring lock"));
+        futures::future::join_all(retiring).await;
+        let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
+        let note = "the server broke a rule after this scenario ended, on the process it left running";
+        for (id, revision, tail) in late {
+            // The tail holds only checks worse than passed (`SharedSession::retire`).
+            self.results.amend(&id, revision.as_str(), tail, note);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Loading a suite: the `.feature` files of a role, built into the binary from `scenarios/` or
+//! read from `--scenarios DIR`, parsed, their outlines expanded, and each scenario's tags read
+//! once into its [`ScenarioPlan`].
+
+use super::plan::ScenarioPlan;
+use cucumber::feature::Ext as _;
+use cucumber::gherkin::{self, GherkinEnv};
+use include_dir::{include_dir, Dir};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The scenarios shipped inside the binary.
+static SCENARIOS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
+
+/// A parsed feature, outlines expanded, with the plan of each of its scenarios (in the same
+/// order as `feature.scenarios`).
+#[derive(Debug, Clone)]
+pub struct LoadedFeature {
+    pub feature: gherkin::Feature,
+    pub plans: Vec<Arc<ScenarioPlan>>,
+}
+
+impl LoadedFeature {
+    /// Each scenario with its plan.
+    pub fn scenarios(&self) -> impl Iterator<Item = (&gherkin::Scenario, &Arc<ScenarioPlan>)> {
+        self.feature.scenarios.iter().zip(&self.plans)
+    }
+}
+
+/// The `role` suite (`server` or `client`): from `dir` (its `role` folder, or `dir` itself),
+/// else the built-in scenarios.
+pub fn load(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<LoadedFeature>> {
+    sources(role, dir)?.iter().map(parse).collect()
+}
+
+/// A feature file: its path under `scenarios/` and its text.
+struct Source {
+    path: String,
+    text: String,
+}
+
+fn sources(role: &str, dir: Option<&Path>) -> anyhow::Result<Vec<Source>> {
+    let mut out = Vec::new();
+    match dir {
+        Some(dir) => {
+            let base = dir.join(role);
+            let base = if base.is_dir() { base } else { dir.to_path_buf() };
+            let entries = std::fs::read_dir(&base)
+                .map_err(|e| anyhow::anyhow!("cannot read the scenario folder {}: {e}", base.display()))?;
+            for entry in entries {
+                let path = entry?.path();
+                if path.extension().is_some_and(|e| e == "feature") {
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    out.push(Source { path: format!("{role}/{name}"), text });
+                }
+            }
+        }
+        None => {
+            let folder = SCENARIOS.get_dir(role).into_iter().flat_map(|d| d.files());
+            for file in folder.filter(|f| f.path().extension().is_some_and(|e| e == "feature")) {
+                let text = file.contents_utf8().unwrap_or_default().to_owned();
+                out.push(Source { path: file.path().to_string_lossy().into_owned(), text });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    if out.is_empty() {
+        anyhow::bail!("no .feature files for the {role} suite were found");
+    }
+    Ok(out)
+}
+
+/// Parses a feature file, expands its outlines and plans each scenario.
+fn parse(source: &Source) -> anyhow::Result<LoadedFeature> {
+    let path = &source.path;
+    let mut feature = gherkin::Feature::parse(&source.text, GherkinEnv::default())
+        .map_err(|e| anyhow::anyhow!("scenarios/{path}: {e}"))?;
+    feature.path = Some(PathBuf::from(path));
+    let feature = feature.expand_examples().map_err(|e| anyhow::anyhow!("scenarios/{path}: {e}"))?;
+    let plans = feature
+        .scenarios
+        .iter()
+        .map(|s| {
+            ScenarioPlan::read(path, &feature.tags, s)
+                .map(Arc::new)
+                .map_err(|e| anyhow::anyhow!("scenarios/{path} line {}: {e}", s.position.line))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(LoadedFeature { feature, plans })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpspec_protocol::Revision;
+
+    #[test]
+    fn every_embedded_scenario_has_id_level_and_spec() {
+        for (role, at_least) in [("server", 10), ("client", 8)] {
+            let features = load(role, None).unwrap();
+            let mut ids: Vec<&str> = features.iter().flat_map(|f| &f.plans).map(|p| p.id.as_str()).collect();
+            let total = ids.len();
+            assert!(total >= at_least, "{total} {role} scenarios");
+            ids.sort();
+            ids.dedup();
+            assert_eq!(ids.len(), total, "scenario ids must be unique");
+        }
+    }
+
+    /// Every clause a scenario or a wire rule cites at 2026-07-28 is a page of 2026-07-28 (the
+    /// era moved and removed pages: `Revision::doc` follows them).
+    #[test]
+    fn every_clause_cited_at_2026_is_a_page_of_2026() {
+        use mcpspec_protocol::revision::is_page_2026;
+        let modern = Revision::V2026_07_28;
+        for role in ["server", "client"] {
+            for plan in load(role, None).unwrap().iter().flat_map(|f| &f.plans).filter(|p| p.applies(modern))
+            {
+                assert!(is_page_2026(&plan.spec(modern)), "{role} {}: {}", plan.id, plan.spec(modern));
+            }
+        }
+        for rule in mcpspec::judge::rules::ALL.iter().chain(mcpspec::judge::client::modern::ALL) {
+            assert!(is_page_2026(&rule.spec(modern)), "{}: {}", rule.id, rule.spec(modern));
+        }
+    }
+}

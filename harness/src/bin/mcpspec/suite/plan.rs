@@ -1,0 +1,236 @@
+//! What a scenario is, read once from its tags: a [`ScenarioPlan`] holds its id, requirement
+//! level and clause, the revisions and transports it applies to, and whether it is about
+//! negotiation. Everything after loading (selection, planning per revision, the hooks, the
+//! reports, `mcpspec list`) asks the plan and never reads a tag again.
+//!
+//! Tags a scenario (or its feature) may carry: `@id:area/name`, `@MUST`/`@SHOULD`/`@MAY`,
+//! `@spec:doc#anchor` (under `docs/specification/<revision>/`), `@since:R`, `@until:R`,
+//! `@except:R`, `@transport:stdio|http|sse` (repeatable; none means every transport), and
+//! `@negotiation` (run also at a revision the server counter-offered).
+
+use mcpspec::judge::verdict::Level;
+use mcpspec_protocol::{Era, Revision};
+use std::sync::Arc;
+
+/// A scenario, as its tags and its feature describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioPlan {
+    /// `area/name`, extended by an outline's first example value: `jsonrpc/id-echo[zero]`.
+    pub id: String,
+    pub name: String,
+    pub level: Level,
+    /// The clause, under `docs/specification/<revision>/` (`basic/lifecycle.mdx#…`).
+    pub doc: String,
+    /// The feature file, under `scenarios/`.
+    pub feature: String,
+    /// The tags of the scenario and its feature, without `@`, each once.
+    pub tags: Vec<String>,
+    since: Option<Revision>,
+    until: Option<Revision>,
+    except: Vec<Revision>,
+    /// The transports named by `@transport:` tags; empty: every transport.
+    transports: Vec<String>,
+    /// `@negotiation`: also run at a revision the server counter-offered.
+    pub negotiation: bool,
+}
+
+const TRANSPORT_TAG: &str = "transport:";
+const NEGOTIATION_TAG: &str = "negotiation";
+
+/// Every transport a scenario may run over.
+pub const TRANSPORTS: [&str; 3] = ["stdio", "http", "sse"];
+
+impl ScenarioPlan {
+    /// Reads a scenario's tags and its feature's (`feature_tags`); `Err` names what is missing
+    /// or wrong.
+    pub fn read(
+        feature: &str,
+        feature_tags: &[String],
+        scenario: &cucumber::gherkin::Scenario,
+    ) -> Result<ScenarioPlan, String> {
+        let own = |prefix: &str| scenario.tags.iter().find_map(|t| t.strip_prefix(prefix)).map(str::to_owned);
+        let id = own("id:").ok_or("the scenario has no @id: tag")?;
+        let doc = own("spec:").ok_or("the scenario has no @spec: tag")?;
+        let level = scenario
+            .tags
+            .iter()
+            .find_map(|t| t.parse::<Level>().ok())
+            .ok_or("the scenario has no @MUST, @SHOULD or @MAY tag")?;
+        let example = scenario
+            .examples
+            .first()
+            .and_then(|e| e.table.as_ref())
+            .and_then(|t| t.rows.get(1))
+            .and_then(|row| row.first());
+        let id = match example {
+            Some(value) => format!("{id}[{value}]"),
+            None => id,
+        };
+        let mut tags: Vec<String> = Vec::new();
+        for t in feature_tags.iter().chain(&scenario.tags) {
+            if !tags.contains(t) {
+                tags.push(t.clone());
+            }
+        }
+        let revision = |t: &str, prefix: &str| -> Result<Option<Revision>, String> {
+            t.strip_prefix(prefix).map(|r| r.parse().map_err(|e| format!("@{t}: {e}"))).transpose()
+        };
+        let (mut since, mut until, mut except) = (None, None, Vec::new());
+        for t in &tags {
+            if let Some(r) = revision(t, "since:")? {
+                since = Some(since.map_or(r, |s: Revision| s.max(r)));
+            }
+            if let Some(r) = revision(t, "until:")? {
+                until = Some(until.map_or(r, |u: Revision| u.min(r)));
+            }
+            if let Some(r) = revision(t, "except:")? {
+                except.push(r);
+            }
+        }
+        let transports =
+            tags.iter().filter_map(|t| t.strip_prefix(TRANSPORT_TAG)).map(str::to_owned).collect();
+        Ok(ScenarioPlan {
+            id,
+            name: scenario.name.clone(),
+            level,
+            doc,
+            feature: feature.to_owned(),
+            negotiation: tags.iter().any(|t| t == NEGOTIATION_TAG),
+            tags,
+            since,
+            until,
+            except,
+            transports,
+        })
+    }
+
+    /// A scenario the runner knows nothing of (its report can only say so).
+    pub fn unknown(name: &str) -> ScenarioPlan {
+        ScenarioPlan {
+            id: "?".into(),
+            name: name.to_owned(),
+            level: Level::MUST,
+            doc: String::new(),
+            feature: String::new(),
+            tags: Vec::new(),
+            since: None,
+            until: None,
+            except: Vec::new(),
+            transports: Vec::new(),
+            negotiation: false,
+        }
+    }
+
+    /// Whether the scenario applies to `revision` (`@since:`, `@until:`, `@except:`).
+    pub fn applies(&self, revision: Revision) -> bool {
+        self.since.is_none_or(|s| revision >= s)
+            && self.until.is_none_or(|u| revision <= u)
+            && !self.except.contains(&revision)
+    }
+
+    /// Whether the scenario runs over `transport` (`stdio`, `http`, `sse`).
+    pub fn on_transport(&self, transport: &str) -> bool {
+        self.transports.is_empty() || self.transports.iter().any(|t| t == transport)
+    }
+
+    /// The clause's path at `revision` (the modern era moved and removed pages).
+    pub fn spec(&self, revision: Revision) -> String {
+        revision.doc(&self.doc)
+    }
+
+    /// The id of the outline it is an example of (the id itself when it is none).
+    pub fn outline_id(&self) -> &str {
+        self.id.split_once('[').map_or(self.id.as_str(), |(base, _)| base)
+    }
+}
+
+/// One run of a scenario: its plan, at one revision, and its place in the report's order
+/// (feature, line, revision), whatever order it runs in.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    pub plan: Arc<ScenarioPlan>,
+    pub revision: Revision,
+    pub order: (usize, usize, usize),
+}
+
+/// Why `transport` cannot carry `revision`, if it cannot.
+pub fn transport_carries(transport: &str, revision: Revision) -> Option<&'static str> {
+    match transport {
+        "http" if revision < Revision::V2025_03_26 => {
+            Some("Streamable HTTP begins with 2025-03-26: 2024-11-05 defines stdio and HTTP+SSE only")
+        }
+        "sse" if revision.era() == Era::Modern => Some(
+            "HTTP+SSE is a transport of the legacy era: the modern revisions define stdio and Streamable HTTP \
+             (2026-07-28 basic/transports/streamable-http.mdx#backward-compatibility)",
+        ),
+        _ => None,
+    }
+}
+
+/// `--scenario GLOB` and `--tag TAG`, ready to match: a scenario runs when its id (or the id
+/// of its outline, without `[values]`) matches one of the globs, and it or its feature carries
+/// one of the tags; an empty list does not narrow.
+#[derive(Clone)]
+pub struct Filter {
+    pub asked: mcpspec::report::Selection,
+    globs: globset::GlobSet,
+}
+
+impl Filter {
+    pub fn new(asked: mcpspec::report::Selection) -> Result<Filter, String> {
+        let mut globs = globset::GlobSetBuilder::new();
+        for g in &asked.scenario {
+            globs.add(globset::Glob::new(g).map_err(|e| format!("--scenario {g:?}: {e}"))?);
+        }
+        let globs = globs.build().map_err(|e| format!("--scenario: {e}"))?;
+        Ok(Filter { asked, globs })
+    }
+
+    pub fn selects(&self, plan: &ScenarioPlan) -> bool {
+        let by_id = self.asked.scenario.is_empty()
+            || self.globs.is_match(&plan.id)
+            || self.globs.is_match(plan.outline_id());
+        let by_tag = self.asked.tag.is_empty()
+            || plan
+                .tags
+                .iter()
+                .any(|t| self.asked.tag.iter().any(|asked| asked.strip_prefix('@').unwrap_or(asked) == t));
+        by_id && by_tag
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cucumber::gherkin::{Feature, GherkinEnv};
+
+    fn plan_of(text: &str) -> Result<ScenarioPlan, String> {
+        let feature = Feature::parse(text, GherkinEnv::default()).unwrap();
+        ScenarioPlan::read("server/x.feature", &feature.tags, &feature.scenarios[0])
+    }
+
+    #[test]
+    fn tags_are_read_once_into_the_plan() {
+        let plan = plan_of(
+            "@since:2025-03-26 @transport:http\nFeature: f\n\n  @id:a/b @SHOULD @spec:basic/index.mdx#x @until:2025-11-25 @except:2025-06-18 @negotiation\n  Scenario: s\n    Given a session\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (plan.id.as_str(), plan.level, plan.doc.as_str()),
+            ("a/b", Level::SHOULD, "basic/index.mdx#x")
+        );
+        assert!(plan.negotiation);
+        let at: Vec<Revision> = Revision::ALL.into_iter().filter(|r| plan.applies(*r)).collect();
+        assert_eq!(at, [Revision::V2025_03_26, Revision::V2025_11_25]);
+        assert!(plan.on_transport("http") && !plan.on_transport("stdio"));
+    }
+
+    #[test]
+    fn a_missing_or_wrong_tag_is_named() {
+        let no_id = "Feature: f\n\n  @MUST @spec:x\n  Scenario: s\n    Given a session\n";
+        assert_eq!(plan_of(no_id).unwrap_err(), "the scenario has no @id: tag");
+        let bad =
+            "Feature: f\n\n  @id:a @MUST @spec:x @since:1999-01-01\n  Scenario: s\n    Given a session\n";
+        assert!(plan_of(bad).unwrap_err().starts_with("@since:1999-01-01: "), "{:?}", plan_of(bad));
+    }
+}

@@ -1,0 +1,46 @@
+//! What a role's cucumber `World` tells the runner about a scenario: the server suite's
+//! `ServerWorld` and the client suite's `ClientWorld` each implement [`RoleWorld`], so loading,
+//! planning, hooks and reports are shared.
+
+use super::context::SuiteContext;
+use super::plan::ScenarioRun;
+use super::scenario::{Scenario, WorldState};
+use mcpspec::judge::recorder::TranscriptEntry;
+use mcpspec::judge::verdict::Check;
+use std::sync::Arc;
+
+/// A role's cucumber `World`.
+pub trait RoleWorld:
+    Scenario + cucumber::World + cucumber::codegen::WorldInventory + std::fmt::Debug
+{
+    /// Prepares the world for a scenario (the before hook).
+    fn begin(&mut self, ctx: Arc<SuiteContext>, run: ScenarioRun) {
+        self.state_mut().begin(ctx, run);
+    }
+    /// The scenario's own state: its checks so far, a harness error, whether a step stopped
+    /// it (halted or skipped), why it was skipped, when it started.
+    fn take_state(&mut self) -> WorldState {
+        self.state_mut().take()
+    }
+    /// Ends the session with the implementation under test — or hands it on, when the role
+    /// shares sessions, the scenario was `clean` (no harness error, not stopped) and left it
+    /// as it found it: adds the wire checks to `checks`; returns how it ended, and — when
+    /// `failing` says the scenario does not pass with the checks given — the end of its stderr
+    /// and the wire transcript.
+    fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+        clean: bool,
+    ) -> impl std::future::Future<Output = SessionEnd>;
+}
+
+/// See [`RoleWorld::end_session`].
+#[derive(Default)]
+pub struct SessionEnd {
+    pub shutdown: Option<String>,
+    /// The shared process the scenario ran in, if it shared one.
+    pub session: Option<String>,
+    pub stderr: Option<String>,
+    pub transcript: Option<Vec<TranscriptEntry>>,
+}
