@@ -12,27 +12,25 @@
 //! [`SessionLink`] instead of the relay, and every HTTP exchange the endpoint logged is judged
 //! by the client HTTP rules and shown in the transcript. Both ways are one [`Link`].
 
+mod http;
+mod stdio;
+
+pub use stdio::relay;
+
 use crate::judge::checker::Inspection;
 use crate::judge::recorder::WireRecorder;
+use http::HttpEndpoint;
 use mcpspec_protocol::framing::Frame;
-use mcpspec_protocol::reassembly::Reassembler;
 use mcpspec_protocol::wire::{Message, RequestId};
 use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::server::{ReferenceServer, ServerConfig};
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
-use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions, SessionLink};
-use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
-use mcpspec_schema::SchemaSet;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{UnixListener, UnixStream};
+use stdio::StdioLink;
 use tokio::time::Instant;
 
 /// The environment variable holding the relay's argv (a JSON array of strings).
@@ -60,7 +58,7 @@ const GRACE_ROUND_TRIPS: u32 = 4;
 pub const MODERN_QUIET: Duration = Duration::from_secs(1);
 
 /// How often [`ClientSession::serve_until_done`] looks whether the client process has exited.
-const EXIT_POLL: Duration = Duration::from_millis(50);
+pub(super) const EXIT_POLL: Duration = Duration::from_millis(50);
 
 /// Why a client session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -202,147 +200,7 @@ enum Link {
     Http(HttpEndpoint),
 }
 
-struct StdioLink {
-    socket_dir: PathBuf,
-    listener: Option<UnixListener>,
-    reader: Option<OwnedReadHalf>,
-    writer: Option<OwnedWriteHalf>,
-    decoder: Reassembler,
-}
-
-/// The scenario server's HTTP endpoint and the client's current session at it.
-struct HttpEndpoint {
-    listener: HttpListener,
-    /// The client's current session (a client that re-initializes gets a new one).
-    session: Option<SessionLink>,
-    /// The POST stream of the client's last message: what the scenario server writes in reply
-    /// goes there when the endpoint cannot match it by id.
-    origin: Option<u64>,
-    /// Sessions the client started.
-    sessions: usize,
-    /// The scenario server ended the current session (a 404 awaits the client's next request):
-    /// the session's end is no end of the client's.
-    ended_by_server: bool,
-}
-
-impl HttpEndpoint {
-    /// Everything the endpoint logged since the last call, to the recorder: the current
-    /// session's records first, then those of requests that found no session.
-    fn drain(&self, recorder: &mut WireRecorder) {
-        if let Some(s) = &self.session {
-            for record in s.take_log() {
-                recorder.record_http_record(Some(s.id()), &record);
-            }
-        }
-        for record in self.listener.take_log() {
-            recorder.record_http_record(None, &record);
-        }
-    }
-}
-
-static SESSIONS: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh private folder (mode 0700) for one session's socket.
-fn private_dir() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt as _;
-    let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let dir = std::env::temp_dir().join(format!("mcpspec-{}-{n}-{nanos:x}", std::process::id()));
-    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-    Ok(dir)
-}
-
 impl ClientSession {
-    /// Listens on a private socket and starts the client command with the conformance
-    /// environment. `relay` is the program and leading arguments of the relay (`mcpspec peer`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn start(
-        command: &CommandSpec,
-        relay: &[String],
-        options: ChildOptions,
-        revision: Revision,
-        schemas: Option<Arc<SchemaSet>>,
-        scenario: &str,
-        context: &Value,
-        script: ServerScript,
-    ) -> Result<ClientSession, StartError> {
-        let socket_dir =
-            private_dir().map_err(|source| StartError::Listen { path: std::env::temp_dir(), source })?;
-        let socket = socket_dir.join("s");
-        let listener = match UnixListener::bind(&socket) {
-            Ok(l) => l,
-            Err(source) => {
-                let _ = std::fs::remove_dir_all(&socket_dir);
-                return Err(StartError::Listen { path: socket, source });
-            }
-        };
-        let mut argv: Vec<String> = relay.to_vec();
-        argv.extend(["--connect".to_owned(), socket.display().to_string()]);
-        let server = (SERVER_COMMAND_ENV, Value::from(argv).to_string());
-        let (client, options) =
-            match spawn_client(command.clone(), server, scenario, revision, context, options) {
-                Ok(started) => started,
-                Err(e) => {
-                    let _ = std::fs::remove_dir_all(&socket_dir);
-                    return Err(e.into());
-                }
-            };
-        let link = Link::Stdio(StdioLink {
-            socket_dir,
-            listener: Some(listener),
-            reader: None,
-            writer: None,
-            decoder: Reassembler::new(options.max_message_bytes),
-        });
-        let recorder = WireRecorder::new(revision, Direction::ClientToServer, schemas);
-        Ok(ClientSession::around(client, link, recorder, revision, script, options))
-    }
-
-    /// Serves HTTP (`flavor`) on 127.0.0.1 and starts the client command with the endpoint's
-    /// URL as its last argument and in [`SERVER_URL_ENV`], plus the other conformance variables.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn start_http(
-        command: &CommandSpec,
-        flavor: Flavor,
-        options: ChildOptions,
-        revision: Revision,
-        schemas: Option<Arc<SchemaSet>>,
-        scenario: &str,
-        context: &Value,
-        script: ServerScript,
-    ) -> Result<ClientSession, StartError> {
-        let mut http = HttpServerOptions::new(flavor);
-        http.max_message_bytes = options.max_message_bytes;
-        http.poll_after_priming = script.poll_after_priming;
-        http.get_stream = !script.refuse_get;
-        if revision.era() == mcpspec_protocol::Era::Modern {
-            // The endpoint serves the stateless era beside legacy sessions: each modern POST is
-            // a session of its own, never announced (`streamable-http.mdx`).
-            http.accepted_revisions.push(revision);
-        }
-        let listener = HttpListener::bind(http)
-            .await
-            .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
-        let url = listener.url();
-        let mut spec = command.clone();
-        spec.args.push(url.clone().into());
-        let (client, options) =
-            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, context, options)?;
-        let link = Link::Http(HttpEndpoint {
-            listener,
-            session: None,
-            origin: None,
-            sessions: 0,
-            ended_by_server: false,
-        });
-        let recorder =
-            WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
-        Ok(ClientSession::around(client, link, recorder, revision, script, options))
-    }
-
     fn around(
         client: ChildTransport,
         link: Link,
@@ -400,15 +258,6 @@ impl ClientSession {
         self.client.stderr_tail()
     }
 
-    /// Over HTTP: whether the client reached the scenario server at all (a request that made no
-    /// session, refused for its headers, counts). Over stdio the relay's connection is the contact.
-    pub fn reached_http(&self) -> bool {
-        match &self.link {
-            Link::Http(h) => h.session.is_some() || h.listener.unsessioned_requests() > 0,
-            Link::Stdio(_) => false,
-        }
-    }
-
     /// Whether the client has closed the server's stdin.
     pub fn closed(&self) -> bool {
         self.eof && self.queued.is_empty()
@@ -425,117 +274,6 @@ impl ClientSession {
         match &self.link {
             Link::Stdio(_) => self.accept_stdio(within, slot).await,
             Link::Http(_) => self.accept_http(within, slot).await,
-        }
-    }
-
-    /// Over HTTP: waits at most `within` for the client's first session (its `initialize`
-    /// POST, or legacy, its GET), reading (and dropping) what it prints meanwhile.
-    async fn accept_http(
-        &mut self,
-        within: Duration,
-        slot: Option<crate::session::starts::StartTurn>,
-    ) -> Result<(), ClientWaitError> {
-        let Link::Http(http) = &mut self.link else { return Ok(()) };
-        if http.session.is_some() {
-            return Ok(());
-        }
-        let contact = async { http.listener.next_session(within).await.ok_or_else(String::new) };
-        let session = first_contact(&mut self.client, within, slot, contact).await;
-        match session {
-            Ok(link) => {
-                self.adopt(link);
-                Ok(())
-            }
-            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
-        }
-    }
-
-    /// Takes a new HTTP session of the client's: the first, or a later one (it re-initialized),
-    /// which starts a new session for the checks and the scenario server alike.
-    fn adopt(&mut self, link: SessionLink) {
-        let Link::Http(http) = &mut self.link else { return };
-        if let Some(old) = http.session.take() {
-            for record in old.take_log() {
-                self.recorder.record_http_record(Some(old.id()), &record);
-            }
-        }
-        http.sessions += 1;
-        http.ended_by_server = false;
-        http.origin = None;
-        let options = http.listener.options();
-        if options.flavor == Flavor::LegacySse {
-            let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
-            self.recorder.endpoint_announced(&endpoint);
-        }
-        // The stateless era has no sessions: each request is one of the endpoint's unannounced
-        // per-request sessions, and the checker follows the client across them (an MRTR retry is
-        // judged against the answer to the request before it).
-        let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
-        if http.sessions > 1 && !modern {
-            self.recorder.new_session(format!("[HTTP] the client started session {}", http.sessions));
-            self.server = ReferenceServer::new(Self::server_config(self.recorder.revision()));
-            self.eof = false;
-        }
-        http.session = Some(link);
-    }
-
-    /// Over HTTP: ends the client's session from the server's side; its next request gets 404.
-    pub fn end_http_session(&mut self) {
-        let Link::Http(http) = &mut self.link else { return };
-        http.drain(&mut self.recorder);
-        if let Some(s) = &http.session {
-            s.close();
-            http.ended_by_server = true;
-        }
-    }
-
-    /// How many HTTP sessions the client started.
-    pub fn http_sessions(&self) -> usize {
-        match &self.link {
-            Link::Http(h) => h.sessions,
-            Link::Stdio(_) => 0,
-        }
-    }
-
-    /// Brings the record of HTTP exchanges up to date (what steps then read from the recorder).
-    pub fn drain_http(&mut self) {
-        if let Link::Http(http) = &self.link {
-            http.drain(&mut self.recorder);
-        }
-    }
-
-    async fn accept_stdio(
-        &mut self,
-        within: Duration,
-        slot: Option<crate::session::starts::StartTurn>,
-    ) -> Result<(), ClientWaitError> {
-        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
-        if link.reader.is_some() {
-            return Ok(());
-        }
-        let Some(listener) = link.listener.take() else {
-            return Err(ClientWaitError::NotConnected(within, String::new()));
-        };
-        let contact = async {
-            match listener.accept().await {
-                Ok((stream, _)) => Ok(stream),
-                Err(e) => Err(format!(" (accept failed: {e})")),
-            }
-        };
-        let accepted = first_contact(&mut self.client, within, slot, contact).await;
-        // One connection per session: nobody else may connect later.
-        drop(listener);
-        let Link::Stdio(link) = &mut self.link else { return Ok(()) };
-        let _ = std::fs::remove_file(link.socket_dir.join("s"));
-        match accepted {
-            Ok(stream) => {
-                let stream: UnixStream = stream;
-                let (r, w) = stream.into_split();
-                link.reader = Some(r);
-                link.writer = Some(w);
-                Ok(())
-            }
-            Err(note) => Err(ClientWaitError::NotConnected(within, note)),
         }
     }
 
@@ -558,127 +296,11 @@ impl ClientSession {
                     Link::Http(_) => ClientWaitError::Ended(note),
                 });
             }
-            if let Link::Http(_) = &self.link {
-                self.recv_http(deadline, within).await?;
-                continue;
-            }
-            let Link::Stdio(link) = &mut self.link else { continue };
-            let Some(reader) = link.reader.as_mut() else {
-                return Err(ClientWaitError::Closed(" (it never connected)".into()));
-            };
-            // The scenario server's timers run meanwhile: what it has due (a slow tool's answer)
-            // is sent when it is due, not when the client next writes.
-            let due = self.server.next_deadline().map(Instant::from_std);
-            let wake = due.map_or(deadline, |d| d.min(deadline));
-            let left = wake.saturating_duration_since(Instant::now());
-            let mut buf = [0u8; 16 * 1024];
-            let mut frames = Vec::new();
-            let client = &mut self.client;
-            let read = tokio::select! {
-                r = tokio::time::timeout(left, reader.read(&mut buf)) => r,
-                // The client's own stdout is not MCP traffic; read it so a chatty client never
-                // blocks on a full pipe.
-                Ok(_) = client.recv(left) => continue,
-            };
-            match read {
-                Err(_) if due.is_some_and(|d| d <= Instant::now()) => {
-                    for message in self.server.poll(std::time::Instant::now()) {
-                        // A client that stopped reading is judged by the steps that wait on it.
-                        let _ = self.send_value(&message).await;
-                    }
-                }
-                Err(_) => return Err(ClientWaitError::Timeout(within)),
-                Ok(Ok(0)) | Ok(Err(_)) => {
-                    self.eof = true;
-                    link.decoder.finish(&mut frames);
-                }
-                Ok(Ok(n)) => link.decoder.push(&buf[..n], &mut frames),
-            }
-            for frame in frames {
-                self.take(&frame);
+            match &self.link {
+                Link::Http(_) => self.recv_http(deadline, within).await?,
+                Link::Stdio(_) => self.recv_stdio(deadline, within).await?,
             }
         }
-    }
-
-    /// Over HTTP, one step of [`Self::recv`]: the next POST body of the current session (its
-    /// messages queued), a new session, the session's end, or what the scenario server has due;
-    /// `Err` once `deadline` passes.
-    async fn recv_http(&mut self, deadline: Instant, within: Duration) -> Result<(), ClientWaitError> {
-        let due = self.server.next_deadline().map(Instant::from_std);
-        let wake = due.map_or(deadline, |d| d.min(deadline));
-        // Short waits, so that a client that exits is seen: over HTTP its going is the end of
-        // its session (there is no pipe to close), whether or not it sent DELETE.
-        let left = wake.saturating_duration_since(Instant::now()).min(EXIT_POLL);
-        let Link::Http(http) = &mut self.link else { return Ok(()) };
-        let client = &mut self.client;
-        enum Got {
-            Frame(Frame, Option<u64>),
-            Session(SessionLink),
-            Ended,
-            Nothing,
-        }
-        let got = match http.session.as_mut() {
-            Some(session) => tokio::select! {
-                r = session.recv_from(left) => match r {
-                    Ok((frame, origin)) => Got::Frame(frame, origin),
-                    Err(RecvError::Closed) => Got::Ended,
-                    Err(RecvError::Timeout(_)) => Got::Nothing,
-                },
-                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
-                // The client's stdout is not MCP traffic over HTTP: read so it never blocks.
-                Ok(_) = client.recv(left) => return Ok(()),
-            },
-            None => tokio::select! {
-                s = http.listener.next_session(left) => s.map_or(Got::Nothing, Got::Session),
-                Ok(_) = client.recv(left) => return Ok(()),
-            },
-        };
-        http.drain(&mut self.recorder);
-        match got {
-            Got::Frame(frame, origin) => {
-                http.origin = origin;
-                if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
-                    self.recorder.record_post_body(value);
-                }
-                self.take(&frame);
-            }
-            Got::Session(link) => self.adopt(link),
-            // Stateless era: a request's session ends with its response; the client goes on
-            // with its next POST, or exits (seen below, when nothing comes).
-            Got::Ended if self.recorder.revision().era() == mcpspec_protocol::Era::Modern => {
-                http.drain(&mut self.recorder);
-                http.session = None;
-            }
-            Got::Ended if http.ended_by_server => {
-                // The 404 the client gets next is the scenario's doing; its new session is awaited.
-                if Instant::now() >= deadline {
-                    return Err(ClientWaitError::Timeout(within));
-                }
-                let left = deadline.saturating_duration_since(Instant::now());
-                match http.listener.next_session(left).await {
-                    Some(link) => self.adopt(link),
-                    None => return Err(ClientWaitError::Timeout(within)),
-                }
-            }
-            Got::Ended => {
-                // The client ended the session (DELETE; legacy: its GET stream closed).
-                http.drain(&mut self.recorder);
-                self.eof = true;
-            }
-            Got::Nothing if due.is_some_and(|d| d <= Instant::now()) => {
-                for message in self.server.poll(std::time::Instant::now()) {
-                    let _ = self.send_value(&message).await;
-                }
-            }
-            Got::Nothing if Instant::now() >= deadline => return Err(ClientWaitError::Timeout(within)),
-            Got::Nothing => {
-                if self.client.try_exit().is_some() {
-                    http.drain(&mut self.recorder);
-                    self.eof = true;
-                }
-            }
-        }
-        Ok(())
     }
 
     fn take(&mut self, frame: &Frame) {
@@ -723,32 +345,16 @@ impl ClientSession {
         if self.sent.len() < KEPT_MESSAGES {
             self.sent.push((Instant::now(), value.clone()));
         }
-        let link = match &mut self.link {
-            Link::Stdio(link) => link,
+        match &mut self.link {
+            Link::Stdio(_) => self.send_stdio(value).await,
             Link::Http(http) => {
                 let Some(session) = &http.session else {
                     return Err(ClientWaitError::Send("the client has no HTTP session".into()));
                 };
                 let sent = session.send_in_reply(value, http.origin);
                 http.drain(&mut self.recorder);
-                return sent.map_err(|e| ClientWaitError::Send(e.to_string()));
+                sent.map_err(|e| ClientWaitError::Send(e.to_string()))
             }
-        };
-        let Some(writer) = link.writer.as_mut() else {
-            return Err(ClientWaitError::Send("the client is not connected".into()));
-        };
-        let bytes = mcpspec_protocol::framing::encode(value);
-        let write = async {
-            writer.write_all(&bytes).await?;
-            writer.flush().await
-        };
-        match tokio::time::timeout(self.options.write_timeout, write).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(ClientWaitError::Send(e.to_string())),
-            Err(_) => Err(ClientWaitError::Send(format!(
-                "the client read nothing for {:?}",
-                self.options.write_timeout
-            ))),
         }
     }
 
@@ -1143,49 +749,4 @@ impl Drop for ClientSession {
     }
 }
 
-/// The relay (`mcpspec peer --connect SOCKET`): bridges this process's stdin and stdout to the
-/// harness's socket. End of file on stdin is passed on (the harness sees the client close the
-/// server's stdin); the relay exits when the harness closes the connection.
-pub async fn relay<R, W>(
-    socket: &Path,
-    mut input: R,
-    mut output: W,
-    connect_within: Duration,
-) -> std::io::Result<()>
-where
-    R: tokio::io::AsyncRead + Unpin,
-    W: tokio::io::AsyncWrite + Unpin,
-{
-    let stream =
-        tokio::time::timeout(connect_within, UnixStream::connect(socket)).await.map_err(|_| {
-            std::io::Error::new(std::io::ErrorKind::TimedOut, "the harness did not accept in time")
-        })??;
-    let (mut from_harness, mut to_harness) = stream.into_split();
-    let up = async {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            let n = input.read(&mut buf).await?;
-            if n == 0 {
-                to_harness.shutdown().await?;
-                // Stay until the harness closes the connection.
-                return std::future::pending::<std::io::Result<()>>().await;
-            }
-            to_harness.write_all(&buf[..n]).await?;
-        }
-    };
-    let down = async {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            let n = from_harness.read(&mut buf).await?;
-            if n == 0 {
-                return Ok::<(), std::io::Error>(());
-            }
-            output.write_all(&buf[..n]).await?;
-            output.flush().await?;
-        }
-    };
-    tokio::select! {
-        r = up => r,
-        r = down => r,
-    }
-}
+//END

@@ -2,23 +2,24 @@
 //! sent or received goes through the recorder; requests the server sends are answered by the
 //! client persona, so a waiting step never stalls on them.
 
+mod http;
+mod stdio;
+
 use crate::judge::checker::Inspection;
 use crate::judge::recorder::WireRecorder;
 use crate::session::footprint::Footprint;
 use crate::session::target::Target;
+use http::HttpLink;
 use mcpspec_protocol::framing::{Frame, FrameContent};
 use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{Message, Request, RequestId, Response};
 use mcpspec_protocol::{Direction, Era, Revision};
 use mcpspec_reference::client::ClientPersona;
 use mcpspec_reference::transport::child::{describe_status, SpawnError};
-use mcpspec_reference::transport::http_client::{
-    ConnectError, Exchange, Flavor, HttpClientTransport, HttpEvent, Tweaks,
-};
+use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, RecvError, SendError, ShutdownReport};
 use mcpspec_schema::SchemaSet;
 use serde_json::Value;
-use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -95,28 +96,6 @@ enum Link {
     Http(HttpLink),
 }
 
-/// A session over HTTP: the transport, and what the session's waits need to know of its
-/// exchanges.
-struct HttpLink {
-    transport: HttpClientTransport,
-    /// The exchange that carried the last message sent.
-    last_sent: Option<u64>,
-    /// Exchanges whose bodies have ended (bounded: only the latest are kept).
-    ended: VecDeque<u64>,
-    /// Requests that will get no answer over HTTP, and why.
-    unanswered: Vec<(RequestId, String)>,
-    /// Exchanges refused with an error status whose body was a JSON-RPC error without an id
-    /// (kept as the answers to what they carried, [`ServerSession::keep_refusal`]; bounded).
-    refused: HashSet<u64>,
-    /// The GET stream was opened.
-    get_opened: bool,
-    /// The session was ended (DELETE sent, or the server said the session is gone).
-    ended_session: Option<String>,
-}
-
-/// How many ended exchanges an HTTP session remembers.
-const ENDED_KEPT: usize = 64;
-
 /// Why an awaited answer did not come.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -192,15 +171,7 @@ impl ServerSession {
         let link = match target {
             Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
             Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
-            Target::Http(http) => Link::Http(HttpLink {
-                transport: HttpClientTransport::connect(http.clone()).await?,
-                last_sent: None,
-                ended: VecDeque::new(),
-                unanswered: Vec::new(),
-                refused: HashSet::new(),
-                get_opened: false,
-                ended_session: None,
-            }),
+            Target::Http(http) => Link::Http(HttpLink::connect(http.clone()).await?),
         };
         let mut recorder = WireRecorder::new(revision, Direction::ServerToClient, schemas);
         if let Target::Http(http) = target {
@@ -225,14 +196,6 @@ impl ServerSession {
     /// What the server has written so far, by kind.
     pub fn heard(&self) -> &Heard {
         &self.heard
-    }
-
-    /// Over stdio: whether the server process is still running, and how many bytes written to
-    /// its stdin it has left unread. `None` over HTTP.
-    pub fn process_state(&mut self) -> Option<(Option<String>, Option<usize>)> {
-        let Link::Stdio(child) = &mut self.link else { return None };
-        let exited = child.try_exit().map(describe_status);
-        Some((exited, child.stdin_unread()))
     }
 
     pub fn recorder(&self) -> &WireRecorder {
@@ -330,13 +293,6 @@ impl ServerSession {
         inspections
     }
 
-    pub fn stderr_tail(&self) -> String {
-        match &self.link {
-            Link::Stdio(child) => child.stderr_tail(),
-            Link::Http(_) => String::new(),
-        }
-    }
-
     /// Sends a message as the client.
     pub async fn send(&mut self, message: &Message) -> Result<(), SendError> {
         self.send_value(&message.to_value()).await
@@ -349,213 +305,19 @@ impl ServerSession {
         match &mut self.link {
             Link::Stdio(child) => child.send(value).await,
             Link::Http(http) => {
-                http.prepare(self.recorder.checker());
-                http.last_sent = Some(http.transport.send(value));
-                // A client that has initialized opens the stream for the server's own messages.
-                let initialized =
-                    value.get("method").and_then(Value::as_str) == Some("notifications/initialized");
-                if initialized && http.transport.options().flavor == Flavor::Streamable && !http.get_opened {
-                    http.get_opened = true;
-                    http.transport.open_get(&Tweaks::default());
-                }
+                http.send(value, self.recorder.checker());
                 Ok(())
             }
         }
     }
 
-    /// Over HTTP: POSTs `value` (recorded as sent) with `tweaks`, a request a correct client
-    /// would not make; returns the exchange's number. `None` over stdio.
-    pub fn post_with(&mut self, value: &Value, tweaks: &Tweaks) -> Option<u64> {
-        let Link::Http(http) = &mut self.link else { return None };
-        self.footprint.note("the client made an HTTP request a correct client would not make");
-        self.recorder.record_value(Direction::ClientToServer, value);
-        http.prepare(self.recorder.checker());
-        let kind = mcpspec_reference::transport::http_client::BodyKind::of(value);
-        let n = http.transport.send_with(value.to_string().into_bytes(), kind, tweaks);
-        http.last_sent = Some(n);
-        Some(n)
-    }
-
-    /// Over HTTP: a GET of the endpoint (the server's stream) or a DELETE of the session, with
-    /// `tweaks`; returns the exchange's number. `None` over stdio.
-    pub fn http_request(&mut self, method: &str, tweaks: &Tweaks) -> Option<u64> {
-        let Link::Http(http) = &mut self.link else { return None };
-        http.prepare(self.recorder.checker());
-        let n = match method {
-            "DELETE" => {
-                self.footprint.note("the client ended the HTTP session");
-                http.ended_session = Some("the client ended the session with DELETE".into());
-                http.transport.delete(tweaks)
-            }
-            _ => {
-                self.footprint.note("the client opened a GET stream of its own");
-                http.transport.open_get(tweaks)
-            }
-        };
-        Some(n)
-    }
-
-    /// Waits at most `within` for the response head of every HTTP request made so far: before
-    /// the session is ended, since a request still on its way would reach a session already
-    /// gone (a server that never answers one is judged elsewhere).
-    pub async fn settle_http(&mut self, within: Duration) {
-        let Link::Http(http) = &self.link else { return };
-        let last = http.transport.exchanges_started();
-        let deadline = Instant::now() + within;
-        for n in 1..=last {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if self.wait_exchange(n, left).await.is_err() && Instant::now() >= deadline {
-                return;
-            }
-        }
-    }
-
-    /// The session's HTTP transport, when it has one.
-    pub fn http_session_id(&self) -> Option<&str> {
-        match &self.link {
-            Link::Http(http) => http.transport.session_id(),
-            Link::Stdio(_) => None,
-        }
-    }
-
-    /// Waits at most `within` for the head of exchange `n`'s response, reading (and keeping)
-    /// whatever else arrives meanwhile. `Err` with why, when it failed or did not come.
-    pub async fn wait_exchange(&mut self, n: u64, within: Duration) -> Result<Exchange, String> {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(x) = self.recorder.exchange(n) {
-                return Ok(x.clone());
-            }
-            if let Some(why) = self.recorder.exchange_failure(n) {
-                return Err(why.to_owned());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.next(left).await {
-                Ok(Some(frame)) => {
-                    for i in self.record(&frame) {
-                        self.take_unsolicited(i).await.map_err(|e| e.to_string())?;
-                    }
-                }
-                Ok(None) => {}
-                Err(_) => return Err(format!("no response within {within:?}")),
-            }
-        }
-    }
-
-    /// Waits at most `within` for exchange `n`'s body to end (what it carried is kept as usual).
-    pub async fn wait_body_end(&mut self, n: u64, within: Duration) -> bool {
-        let deadline = Instant::now() + within;
-        loop {
-            if self.exchange_ended(n) {
-                return true;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.next(left).await {
-                Ok(Some(frame)) => {
-                    for i in self.record(&frame) {
-                        if self.take_unsolicited(i).await.is_err() {
-                            return false;
-                        }
-                    }
-                }
-                Ok(None) => {}
-                Err(_) => return false,
-            }
-        }
-    }
-
-    fn exchange_ended(&self, n: u64) -> bool {
-        match &self.link {
-            Link::Http(http) => http.ended.contains(&n),
-            Link::Stdio(_) => false,
-        }
-    }
-
     /// The next frame from the server, `None` for an HTTP event that carried none (recorded
-    /// here: the head of a response, an SSE event without a message, a body's end).
+    /// there: the head of a response, an SSE event without a message, a body's end).
     async fn next(&mut self, left: Duration) -> Result<Option<Frame>, RecvError> {
-        let http = match &mut self.link {
-            Link::Stdio(child) => return child.recv(left).await.map(Some),
-            Link::Http(http) => http,
-        };
-        let event = http.transport.recv(left).await?;
-        match &event {
-            HttpEvent::Message { n, frame, .. } => {
-                // `basic/transports.mdx`: input the server does not accept gets an HTTP error
-                // status, whose body MAY be a JSON-RPC error without an id. That error answers
-                // the POST, not a message: kept aside, it answers the requests the POST carried
-                // (or, for a malformed body, the body itself), and is not judged as a message.
-                let refused = self.recorder.exchange(*n).is_some_and(|x| x.status >= 400);
-                if let (true, FrameContent::Json { value, .. }) = (refused, &frame.content) {
-                    if value.get("error").is_some() && value.get("id").is_none_or(Value::is_null) {
-                        if http.refused.len() < ENDED_KEPT {
-                            http.refused.insert(*n);
-                        }
-                        self.recorder.record_refusal(*n, value);
-                        let requests =
-                            self.recorder.exchange(*n).map(|x| x.requests.clone()).unwrap_or_default();
-                        self.keep_refusal(value, &requests);
-                        return Ok(None);
-                    }
-                }
-                let frame = frame.clone();
-                self.recorder.record_http(&event);
-                return Ok(Some(frame));
-            }
-            HttpEvent::End { n, .. } | HttpEvent::Failed { n, .. } => {
-                http.ended.push_back(*n);
-                if http.ended.len() > ENDED_KEPT {
-                    http.ended.pop_front();
-                }
-            }
-            // A refusal has answered them already.
-            HttpEvent::Unanswered { n, .. } if http.refused.contains(n) => {}
-            HttpEvent::Unanswered { ids, why, .. } => {
-                http.unanswered.extend(ids.iter().map(|id| (id.clone(), why.clone())));
-            }
-            HttpEvent::Response(x) => {
-                // The server says the session is gone (`404` to a request that carried its id).
-                if x.status == 404 && x.request_headers.iter().any(|(k, _)| k == "mcp-session-id") {
-                    http.ended_session
-                        .get_or_insert_with(|| format!("{} (the session is gone)", x.describe()));
-                }
-            }
-            HttpEvent::Event { .. } => {}
+        match &mut self.link {
+            Link::Stdio(child) => child.recv(left).await.map(Some),
+            Link::Http(_) => self.next_http(left).await,
         }
-        self.recorder.record_http(&event);
-        Ok(None)
-    }
-
-    /// Keeps an HTTP refusal as the answer to each request its POST carried (`requests`), or,
-    /// for a body that held none (a malformed one), as the answer without an id it is.
-    fn keep_refusal(&mut self, refusal: &Value, requests: &[RequestId]) {
-        let answers: Vec<Value> = match requests {
-            [] => vec![refusal.clone()],
-            ids => ids
-                .iter()
-                .map(|id| {
-                    let mut answer = refusal.clone();
-                    answer["id"] = id.to_value();
-                    answer
-                })
-                .collect(),
-        };
-        for answer in answers {
-            if let Ok(Message::Response(r)) = Message::from_value(&answer) {
-                if self.early.len() < KEPT_MESSAGES {
-                    self.early.push((answer, r));
-                }
-            }
-        }
-    }
-
-    /// Why an answer to one of `targets` cannot come over HTTP any more.
-    fn unanswerable(&self, targets: &[(Option<&RequestId>, bool)]) -> Option<String> {
-        let Link::Http(http) = &self.link else { return None };
-        targets.iter().find_map(|(id, _)| {
-            let id = (*id)?;
-            http.unanswered.iter().find(|(u, _)| u == id).map(|(_, why)| why.clone())
-        })
     }
 
     /// Sends raw bytes, as they are.
@@ -565,10 +327,7 @@ impl ServerSession {
         match &mut self.link {
             Link::Stdio(child) => child.send_bytes(bytes).await,
             Link::Http(http) => {
-                http.prepare(self.recorder.checker());
-                // One body holds one message: the line's newline is not part of it.
-                let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-                http.last_sent = Some(http.transport.send_bytes(body));
+                http.send_bytes(bytes, self.recorder.checker());
                 Ok(())
             }
         }
@@ -577,14 +336,6 @@ impl ServerSession {
     /// The persona's `inputResponses` to an `InputRequiredResult`'s `inputRequests`.
     pub fn persona_answer_inputs(&mut self, input_requests: &Value) -> Value {
         self.persona.answer_inputs(input_requests)
-    }
-
-    /// The HTTP exchange that carried the last message sent, over HTTP.
-    pub fn last_exchange(&self) -> Option<u64> {
-        match &self.link {
-            Link::Http(http) => http.last_sent,
-            Link::Stdio(_) => None,
-        }
     }
 
     /// A fresh request id.
@@ -682,7 +433,7 @@ impl ServerSession {
         // HTTP+SSE every answer comes on the one SSE stream, in order, as over stdio: a ping is
         // the barrier there too.
         let barrier_exchange = match &self.link {
-            Link::Http(h) if h.transport.options().flavor == Flavor::Streamable => Some(h.last_sent),
+            Link::Http(h) if h.streamable() => Some(h.last_sent),
             _ => None,
         };
         if let Some(sent) = barrier_exchange {
@@ -901,34 +652,6 @@ impl ServerSession {
         }
     }
 
-    /// Closes the server's stdin and waits at most `within` for it to exit on its own.
-    pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
-        let Link::Stdio(child) = &mut self.link else { return None };
-        child.close_stdin();
-        // Keep reading so a server that writes on its way out is not blocked on a full pipe.
-        let deadline = Instant::now() + within;
-        loop {
-            let Link::Stdio(child) = &mut self.link else { return None };
-            if let Some(status) = child.try_exit() {
-                let _ = self.drain(Duration::from_millis(50)).await;
-                return Some(status);
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return None;
-            }
-            match child.recv(left.min(Duration::from_millis(20))).await {
-                Ok(frame) => {
-                    self.record(&frame);
-                }
-                Err(RecvError::Closed) => {
-                    return child.wait_exit(deadline.saturating_duration_since(Instant::now())).await
-                }
-                Err(RecvError::Timeout(_)) => {}
-            }
-        }
-    }
-
     /// Ends the session: the server process (close stdin, SIGTERM, SIGKILL, as needed), or
     /// the HTTP session (DELETE, when the server issued a session id); idempotent.
     pub async fn shutdown(&mut self) -> SessionEnd {
@@ -937,21 +660,7 @@ impl ServerSession {
         }
         let end = match &mut self.link {
             Link::Stdio(child) => SessionEnd::Process(child.shutdown().await),
-            Link::Http(http) => match (&http.ended_session, http.transport.session_id()) {
-                (Some(why), _) => SessionEnd::Http(why.clone()),
-                (None, None) => SessionEnd::Http("no session id was issued: nothing to end".into()),
-                (None, Some(_)) => {
-                    self.settle_http(TAIL_WAIT).await;
-                    let Link::Http(http) = &mut self.link else { unreachable!("matched above") };
-                    http.ended_session = Some("ended with DELETE".into());
-                    let n = http.transport.delete(&Tweaks::default());
-                    let end = match self.wait_exchange(n, Duration::from_secs(2)).await {
-                        Ok(x) => format!("ended with {}", x.describe()),
-                        Err(why) => format!("DELETE sent: {why}"),
-                    };
-                    SessionEnd::Http(end)
-                }
-            },
+            Link::Http(_) => SessionEnd::Http(self.end_http().await),
         };
         self.record_tail().await;
         if let Link::Http(http) = &mut self.link {
@@ -980,15 +689,6 @@ impl ServerSession {
             }
         }
     }
-
-    /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.
-    pub async fn exit_note(&mut self) -> String {
-        let Link::Stdio(child) = &mut self.link else { return String::new() };
-        match child.wait_exit(Duration::from_millis(500)).await {
-            Some(status) => format!(" ({})", describe_status(status)),
-            None => String::new(),
-        }
-    }
 }
 
 /// Whether `value` (one message, perhaps an element of a batch) answers the message awaited:
@@ -1002,16 +702,5 @@ fn answers(value: &Value, id: Option<&RequestId>, idless_ok: bool) -> bool {
         (Some(rid), Some(id)) => &rid == id || rid.twin().as_ref() == Some(id),
         (Some(_), None) => false,
         (None, _) => idless_ok && value.get("error").is_some(),
-    }
-}
-
-impl HttpLink {
-    /// Before a request: the protocol-version header follows the negotiated revision
-    /// (`basic/transports.mdx`, from 2025-06-18: "MUST include the MCP-Protocol-Version header
-    /// on all subsequent requests").
-    fn prepare(&mut self, checker: &crate::judge::checker::SessionChecker) {
-        let version =
-            checker.negotiated().filter(|r| *r >= Revision::V2025_06_18).map(|r| r.as_str().to_owned());
-        self.transport.set_protocol_version(version);
     }
 }
