@@ -503,7 +503,7 @@ pub async fn run_stdio(
         Some(ClientFault::ExitAtOnce) => std::process::exit(0),
         Some(ClientFault::AnswerLate) => tokio::time::sleep(Duration::from_secs(600)).await,
         Some(ClientFault::SetsidGrandchild) => {
-            let _ = crate::faults::spawn_pipe_holder(true);
+            let _ = crate::faults::injection::spawn_pipe_holder(true);
             eprintln!("fatal: mcpspec client fault 'setsid-grandchild'");
             std::process::exit(1);
         }
@@ -530,7 +530,7 @@ pub async fn run_stdio(
             }
             written += chunk.len();
         }
-        crate::faults::live_on();
+        crate::faults::injection::live_on();
     }
     let mut client = ReferenceClient::new(supported, fault).for_scenario(scenario);
     let mut outcome = Ok(());

@@ -2,7 +2,8 @@
 //! [`HttpListener`], each driven by the loop that also serves stdio ([`super::drive`]).
 
 use super::{drive, Pipe, ReferenceServer};
-use crate::faults::{Fault, FaultState};
+use crate::faults::injection::FaultState;
+use crate::faults::Fault;
 use crate::transport::http_server::{HttpListener, SessionLink};
 use crate::transport::{RecvError, SendError};
 use mcpspec_protocol::framing::FrameContent;

@@ -16,6 +16,8 @@
 //! `pagination.rs`. Choices the spec leaves open are documented where they are made.
 
 mod catalog;
+#[cfg(test)]
+mod fault_tests;
 mod http;
 mod modern;
 #[cfg(test)]
@@ -25,7 +27,8 @@ mod pagination;
 #[cfg(test)]
 mod tests;
 
-use crate::faults::{Crash, Fault, FaultState, Intercept, LineCheck};
+use crate::faults::injection::{Crash, FaultState, Intercept, LineCheck};
+use crate::faults::Fault;
 use mcpspec_protocol::framing::{self, Frame, FrameContent, LineDecoder, RawLine};
 use mcpspec_protocol::revision::{Era, Revision};
 use mcpspec_protocol::wire::{
@@ -1449,7 +1452,7 @@ pub(crate) async fn drive<P: Pipe>(
         tokio::select! {
             frame = pipe.next_frame() => {
                 let Some(frame) = frame? else { return Ok(()) };
-                let answers = match fault.as_deref_mut().map(|f| f.intercept(&frame, server)) {
+                let answers = match fault.as_deref_mut().map(|f| f.intercept(&frame, |id| server.is_in_flight(id))) {
                     Some(Intercept::Exit(code)) => {
                         eprintln!("fatal: mcpspec fault exits with status {code}");
                         std::process::exit(code);

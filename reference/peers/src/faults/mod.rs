@@ -1,0 +1,370 @@
+//! Fault injection for test peers: the reference server with one deliberate defect, so that
+//! mcpspec's own tests can prove each check fails when it should (`mcpspec reference server
+//! --fault NAME`). Never used unless asked for.
+//!
+//! A fault is either a small transformation of what [`serve_stdio`](crate::server::serve_stdio)
+//! reads or writes ([`injection`]), or a flag the server consults where the defect is a decision
+//! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)), or (the
+//! `http-`, `sse-` and `modern-http-` faults) a defect of the HTTP endpoint
+//! ([`HttpServerOptions::fault`](crate::transport::http_server::HttpServerOptions::fault)).
+//! The `modern-` faults act only on requests of the stateless era (2026-07-28): a legacy session
+//! of the same server never sees them.
+//! Over HTTP, the transformations of messages apply as over stdio; those of bytes (marked
+//! "stdio only") do not.
+
+pub(crate) mod injection;
+
+use std::str::FromStr;
+
+macro_rules! faults {
+    ($( $(#[doc = $doc:literal])* $variant:ident => $name:literal, )*) => {
+        /// One deliberate defect.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Fault {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Fault {
+            /// Every fault, in the order of this file.
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant),*];
+
+            /// The CLI name (`--fault NAME`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Fault::$variant => $name, )*
+                }
+            }
+        }
+    };
+}
+
+faults! {
+    /// `initialize` echoes whatever version the client asked for, supported or not.
+    EchoUnsupportedRevision => "echo-unsupported-revision",
+    /// `initialize` never echoes: every offer gets another supported revision (the next one,
+    /// round the list), so no revision is ever agreed on.
+    CounterOfferAlways => "counter-offer-always",
+    /// Writes a log line (not JSON) to stdout before its first answer (stdio only).
+    NonJsonLine => "non-json-line",
+    /// Every result response also carries an `error`.
+    ResultAndError => "result-and-error",
+    /// Integer request ids are answered as strings.
+    StringifyIds => "stringify-ids",
+    /// Exits with status 1 before reading anything, complaining on stderr.
+    CrashAtStart => "crash-at-start",
+    /// Reads its input but never answers, and does not exit when stdin closes.
+    Hang => "hang",
+    /// Writes garbage to stdout without end and never reads (stdio only).
+    Flood => "flood",
+    /// Writes one 16 MiB line before its first answer (stdio only).
+    HugeLine => "huge-line",
+    /// Serves normally but ignores SIGTERM and keeps running after stdin closes.
+    IgnoreSigterm => "ignore-sigterm",
+    /// Starts a grandchild process (`sleep 300`) in its process group, then serves normally.
+    SpawnGrandchild => "spawn-grandchild",
+    // ---- hostile processes (issue #17): what a broken or malicious server does to the process
+    // and its pipes, stdio only. A run must end on time against each, with nothing left behind.
+    /// Exits with status 0 before reading anything.
+    ExitAtOnce => "exit-at-once",
+    /// Never reads its stdin and never writes; lives until killed.
+    NeverRead => "never-read",
+    /// Writes 1 GiB without a newline, then nothing more, reading nothing.
+    EndlessLine => "endless-line",
+    /// Writes valid `notifications/message` without end and never reads.
+    NotificationFlood => "notification-flood",
+    /// Answers every line with a line that is not UTF-8.
+    InvalidUtf8 => "invalid-utf8",
+    /// Closes its stdout at once and keeps running (reading, never exiting on its own).
+    CloseStdout => "close-stdout",
+    /// Serves `initialize`, then exits with status 1 on the next request.
+    CrashMidSession => "crash-mid-session",
+    /// Reads nothing for ten minutes, then serves: every answer comes ten minutes late.
+    AnswerLate => "answer-late",
+    /// A grandchild in its process group holds its stdin, stdout and stderr open (`sleep 300`);
+    /// the server itself exits with status 1 at once.
+    GrandchildHoldsPipes => "grandchild-holds-pipes",
+    /// A grandchild that leaves the process group (`setsid`) holds its stdin, stdout and stderr
+    /// open for 60 s; the server itself exits with status 1 at once. Nothing that kills process
+    /// groups reaches it: it must be named.
+    SetsidGrandchild => "setsid-grandchild",
+    /// Unknown methods get -32603 instead of -32601.
+    UnknownMethodWrongCode => "unknown-method-wrong-code",
+    /// Unknown notifications are answered with an error response (-32601, no id).
+    AnswerNotifications => "answer-notifications",
+    /// Lines that are not JSON and messages that are not valid requests get no answer at all;
+    /// the session goes on.
+    SilentOnMalformed => "silent-on-malformed",
+    /// Exits with status 1 on a line that is not JSON.
+    CrashOnGarbage => "crash-on-garbage",
+    /// `{"jsonrpc":"2.0","id":N}` (no method) is answered with a result.
+    AcceptInvalidRequest => "accept-invalid-request",
+    /// Every batch is answered with one -32600 error, in 2025-03-26 too.
+    RejectBatches => "reject-batches",
+    /// Batches are processed in every revision.
+    AcceptBatches => "accept-batches",
+    /// Sends `notifications/tools/list_changed` right after the initialize response.
+    ListChangedBeforeInitialized => "list-changed-before-initialized",
+    /// Sends `notifications/message` but does not declare `logging`.
+    UndeclaredLogging => "undeclared-logging",
+    /// `test_tool_with_progress` reports 3, 2, 1.
+    ProgressDecreasing => "progress-decreasing",
+    /// `test_tool_with_progress` sends one more progress notification after its response.
+    ProgressAfterResponse => "progress-after-response",
+    /// Progress notifications carry a token nobody sent.
+    ProgressUnknownToken => "progress-unknown-token",
+    /// Cancellation is ignored: `slow` still answers after a cancel.
+    RespondAfterCancel => "respond-after-cancel",
+    /// Exits with status 1 when a cancel names a request that is not in flight.
+    CrashOnUnknownCancel => "crash-on-unknown-cancel",
+    /// The last page's `nextCursor` points to the first page.
+    PaginationCycle => "pagination-cycle",
+    /// Consecutive pages overlap by one item.
+    PaginationDuplicates => "pagination-duplicates",
+    /// An invalid cursor gets the first page.
+    AcceptInvalidCursor => "accept-invalid-cursor",
+    /// An unknown tool gets an `isError` result instead of a JSON-RPC error.
+    UnknownToolIsErrorResult => "unknown-tool-is-error-result",
+    /// `add` refuses every call with an error result (`isError`, no `structuredContent`), as a
+    /// tool does with arguments it does not accept.
+    OutputToolRefuses => "output-tool-refuses",
+    /// `add`'s `structuredContent` violates its `outputSchema` (`sum` is a string).
+    StructuredContentMismatch => "structured-content-mismatch",
+    /// An unknown resource gets -32603 instead of -32002.
+    UnknownResourceWrongCode => "unknown-resource-wrong-code",
+    /// `prompts/get` without a required argument succeeds.
+    PromptMissingArgumentAccepted => "prompt-missing-argument-accepted",
+    /// `logging/setLevel` with an invalid level succeeds.
+    InvalidLogLevelAccepted => "invalid-log-level-accepted",
+    /// Log messages ignore the level set by `logging/setLevel`.
+    LogLevelIgnored => "log-level-ignored",
+    /// A completion carries 150 values.
+    CompletionTooMany => "completion-too-many",
+    /// `test_sampling` sends `sampling/createMessage` to a client without `sampling`.
+    SamplingWithoutCapability => "sampling-without-capability",
+    /// `test_sampling` sends `tools` to a client without `sampling.tools`.
+    SamplingToolsWithoutCapability => "sampling-tools-without-capability",
+    /// An extra tool without a fixture name, `summarize`, samples with `tools` even from a client
+    /// that declared `sampling` without `sampling.tools` (found only by calling every tool).
+    UnnamedSamplingTools => "unnamed-sampling-tools",
+    /// An extra tool without a fixture name, `research`, runs a sampling tool loop whose next
+    /// request leaves the model's `tool_use` without its `tool_result`.
+    UnnamedUnbalancedToolLoop => "unnamed-unbalanced-tool-loop",
+    /// Once `test_simple_text` has been called, `tools/list` holds one more tool, and no
+    /// `notifications/tools/list_changed` says so (though `listChanged` is declared).
+    ToolAddedSilently => "tool-added-silently",
+    /// Not a defect: the same change as `tool-added-silently`, announced with
+    /// `notifications/tools/list_changed` — the innocent side of that check.
+    ToolAddedAnnounced => "tool-added-announced",
+    /// Once a tool call has been carried out, `tools/list` answers with an internal error: state
+    /// one scenario leaves behind for the next, which sessions shared blindly would misjudge.
+    ListingFailsAfterCall => "listing-fails-after-call",
+    /// `test_roots` sends `roots/list` to a client that did not declare `roots`.
+    RootsWithoutCapability => "roots-without-capability",
+    /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
+    ElicitationUrlInvalid => "elicitation-url-invalid",
+    /// `test_elicitation` announces a URL-mode elicitation complete under an id it never used.
+    ElicitationCompleteUnknown => "elicitation-complete-unknown",
+    /// `test_elicitation` sends `elicitation/create` to a client without `elicitation`.
+    ElicitationWithoutCapability => "elicitation-without-capability",
+    /// Responses are pretty-printed over several lines (stdio only).
+    PrettyPrintedJson => "pretty-printed-json",
+    /// Sends `roots/list` (or `sampling/createMessage`, whichever the client declared; nothing to
+    /// a client that declared neither) right after the initialize response, before `initialized`.
+    RequestBeforeInitialized => "request-before-initialized",
+    /// Notifications carry an `id`.
+    NotificationWithId => "notification-with-id",
+    /// Each ping is answered twice.
+    DuplicateResponse => "duplicate-response",
+    /// Responses (but the initialize response) carry `"id": null`.
+    NullIdResponse => "null-id-response",
+    /// Error codes are strings.
+    ErrorCodeString => "error-code-string",
+    /// `ping` is answered with `{"ok":true}`.
+    PingNonEmptyResult => "ping-non-empty-result",
+    /// Every `tools/call` that carries no progress token is followed, right after its answer,
+    /// by a progress notification with token `0`, which no request of the client carries.
+    ProgressTokenZero => "progress-token-zero",
+    /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
+    /// where it has `format: uri`, a message whose only defect is a format.
+    WebsiteUrlNotUri => "website-url-not-uri",
+    // ---- the stateless era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
+    // Each acts only on requests served by the stateless rules; legacy sessions are untouched.
+    /// `server/discover` answers without `ttlMs` and `cacheScope` (caching.mdx: MUST include).
+    ModernDiscoverMissingCacheHints => "modern-discover-missing-cache-hints",
+    /// `server/discover` declares `prompts`, but `prompts/list` answers -32601.
+    ModernDiscoverListsUndeclared => "modern-discover-lists-undeclared",
+    /// A request whose `params._meta` lacks the version or the capabilities is served (as the
+    /// newest modern version, no capabilities) instead of -32602. On a dual-era server a request
+    /// without `_meta` is legacy, so `server/discover` without `_meta` shows it (or any request
+    /// to a modern-only server).
+    ModernMetaNotRequired => "modern-meta-not-required",
+    /// An unsupported `_meta` protocol version gets -32602 instead of -32022.
+    ModernUnsupportedVersionWrongCode => "modern-unsupported-version-wrong-code",
+    /// The -32022 of an unsupported version has no `data.supported` (only `requested`).
+    ModernUnsupportedVersionNoList => "modern-unsupported-version-no-list",
+    /// `ping` (removed in 2026-07-28) is answered with a result instead of -32601.
+    ModernRemovedMethodServed => "modern-removed-method-served",
+    /// Results carry no `resultType`.
+    ModernResultTypeMissing => "modern-result-type-missing",
+    /// `tools/list` results carry no `ttlMs` and `cacheScope`.
+    ModernCacheHintsMissing => "modern-cache-hints-missing",
+    /// Every cacheable result says `ttlMs: -1000` (caching.mdx: MUST be `>= 0`).
+    ModernNegativeTtl => "modern-negative-ttl",
+    /// Every cacheable result says `cacheScope: "shared"` (neither `public` nor `private`).
+    ModernBadCacheScope => "modern-bad-cache-scope",
+    /// `test_elicitation` (and every MRTR fixture) asks for input the request's capabilities do
+    /// not declare instead of -32021 (mrtr.mdx: MUST NOT).
+    ModernInputRequestUndeclared => "modern-input-request-undeclared",
+    /// A retry's `requestState` is decoded but never verified: a tampered state is accepted (an
+    /// undecodable one counts as none) instead of -32602.
+    ModernRequestStateUnchecked => "modern-request-state-unchecked",
+    /// `tools/list` answers `input_required` (mrtr.mdx: only prompts/get, resources/read and
+    /// tools/call may).
+    ModernInputRequiredOnList => "modern-input-required-on-list",
+    /// The first answer of an MRTR fixture is `input_required` with neither `inputRequests` nor
+    /// `requestState` (mrtr.mdx: MUST include at least one).
+    ModernInputRequiredEmpty => "modern-input-required-empty",
+    /// A retry missing some input responses gets -32602 instead of a new `input_required`
+    /// asking again (mrtr.mdx: SHOULD).
+    ModernMissingInputError => "modern-missing-input-error",
+    /// A retry whose `inputResponses` holds a key that was not asked for gets -32602 instead of
+    /// the extra being ignored (mrtr.mdx: SHOULD ignore).
+    ModernExtraInputRejected => "modern-extra-input-rejected",
+    /// `resources/read` of an unknown resource answers `contents: []` (resources.mdx: MUST NOT).
+    ModernUnknownResourceEmptyContents => "modern-unknown-resource-empty-contents",
+    /// `resources/read` of an unknown resource answers -32002, which 2026-07-28 implementations
+    /// MUST NOT emit, instead of -32602.
+    ModernUnknownResourceOldCode => "modern-unknown-resource-old-code",
+    /// Error responses to stateless requests drop the request id (which was readable).
+    ModernErrorWithoutId => "modern-error-without-id",
+    /// Every stateless `tools/call` is preceded by a `ping` request to the client (servers MUST
+    /// NOT initiate requests in 2026-07-28).
+    ModernServerSendsRequest => "modern-server-sends-request",
+    /// `subscriptions/listen` is never acknowledged: its notifications come without
+    /// `notifications/subscriptions/acknowledged` first.
+    ModernListenNoAck => "modern-listen-no-ack",
+    /// Notifications of a listen stream carry no `_meta` subscription id.
+    ModernListenMissingSubscriptionId => "modern-listen-missing-subscription-id",
+    /// A listen stream that did not ask for `toolsListChanged` gets a
+    /// `notifications/tools/list_changed` right after its acknowledgement.
+    ModernListenUnrequested => "modern-listen-unrequested",
+    /// `test_tool_with_logging` logs to a request whose `_meta` names no `logLevel`
+    /// (logging.mdx: MUST NOT).
+    ModernLogWithoutLevel => "modern-log-without-level",
+    /// HTTP: `Mcp-Method` and `Mcp-Name` are not compared with the body (a mismatch is served
+    /// instead of 400 + -32020).
+    ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
+    /// HTTP: errors of stateless requests are answered with status 200 (not 400 / 404).
+    ModernHttpStatus200OnError => "modern-http-status-200-on-error",
+    // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
+    /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
+    HttpAcceptedWithBody => "http-accepted-with-body",
+    /// Session ids end in a space and a Latin-1 `é`, outside visible ASCII (0x21–0x7E).
+    HttpSessionIdInvalidChars => "http-session-id-invalid-chars",
+    /// DELETE answers 200 but the session goes on serving, instead of 404 afterwards.
+    HttpDeletedSessionServed => "http-deleted-session-served",
+    /// A request without `Mcp-Session-Id` is served by the latest session instead of 400.
+    HttpMissingSessionIdServed => "http-missing-session-id-served",
+    /// An unknown session id gets 400 instead of 404.
+    HttpUnknownSession400 => "http-unknown-session-400",
+    /// An invalid or unsupported `MCP-Protocol-Version` is accepted instead of 400.
+    HttpProtocolVersionUnchecked => "http-protocol-version-unchecked",
+    /// A foreign `Origin` is served instead of 403.
+    HttpForeignOriginAccepted => "http-foreign-origin-accepted",
+    /// A POST whose `Accept` lacks `application/json` or `text/event-stream` is served, not 406.
+    HttpAcceptUnchecked => "http-accept-unchecked",
+    /// A POST whose `Content-Type` is not `application/json` is served instead of 415.
+    HttpContentTypeUnchecked => "http-content-type-unchecked",
+    /// GET is answered 200 `application/json` `{}`: neither an SSE stream nor 405.
+    HttpGetJson => "http-get-json",
+    /// Answers to POSTs holding requests (SSE or JSON) say `Content-Type: text/plain`.
+    HttpTextPlain => "http-text-plain",
+    /// SSE event ids count from 1 on every stream (no stream prefix): repeated across streams.
+    SseEventIdsRepeat => "sse-event-ids-repeat",
+    /// Server requests and notifications go out on every open stream (broadcast) when there
+    /// are two or more.
+    SseBroadcast => "sse-broadcast",
+    /// Responses go out on the GET stream (when one is open); their POST stream ends empty.
+    SseResponseOnGet => "sse-response-on-get",
+    /// A POST's SSE stream ends right away (after the priming event, if any), before its
+    /// response (2025-03-26/06-18: SHOULD NOT); only a resumption finds the response.
+    SseCloseBeforeResponse => "sse-close-before-response",
+    /// Responses are dropped and their POST's SSE stream stays open without end.
+    SseResponseWithheld => "sse-response-withheld",
+    /// A GET with `Last-Event-ID` also replays the events of every other stream.
+    SseReplayOtherStream => "sse-replay-other-stream",
+    /// Legacy: the endpoint URI comes as a `message` event; there is no `endpoint` event.
+    SseNoEndpointEvent => "sse-no-endpoint-event",
+    /// Legacy: messages go out as `event: mcp-message` instead of `message`.
+    SseWrongEventType => "sse-wrong-event-type",
+    // ---- hostile HTTP servers (issue #17), HTTP only: the endpoint is replaced by a raw
+    // listener that answers every request alike (`transport::hostile_http`). A run must end on
+    // time against each, bounded, with nothing left behind.
+    /// Sends a response head one byte a second, never finishing it (slowloris).
+    HttpSlowloris => "http-slowloris",
+    /// Answers with an SSE stream of valid `notifications/message` without end, never a response.
+    HttpEndlessSse => "http-endless-sse",
+    /// Answers with a chunked `application/json` body that never ends.
+    HttpEndlessChunked => "http-endless-chunked",
+    /// Answers with a JSON head announcing 1000 bytes, sends the first few, then nothing more.
+    HttpStalledBody => "http-stalled-body",
+    /// Answers 200 with `Content-Type: text/html` and a page.
+    HttpWrongContentType => "http-wrong-content-type",
+    /// Answers 307 back to the same URL: a redirect loop.
+    HttpRedirectLoop => "http-redirect-loop",
+    /// Answers 503 Service Unavailable to everything.
+    HttpServerError => "http-server-error",
+    /// Resets every connection (TCP RST) once a request has arrived.
+    HttpConnectionReset => "http-connection-reset",
+    // ---- planted crashes for `mcpspec fuzz` (`Crash`) ----
+    // Each looks, from outside, like a real bug of a Rust server, and trips only on its trigger:
+    // otherwise the server is the clean reference server, in both eras. Fuzzing must find each.
+    /// A line whose JSON nests deeper than 64 levels (brackets outside strings, counted on the
+    /// raw bytes) overflows the stack of a recursive parser: Rust's stack overflow message on
+    /// stderr, then SIGABRT. The input a fuzzer's nesting mutations must reach (stdio only).
+    FuzzCrashDeepNesting => "fuzz-crash-deep-nesting",
+    /// A request whose `id` is a string longer than 512 bytes overflows a fixed id buffer: a
+    /// panic in `main` (exit status 101). Found by growing ids, not by any valid session.
+    FuzzCrashLongId => "fuzz-crash-long-id",
+    /// A line holding invalid UTF-8 is unwrapped as text: a panic on `Utf8Error` in the framing
+    /// (exit status 101). Found only by mutating bytes below the JSON level (stdio only).
+    FuzzCrashInvalidUtf8 => "fuzz-crash-invalid-utf8",
+    /// `tools/call` of `slow` with `ms: 0`, the minimum of its `inputSchema`, divides by zero: a
+    /// panic in `main` (exit status 101). Found by schema-driven generation reaching boundary
+    /// values; any other tool, or `slow` with another `ms`, is served normally.
+    FuzzCrashToolArgument => "fuzz-crash-tool-argument",
+    /// A `prompts/list` whose `cursor` is `""`, once the server really lists, loops forever: from then on nothing
+    /// is read or answered, and the end of stdin is ignored. Found only by a fuzzer that tells a
+    /// hang from a slow answer.
+    FuzzHangOnInput => "fuzz-hang-on-input",
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Fault::ALL.iter().copied().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Fault::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown fault {s:?} (known: {})", names.join(", "))
+        })
+    }
+}
+
+impl Fault {
+    /// Whether the fault replaces the whole HTTP endpoint with a hostile listener
+    /// ([`crate::transport::hostile_http`]).
+    pub fn is_hostile_http(self) -> bool {
+        matches!(
+            self,
+            Fault::HttpSlowloris
+                | Fault::HttpEndlessSse
+                | Fault::HttpEndlessChunked
+                | Fault::HttpStalledBody
+                | Fault::HttpWrongContentType
+                | Fault::HttpRedirectLoop
+                | Fault::HttpServerError
+                | Fault::HttpConnectionReset
+        )
+    }
+}
