@@ -1,7 +1,8 @@
 //! The reference server over MCP's HTTP transports: one [`ReferenceServer`] per session of an
-//! [`HttpListener`], each driven by the loop that also serves stdio ([`super::drive`]).
+//! [`HttpListener`], each driven by the loop that also serves stdio ([`super::serve::drive`]).
 
-use super::{drive, Pipe, ReferenceServer};
+use super::serve::{drive, Pipe};
+use super::ReferenceServer;
 use crate::faults::injection::FaultState;
 use crate::faults::Fault;
 use crate::transport::http_server::{HttpListener, SessionLink};

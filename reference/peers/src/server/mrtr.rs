@@ -28,10 +28,10 @@
 //! `elicitation` when none is declared). Missing answers are asked for again (SHOULD), answers
 //! that were not asked for are ignored (SHOULD), answers of the wrong shape are -32602.
 
-use super::{
-    catalog, elicitation_form, elicitation_text, invalid_params, roots_text, sampling_params, sampling_step,
-    tool_text, ReferenceServer, SamplingNext,
+use super::tools::{
+    elicitation_form, elicitation_text, roots_text, sampling_params, sampling_step, tool_text, SamplingNext,
 };
+use super::{catalog, invalid_params, ReferenceServer};
 use crate::faults::Fault;
 use base64::Engine as _;
 use mcpspec_protocol::modern as era;
