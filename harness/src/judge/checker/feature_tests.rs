@@ -9,7 +9,10 @@ use serde_json::json;
 fn initialized(client_caps: Value, server_caps: Value) -> SessionChecker {
     let mut c = SessionChecker::new(Revision::V2025_11_25);
     c.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":client_caps}}));
-    c.on_value(S2C, &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":server_caps}}));
+    c.on_value(
+        S2C,
+        &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":server_caps}}),
+    );
     c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     c
 }
@@ -17,8 +20,7 @@ fn initialized(client_caps: Value, server_caps: Value) -> SessionChecker {
 #[test]
 fn notifications_need_their_capability() {
     let mut c = initialized(json!({}), json!({"tools":{}}));
-    let log =
-        json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}});
+    let log = json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}});
     assert_eq!(ids(&c.on_value(S2C, &log)), ["capabilities/logging-declared"]);
     let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"});
     assert_eq!(ids(&c.on_value(S2C, &changed)), ["capabilities/server-uses-negotiated"]);
@@ -64,7 +66,8 @@ fn progress_follows_its_request() {
     assert_eq!(ids(&c.on_value(S2C, &p(1.0))), ["progress/increasing"]);
     c.on_value(S2C, &json!({"jsonrpc":"2.0","id":5,"result":{"content":[]}}));
     assert_eq!(ids(&c.on_value(S2C, &p(3.0))), ["progress/stops-after-completion"]);
-    let stranger = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":1}});
+    let stranger =
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":1}});
     assert_eq!(ids(&c.on_value(S2C, &stranger)), ["progress/token-active"]);
 }
 
@@ -114,12 +117,9 @@ fn client_requests_need_server_capabilities() {
     assert!(ids(&c.on_value(C2S, &req(1, "tools/list"))).is_empty());
     assert!(ids(&c.on_value(C2S, &req(2, "resources/read"))).is_empty());
     assert!(ids(&c.on_value(C2S, &req(3, "ping"))).is_empty());
-    for (id, method) in [
-        (4, "prompts/list"),
-        (5, "resources/subscribe"),
-        (6, "logging/setLevel"),
-        (7, "completion/complete"),
-    ] {
+    for (id, method) in
+        [(4, "prompts/list"), (5, "resources/subscribe"), (6, "logging/setLevel"), (7, "completion/complete")]
+    {
         assert_eq!(
             ids(&c.on_value(C2S, &req(id, method))),
             ["capabilities/client-uses-negotiated"],
@@ -130,10 +130,7 @@ fn client_requests_need_server_capabilities() {
     assert_eq!(ids(&c.on_value(C2S, &changed)), ["capabilities/client-uses-negotiated"]);
     // Before the server has answered initialize nothing is negotiated, so nothing is judged.
     let mut early = SessionChecker::new(Revision::V2025_06_18);
-    early.on_value(
-        C2S,
-        &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{}}}),
-    );
+    early.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{}}}));
     assert!(ids(&early.on_value(C2S, &req(1, "prompts/list"))).is_empty());
 }
 

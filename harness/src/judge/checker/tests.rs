@@ -34,9 +34,7 @@ fn a_changed_id_type_is_named() {
     assert_eq!(c.outstanding_match(C2S, &RequestId::from("1")), Some(RequestId::from(1)));
     let out = c.on_value(S2C, &json!({"jsonrpc":"2.0","id":"1","result":{}}));
     assert_eq!(ids(&out), ["jsonrpc/response-id-matches-request"]);
-    assert!(out[0].violations[0]
-        .actual
-        .contains("(string) answering the ping request with id 1 (integer)"));
+    assert!(out[0].violations[0].actual.contains("(string) answering the ping request with id 1 (integer)"));
     assert_eq!(out[0].answered_method.as_deref(), Some("ping"), "still validated as a ping result");
 }
 
@@ -59,10 +57,7 @@ fn envelope_faults_map_to_their_rules() {
             "jsonrpc/response-result-xor-error",
         ),
         (json!({"jsonrpc":"2.0","id":null,"method":"roots/list"}), "jsonrpc/request-id-not-null"),
-        (
-            json!({"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"x"}}),
-            "jsonrpc/error-code-integer",
-        ),
+        (json!({"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"x"}}), "jsonrpc/error-code-integer"),
         (json!({"jsonrpc":"2.0","id":5,"method":"notifications/progress"}), "jsonrpc/notification-no-id"),
         (json!("hello"), "jsonrpc/message-object"),
         (json!([]), "jsonrpc/batch-revision"),

@@ -41,8 +41,8 @@ pub use super::Flavor;
 
 mod body;
 
-use body::*;
 pub use body::modern_request_headers;
+use body::*;
 
 /// How to reach a server over HTTP.
 #[derive(Debug, Clone)]

@@ -5,7 +5,11 @@
 use super::*;
 
 /// The session a request names: `Err` is the refusal (400 without one, 404 unknown).
-pub(super) fn session_of(endpoint: &Endpoint, state: &EndpointState, headers: &HeaderMap) -> Result<String, Refusal> {
+pub(super) fn session_of(
+    endpoint: &Endpoint,
+    state: &EndpointState,
+    headers: &HeaderMap,
+) -> Result<String, Refusal> {
     let fault = endpoint.fault();
     let Some(raw) = headers.get("mcp-session-id") else {
         if let (Some(Fault::HttpMissingSessionIdServed), Some(latest)) = (fault, &state.latest) {

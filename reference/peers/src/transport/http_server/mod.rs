@@ -685,7 +685,6 @@ fn guard(
     }
 }
 
-
 fn version_refused(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Option<Revision>, Refusal> {
     let mut values = headers.get_all("mcp-protocol-version").iter().map(HeaderValue::as_bytes);
     let raw = values.next();

@@ -1,8 +1,8 @@
 //! Streamable HTTP (2025-03-26 on): a POST of messages, the GET stream, DELETE of a session, and
 //! sessions created and handed to the app.
 
-use super::modern::modern_post;
 use super::admission::*;
+use super::modern::modern_post;
 use super::*;
 
 pub(super) async fn streamable(endpoint: &Arc<Endpoint>, request: Request) -> Reply {
