@@ -1,4 +1,4 @@
-Feature: The stateless era (2026-07-28): a client without initialize
+Feature: The modern era (2026-07-28): a client without initialize
   From 2026-07-28 there is no initialize: every request carries its protocol version and the
   client's capabilities in _meta, a server that does not speak the version answers -32022 with
   the versions it supports, and a server that needs input from the user or the model answers

@@ -1,6 +1,6 @@
 @since:2026-07-28
 Feature: Subscriptions
-  In the stateless era a client asks for notifications with subscriptions/listen and a filter;
+  In the modern era a client asks for notifications with subscriptions/listen and a filter;
   the server acknowledges the subscription before anything else on it, sends only what was
   asked for, and marks each notification with the subscription's id (the listen request's id)
   (judged on every message: subscriptions/…).

@@ -7,9 +7,9 @@
 //! serves, and is started again only after it crashed or hung.
 //!
 //! The barrier is `ping` in the legacy era (which "MUST respond promptly",
-//! `basic/utilities/ping.mdx`) and `server/discover` in the stateless era, which removed ping.
+//! `basic/utilities/ping.mdx`) and `server/discover` in the modern era, which removed ping.
 //! Setup is the legacy handshake (`initialize`, its answer awaited, `notifications/initialized`)
-//! or nothing in the stateless era, where every request carries its own `_meta`.
+//! or nothing in the modern era, where every request carries its own `_meta`.
 
 use super::oracle::{Trip, Watch};
 use super::signature::{has_panic, Oracle};
@@ -144,7 +144,7 @@ impl Driver {
         Ok(())
     }
 
-    /// The legacy handshake, or in the stateless era `server/discover`: the result that
+    /// The legacy handshake, or in the modern era `server/discover`: the result that
     /// describes the server.
     async fn setup(&mut self) -> Result<Value, String> {
         let revision = self.config.revision;
@@ -493,7 +493,7 @@ pub fn initialize(revision: Revision) -> Value {
     }})
 }
 
-/// The `_meta` every stateless-era request of the fuzzing client carries.
+/// The `_meta` every modern-era request of the fuzzing client carries.
 pub fn request_meta(revision: Revision) -> Value {
     modern::request_meta(
         modern::wire_version(revision),

@@ -208,7 +208,7 @@ rules! {
     NO_CRASH = "robustness/no-crash", MUST, "basic/index.mdx#responses", MESSAGES_2024,
         "Every request MUST be answered with a result or an error (JSON-RPC 2.0). An implementation that dies on its input answers none of the requests in flight; ending the connection is the client's to begin (basic/lifecycle.mdx#shutdown).";
     NO_HANG = "robustness/no-hang", MUST, "basic/index.mdx#responses", MESSAGES_2024,
-        "Every request MUST be answered with a result or an error; a ping MUST be answered promptly (basic/utilities/ping.mdx). After the input, the fuzzer's barrier request (ping; server/discover in the stateless era) went unanswered.";
+        "Every request MUST be answered with a result or an error; a ping MUST be answered promptly (basic/utilities/ping.mdx). After the input, the fuzzer's barrier request (ping; server/discover in the modern era) went unanswered.";
     NO_UNCAUGHT_ERROR = "robustness/no-uncaught-error", SHOULD, "basic/index.mdx#responses", MESSAGES_2024,
         "A message the implementation cannot handle SHOULD get a JSON-RPC error response (parse error, invalid request, invalid params, internal error), not an uncaught exception. stderr is free for logging (basic/transports.mdx#stdio); a panic or traceback there shows the error escaped its handler.";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,

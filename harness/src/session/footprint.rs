@@ -101,7 +101,7 @@ impl Footprint {
                 None => return,
             },
         };
-        // Ids are unique per session in the legacy era; the stateless one asks only that an id
+        // Ids are unique per session in the legacy era; the modern one asks only that an id
         // not be one still awaiting its answer (2026-07-28 basic/index.mdx#requests).
         let taken = match checker.revision().era() {
             Era::Legacy => checker.has_used(Direction::ClientToServer, &id),

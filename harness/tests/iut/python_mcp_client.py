@@ -56,7 +56,7 @@ async def roots(context) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/mcpspec/python-client", name="work")])
 
 
-# The tool each MRTR scenario of the stateless era asks a client to call (mcpspec's contract:
+# The tool each MRTR scenario of the modern era asks a client to call (mcpspec's contract:
 # the scenario's name in MCP_CONFORMANCE_SCENARIO).
 SCENARIO_TOOLS = {
     "client-modern/mrtr-elicitation": "test_elicitation",
@@ -69,7 +69,7 @@ SCENARIO_TOOLS = {
 
 
 async def modern(params: StdioServerParameters) -> None:
-    """The stateless era (2026-07-28): the SDK's high-level Client probes with server/discover
+    """The modern era (2026-07-28): the SDK's high-level Client probes with server/discover
     (mode "auto"), stamps _meta on every request, drives MRTR rounds through the callbacks and
     caches results by their ttlMs."""
     from mcp import Client

@@ -178,7 +178,7 @@ caught! {
     // the 2 s timeout: the end of file came, but after the client had exited.
     #[alone] client_fault_exit_holding_stdin: "exit-holding-stdin" at FAULT_REVISION in "client-lifecycle/shutdown"
         => "client-lifecycle/shutdown" "warning";
-    // The stateless era (2026-07-28): each fault of the dual-era reference client, caught by
+    // The modern era (2026-07-28): each fault of the dual-era reference client, caught by
     // the client-modern/… check that names it (checker::modern_client, steps_client::modern).
     client_fault_modern_meta_missing_version: "modern-meta-missing-version" at MODERN
         in "client-modern/request-meta"
@@ -215,7 +215,7 @@ caught! {
         => "client-modern/no-responses" "failed";
 }
 
-/// The stateless era's revision.
+/// The modern era's revision.
 const MODERN: &str = "2026-07-28";
 
 /// The dual-era reference client passes every scenario of 2026-07-28 over stdio, and its

@@ -143,7 +143,7 @@ caught! {
     progress_token_zero: "progress-token-zero" at "2025-11-25" => "progress/token-active" "failed";
 }
 
-// The stateless era (2026-07-28): each deliberate defect of the reference server's modern
+// The modern era (2026-07-28): each deliberate defect of the reference server's modern
 // rules, caught by the check that names the clause it breaks.
 caught! {
     modern_discover_missing_cache_hints: "modern-discover-missing-cache-hints" at "2026-07-28" => "caching/hints" "failed";

@@ -154,7 +154,7 @@ fn the_clean_reference_server_yields_no_finding_in_a_minute_legacy() {
 }
 
 #[test]
-fn the_clean_reference_server_yields_no_finding_in_a_minute_stateless() {
+fn the_clean_reference_server_yields_no_finding_in_a_minute_modern() {
     clean("2026-07-28");
 }
 

@@ -254,7 +254,7 @@ fn fuzz_crash_tool_argument_divides_by_zero_on_slow_ms_0_only() {
         "params": call("slow", json!({"ms": 0}))}));
     assert_panicked(s, "reference/peers/src/server/jobs.rs:", "attempt to divide by zero");
 
-    // The stateless era runs the same tool.
+    // The modern era runs the same tool.
     let mut s = Served::start(Some("fuzz-crash-tool-argument"));
     let slow = s.modern("tools/call", call("slow", json!({"ms": 2})));
     assert!(slow["result"].is_object(), "{slow}");

@@ -36,7 +36,7 @@ fn the_reference_server_passes_over_streamable_http() {
         transport.iter().filter(|s| s["verdict"] == "passed").map(|s| s["revision"].clone()).collect();
     assert_eq!(passed, ["2025-03-26", "2025-06-18", "2025-11-25"], "{}", run.describe());
     assert!(run.stdout.contains("Streamable HTTP begins with 2025-03-26"), "{}", run.describe());
-    // The stateless era over HTTP: the request headers mirror the body, and it is checked.
+    // The modern era over HTTP: the request headers mirror the body, and it is checked.
     for id in ["http/header-version-mismatch", "http/header-name-base64", "meta/required[is missing]"] {
         let at: Vec<_> =
             run.scenarios(id).into_iter().map(|s| (s["revision"].clone(), s["verdict"].clone())).collect();
@@ -65,7 +65,7 @@ fn the_reference_server_passes_over_http_sse() {
     );
     let endpoint = run.scenarios("sse/endpoint-event");
     assert_eq!(endpoint.len(), 4, "every legacy revision: {}", run.describe());
-    // HTTP+SSE is a legacy transport: the stateless revision is skipped, with the reason.
+    // HTTP+SSE is a legacy transport: the modern revision is skipped, with the reason.
     assert!(run.stdout.contains("HTTP+SSE is a transport of the legacy era"), "{}", run.describe());
     assert!(endpoint.iter().all(|s| s["verdict"] == "passed"), "{}", run.describe());
     assert_no_leftovers(&run.marker);

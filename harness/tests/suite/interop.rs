@@ -142,7 +142,7 @@ fn assert_legacy_only(run: &Run) {
     }
 }
 
-/// The stateless era on a real SDK: these scenarios of 2026-07-28 pass.
+/// The modern era on a real SDK: these scenarios of 2026-07-28 pass.
 fn assert_modern_passed(run: &Run, ids: &[&str]) {
     for id in ids {
         assert_verdict(run, id, Some("2026-07-28"), "passed");

@@ -37,7 +37,7 @@ fn the_reference_server_passes_everything_at_every_revision_of_both_eras() {
     assert_eq!(not_passed, 0, "{}", run.describe());
     let scenarios = report["scenarios"].as_array().unwrap();
     // The one scenario that is not the reference server's: it is about servers of the
-    // stateless era only, and the reference server speaks both.
+    // modern era only, and the reference server speaks both.
     let skipped: Vec<_> =
         scenarios.iter().filter(|s| s["verdict"] == "skipped").map(|s| s["id"].clone()).collect();
     assert_eq!(skipped, ["version/initialize-names-versions"], "{}", run.describe());
@@ -57,10 +57,10 @@ fn the_reference_server_passes_everything_at_every_revision_of_both_eras() {
     assert_no_leftovers(&run.marker);
 }
 
-/// A server of the stateless era only: its legacy revisions are skipped, each with the reason
+/// A server of the modern era only: its legacy revisions are skipped, each with the reason
 /// (it refused initialize and answers server/discover), and the run passes on what it speaks.
 #[test]
-fn a_stateless_only_server_is_certified_in_its_era_only() {
+fn a_modern_only_server_is_certified_in_its_era_only() {
     let schemas = shared_schemas().map(|p| p.display().to_string());
     let mut args = vec!["server"];
     if let Some(s) = &schemas {
@@ -81,7 +81,7 @@ fn a_stateless_only_server_is_certified_in_its_era_only() {
         let verdict = if modern { "passed" } else { "skipped" };
         assert_eq!(s["verdict"], verdict, "{s}");
         if !modern {
-            assert!(s["reason"].as_str().unwrap().contains("speaks only the stateless era"), "{s}");
+            assert!(s["reason"].as_str().unwrap().contains("speaks only the modern era"), "{s}");
         }
     }
     let named = run.scenarios("version/initialize-names-versions");

@@ -24,7 +24,7 @@ fn a_server_that_always_counter_offers_fails_version_negotiation() {
     assert_eq!(c["level"], "MUST");
     assert!(c["spec"].as_str().unwrap().ends_with("basic/lifecycle.mdx#version-negotiation"), "{c}");
     assert!(c["expected"].as_str().unwrap().starts_with("\"protocolVersion\": \""), "{c}");
-    // Nothing passed in the legacy era; the stateless one, without initialize, is untouched.
+    // Nothing passed in the legacy era; the modern one, without initialize, is untouched.
     let passed = run.report.as_ref().unwrap()["scenarios"]
         .as_array()
         .unwrap()

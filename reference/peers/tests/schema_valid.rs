@@ -244,7 +244,7 @@ fn every_answer_is_valid_under_the_official_schemas() {
     }
 }
 
-// ---- the stateless era ---------------------------------------------------------------------
+// ---- the modern era ---------------------------------------------------------------------
 
 /// A modern client: every request carries `_meta`; MRTR exchanges are played to the end. Every
 /// message both ways is validated under the 2026-07-28 schema.

@@ -1,4 +1,4 @@
-//! The vocabulary of the stateless ("modern") era, 2026-07-28 and the draft: what every request
+//! The vocabulary of the modern era, 2026-07-28 and the draft: what every request
 //! carries in `_meta`, the errors the era defines, which methods it removed, which may answer
 //! with an `InputRequiredResult` (MRTR) and which are cacheable, and the HTTP request headers
 //! that mirror the body. Pure functions over JSON values, shared by the reference peers and the
@@ -106,7 +106,7 @@ pub fn with_request_meta(params: Option<Value>, meta: &Value) -> Value {
 }
 
 /// Whether a request's `params._meta` names a protocol version at all (valid or not): what makes
-/// a dual-era peer serve it by the stateless rules (`basic/versioning.mdx#backward-compatibility-
+/// a dual-era peer serve it by the modern era's rules (`basic/versioning.mdx#backward-compatibility-
 /// with-initialization-based-versions`: "A request carrying modern per-request `_meta` is served
 /// statelessly").
 pub fn declares_version(params: Option<&Value>) -> bool {

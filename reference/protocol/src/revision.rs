@@ -102,7 +102,7 @@ impl Revision {
     }
 
     /// The path of a document of this revision, given as the legacy revisions lay their
-    /// documents out (`basic/transports.mdx#stdio`): the stateless revisions moved pages
+    /// documents out (`basic/transports.mdx#stdio`): the modern revisions moved pages
     /// (`basic/transports/stdio.mdx`, `basic/patterns/cancellation.mdx`), so a rule written
     /// once cites the page that holds it in every revision.
     pub fn doc(self, legacy_path: &str) -> String {
@@ -114,7 +114,7 @@ impl Revision {
     }
 }
 
-/// Where a legacy page's content lives in the stateless revisions' layout.
+/// Where a legacy page's content lives in the modern revisions' layout.
 fn modern_page(legacy_path: &str) -> std::borrow::Cow<'_, str> {
     let (page, anchor) = legacy_path.split_once('#').unwrap_or((legacy_path, ""));
     let moved = match page {

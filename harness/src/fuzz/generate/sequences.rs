@@ -218,7 +218,7 @@ impl Generator {
                     }
                 };
                 let after = self.cheap_request(d).message;
-                // Stateless: every request stands alone, so the running session serves as well as
+                // Modern era: every request stands alone, so the running session serves as well as
                 // a fresh one.
                 (format!("{label} {what}"), self.lines(&[message, after], d), false)
             }

@@ -39,7 +39,7 @@ struct Pending {
     method: String,
     /// The progress token the request carried, if any.
     progress: Option<RequestId>,
-    /// In the stateless era: what its `_meta` declared.
+    /// In the modern era: what its `_meta` declared.
     modern: Option<modern::ModernRequest>,
 }
 
@@ -74,7 +74,7 @@ pub struct SessionChecker {
     server: Side,
     negotiation: negotiation::Negotiation,
     modern: modern::ModernState,
-    /// The client's rules of the stateless era (judged at modern revisions only).
+    /// The client's rules of the modern era (judged at modern revisions only).
     modern_client: crate::judge::client::modern::ModernClientRules,
 }
 
@@ -250,7 +250,7 @@ impl SessionChecker {
                     .and_then(|p| p.get("_meta"))
                     .and_then(|m| m.get("progressToken"))
                     .and_then(RequestId::from_value);
-                let stateless = self.revision.era() == Era::Modern;
+                let modern_era = self.revision.era() == Era::Modern;
                 let side = self.side_mut(direction);
                 let outstanding = side.outstanding.contains_key(&r.id);
                 let fresh = if side.used.len() < MAX_REMEMBERED_IDS {
@@ -258,7 +258,7 @@ impl SessionChecker {
                 } else {
                     !side.used.contains(&r.id)
                 };
-                if stateless && outstanding {
+                if modern_era && outstanding {
                     // 2026-07-28 relaxed uniqueness to the requests still awaiting an answer.
                     inspection.violations.push(Violation::new(
                         &rules::REQUEST_ID_NOT_OUTSTANDING,
@@ -268,7 +268,7 @@ impl SessionChecker {
                             r.id, r.method
                         ),
                     ));
-                } else if !fresh && !stateless {
+                } else if !fresh && !modern_era {
                     inspection.violations.push(Violation::new(
                         &rules::REQUEST_ID_UNIQUE,
                         "an id not used before in this session",
@@ -290,7 +290,7 @@ impl SessionChecker {
                     }
                     side.progress.insert(token.clone(), None);
                 }
-                let modern = stateless.then(|| modern::ModernRequest::of(r));
+                let modern = modern_era.then(|| modern::ModernRequest::of(r));
                 side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern });
                 self.on_feature_request(direction, r, &mut inspection.violations);
             }

@@ -1,4 +1,4 @@
-//! Session rules of the stateless era (2026-07-28 and the draft), judged on what the server
+//! Session rules of the modern era (2026-07-28 and the draft), judged on what the server
 //! sends: every result says its `resultType`; cacheable results carry caching hints; input is
 //! asked for with an `InputRequiredResult` only where the spec allows it, only for what the
 //! request declared, and never with a JSON-RPC request of the server's own; log messages only
@@ -16,7 +16,7 @@ use mcpspec_protocol::wire::{ErrorObject, Notification, Outcome, Request, Reques
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
-/// What the checker keeps of a stateless session.
+/// What the checker keeps of a session of the modern era.
 #[derive(Debug, Default)]
 pub(super) struct ModernState {
     /// The `cacheScope` of the last page of each list (method → scope).
@@ -25,7 +25,7 @@ pub(super) struct ModernState {
     acknowledged: HashSet<RequestId>,
 }
 
-/// What the checker keeps of one outstanding stateless request.
+/// What the checker keeps of one outstanding modern request.
 #[derive(Debug, Clone)]
 pub(super) struct ModernRequest {
     /// The client capabilities its `_meta` declared (`None` when its `_meta` is malformed:
@@ -76,7 +76,7 @@ fn filter_member(method: &str) -> Option<&'static str> {
 const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
 
 impl SessionChecker {
-    /// Judges a server's response to a stateless request.
+    /// Judges a server's response to a modern request.
     pub(super) fn on_modern_response(
         &mut self,
         resp: &Response,
@@ -199,7 +199,7 @@ impl SessionChecker {
         }
     }
 
-    /// Judges a notification the server sends in the stateless era.
+    /// Judges a notification the server sends in the modern era.
     pub(super) fn on_modern_notification(&mut self, n: &Notification, out: &mut Vec<Violation>) {
         if n.method == "notifications/message" {
             let asked =
@@ -272,7 +272,7 @@ impl SessionChecker {
     }
 }
 
-/// Codes a stateless server must not emit (`basic/index.mdx#error-codes`).
+/// Codes a modern server must not emit (`basic/index.mdx#error-codes`).
 fn judge_error_code(e: &ErrorObject, out: &mut Vec<Violation>) {
     let defined = [
         ErrorObject::HEADER_MISMATCH,

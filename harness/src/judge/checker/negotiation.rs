@@ -87,7 +87,7 @@ impl SessionChecker {
     }
 
     /// What the server asks of the client — a request (legacy era) or an MRTR input request
-    /// (stateless era) — uses only what the client declared (`gate` is the rule a request for an
+    /// (modern era) — uses only what the client declared (`gate` is the rule a request for an
     /// undeclared capability breaks), and keeps the sampling and elicitation rules.
     pub(super) fn judge_server_ask(
         &mut self,
@@ -187,7 +187,7 @@ impl SessionChecker {
 
     fn on_server_notification(&mut self, n: &Notification, out: &mut Vec<Violation>) {
         let quiet_ok = matches!(n.method.as_str(), "notifications/message" | "notifications/progress");
-        // The stateless era has no initialization to wait for.
+        // The modern era has no initialization to wait for.
         if !self.negotiation.initialized && !quiet_ok && self.revision.era() == Era::Legacy {
             out.push(Violation::new(
                 &rules::BEFORE_INITIALIZED,
@@ -208,7 +208,7 @@ impl SessionChecker {
                 ));
             }
         }
-        // In the stateless era, what a server sends on a subscription stream is what the
+        // In the modern era, what a server sends on a subscription stream is what the
         // client asked for there (`checker::modern`); only the logging rule stays.
         if self.revision.era() == Era::Modern && n.method != "notifications/message" {
             return;

@@ -1,4 +1,4 @@
-//! The stateless era's rules for a client (2026-07-28 and the draft), judged on every message
+//! The modern era's rules for a client (2026-07-28 and the draft), judged on every message
 //! of a session whose revision is modern: the request metadata in `_meta` on every request
 //! (`basic/index.mdx#meta`), no JSON-RPC responses from the client (`basic/transports/stdio.mdx`,
 //! `streamable-http.mdx#sending-messages`), the MRTR retry (`basic/patterns/mrtr.mdx`: a new

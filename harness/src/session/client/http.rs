@@ -69,7 +69,7 @@ impl ClientSession {
         http.poll_after_priming = script.poll_after_priming;
         http.get_stream = !script.refuse_get;
         if revision.era() == mcpspec_protocol::Era::Modern {
-            // The endpoint serves the stateless era beside legacy sessions: each modern POST is
+            // The endpoint serves the modern era beside legacy sessions: each modern POST is
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
         }
@@ -132,7 +132,7 @@ impl ClientSession {
             let endpoint = format!("{}?sessionId={}", options.messages_path, link.id());
             self.recorder.endpoint_announced(&endpoint);
         }
-        // The stateless era has no sessions: each request is one of the endpoint's unannounced
+        // The modern era has no sessions: each request is one of the endpoint's unannounced
         // per-request sessions, and the checker follows the client across them (an MRTR retry is
         // judged against the answer to the request before it).
         let modern = self.recorder.revision().era() == mcpspec_protocol::Era::Modern;
@@ -225,7 +225,7 @@ impl ClientSession {
                 self.take(&frame);
             }
             Got::Session(link) => self.adopt(link),
-            // Stateless era: a request's session ends with its response; the client goes on
+            // Modern era: a request's session ends with its response; the client goes on
             // with its next POST, or exits (seen below, when nothing comes).
             Got::Ended if self.recorder.revision().era() == mcpspec_protocol::Era::Modern => {
                 http.drain(&mut self.recorder);

@@ -53,7 +53,7 @@ pub const MIN_GRACE: Duration = Duration::from_millis(250);
 /// [`ClientSession::grace`]).
 const GRACE_ROUND_TRIPS: u32 = 4;
 
-/// How long a client of the stateless era must send nothing to be taken as idle (no ping can
+/// How long a client of the modern era must send nothing to be taken as idle (no ping can
 /// prove it there; see [`ClientSession::serve_until_idle`]).
 pub const MODERN_QUIET: Duration = Duration::from_secs(1);
 
@@ -494,7 +494,7 @@ impl ClientSession {
     /// then does on its own, at its own pace, is for the scenario that serves it to the end
     /// (client-lifecycle/shutdown).
     ///
-    /// The stateless era has no ping (2026-07-28 removed it) and no server requests: there a
+    /// The modern era has no ping (2026-07-28 removed it) and no server requests: there a
     /// client is idle once it has sent nothing for [`MODERN_QUIET`] (or the grace, if longer)
     /// with nothing owed to it.
     pub async fn serve_until_idle(&mut self, within: Duration) -> Served {

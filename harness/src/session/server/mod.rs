@@ -41,7 +41,7 @@ const TAIL_FRAMES: usize = 10_000;
 /// stops (a server MAY ask again until it has what it needs; this bounds one that never has).
 pub const MAX_INPUT_ROUNDS: usize = 8;
 
-/// The `InputRequiredResult` of an answer, if it is one (stateless era).
+/// The `InputRequiredResult` of an answer, if it is one (modern era).
 pub fn input_required(answer: &Response) -> Option<&Value> {
     match &answer.outcome {
         mcpspec_protocol::wire::Outcome::Result(r)
@@ -132,7 +132,7 @@ pub struct ServerSession {
     pub notifications: Vec<Message>,
     /// Requests the server sent (answered by the persona).
     pub server_requests: Vec<Request>,
-    /// The `InputRequiredResult`s the server answered with, in the stateless era (each
+    /// The `InputRequiredResult`s the server answered with, in the modern era (each
     /// answered by the persona and retried: [`ServerSession::complete_input`]).
     pub input_required: Vec<Value>,
     /// Responses that arrived while another answer was awaited (out of order, or in a batch).
@@ -350,7 +350,7 @@ impl ServerSession {
         }
     }
 
-    /// Sends a request with a fresh integer id; returns the id. In the stateless era the
+    /// Sends a request with a fresh integer id; returns the id. In the modern era the
     /// request carries the client's `_meta` (members the caller already set are kept).
     pub async fn send_request(
         &mut self,
@@ -375,7 +375,7 @@ impl ServerSession {
         Ok(id)
     }
 
-    /// The `_meta` every request carries in the stateless era — the version, the persona's
+    /// The `_meta` every request carries in the modern era — the version, the persona's
     /// capabilities and mcpspec's identity (`basic/index.mdx#meta`); `None` in the legacy era.
     pub fn request_meta(&self) -> Option<Value> {
         let revision = self.recorder.revision();
@@ -389,7 +389,7 @@ impl ServerSession {
     }
 
     /// The request that shows the server is alive and reading, answered at once and without
-    /// effect: `ping` in the legacy era, `server/discover` in the stateless one (which removed
+    /// effect: `ping` in the legacy era, `server/discover` in the modern one (which removed
     /// ping).
     pub fn liveness_request(&self) -> (&'static str, Option<Value>) {
         match self.request_meta() {

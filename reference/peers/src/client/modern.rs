@@ -1,4 +1,4 @@
-//! The reference client in the stateless ("modern") era, 2026-07-28 (`docs/specification/2026-07-28/`).
+//! The reference client in the modern era, 2026-07-28 (`docs/specification/2026-07-28/`).
 //!
 //! No `initialize`: every request carries its `_meta` (protocol version, client capabilities,
 //! client identity; `basic/index.mdx#meta`). The flow mirrors the legacy one: probe with

@@ -83,7 +83,7 @@ impl ClientPersona {
         }
     }
 
-    /// The `inputResponses` answering an `InputRequiredResult`'s `inputRequests` (stateless era,
+    /// The `inputResponses` answering an `InputRequiredResult`'s `inputRequests` (modern era,
     /// `basic/patterns/mrtr.mdx`): each entry answered as the request it holds would be, under
     /// the same key; an entry the persona refuses (a capability it did not declare, a request
     /// it finds malformed) is left out, as a client that cannot fulfil it would.

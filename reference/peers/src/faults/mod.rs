@@ -7,7 +7,7 @@
 //! (see [`ReferenceServer::with_fault`](crate::server::ReferenceServer::with_fault)), or (the
 //! `http-`, `sse-` and `modern-http-` faults) a defect of the HTTP endpoint
 //! ([`HttpServerOptions::fault`](crate::transport::http_server::HttpServerOptions::fault)).
-//! The `modern-` faults act only on requests of the stateless era (2026-07-28): a legacy session
+//! The `modern-` faults act only on requests of the modern era (2026-07-28): a legacy session
 //! of the same server never sees them.
 //! Over HTTP, the transformations of messages apply as over stdio; those of bytes (marked
 //! "stdio only") do not.
@@ -188,8 +188,8 @@ faults! {
     /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
     /// where it has `format: uri`, a message whose only defect is a format.
     WebsiteUrlNotUri => "website-url-not-uri",
-    // ---- the stateless era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
-    // Each acts only on requests served by the stateless rules; legacy sessions are untouched.
+    // ---- the modern era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
+    // Each acts only on requests served by the modern era's rules; legacy sessions are untouched.
     /// `server/discover` answers without `ttlMs` and `cacheScope` (caching.mdx: MUST include).
     ModernDiscoverMissingCacheHints => "modern-discover-missing-cache-hints",
     /// `server/discover` declares `prompts`, but `prompts/list` answers -32601.
@@ -236,9 +236,9 @@ faults! {
     /// `resources/read` of an unknown resource answers -32002, which 2026-07-28 implementations
     /// MUST NOT emit, instead of -32602.
     ModernUnknownResourceOldCode => "modern-unknown-resource-old-code",
-    /// Error responses to stateless requests drop the request id (which was readable).
+    /// Error responses to modern requests drop the request id (which was readable).
     ModernErrorWithoutId => "modern-error-without-id",
-    /// Every stateless `tools/call` is preceded by a `ping` request to the client (servers MUST
+    /// Every modern `tools/call` is preceded by a `ping` request to the client (servers MUST
     /// NOT initiate requests in 2026-07-28).
     ModernServerSendsRequest => "modern-server-sends-request",
     /// `subscriptions/listen` is never acknowledged: its notifications come without
@@ -255,7 +255,7 @@ faults! {
     /// HTTP: `Mcp-Method` and `Mcp-Name` are not compared with the body (a mismatch is served
     /// instead of 400 + -32020).
     ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
-    /// HTTP: errors of stateless requests are answered with status 200 (not 400 / 404).
+    /// HTTP: errors of modern requests are answered with status 200 (not 400 / 404).
     ModernHttpStatus200OnError => "modern-http-status-200-on-error",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.

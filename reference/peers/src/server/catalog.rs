@@ -309,7 +309,7 @@ const PROMPTS: [PromptRow; 4] = [
     ("test_prompt_with_image", "Prompt with image", "A prompt with an image.", &[]),
 ];
 
-/// The prompt of the stateless era, served by `mrtr.rs`.
+/// The prompt of the modern era, served by `mrtr.rs`.
 const MRTR_PROMPT_ROW: PromptRow = (
     MRTR_PROMPT,
     "Prompt that asks for input",

@@ -63,7 +63,7 @@ impl ReferenceServer {
     }
 
     /// One page of a list (`tools/list`, `resources/list`, `resources/templates/list`,
-    /// `prompts/list`) at the revision being served; lists of the stateless era recognise their
+    /// `prompts/list`) at the revision being served; lists of the modern era recognise their
     /// cursors without memory (`pagination.rs`).
     pub(super) fn list_page(&mut self, list: &str, params: Option<&Value>) -> Result<Value, ErrorObject> {
         let rev = self.rev();
@@ -94,12 +94,12 @@ impl ReferenceServer {
             // The page is still computed below; the serving loop hangs before writing it.
             self.crash = Some(Crash::Hang);
         }
-        let stateless = self.modern.is_some();
-        let how = pagination::Paging { page_size: self.config.page_size, fault: self.fault, stateless };
+        let modern = self.modern.is_some();
+        let how = pagination::Paging { page_size: self.config.page_size, fault: self.fault, modern };
         self.cursors.page(list, key, items, params, how)
     }
 
-    /// The revision being served: the stateless request's, else the negotiated one.
+    /// The revision being served: the modern request's, else the negotiated one.
     pub(super) fn rev(&self) -> Revision {
         match &self.modern {
             Some(ctx) => ctx.revision,
@@ -145,7 +145,7 @@ impl ReferenceServer {
     }
 
     pub(super) fn watched_resource_changes(&mut self) {
-        // A legacy session between `initialize` and `initialized` waits; a stateless listener
+        // A legacy session between `initialize` and `initialized` waits; a modern listener
         // (or a connection that never initialized) hears of the change at once.
         if self.phase == Phase::Initialized && self.listeners(catalog::WATCHED) == 0 {
             // Nothing but pings and logging before `initialized`: change a little later (from
@@ -190,7 +190,7 @@ impl ReferenceServer {
     /// `logging/setLevel` every level is sent: logging.mdx leaves the default open (digest §T16),
     /// and sending all makes the effect of a later setLevel visible.
     ///
-    /// A stateless request is logged to only when its `_meta` names a level, and only at or
+    /// A modern request is logged to only when its `_meta` names a level, and only at or
     /// above it (2026-07-28 `server/utilities/logging.mdx`: "The server **MUST NOT** emit
     /// `notifications/message` for a request that does not include this field").
     pub(super) fn log(&mut self, level: LogLevel, data: &str) {

@@ -1,7 +1,7 @@
 //! The reference MCP server: a sans-IO handler ([`ReferenceServer`]) and the loop that runs it,
 //! over a byte stream ([`serve_stdio`]) or over HTTP, one server per session ([`serve_http`]).
 //! It speaks every legacy revision (2024-11-05 … 2025-11-25) and every server feature of them,
-//! and the stateless era (2026-07-28, `modern.rs`, with multi round-trip requests in `mrtr.rs`)
+//! and the modern era (2026-07-28, `modern.rs`, with multi round-trip requests in `mrtr.rs`)
 //! on the same connection (a dual-era server, `basic/versioning.mdx`), and answers exactly as
 //! the spec says, so the suite can be proven against it; the same handler
 //! is what the fuzz targets drive.
@@ -159,7 +159,7 @@ struct Job {
     batch: Option<u64>,
     deadline: Option<Instant>,
     kind: JobKind,
-    /// A request of the stateless era: how its answer is finished (`modern.rs`).
+    /// A request of the modern era: how its answer is finished (`modern.rs`).
     modern: Option<modern::Ctx>,
 }
 
@@ -253,7 +253,7 @@ pub struct ReferenceServer {
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
     current_batch: Option<u64>,
-    /// The stateless request being handled, while it is.
+    /// The modern request being handled, while it is.
     modern: Option<modern::Ctx>,
     out: Vec<Value>,
     /// A planted bug went off (the `fuzz-` faults): the serving loop ends the process with it

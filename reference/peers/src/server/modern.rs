@@ -1,4 +1,4 @@
-//! The stateless era (2026-07-28) of the reference server: every request stands alone, with its
+//! The modern era (2026-07-28) of the reference server: every request stands alone, with its
 //! version and the client's capabilities in `params._meta` (`basic/index.mdx#meta`), and every
 //! result says what it is (`resultType`) and who answered (`_meta` serverInfo).
 //!
@@ -40,7 +40,7 @@ use serde_json::{json, Map, Value};
 /// The lifetime of cacheable results that do not change.
 const TTL_MS: u64 = 60_000;
 
-/// What is known of the stateless request being handled: how its answer is finished.
+/// What is known of the modern request being handled: how its answer is finished.
 #[derive(Debug, Clone)]
 pub(super) struct Ctx {
     pub method: String,
@@ -59,7 +59,7 @@ impl ReferenceServer {
         self.config.supported.iter().copied().filter(|r| r.era() == Era::Modern).collect()
     }
 
-    /// Whether a request is served by the stateless rules (see the module doc).
+    /// Whether a request is served by the modern era's rules (see the module doc).
     pub(super) fn is_modern_request(&self, r: &Request) -> bool {
         if self.modern_revisions().is_empty() {
             return false;
@@ -68,7 +68,7 @@ impl ReferenceServer {
         !legacy || r.method == "server/discover" || era::declares_version(r.params.as_ref())
     }
 
-    /// Serves one stateless request: the checks every request passes, then its method.
+    /// Serves one modern request: the checks every request passes, then its method.
     pub(super) fn modern_request(&mut self, r: Request) {
         let newest = self.modern_revisions().into_iter().max().unwrap_or(Revision::V2026_07_28);
         let uri = r.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
@@ -99,7 +99,7 @@ impl ReferenceServer {
             // versioning.mdx: a modern-only server "SHOULD name the protocol versions it supports
             // in any error it returns to an `initialize` request".
             let why = format!(
-                "Method not found: initialize; this server speaks the stateless protocol versions {} \
+                "Method not found: initialize; this server speaks the modern protocol versions {} \
                  (use server/discover)",
                 supported.join(", ")
             );
@@ -324,7 +324,7 @@ impl ReferenceServer {
         !ids.is_empty()
     }
 
-    /// Finishes the answer to a stateless request: `resultType`, serverInfo and caching hints on
+    /// Finishes the answer to a modern request: `resultType`, serverInfo and caching hints on
     /// results, and the era's deliberate defects.
     pub(super) fn modern_outcome(
         &self,
@@ -382,7 +382,7 @@ impl ReferenceServer {
     }
 }
 
-/// What the server serves in the stateless era (`server/discover.mdx`): no `tasks` (removed from
+/// What the server serves in the modern era (`server/discover.mdx`): no `tasks` (removed from
 /// the core), `logging` because `test_tool_with_logging` logs to requests that ask for it.
 pub(super) fn server_capabilities() -> Value {
     json!({

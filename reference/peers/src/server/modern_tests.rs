@@ -1,4 +1,4 @@
-//! Transcript tests of the stateless era (2026-07-28) on virtual time: `modern.rs`, `mrtr.rs`,
+//! Transcript tests of the modern era (2026-07-28) on virtual time: `modern.rs`, `mrtr.rs`,
 //! and each `modern-` fault changing what a client doing the normal thing sees.
 
 use super::*;
@@ -151,7 +151,7 @@ fn meta_missing_or_invalid_is_invalid_params_with_the_id() {
     assert!(a[0]["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
     let a = m.send(json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{era::PROTOCOL_VERSION_KEY: 7, era::CLIENT_CAPABILITIES_KEY: {}}}}));
     assert_eq!(code(&a[0]), -32602);
-    // A modern-only server takes every request by the stateless rules.
+    // A modern-only server takes every request by the modern era's rules.
     let mut m = M::modern_only();
     let a = m.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
     assert_eq!(code(&a[0]), -32602);

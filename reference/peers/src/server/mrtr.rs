@@ -1,4 +1,4 @@
-//! Multi round-trip requests (`basic/patterns/mrtr.mdx`): how the stateless server gets input
+//! Multi round-trip requests (`basic/patterns/mrtr.mdx`): how the server of the modern era gets input
 //! from the client without sending it requests. A fixture answers `input_required` with
 //! `inputRequests` (what to ask the client) and a `requestState`; the client retries the same
 //! request with `inputResponses` and the state, and the fixture goes on where it stopped.

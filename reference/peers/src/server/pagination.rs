@@ -5,7 +5,7 @@
 //! is invalid (-32602, "Invalid cursors SHOULD result in an error with code -32602"). The same
 //! page always gets the same cursor ("provide stable cursors").
 //!
-//! The stateless era (2026-07-28) may not rely on earlier requests (`basic/index.mdx`: "Servers
+//! The modern era (2026-07-28) may not rely on earlier requests (`basic/index.mdx`: "Servers
 //! **MUST NOT** rely on prior requests over the same connection to establish context"; over HTTP
 //! each request meets a fresh server): there a cursor is recognised by recomputing the cursor of
 //! every offset of the list, which needs no memory. An empty string is a cursor like any other
@@ -29,12 +29,12 @@ fn cursor_text(list: &str, offset: usize) -> String {
 }
 
 /// How a list is paged: items per page, the server's fault, and whether cursors must be
-/// recognised without memory (the stateless era).
+/// recognised without memory (the modern era).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Paging {
     pub page_size: usize,
     pub fault: Option<Fault>,
-    pub stateless: bool,
+    pub modern: bool,
 }
 
 #[derive(Debug, Default)]
@@ -59,13 +59,13 @@ impl Cursors {
         params: Option<&Value>,
         how: Paging,
     ) -> Result<Value, ErrorObject> {
-        let Paging { page_size, fault, stateless } = how;
+        let Paging { page_size, fault, modern } = how;
         let page_size = page_size.max(1);
         let offset = match params.and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => match self.issued.get(c) {
                 Some((l, offset)) if *l == list => *offset,
-                _ if stateless && (1..items.len()).any(|o| cursor_text(list, o) == *c) => {
+                _ if modern && (1..items.len()).any(|o| cursor_text(list, o) == *c) => {
                     (1..items.len()).find(|o| cursor_text(list, *o) == *c).unwrap_or(0)
                 }
                 _ if fault == Some(Fault::AcceptInvalidCursor) => 0,

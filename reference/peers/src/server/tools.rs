@@ -155,7 +155,7 @@ impl ReferenceServer {
     /// The extra tool of the faults that only show when a tool without a fixture name is called:
     /// it samples, like `test_sampling`, with the fault's defect.
     pub(super) fn unnamed_fault_tool(&self) -> Option<Value> {
-        // Those faults send requests to the client: a legacy defect, never in the stateless era.
+        // Those faults send requests to the client: a legacy defect, never in the modern era.
         if self.modern.is_some() {
             return None;
         }
@@ -291,7 +291,7 @@ impl ReferenceServer {
         let operating = self.phase == Phase::Operating;
         let Some(job) = self.jobs.get_mut(&id) else { return };
         job.deadline = None;
-        // A stateless request has no session phase: its progress goes out at once.
+        // A modern request has no session phase: its progress goes out at once.
         let operating = operating || job.modern.is_some();
         match &mut job.kind {
             JobKind::Slow { ms } => {

@@ -3,11 +3,11 @@
 
 use super::*;
 
-// ---- the stateless era (2026-07-28) on the same endpoint -------------------------------------
+// ---- the modern era (2026-07-28) on the same endpoint -------------------------------------
 
 pub(crate) const MODERN: &str = "2026-07-28";
 
-/// A dual-era endpoint: legacy sessions and stateless requests.
+/// A dual-era endpoint: legacy sessions and modern requests.
 pub(crate) async fn modern_server(fault: Option<Fault>) -> Server {
     server(Flavor::Streamable, |o| {
         o.accepted_revisions = ServerConfig::default().supported;
@@ -280,7 +280,7 @@ async fn a_modern_only_endpoint_refuses_initialize_naming_its_versions() {
     .await
     .unwrap();
     assert_eq!(r.status().as_u16(), 405, "no legacy sessions at all");
-    // The stateless requests are served.
+    // The modern requests are served.
     let d = modern_call(&url, &modern_body(json!(1), "server/discover", json!({}), &json!({})), &[]).await;
     assert_eq!(d.json()["result"]["supportedVersions"], json!([MODERN]));
     task.abort();

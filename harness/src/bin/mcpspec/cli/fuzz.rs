@@ -20,7 +20,7 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct FuzzArgs {
-    /// The revision to fuzz at (default 2025-11-25; 2026-07-28 fuzzes the stateless era). A
+    /// The revision to fuzz at (default 2025-11-25; 2026-07-28 fuzzes the modern era). A
     /// server that negotiates another one is fuzzed at that one.
     #[arg(long, value_name = "R", value_parser = parse_revision)]
     pub revision: Option<Revision>,

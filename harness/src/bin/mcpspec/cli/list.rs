@@ -143,7 +143,7 @@ pub fn list(
         scenarios.extend(catalog(role, dir, &revisions)?);
     }
     // Wire rules judge whatever the implementation under test sends, in either role; the
-    // stateless era's client rules judge clients only.
+    // modern era's client rules judge clients only.
     let rule = |r: &'static Rule, role: &'static str| ListedRule {
         id: r.id,
         role,

@@ -10,13 +10,13 @@ use mcpspec_protocol::wire::{ErrorObject, Outcome};
 use mcpspec_protocol::{Era, Revision};
 use mcpspec_reference::transport::http_client::ConnectError;
 
-/// What a one-off initialize (legacy era) or server/discover (stateless era) says about a
+/// What a one-off initialize (legacy era) or server/discover (modern era) says about a
 /// revision.
 pub enum Probe {
     Echoed,
     /// The server does not speak the revision; why, in words.
     CounterOffered(String),
-    /// `initialize` got an error: what a server of the stateless era only answers (decided
+    /// `initialize` got an error: what a server of the modern era only answers (decided
     /// with the other probes), else inconclusive.
     Refused(String),
     Inconclusive,
@@ -98,7 +98,7 @@ async fn probe_initialize(
     (probe, Ok(()))
 }
 
-/// A stateless revision is spoken when `server/discover` lists it; an
+/// A modern revision is spoken when `server/discover` lists it; an
 /// `UnsupportedProtocolVersionError` says which are (`basic/versioning.mdx`). Anything else —
 /// an error of another kind, or silence — is a server of the legacy era only, as a dual-era
 /// client concludes too (`basic/transports/stdio.mdx#backward-compatibility`).

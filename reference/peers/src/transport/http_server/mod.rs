@@ -3,7 +3,7 @@
 //! (2024-11-05, §O).
 //!
 //! An endpoint whose [`HttpServerOptions::accepted_revisions`] hold a modern revision also
-//! serves the stateless era (`rules::is_modern_post`): such a POST is checked here (`_meta`,
+//! serves the modern era (`rules::is_modern_post`): such a POST is checked here (`_meta`,
 //! the mirrored headers), then handed to the app as a session of its own that is never
 //! announced (no `Mcp-Session-Id`; one app instance per request, which keeps no state between
 //! requests) and ends with its response stream, so closing the stream cancels the request
@@ -121,7 +121,7 @@ pub struct HttpServerOptions {
     pub max_sessions: usize,
     pub allowed_origins: OriginPolicy,
     /// The revisions `MCP-Protocol-Version` may name (others: 400). A modern one here turns on
-    /// the stateless era (see the module doc); its versions are judged by the app.
+    /// the modern era (see the module doc); its versions are judged by the app.
     pub accepted_revisions: Vec<Revision>,
     /// A session nobody has sent anything to, with no open stream, for this long is ended.
     pub session_idle_timeout: Duration,
@@ -135,7 +135,7 @@ pub struct HttpServerOptions {
     pub limits: Limits,
     /// A deliberate defect of the HTTP layer (test peers only). Only the `http-`, `sse-` and
     /// `modern-http-` faults change something here (and `modern-meta-not-required`, which lets
-    /// a stateless request without `_meta` through to the app).
+    /// a modern request without `_meta` through to the app).
     pub fault: Option<Fault>,
 }
 

@@ -13,7 +13,7 @@ pub(super) fn modern_error(status: StatusCode, id: Option<RequestId>, error: Err
         .unwrap_or_default()
 }
 
-/// A POST of the stateless era (see the module doc).
+/// A POST of the modern era (see the module doc).
 pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, value: Value) -> Reply {
     let fault = endpoint.fault();
     // The deliberate defect `modern-http-status-200-on-error`: every refusal says 200.

@@ -222,7 +222,7 @@ pub fn error_body(code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "error": { "code": code, "message": message } })
 }
 
-/// Whether a POST is served by the stateless rules of 2026-07-28 (an endpoint that accepts a
+/// Whether a POST is served by the modern era's rules of 2026-07-28 (an endpoint that accepts a
 /// modern revision; `basic/versioning.mdx`: a dual-era server "selects its behavior from how the
 /// client opens"): a single message whose `_meta` names a version, `server/discover`, or one whose
 /// `MCP-Protocol-Version` names a modern revision; on a modern-only endpoint, every single

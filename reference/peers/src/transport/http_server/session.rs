@@ -115,7 +115,7 @@ pub(crate) struct Session {
     pub last_active: Instant,
     /// DELETEd while fault `http-deleted-session-served` keeps it going.
     pub deleted: bool,
-    /// The session of one stateless (2026-07-28) request: never announced, never named by a
+    /// The session of one modern (2026-07-28) request: never announced, never named by a
     /// client, gone with its response stream.
     pub hidden: bool,
     limits: Limits,

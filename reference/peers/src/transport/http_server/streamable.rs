@@ -100,7 +100,7 @@ pub(super) async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Bo
     reply
 }
 
-/// GET and DELETE without a legacy session, on an endpoint that serves the stateless era:
+/// GET and DELETE without a legacy session, on an endpoint that serves the modern era:
 /// 405 (2026-07-28 streamable-http.mdx#backward-compatibility: "respond with `405 Method Not
 /// Allowed`"). With a session id they stay legacy requests.
 pub(super) fn no_legacy_session(endpoint: &Endpoint, headers: &HeaderMap) -> Option<Reply> {

@@ -1,4 +1,4 @@
-//! Steps of the stateless era's client scenarios (`scenarios/client/modern.feature`, 2026-07-28):
+//! Steps of the modern era's client scenarios (`scenarios/client/modern.feature`, 2026-07-28):
 //! the scenario server is the reference server at a modern revision; these steps script it a
 //! little (a first request refused with -32022, no `requestState`) and judge the session from
 //! what the client sent and what it was answered (`ClientSession::received` and `sent`). The

@@ -32,7 +32,7 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
 }
 
 /// Starts the server and establishes the session; failures are charged to what establishes
-/// it: the initialize handshake (legacy era) or `server/discover` (stateless era, where every
+/// it: the initialize handshake (legacy era) or `server/discover` (modern era, where every
 /// server MUST implement it and it is what a client learns capabilities from).
 pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
     w.scenario.precondition = Some(match w.scenario.revision.era() {
@@ -110,7 +110,7 @@ async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt
     Ok(())
 }
 
-/// The stateless era has no handshake: `server/discover` tells the client what the server
+/// The modern era has no handshake: `server/discover` tells the client what the server
 /// offers (`server/discover.mdx`).
 async fn discover(w: &mut ServerWorld) -> Result<(), Halt> {
     let version = modern::wire_version(w.scenario.revision);

@@ -10,7 +10,7 @@
 mod fixture;
 mod given;
 mod http;
-mod stateless;
+mod modern;
 pub mod sweep;
 mod then;
 mod when;
@@ -38,7 +38,7 @@ pub struct Pending {
     /// What was sent, for messages: `the tools/list request`.
     pub what: String,
     /// A request's method and params as the step gave them, so that an `InputRequiredResult`
-    /// can be answered and the request sent again (stateless era).
+    /// can be answered and the request sent again (modern era).
     pub request: Option<(String, Option<Value>)>,
 }
 
@@ -65,7 +65,7 @@ pub struct ServerWorld {
     /// The last answer received.
     pub response: Option<Response>,
     /// What the server said about itself when the session was established: its initialize
-    /// result (legacy era) or its `server/discover` result (stateless era); both hold its
+    /// result (legacy era) or its `server/discover` result (modern era); both hold its
     /// `capabilities`.
     pub server_description: Option<Value>,
     /// The subject a Given step picked (a tool, a resource, a prompt).

@@ -158,7 +158,7 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     if resources.is_empty() && templates.is_empty() {
         return Err(w.skip("the server lists no resources and no resource templates".into()));
     }
-    // resources/subscribe is of the legacy era (the stateless one subscribes with
+    // resources/subscribe is of the legacy era (the modern one subscribes with
     // subscriptions/listen, which its own scenarios exercise).
     let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
         && w.scenario.revision.era() == mcpspec_protocol::Era::Legacy;
@@ -327,7 +327,7 @@ async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params:
         Err(e) => return Err(w.not_sent(&format!("the {what} request"), e).await),
     };
     let mut answer = w.session()?.wait_response(&id, within).await;
-    // In the stateless era the input a tool asks for is given as a client would, round by round.
+    // In the modern era the input a tool asks for is given as a client would, round by round.
     if let Ok(first) = &answer {
         if mcpspec::session::server::input_required(first).is_some() {
             let first = first.clone();

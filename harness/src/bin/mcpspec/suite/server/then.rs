@@ -162,7 +162,7 @@ async fn still_alive(w: &mut ServerWorld) -> Result<(), Halt> {
     // what arrives meanwhile is still recorded and judged.
     w.pending.clear();
     let within = w.timeout();
-    // ping ({} expected) in the legacy era; server/discover (any result) in the stateless one.
+    // ping ({} expected) in the legacy era; server/discover (any result) in the modern one.
     let (method, params) = w.session()?.liveness_request();
     let expected = match method {
         "ping" => "the session still answers ping with {}".to_owned(),

@@ -55,7 +55,7 @@ async fn sends_request(w: &mut ServerWorld, step: &Step, method: String) -> Resu
 async fn sends_request_with_id(w: &mut ServerWorld, method: String, id: String) -> Result<(), Halt> {
     let id_value = step_json(w, &id)?;
     let mut message = json!({ "jsonrpc": "2.0", "id": id_value, "method": method });
-    // In the stateless era every request carries the client's _meta.
+    // In the modern era every request carries the client's _meta.
     if let Some(meta) = w.session()?.request_meta() {
         message["params"] = json!({ "_meta": meta });
     }

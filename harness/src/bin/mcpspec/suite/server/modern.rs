@@ -1,5 +1,5 @@
-//! Steps of the stateless era's scenarios (`stateless.feature`, `mrtr.feature`,
-//! `subscriptions.feature`, `transport_http_stateless.feature`): requests with a broken
+//! Steps of the modern era's scenarios (`modern.feature`, `mrtr.feature`,
+//! `subscriptions.feature`, `transport_http_modern.feature`): requests with a broken
 //! `_meta`, a legacy client's `initialize`, input requests answered round by round (or with a
 //! tampered `requestState`), subscriptions, and the HTTP headers that mirror a request's body.
 
@@ -15,7 +15,7 @@ use mcpspec_reference::transport::http_client::Tweaks;
 use serde_json::{json, Map, Value};
 
 impl ServerWorld {
-    /// The request `method` as mcpspec sends it in the stateless era: `params` plus the
+    /// The request `method` as mcpspec sends it in the modern era: `params` plus the
     /// client's `_meta`.
     pub(super) fn modern_request(&mut self, method: &str, params: Option<Value>) -> Result<Message, Halt> {
         let session = self.session()?;
@@ -83,8 +83,8 @@ async fn discovered_declaring(w: &mut ServerWorld, step: &Step) -> Result<(), Ha
     super::given::establish(w, caps).await
 }
 
-#[given("the server speaks only the stateless era")]
-async fn only_stateless(w: &mut ServerWorld) -> Result<(), Halt> {
+#[given("the server speaks only the modern era")]
+async fn only_modern(w: &mut ServerWorld) -> Result<(), Halt> {
     let listed = modern::version_list(w.server_description.as_ref().and_then(|d| d.get("supportedVersions")));
     let legacy: Vec<&String> =
         listed.iter().filter(|v| Revision::LEGACY.iter().any(|r| r.as_str() == v.as_str())).collect();

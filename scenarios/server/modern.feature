@@ -1,5 +1,5 @@
 @since:2026-07-28
-Feature: The stateless era
+Feature: The modern era
   From 2026-07-28 there is no handshake and no session: every request carries its protocol
   version and the client's capabilities in _meta, server/discover says what the server offers,
   and each request is accepted or refused on its own. Every result says its resultType, and
@@ -48,9 +48,9 @@ Feature: The stateless era
     And over HTTP the status is 400
 
   @id:version/initialize-names-versions @SHOULD @spec:basic/versioning.mdx#backward-compatibility-with-initialization-based-versions
-  Scenario: a server of the stateless era only names its versions when refusing initialize
+  Scenario: a server of the modern era only names its versions when refusing initialize
     Given the client has discovered the server
-    And the server speaks only the stateless era
+    And the server speaks only the modern era
     When the client sends "initialize" offering "2025-11-25" as a legacy client
     Then the server refuses it naming the revision under test, unless it serves the legacy era too
 

@@ -1,5 +1,5 @@
 @transport:http @since:2026-07-28
-Feature: Streamable HTTP in the stateless era
+Feature: Streamable HTTP in the modern era
   Every POST mirrors its body in headers (MCP-Protocol-Version equal to _meta's version,
   Mcp-Method, and Mcp-Name for tools/call, resources/read and prompts/get); a server that
   processes the body rejects a mismatch with 400 and -32020. Unknown methods get 404 and
@@ -49,8 +49,8 @@ Feature: Streamable HTTP in the stateless era
     And the server answers with error -32601
 
   @id:http/no-get-stream @SHOULD @spec:basic/transports/streamable-http.mdx#earlier-streamable-http-revisions
-  Scenario: a server of the stateless era only answers GET with 405
+  Scenario: a server of the modern era only answers GET with 405
     Given the client has discovered the server
-    And the server speaks only the stateless era
+    And the server speaks only the modern era
     When the client opens a GET stream
     Then the HTTP status is 405
