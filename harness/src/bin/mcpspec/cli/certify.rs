@@ -153,159 +153,19 @@ pub async fn run(role: Role, args: CertifyArgs) -> u8 {
     }
 }
 
-/// `mcpspec server` and `mcpspec client`: runs the role's suite and reports.
+/// `mcpspec server` and `mcpspec client`: plans the run from the options, runs the role's suite
+/// and reports.
 async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
     // Caught from the start: a signal while an HTTP server command starts stops the run as soon
     // as the start is over (bounded by its wait), and the served process is ended with it.
     let stopped = signals::stopped();
-    let started_at = std::time::SystemTime::now();
-    mcpspec::report::console::init(match (args.quiet, args.verbose) {
-        (true, _) => mcpspec::report::console::Mode::Quiet,
-        (_, true) => mcpspec::report::console::Mode::Verbose,
-        _ => mcpspec::report::console::Mode::Normal,
-    });
-    mcpspec::judge::recorder::log_wire_to(|label, arrow, text| {
-        mcpspec::report::console::get().wire(label, arrow, text)
-    });
-    // Secrets (credential-like environment variables, --header values) never reach a report.
-    mcpspec::report::redact::init(
-        args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)),
-    );
-    let baseline = match &args.expected_failures {
-        Some(path) => {
-            Some(mcpspec::report::baseline::Baseline::load(path).map_err(|e| UsageError(e.to_string()))?)
-        }
-        None => None,
-    };
-    let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
-    let filter = suite::plan::Filter::new(selection.clone()).map_err(UsageError)?;
-    let http = match (role, args.transport, &args.url) {
-        (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
-            return Err(UsageError("--url needs --transport http or sse".into()).into())
-        }
-        (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
-        | (Role::Server, None, Some(_)) => true,
-        (Role::Client, _, Some(_)) => {
-            let why =
-                "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
-                       serves the URL and passes it to the client as its last argument)";
-            return Err(UsageError(why.into()).into());
-        }
-        _ => false,
-    };
-    // A client over HTTP: mcpspec's scenario server listens, the client gets its URL.
-    let client_flavor = match (role, args.transport) {
-        (Role::Client, Some(ServerTransport::Http)) => Some(Flavor::Streamable),
-        (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
-        _ => None,
-    };
-    let command = match crate::suite::bounds::command_line(&args.command, args.shell) {
-        Some(c) => Some(c),
-        None if http && args.url.is_some() => None,
-        None => {
-            let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
-            let role = role.name();
-            eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
-            let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
-            if let Some(flavor) = client_flavor {
-                argv.extend(["--transport".into(), flavor.name().into()]);
-            }
-            if http {
-                let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
-                argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
-            }
-            Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
-        }
-    };
-    // The official files (or any others) on request; otherwise mcpspec's own schemas.
-    let schemas = Some(schema_set(args.schema_dir.as_ref()).map_err(UsageError)?);
-    let timeout = Duration::from_secs_f64(args.timeout);
-    let child = ChildOptions {
-        max_message_bytes: args.max_message_bytes,
-        write_timeout: timeout,
-        shutdown_grace: timeout.min(Duration::from_secs(2)),
-        ..ChildOptions::default()
-    };
-    let jobs = args.jobs.unwrap_or(match role {
-        Role::Client => CLIENT_JOBS,
-        Role::Server => SERVER_JOBS,
-    });
-    let bounds = Arc::new(crate::suite::bounds::RunBounds::new(
-        role.name(),
-        args.deadline.map(Duration::from_secs_f64),
-    ));
-    // A server over HTTP: started here when it is a command, for the whole run.
-    let mut served = None;
-    let target = match (http, command) {
-        (false, Some(command)) => match client_flavor {
-            Some(flavor) => Target::ClientOverHttp(command, flavor),
-            None => Target::Stdio(command),
-        },
-        (false, None) => unreachable!("a command is set unless --url is given"),
-        (true, command) => {
-            let port = match &command {
-                Some(_) => mcpspec::session::target::free_port().context("cannot find a free port")?,
-                None => 0,
-            };
-            let legacy = args.transport == Some(ServerTransport::Sse);
-            let default_url = format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" });
-            let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
-            let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
-            if let Some(command) = &command {
-                // A server starting takes longer than a message: three timeouts, at least 10 s.
-                let within = (timeout * 3).max(Duration::from_secs(10));
-                let process =
-                    mcpspec::session::target::ServedProcess::start(command, port, child.clone(), within)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("the server did not start: {e}"))?;
-                served = Some(process);
-            }
-            let flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
-            let mut options = HttpClientOptions::new(url, flavor);
-            options.headers = args.headers.clone();
-            options.max_message_bytes = args.max_message_bytes;
-            options.request_timeout = timeout;
-            // A server that cannot be reached is no server to judge: the run stops at once, its
-            // scenarios reported as not run (exit 3).
-            match mcpspec::session::target::detect(&options).await {
-                Ok((flavor, note)) if args.transport.is_none() => {
-                    if let Some(note) = note {
-                        eprintln!("mcpspec: {note}");
-                    }
-                    options.flavor = flavor;
-                }
-                Ok(_) => {}
-                Err(Detection::Unreachable(why)) => {
-                    let verdict = format!("cannot reach the server: {why}");
-                    eprintln!("mcpspec: {verdict}");
-                    bounds.unreachable(verdict);
-                }
-                Err(Detection::Unclear(why)) if args.transport.is_none() => {
-                    eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
-                }
-                Err(Detection::Unclear(_)) => {}
-            }
-            Target::Http(options)
-        }
-    };
-    let display = target.display();
-    let transport = target.transport();
-    let results = Arc::new(mcpspec::report::Results::new());
-    let config = suite::context::SuiteConfig {
-        target,
-        revisions: args.revisions.clone(),
-        timeout,
-        child,
-        schemas,
-        jobs,
-        scenarios: args.scenarios.clone(),
-        sweep: suite::context::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
-        isolate: args.isolate,
-        results: results.clone(),
-        selection: filter,
-        bounds,
-    };
+    open_console(&args);
+    let plan = plan(role, &args).await?;
+    let Plan { config, baseline, selection, served } = plan;
+    let (display, transport) = (config.target.display(), config.target.transport());
+    let results = config.results.clone();
     let suite = async {
         match role {
             Role::Server => suite::run::run_server_suite(config).await,
@@ -348,8 +208,191 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         not_tested: run.not_tested,
         interrupted: stop.map(|s| s.name()),
     };
-    let mut report =
+    let report =
         Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    report_and_exit(report, &args, started, stop)
+}
+
+/// The console's mode, the live wire log, and the secrets kept out of every report.
+fn open_console(args: &CertifyArgs) {
+    mcpspec::report::console::init(match (args.quiet, args.verbose) {
+        (true, _) => mcpspec::report::console::Mode::Quiet,
+        (_, true) => mcpspec::report::console::Mode::Verbose,
+        _ => mcpspec::report::console::Mode::Normal,
+    });
+    mcpspec::judge::recorder::log_wire_to(|label, arrow, text| {
+        mcpspec::report::console::get().wire(label, arrow, text)
+    });
+    // Secrets (credential-like environment variables, --header values) never reach a report.
+    mcpspec::report::redact::init(
+        args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)),
+    );
+}
+
+/// What a certification runs: the suite's configuration, the baseline and selection its report
+/// applies, and the server process started for the run (a server over HTTP given as a command).
+struct Plan {
+    config: suite::context::SuiteConfig,
+    baseline: Option<mcpspec::report::baseline::Baseline>,
+    selection: mcpspec::report::Selection,
+    served: Option<mcpspec::session::target::ServedProcess>,
+}
+
+/// Reads the options into a plan; starts the server of an HTTP run given as a command.
+async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
+    let baseline = match &args.expected_failures {
+        Some(path) => {
+            Some(mcpspec::report::baseline::Baseline::load(path).map_err(|e| UsageError(e.to_string()))?)
+        }
+        None => None,
+    };
+    let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
+    let filter = suite::plan::Filter::new(selection.clone()).map_err(UsageError)?;
+    // The official files (or any others) on request; otherwise mcpspec's own schemas.
+    let schemas = Some(schema_set(args.schema_dir.as_ref()).map_err(UsageError)?);
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let child = ChildOptions {
+        max_message_bytes: args.max_message_bytes,
+        write_timeout: timeout,
+        shutdown_grace: timeout.min(Duration::from_secs(2)),
+        ..ChildOptions::default()
+    };
+    let jobs = args.jobs.unwrap_or(match role {
+        Role::Client => CLIENT_JOBS,
+        Role::Server => SERVER_JOBS,
+    });
+    let bounds =
+        Arc::new(suite::bounds::RunBounds::new(role.name(), args.deadline.map(Duration::from_secs_f64)));
+    let (target, served) = target(role, args, &child, &bounds).await?;
+    let config = suite::context::SuiteConfig {
+        target,
+        revisions: args.revisions.clone(),
+        timeout,
+        child,
+        schemas,
+        jobs,
+        scenarios: args.scenarios.clone(),
+        sweep: suite::context::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
+        isolate: args.isolate,
+        results: Arc::new(mcpspec::report::Results::new()),
+        selection: filter,
+        bounds,
+    };
+    Ok(Plan { config, baseline, selection, served })
+}
+
+/// Where the implementation is and how to reach it: a command over stdio, a client reaching
+/// mcpspec over HTTP, or a server over HTTP (at `--url`, or started here from its command on a
+/// free port, then detected: Streamable HTTP, else HTTP+SSE).
+async fn target(
+    role: Role,
+    args: &CertifyArgs,
+    child: &ChildOptions,
+    bounds: &suite::bounds::RunBounds,
+) -> anyhow::Result<(Target, Option<mcpspec::session::target::ServedProcess>)> {
+    let http = match (role, args.transport, &args.url) {
+        (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
+            return Err(UsageError("--url needs --transport http or sse".into()).into())
+        }
+        (Role::Server, Some(ServerTransport::Http | ServerTransport::Sse), _)
+        | (Role::Server, None, Some(_)) => true,
+        (Role::Client, _, Some(_)) => {
+            let why =
+                "a client is certified against mcpspec's own server: use --transport http|sse (mcpspec \
+                       serves the URL and passes it to the client as its last argument)";
+            return Err(UsageError(why.into()).into());
+        }
+        _ => false,
+    };
+    // A client over HTTP: mcpspec's scenario server listens, the client gets its URL.
+    let client_flavor = match (role, args.transport) {
+        (Role::Client, Some(ServerTransport::Http)) => Some(Flavor::Streamable),
+        (Role::Client, Some(ServerTransport::Sse)) => Some(Flavor::LegacySse),
+        _ => None,
+    };
+    let command = match command_line(&args.command, args.shell) {
+        Some(c) => Some(c),
+        None if http && args.url.is_some() => None,
+        None => {
+            let me = std::env::current_exe().context("cannot find mcpspec's own executable")?;
+            let role = role.name();
+            eprintln!("mcpspec: no {role} command given; certifying the built-in reference {role}");
+            let mut argv = vec![me.into_os_string(), "reference".into(), role.into()];
+            if let Some(flavor) = client_flavor {
+                argv.extend(["--transport".into(), flavor.name().into()]);
+            }
+            if http {
+                let transport = if args.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
+                argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
+            }
+            Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
+        }
+    };
+    // A server over HTTP: started here when it is a command, for the whole run.
+    let mut served = None;
+    let target = match (http, command) {
+        (false, Some(command)) => match client_flavor {
+            Some(flavor) => Target::ClientOverHttp(command, flavor),
+            None => Target::Stdio(command),
+        },
+        (false, None) => unreachable!("a command is set unless --url is given"),
+        (true, command) => {
+            let port = match &command {
+                Some(_) => mcpspec::session::target::free_port().context("cannot find a free port")?,
+                None => 0,
+            };
+            let legacy = args.transport == Some(ServerTransport::Sse);
+            let default_url = format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" });
+            let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
+            let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
+            if let Some(command) = &command {
+                // A server starting takes longer than a message: three timeouts, at least 10 s.
+                let within = (Duration::from_secs_f64(args.timeout) * 3).max(Duration::from_secs(10));
+                let process =
+                    mcpspec::session::target::ServedProcess::start(command, port, child.clone(), within)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("the server did not start: {e}"))?;
+                served = Some(process);
+            }
+            let flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
+            let mut options = HttpClientOptions::new(url, flavor);
+            options.headers = args.headers.clone();
+            options.max_message_bytes = args.max_message_bytes;
+            options.request_timeout = Duration::from_secs_f64(args.timeout);
+            // A server that cannot be reached is no server to judge: the run stops at once, its
+            // scenarios reported as not run (exit 3).
+            match mcpspec::session::target::detect(&options).await {
+                Ok((flavor, note)) if args.transport.is_none() => {
+                    if let Some(note) = note {
+                        eprintln!("mcpspec: {note}");
+                    }
+                    options.flavor = flavor;
+                }
+                Ok(_) => {}
+                Err(Detection::Unreachable(why)) => {
+                    let verdict = format!("cannot reach the server: {why}");
+                    eprintln!("mcpspec: {verdict}");
+                    bounds.unreachable(verdict);
+                }
+                Err(Detection::Unclear(why)) if args.transport.is_none() => {
+                    eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
+                }
+                Err(Detection::Unclear(_)) => {}
+            }
+            Target::Http(options)
+        }
+    };
+    Ok((target, served))
+}
+
+/// Writes the reports (every format, to `--report-dir`), prints the certification and the
+/// summary; returns the run's exit code.
+fn report_and_exit(
+    mut report: Report,
+    args: &CertifyArgs,
+    started: Instant,
+    stop: Option<signals::Stop>,
+) -> anyhow::Result<u8> {
     report.redact(mcpspec::report::redact::run());
     if let Some(dir) = &args.report_dir {
         let written = report
@@ -365,4 +408,19 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     print!("{}", mcpspec::report::console::console_footer(&report));
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))
+}
+
+/// The implementation's command line: run as given (the program found on `PATH`, never a
+/// shell), or with `shell`, as one `sh -c` script of its words joined by spaces. `None` when
+/// no command is given.
+fn command_line(
+    argv: &[std::ffi::OsString],
+    shell: bool,
+) -> Option<mcpspec_reference::transport::CommandSpec> {
+    use mcpspec_reference::transport::CommandSpec;
+    if !shell || argv.is_empty() {
+        return CommandSpec::from_argv(argv.iter().cloned());
+    }
+    let script = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+    CommandSpec::from_argv(["sh".to_owned(), "-c".to_owned(), script])
 }

@@ -220,18 +220,3 @@ pub fn server_behaviour(
     }
     what
 }
-
-/// The implementation's command line: run as given (the program found on `PATH`, never a
-/// shell), or with `shell`, as one `sh -c` script of its words joined by spaces. `None` when
-/// no command is given.
-pub fn command_line(
-    argv: &[std::ffi::OsString],
-    shell: bool,
-) -> Option<mcpspec_reference::transport::CommandSpec> {
-    use mcpspec_reference::transport::CommandSpec;
-    if !shell || argv.is_empty() {
-        return CommandSpec::from_argv(argv.iter().cloned());
-    }
-    let script = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    CommandSpec::from_argv(["sh".to_owned(), "-c".to_owned(), script])
-}
