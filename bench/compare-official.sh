@@ -253,7 +253,7 @@ count_official() { # RESULTS_DIR: prints "executed success failure warning info 
   ' "$1"
 }
 
-# mcpspec: every check in report.json (harness/src/report.rs) whose verdict is passed, failed
+# mcpspec: every check in report.json (harness/src/report/run.rs) whose verdict is passed, failed
 # or warning, in every scenario, including the checks a scenario made before it was skipped
 # (a counter-offered revision); "skipped" checks were not run and "error" ones not judged.
 count_mcpspec() { # REPORT_JSON: prints "executed passed failed warning not_run scenarios skipped_scenarios"
