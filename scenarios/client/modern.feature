@@ -14,7 +14,7 @@ Feature: The modern era (2026-07-28): a client without initialize
   the scenario names (test_elicitation, test_sampling, test_roots, test_mrtr_multiple_inputs,
   test_mrtr_multi_round); a client that does not call it is skipped.
 
-  @id:client-modern/request-meta @MUST @since:2026-07-28 @spec:basic/index.mdx#meta
+  @id:client-modern/request-meta @MUST @since:2026-07-28 @spec:basic/index.mdx#_meta
   Scenario: every request carries its protocol version and the client's capabilities in _meta
     Given a client connected to the scenario server
     When the scenario server serves the client until it is done or idle, for at most the timeout

@@ -65,7 +65,7 @@ Feature: The official conformance fixture
     Then the server answers with a result or an error
     And the server sent no "elicitation/create" request
 
-  @id:fixture/sampling-tool-loop @MUST @spec:client/sampling.mdx#tool-use @since:2025-11-25 @until:2025-11-25
+  @id:fixture/sampling-tool-loop @MUST @spec:client/sampling.mdx#tool-use-and-result-balance @since:2025-11-25 @until:2025-11-25
   Scenario: test_sampling runs a balanced tool loop with a client that declared sampling.tools
     Given an initialized session declaring the client capabilities
       """

@@ -26,7 +26,7 @@ Feature: The modern era
       | resources/list           | resources  |
       | resources/templates/list | resources  |
 
-  @id:meta/required @MUST @spec:basic/index.mdx#meta
+  @id:meta/required @MUST @spec:basic/index.mdx#_meta
   Scenario Outline: a request whose _meta <problem> is refused with -32602
     Given the client has discovered the server
     When the client sends a "server/discover" request whose _meta <change>

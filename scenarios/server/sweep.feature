@@ -4,7 +4,9 @@ Feature: Sweep
   roots, progress, logging, subscriptions) is judged without fixture names: the client calls
   every advertised tool once with arguments generated from its inputSchema, under several client
   personas, gets every prompt, reads every resource and one URI per template, and asks for every
-  completion. It expects nothing of the output: the session rules (capability gating, tool-use
+  completion; the calls of the client that declares nothing carry no progress token (a server
+  must report progress only for a request that asked for it), the others carry one (so progress
+  rules get judged). It expects nothing of the output: the session rules (capability gating, tool-use
   balance, progress, cancellation, schema) judge every message the server sends meanwhile, and
   the persona answers the server's requests as in the scripted scenarios. A list a tool call
   changed must have been announced by a server that declared listChanged. Each request must be
@@ -19,26 +21,26 @@ Feature: Sweep
       <capabilities>
       """
     And the server declares the "tools" capability
-    When the client calls every tool with generated arguments
+    When the client calls every tool <how>
     Then every request of the sweep is answered
     And every list the calls changed was announced
 
     Examples:
-      | persona      | capabilities                      |
-      | nothing      | {}                                |
-      | sampling     | {"sampling": {}}                  |
-      | roots        | {"roots": {"listChanged": true}}  |
+      | persona      | capabilities                      | how                                            |
+      | nothing      | {}                                | with generated arguments and no progress token |
+      | sampling     | {"sampling": {}}                  | with generated arguments                       |
+      | roots        | {"roots": {"listChanged": true}}  | with generated arguments                       |
 
     @since:2025-06-18
     Examples:
-      | persona      | capabilities                      |
-      | elicitation  | {"elicitation": {}}               |
+      | persona      | capabilities                      | how                      |
+      | elicitation  | {"elicitation": {}}               | with generated arguments |
 
     @since:2025-11-25
     Examples:
-      | persona         | capabilities                              |
-      | sampling-tools  | {"sampling": {"tools": {}}}               |
-      | elicitation-url | {"elicitation": {"url": {}}}              |
+      | persona         | capabilities                              | how                      |
+      | sampling-tools  | {"sampling": {"tools": {}}}               | with generated arguments |
+      | elicitation-url | {"elicitation": {"url": {}}}              | with generated arguments |
 
   @id:sweep/tools-declining @MUST @spec:basic/index.mdx#responses @since:2025-06-18
   Scenario: every tool is called by a client whose user declines every elicitation

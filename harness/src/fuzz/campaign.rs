@@ -114,6 +114,18 @@ pub struct Finding {
     pub probes: usize,
 }
 
+impl Finding {
+    /// The method a finding is shown with: its signature's, or — for one that names no request
+    /// (a crash, a hang) — the requests its reproducer sends. The signature, and so the id, is
+    /// left as found, so ids stay stable.
+    pub fn method(&self) -> String {
+        match self.reproducer.request_methods() {
+            sent if self.signature.method == NO_REQUEST && !sent.is_empty() => sent.join(", "),
+            _ => self.signature.method.clone(),
+        }
+    }
+}
+
 /// What a campaign did.
 #[derive(Debug, Clone)]
 pub struct CampaignResult {
@@ -590,8 +602,11 @@ impl Probe for SameFailure<'_> {
     }
 }
 
+/// The signature method of a trip that names no request.
+const NO_REQUEST: &str = "(no request)";
+
 fn signature_of(trip: &Trip, stderr: &str) -> Signature {
-    let method = trip.method.clone().unwrap_or_else(|| "(no request)".to_owned());
+    let method = trip.method.clone().unwrap_or_else(|| NO_REQUEST.to_owned());
     let frame = match trip.oracle {
         Oracle::Crash | Oracle::Hang | Oracle::StderrPanic => top_frame(stderr),
         _ => String::new(),

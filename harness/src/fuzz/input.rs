@@ -40,6 +40,31 @@ impl Input {
     pub fn len_bytes(&self) -> usize {
         self.writes.iter().map(Vec::len).sum()
     }
+
+    /// The methods of the requests the input sends (each once, in order; `initialize` only when
+    /// it sends nothing else): what a finding with no culprit message of its own is named by.
+    pub fn request_methods(&self) -> Vec<String> {
+        let mut methods: Vec<String> = Vec::new();
+        let frames = mcpspec_protocol::framing::LineDecoder::decode_all(usize::MAX, &self.stream());
+        for frame in frames {
+            let mcpspec_protocol::framing::FrameContent::Json { value, .. } = frame.content else { continue };
+            let messages = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            for m in messages.iter().filter(|m| m.get("id").is_some()) {
+                if let Some(method) = m.get("method").and_then(Value::as_str) {
+                    if !methods.iter().any(|x| x == method) {
+                        methods.push(method.to_owned());
+                    }
+                }
+            }
+        }
+        if methods.len() > 1 {
+            methods.retain(|m| m != "initialize");
+        }
+        methods
+    }
 }
 
 /// How one write is kept in a file.
@@ -116,6 +141,24 @@ impl TryFrom<&InputFile> for Input {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A crash or hang names no culprit message: its finding is named by the requests its
+    /// reproducer sends (once named "(no request)" for a lone completion/complete).
+    #[test]
+    fn an_input_names_the_requests_it_sends() {
+        let handshake = [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ];
+        let complete = json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {}});
+        assert_eq!(Input::messages("c", &[complete.clone()]).request_methods(), ["completion/complete"]);
+        let fresh =
+            Input::messages("h", &[handshake[0].clone(), handshake[1].clone(), complete.clone(), complete]);
+        assert_eq!(fresh.request_methods(), ["completion/complete"], "the handshake is not the culprit");
+        assert_eq!(Input::messages("i", &handshake[..1]).request_methods(), ["initialize"]);
+        let garbage = Input { label: "g".into(), writes: vec![b"{\"id\":".to_vec()], fresh: false };
+        assert!(garbage.request_methods().is_empty());
+    }
 
     #[test]
     fn writes_are_kept_as_messages_text_or_base64_and_come_back_byte_for_byte() {

@@ -122,7 +122,7 @@ fn finding_entry(
     };
     ScenarioReport {
         id: format!("fuzz/{}", finding.id),
-        name: format!("{} on {}{frame}", finding.signature.oracle.name(), finding.signature.method),
+        name: format!("{} on {}{frame}", finding.signature.oracle.name(), finding.method()),
         feature: "fuzz".to_owned(),
         revision: revision.as_str().to_owned(),
         transport: "stdio",
@@ -158,7 +158,7 @@ pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
             "FINDING {}  {} on {}: {}\n  rule {} ({}), hit {} time(s), reproducer {} bytes{}\n",
             f.id,
             f.signature.oracle.name(),
-            f.signature.method,
+            f.method(),
             f.detail,
             rule.id,
             rule.level,

@@ -21,6 +21,9 @@ pub struct Rule {
     /// capabilities that were successfully negotiated" became MUST in 2025-06-18
     /// (`changelog.mdx` item 9).
     pub level_before_2025_06_18: Option<Level>,
+    /// The first and last revisions that have the rule (`None`: from the first, to the last).
+    pub since: Option<Revision>,
+    pub until: Option<Revision>,
 }
 
 impl Rule {
@@ -33,6 +36,11 @@ impl Rule {
         revision.doc(doc)
     }
 
+    /// Whether `revision` has this rule (its clause exists there).
+    pub fn applies(&self, revision: Revision) -> bool {
+        self.since.is_none_or(|s| revision >= s) && self.until.is_none_or(|u| revision <= u)
+    }
+
     /// The level of this rule in `revision`.
     pub fn level_at(&self, revision: Revision) -> Level {
         match self.level_before_2025_06_18 {
@@ -43,16 +51,20 @@ impl Rule {
 }
 
 macro_rules! rules {
-    ($($name:ident = $id:literal, $level:ident $(/ $before:ident)?, $doc:literal, $doc_2024:expr, $req:literal;)*) => {
+    ($($name:ident = $id:literal, $level:ident $(/ $before:ident)?, $doc:literal, $doc_2024:expr, $req:literal
+        $(, since $since:ident)? $(, until $until:ident)?;)*) => {
         $(pub const $name: Rule = Rule {
             id: $id, level: Level::$level, doc: $doc, doc_2024: $doc_2024, requirement: $req,
             level_before_2025_06_18: rules!(@before $($before)?),
+            since: rules!(@rev $($since)?), until: rules!(@rev $($until)?),
         };)*
         /// Every wire rule, for listings and tests.
         pub const ALL: &[&Rule] = &[$(&$name),*];
     };
     (@before) => { None };
     (@before $before:ident) => { Some(Level::$before) };
+    (@rev) => { None };
+    (@rev $rev:ident) => { Some(Revision::$rev) };
 }
 
 const MESSAGES_2024: Option<&str> = Some("basic/messages.mdx");
@@ -103,7 +115,7 @@ rules! {
         "All messages MUST follow the JSON-RPC 2.0 specification and the revision's schema (schema.ts, published as schema.json).";
     SCHEMA_FORMAT = "schema/format", SHOULD, "basic/index.mdx", MESSAGES_2024,
         "Strings match the format the revision's schema gives them (uri, uri-template, byte). In JSON Schema 2020-12 `format` is an annotation, which validators need not assert: a mismatch is reported, not failed.";
-    SCHEMA_KNOWN_METHOD = "schema/known-method", SHOULD, "basic/lifecycle.mdx#operation", None,
+    SCHEMA_KNOWN_METHOD = "schema/known-method", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,
         "Both parties SHOULD (2025-06-18: MUST) respect the negotiated protocol version: methods sent are ones the revision defines.";
     LOGGING_DECLARED = "capabilities/logging-declared", MUST, "server/utilities/logging.mdx#capabilities", None,
         "Servers that emit log message notifications MUST declare the logging capability.";
@@ -113,16 +125,16 @@ rules! {
         "Only use capabilities that were successfully negotiated: sampling, roots and elicitation requests only to a client that declared them.";
     SAMPLING_TOOLS_DECLARED = "sampling/tools-capability", MUST, "client/sampling.mdx#capabilities", None,
         "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the sampling.tools capability.";
-    SAMPLING_TOOL_BALANCE = "sampling/tool-result-balance", MUST, "client/sampling.mdx#tool-use", None,
-        "Every assistant message containing ToolUseContent blocks MUST be followed by a user message that consists entirely of ToolResultContent blocks, each tool use matched by a tool result with its toolUseId, before any other message.";
+    SAMPLING_TOOL_BALANCE = "sampling/tool-result-balance", MUST, "client/sampling.mdx#tool-use-and-result-balance", None,
+        "Every assistant message containing ToolUseContent blocks MUST be followed by a user message that consists entirely of ToolResultContent blocks, each tool use matched by a tool result with its toolUseId, before any other message.", since V2025_11_25;
     ELICITATION_MODE_DECLARED = "elicitation/mode-declared", MUST, "client/elicitation.mdx#capabilities", None,
-        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.";
+        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.", since V2025_06_18;
     ELICITATION_URL_VALID = "elicitation/url-valid", MUST, "client/elicitation.mdx#url-mode-elicitation-requests", None,
-        "URL mode elicitation requests MUST specify mode \"url\", a message, and include url and elicitationId. The url parameter MUST contain a valid URL.";
+        "URL mode elicitation requests MUST specify mode \"url\", a message, and include url and elicitationId. The url parameter MUST contain a valid URL.", since V2025_11_25;
     ELICITATION_COMPLETE_KNOWN = "elicitation/complete-known-id", MUST, "client/elicitation.mdx#completion-notifications-for-url-mode-elicitation", None,
-        "Servers sending notifications/elicitation/complete MUST only send it to the client that initiated the elicitation request, and MUST include the elicitationId established in the original elicitation/create request.";
+        "Servers sending notifications/elicitation/complete MUST only send it to the client that initiated the elicitation request, and MUST include the elicitationId established in the original elicitation/create request.", since V2025_11_25, until V2025_11_25;
     ELICITATION_REQUIRED_URL_MODE = "elicitation/required-error-url-mode", MUST, "client/elicitation.mdx#url-elicitation-required-error", None,
-        "The URLElicitationRequiredError (-32042) MUST include a list of the elicitations required; any elicitations it returns MUST be URL mode elicitations and have an elicitationId property.";
+        "The URLElicitationRequiredError (-32042) MUST include a list of the elicitations required; any elicitations it returns MUST be URL mode elicitations and have an elicitationId property.", since V2025_11_25, until V2025_11_25;
     BEFORE_INITIALIZED = "lifecycle/server-quiet-before-initialized", SHOULD, "basic/lifecycle.mdx#initialization", None,
         "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.";
     PROGRESS_TOKEN_KNOWN = "progress/token-active", MUST, "basic/utilities/progress.mdx", None,
@@ -142,69 +154,69 @@ rules! {
     HTTP_MESSAGE_JSON = "http/message-json", MUST, "basic/transports.mdx#streamable-http", HTTP_SSE_2024,
         "Messages are JSON-RPC messages encoded as JSON (UTF-8): a response body of Content-Type application/json holds one, and each SSE message event's data holds one.";
     HTTP_ACCEPTED_202 = "http/notification-202", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "If the input consists solely of JSON-RPC responses or notifications and the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.";
+        "If the input consists solely of JSON-RPC responses or notifications and the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.", since V2025_03_26;
     HTTP_RESPONSE_CONTENT_TYPE = "http/response-content-type", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.";
+        "If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.", since V2025_03_26;
     HTTP_RESPONSE_ON_STREAM = "http/response-on-its-stream", SHOULD, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "The SSE stream SHOULD eventually include one JSON-RPC response per JSON-RPC request sent in the POST body; the server SHOULD NOT close it before sending the response (2025-11-25: unless it sent an event id to resume from).";
+        "The SSE stream SHOULD eventually include one JSON-RPC response per JSON-RPC request sent in the POST body; the server SHOULD NOT close it before sending the response (2025-11-25: unless it sent an event id to resume from).", since V2025_03_26;
     HTTP_SESSION_ID_ASCII = "http/session-id-visible-ascii", MUST, "basic/transports.mdx#session-management", None,
-        "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).";
+        "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).", since V2025_03_26;
     HTTP_GET_SSE_OR_405 = "http/get-sse-or-405", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
-        "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed.";
+        "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed.", since V2025_03_26;
     HTTP_NO_RESPONSE_ON_GET = "http/no-response-on-get", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
-        "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.";
+        "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.", since V2025_03_26;
     HTTP_EVENT_ID_UNIQUE = "http/event-id-unique", MUST, "basic/transports.mdx#resumability-and-redelivery", None,
-        "If present, the ID MUST be globally unique across all streams within that session.";
+        "If present, the ID MUST be globally unique across all streams within that session.", since V2025_03_26;
     HTTP_NO_BROADCAST = "http/no-broadcast", MUST, "basic/transports.mdx#multiple-connections", None,
-        "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.";
+        "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.", since V2025_03_26;
     SSE_ENDPOINT_EVENT = "sse/endpoint-event", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
         "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.";
     SSE_MESSAGE_EVENTS = "sse/message-events", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
         "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data.";
     HTTP_CLIENT_POST_ACCEPT = "http-client/post-accept", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.";
+        "The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.", since V2025_03_26;
     HTTP_CLIENT_GET_ACCEPT = "http-client/get-accept", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
-        "The client MUST include an Accept header, listing text/event-stream as a supported content type.";
+        "The client MUST include an Accept header, listing text/event-stream as a supported content type.", since V2025_03_26;
     HTTP_CLIENT_SESSION_ID = "http-client/session-id", MUST, "basic/transports.mdx#session-management", None,
-        "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.";
+        "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.", since V2025_03_26;
     HTTP_CLIENT_PROTOCOL_VERSION = "http-client/protocol-version-header", MUST, "basic/transports.mdx#protocol-version-header", None,
-        "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.";
+        "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.", since V2025_06_18;
     HTTP_CLIENT_PROTOCOL_VERSION_NEGOTIATED = "http-client/protocol-version-negotiated", SHOULD, "basic/transports.mdx#protocol-version-header", None,
-        "The protocol version sent by the client SHOULD be the one negotiated during initialization.";
+        "The protocol version sent by the client SHOULD be the one negotiated during initialization.", since V2025_06_18;
     HTTP_CLIENT_ONE_MESSAGE = "http-client/one-message-per-post", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "The body of the POST request MUST be a single JSON-RPC request, notification, or response (batches only in 2025-03-26).";
+        "The body of the POST request MUST be a single JSON-RPC request, notification, or response (batches only in 2025-03-26).", since V2025_03_26;
     HTTP_CLIENT_RETRY = "http-client/respect-retry", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
-        "The client MUST respect the retry field, both when the server closes the connection and when it terminates the SSE stream.";
+        "The client MUST respect the retry field, both when the server closes the connection and when it terminates the SSE stream.", since V2025_03_26;
     SSE_CLIENT_POST_ENDPOINT = "sse-client/post-to-endpoint", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
         "All subsequent client messages MUST be sent as HTTP POST requests to the endpoint named by the server's endpoint event.";
     REQUEST_ID_NOT_OUTSTANDING = "jsonrpc/request-id-not-outstanding", MUST, "basic/index.mdx#requests", None,
         "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for (2026-07-28).";
     MODERN_NO_SERVER_REQUESTS = "modern/no-server-requests", MUST, "basic/patterns/index.mdx", None,
-        "Servers MUST NOT initiate JSON-RPC requests: what they need from the client they ask for with an InputRequiredResult (2026-07-28).";
+        "Servers MUST NOT initiate JSON-RPC requests: what they need from the client they ask for with an InputRequiredResult (2026-07-28).", since V2026_07_28;
     MODERN_RESULT_TYPE = "modern/result-type", MUST, "basic/index.mdx#responses", None,
-        "The result MUST include a resultType field: \"complete\" or \"input_required\" (a value unknown to the client MUST be considered invalid).";
+        "The result MUST include a resultType field: \"complete\" or \"input_required\" (a value unknown to the client MUST be considered invalid).", since V2026_07_28;
     MODERN_ERROR_CODES = "modern/error-codes", MUST, "basic/index.mdx#error-codes", None,
-        "Implementations MUST NOT emit any code from the -32020…-32099 sub-range that is not defined by this specification, and implementations of 2026-07-28 MUST NOT emit -32002 or -32042.";
+        "Implementations MUST NOT emit any code from the -32020…-32099 sub-range that is not defined by this specification, and implementations of 2026-07-28 MUST NOT emit -32002 or -32042.", since V2026_07_28;
     CACHE_HINTS = "caching/hints", MUST, "server/utilities/caching.mdx", None,
-        "Servers MUST include caching hints on complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read: ttlMs, an integer >= 0, and cacheScope, \"public\" or \"private\".";
+        "Servers MUST include caching hints on complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read: ttlMs, an integer >= 0, and cacheScope, \"public\" or \"private\".", since V2026_07_28;
     CACHE_SCOPE_PAGES = "caching/same-scope-every-page", MUST, "server/utilities/caching.mdx", None,
-        "Servers MUST apply the same cacheScope to all response pages for a given list request.";
+        "Servers MUST apply the same cacheScope to all response pages for a given list request.", since V2026_07_28;
     MRTR_SUPPORTED_REQUESTS = "mrtr/supported-requests", MUST, "basic/patterns/mrtr.mdx#supported-requests", None,
-        "Servers MUST NOT send InputRequiredResult responses on any client requests but prompts/get, resources/read and tools/call.";
+        "Servers MUST NOT send InputRequiredResult responses on any client requests but prompts/get, resources/read and tools/call.", since V2026_07_28;
     MRTR_INPUT_OR_STATE = "mrtr/input-or-state", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
-        "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.";
+        "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.", since V2026_07_28;
     MRTR_INPUT_REQUESTS = "mrtr/input-request-kinds", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
-        "inputRequests values are request objects that MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest.";
+        "inputRequests values are request objects that MUST be one of ElicitRequest, CreateMessageRequest or ListRootsRequest.", since V2026_07_28;
     MRTR_DECLARED = "mrtr/input-requests-declared", MUST, "basic/patterns/mrtr.mdx#server-requirements-basic-workflow", None,
-        "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.";
+        "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.", since V2026_07_28;
     LOG_LEVEL_PER_REQUEST = "logging/per-request-level", MUST, "server/utilities/logging.mdx#per-request-log-level", None,
-        "The server MUST NOT emit notifications/message for a request that does not include io.modelcontextprotocol/logLevel in its _meta.";
+        "The server MUST NOT emit notifications/message for a request that does not include io.modelcontextprotocol/logLevel in its _meta.", since V2026_07_28;
     SUBSCRIPTION_ACK_FIRST = "subscriptions/acknowledged-first", MUST, "basic/patterns/subscriptions.mdx#acknowledgment", None,
-        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID, and MUST NOT send any notification on the subscription before it.";
+        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID, and MUST NOT send any notification on the subscription before it.", since V2026_07_28;
     SUBSCRIPTION_ID = "subscriptions/subscription-id", MUST, "basic/patterns/subscriptions.mdx#receiving-notifications", None,
-        "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta: the JSON-RPC id of the subscriptions/listen request that opened it.";
+        "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta: the JSON-RPC id of the subscriptions/listen request that opened it.", since V2026_07_28;
     SUBSCRIPTION_ONLY_REQUESTED = "subscriptions/only-requested", MUST, "basic/patterns/subscriptions.mdx#opening-a-stream", None,
-        "The server MUST NOT send notification types the client has not explicitly requested.";
+        "The server MUST NOT send notification types the client has not explicitly requested.", since V2026_07_28;
     NO_CRASH = "robustness/no-crash", MUST, "basic/index.mdx#responses", MESSAGES_2024,
         "Every request MUST be answered with a result or an error (JSON-RPC 2.0). An implementation that dies on its input answers none of the requests in flight; ending the connection is the client's to begin (basic/lifecycle.mdx#shutdown).";
     NO_HANG = "robustness/no-hang", MUST, "basic/index.mdx#responses", MESSAGES_2024,

@@ -82,7 +82,10 @@ impl Console {
                 }
             }
         }
-        if self.mode == Mode::Quiet {
+        // Without --verbose only what needs a look is shown as it comes; passes and skips are
+        // summed up at the end (`console_digest`), grouped by reason.
+        let needs_a_look = !matches!(report.verdict, Verdict::Passed | Verdict::Skipped);
+        if self.mode == Mode::Quiet || (self.mode == Mode::Normal && !needs_a_look) {
             return;
         }
         let text = crate::report::redact::run().text(&console_entry(report)).into_owned();
@@ -123,6 +126,43 @@ impl Console {
         };
         format!("{tag}{rest}")
     }
+}
+
+/// What the console sums up once every scenario has finished, above the certification: the
+/// scenario runs that passed, per revision, and those skipped, grouped by their reason (a
+/// server that does not speak a revision skips every scenario of it for one reason, said once).
+/// Failures, warnings and errors were shown as they came.
+pub fn console_digest(report: &Report) -> String {
+    let mut out = String::new();
+    let mut skips: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+    for s in report.scenarios.iter().filter(|s| s.verdict == Verdict::Skipped) {
+        let reason = s.reason.as_deref().unwrap_or("no reason given");
+        match skips.iter_mut().find(|(r, _, _)| *r == reason) {
+            Some((_, revisions, n)) => {
+                *n += 1;
+                if !revisions.contains(&s.revision.as_str()) {
+                    revisions.push(&s.revision);
+                }
+            }
+            None => skips.push((reason, vec![&s.revision], 1)),
+        }
+    }
+    for (reason, revisions, n) in &skips {
+        let _ = writeln!(out, "SKIP  {n} scenario run(s) at {}: {reason}", revisions.join(", "));
+    }
+    let mut passed: Vec<(&str, usize)> = Vec::new();
+    for s in report.scenarios.iter().filter(|s| s.verdict == Verdict::Passed) {
+        match passed.iter_mut().find(|(r, _)| *r == s.revision) {
+            Some((_, n)) => *n += 1,
+            None => passed.push((&s.revision, 1)),
+        }
+    }
+    if !passed.is_empty() {
+        let per: Vec<String> = passed.iter().map(|(r, n)| format!("{n} at {r}")).collect();
+        let total: usize = passed.iter().map(|(_, n)| n).sum();
+        let _ = writeln!(out, "PASS  {total} scenario run(s): {} (--verbose lists each)", per.join(", "));
+    }
+    out
 }
 
 /// What the console shows once every scenario has: the certification of each revision, and

@@ -337,9 +337,15 @@ fn conformance(of: &[&ScenarioReport], summary: &Summary, strict: bool) -> (Conf
             ),
         );
     }
-    if summary.passed == 0 && summary.warnings == 0 {
-        let why = of.iter().find_map(|s| s.reason.clone()).unwrap_or_else(|| "no scenario ran".to_owned());
-        return (Conformance::NotTested, why);
+    // A certification rests on the revision's own scenarios. Those about negotiation also run
+    // at a revision the server counter-offered, as evidence of what it speaks: passing there,
+    // they certify nothing (a server that speaks none of the revisions tried passes them all).
+    let own =
+        of.iter().filter(|s| matches!(s.verdict, Verdict::Passed | Verdict::Warning) && !s.is_negotiation());
+    if own.count() == 0 {
+        let skipped = of.iter().filter(|s| s.verdict == Verdict::Skipped);
+        let why = skipped.chain(of.iter()).find_map(|s| s.reason.clone());
+        return (Conformance::NotTested, why.unwrap_or_else(|| "no scenario ran".to_owned()));
     }
     if summary.warnings > 0 {
         return (

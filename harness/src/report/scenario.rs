@@ -4,6 +4,11 @@ use crate::judge::recorder::TranscriptEntry;
 use crate::judge::verdict::{Check, Level, Verdict};
 use serde::Serialize;
 
+/// The tag of the scenarios about version negotiation itself, which run also at a revision the
+/// server counter-offered (what it answers with is evidence of what it speaks) and so never
+/// certify a revision on their own.
+pub const NEGOTIATION_TAG: &str = "negotiation";
+
 /// One scenario run at one revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScenarioReport {
@@ -62,6 +67,11 @@ impl ScenarioReport {
     /// Whether the scenario ran (was not skipped and could be judged).
     pub fn ran(&self) -> bool {
         !matches!(self.verdict, Verdict::Skipped | Verdict::Error)
+    }
+
+    /// Whether the scenario is about version negotiation itself ([`NEGOTIATION_TAG`]).
+    pub fn is_negotiation(&self) -> bool {
+        self.tags.iter().any(|t| t == NEGOTIATION_TAG)
     }
 }
 

@@ -5,7 +5,7 @@
 use mcpspec_reference::transport::http_client::{
     Flavor, HeaderName, HeaderValue, HttpClientOptions, HttpClientTransport, HttpEvent, Tweaks,
 };
-use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport};
+use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
 use serde_json::json;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -79,6 +79,14 @@ pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<Strin
                 return Err(Detection::Unreachable(format!("POST {}: {error}", options.url)));
             }
             Ok(_) => {}
+            // The whole wait, not what was left of it when the last event came.
+            Err(RecvError::Timeout(_)) => {
+                let waited = options.request_timeout;
+                return Err(Detection::Unreachable(format!(
+                    "POST {}: nothing arrived within {waited:?}",
+                    options.url
+                )));
+            }
             Err(e) => return Err(Detection::Unreachable(format!("POST {}: {e}", options.url))),
         }
     };

@@ -34,14 +34,15 @@ fn client_reference_passes_over_streamable_http_and_http_sse() {
         assert_eq!(run.summary("failed"), 0, "{transport}: {}", run.describe());
         assert_eq!(run.summary("errors"), 0, "{transport}: {}", run.describe());
         // Streamable HTTP has no 2024-11-05: no scenario passes there (they are skipped).
-        let passed_2024 = run.stdout.lines().any(|l| l.starts_with("PASS  2024-11-05"));
+        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+        let passed_2024 = scenarios.iter().any(|s| s["revision"] == "2024-11-05" && s["verdict"] == "passed");
         assert_eq!(passed_2024, !skipped_revision, "{transport}: {}", run.describe());
         for id in [
             "client-http/reinitialize-after-404",
             "client-http/delete-session",
             "client-sse/post-to-endpoint",
         ] {
-            let ran = run.stdout.lines().any(|l| l.starts_with("PASS") && l.contains(id));
+            let ran = run.scenarios(id).iter().any(|s| s["verdict"] == "passed");
             assert_eq!(
                 ran,
                 id.starts_with(&format!("client-{transport}/")),

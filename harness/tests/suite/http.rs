@@ -144,6 +144,65 @@ caught_over! {
     modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
 }
 
+/// A server that refused a POSTed batch with 400 and one JSON-RPC error without an id once
+/// passed jsonrpc/batch-answered at 2025-03-26 ("all answered"): that error answers the POST,
+/// not each request in the batch, so no request of it was answered.
+#[test]
+fn a_refused_batch_is_no_answered_batch() {
+    let extra = ["--timeout", "2", "--revision", "2025-03-26", "--scenario", "jsonrpc/batch-answered"];
+    let run = certify_reference_over("http", Some("http-refuse-batches"), &extra);
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let failed: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(_, _, c)| c["id"] == "jsonrpc/batch-answered" && c["verdict"] == "failed")
+        .collect();
+    let (_, _, c) = failed.first().unwrap_or_else(|| panic!("not caught\n{}", run.describe()));
+    let actual = c["actual"].as_str().unwrap();
+    assert!(actual.contains("no response to \"mcpspec-b1\", \"mcpspec-b2\""), "{c}");
+    assert!(actual.contains("refused with HTTP 400"), "{c}");
+    assert!(c["spec"].as_str().unwrap().ends_with("2025-03-26/basic/index.mdx#batching"), "{c}");
+    // The same server over stdio, where the fault does not act, answers the batch.
+    let clean = certify_reference_over("http", None, &extra);
+    assert_eq!(clean.code, Some(0), "{}", clean.describe());
+    assert_no_leftovers(&run.marker);
+}
+
+/// A plausible server written apart from mcpspec (Python's standard library) honours a
+/// notifications/cancelled for a request in flight: no response, and the request's SSE stream
+/// ends. It was once warned http/response-on-its-stream (SHOULD) at every revision with
+/// Streamable HTTP, though a cancelled request owes no response on any stream.
+#[test]
+fn a_cancelled_request_owes_no_response_on_its_stream() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/iut/cancel_honouring_http_server.py");
+    for revision in ["2025-03-26", "2025-06-18", "2025-11-25"] {
+        let args = [
+            "server",
+            "--transport",
+            "http",
+            "--timeout",
+            "2",
+            "--revision",
+            revision,
+            "--scenario",
+            "cancellation/in-flight",
+            "--",
+            "python3",
+            script,
+            "{port}",
+        ];
+        let run = run(&args, true, Duration::from_secs(60));
+        let scenario = run.scenarios("cancellation/in-flight").pop();
+        let scenario = scenario.unwrap_or_else(|| panic!("{revision}: not run\n{}", run.describe()));
+        assert_eq!(scenario["verdict"], "passed", "{revision}: {scenario:#}");
+        let stream: Vec<_> =
+            run.checks().into_iter().filter(|(_, _, c)| c["id"] == "http/response-on-its-stream").collect();
+        assert!(stream.iter().all(|(_, _, c)| c["verdict"] == "passed"), "{revision}: {stream:#?}");
+        assert_eq!(run.code, Some(0), "{revision}\n{}", run.describe());
+        assert_no_leftovers(&run.marker);
+    }
+}
+
 /// A response withheld on a stream that stays open: the wait ends within the timeout with a
 /// clear verdict, and the run ends (nothing hangs on the endless stream).
 #[test]

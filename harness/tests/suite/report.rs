@@ -325,3 +325,53 @@ fn a_run_stopped_by_a_signal_reports_what_ran() {
         );
     }
 }
+
+/// Without --verbose, a whole run against a conformant legacy-only server fits in a screenful,
+/// the verdict last: no line per passing scenario, and scenarios skipped for one reason said
+/// once (a server that does not speak 2026-07-28 once printed 87 SKIP lines with the same
+/// reason, after 400 PASS lines).
+#[test]
+fn the_console_of_a_conformant_run_is_short() {
+    let legacy = "2024-11-05,2025-03-26,2025-06-18,2025-11-25";
+    let run = run(
+        &["server", "--timeout", "5", "--", MCPSPEC, "reference", "server", "--supported", legacy],
+        true,
+        Duration::from_secs(180),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines.len() <= 100, "{} lines:\n{}", lines.len(), run.stdout);
+    assert!(lines.last().is_some_and(|l| l.starts_with("summary: ")), "{}", run.stdout);
+    let skips: Vec<&&str> =
+        lines.iter().filter(|l| l.starts_with("SKIP") && l.contains("2026-07-28")).collect();
+    assert_eq!(skips.len(), 1, "{skips:#?}");
+    assert!(!lines.iter().any(|l| l.starts_with("PASS  20")), "no line per pass\n{}", run.stdout);
+    // --verbose still lists every scenario.
+    let verbose = run_args_verbose(legacy);
+    assert!(
+        verbose.stdout.lines().filter(|l| l.starts_with("PASS  20")).count() > 50,
+        "{}",
+        verbose.describe()
+    );
+}
+
+fn run_args_verbose(legacy: &str) -> Run {
+    run(
+        &[
+            "server",
+            "--verbose",
+            "--timeout",
+            "5",
+            "--revision",
+            "2025-11-25",
+            "--",
+            MCPSPEC,
+            "reference",
+            "server",
+            "--supported",
+            legacy,
+        ],
+        true,
+        Duration::from_secs(180),
+    )
+}

@@ -71,7 +71,68 @@ fn a_run_that_tests_no_revision_has_no_verdict() {
         run.checks().into_iter().filter(|(id, _, _)| id == "version/answer-supported").collect();
     assert!(judged.len() >= 4 && judged.iter().all(|(_, _, c)| c["verdict"] == "passed"), "{judged:#?}");
     assert_eq!(run.summary("failed"), 0, "{}", run.describe());
+    // Those passes certify no revision: each tried one is "not tested", in every format (it
+    // once read "conformant (1 scenario(s) passed, 73 skipped)").
+    let certification = report["certification"].as_array().expect("a certification per revision");
+    assert!(!certification.is_empty());
+    for c in certification {
+        assert_eq!(c["verdict"], "not_tested", "{c:#}");
+        assert!(c["reason"].as_str().unwrap().contains("does not speak"), "{c:#}");
+    }
+    assert!(!run.stdout.contains(": conformant"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
+}
+
+/// A modern server that ends a subscription on its own names the listen request in
+/// notifications/cancelled, as 2026-07-28 basic/patterns/cancellation.mdx requires; the checker
+/// once flagged every notifications/cancelled a modern server sent (cancellation/in-flight-only).
+/// Here the server ends each subscription right after acknowledging it.
+#[test]
+fn a_server_that_ends_a_subscription_is_innocent() {
+    let args = [
+        "server",
+        "--verbose",
+        "--timeout",
+        "2",
+        "--revision",
+        "2026-07-28",
+        "--scenario",
+        "subscriptions/filter-*",
+        "--",
+        MCPSPEC,
+        "reference",
+        "server",
+        "--listen-lifetime",
+        "1",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    // The server did end a subscription (the live wire log shows what it sent).
+    assert!(run.stdout.contains("the server ended the subscription"), "{}", run.describe());
+    let cancels: Vec<_> =
+        run.checks().into_iter().filter(|(_, _, c)| c["id"] == "cancellation/in-flight-only").collect();
+    assert!(cancels.iter().all(|(_, _, c)| c["verdict"] == "passed"), "{cancels:#?}");
+    assert_no_leftovers(&run.marker);
+}
+
+/// A modern server pushing `notifications/tools/list_changed` on a subscription that asked for
+/// something else was seen only where the fixture's watched resource exists: each kind of
+/// notification alone, and one resource's updates alone, show it on any server now.
+#[test]
+fn a_subscription_filter_is_judged_kind_by_kind() {
+    let extra = ["--timeout", "2", "--revision", "2026-07-28", "--scenario", "subscriptions/filter-*"];
+    let run = certify_reference(Some("modern-listen-unrequested"), &extra, Duration::from_secs(120));
+    let failed = failed_in(&run, "subscriptions/only-requested");
+    for s in [
+        "subscriptions/filter-alone[promptsListChanged]",
+        "subscriptions/filter-alone[resourcesListChanged]",
+        "subscriptions/filter-resources-only",
+    ] {
+        assert!(failed.iter().any(|f| f == s), "{s} not caught: {failed:?}\n{}", run.describe());
+    }
+    assert!(!failed.iter().any(|f| f == "subscriptions/filter-alone[toolsListChanged]"), "{failed:?}");
+    let clean = certify_reference(None, &extra, Duration::from_secs(120));
+    assert_eq!(clean.code, Some(0), "{}", clean.describe());
 }
 
 /// `tools/structured-output` once failed a tool that rightly answered arguments it refused
@@ -109,6 +170,19 @@ fn failed_in(run: &Run, check: &str) -> Vec<String> {
         .filter(|(_, _, c)| c["id"] == check && c["verdict"] == "failed")
         .map(|(s, _, _)| s)
         .collect()
+}
+
+/// A server whose tools report progress for a call that asked for none (token 0, right after
+/// the answer) was never seen by the sweep, which sent a progress token with every call: the
+/// sweep's client that declares nothing now calls every tool without one, and only its calls
+/// show the defect.
+#[test]
+fn the_sweep_calls_every_tool_without_a_progress_token_too() {
+    let run = certify_at_latest("progress-token-zero", &["--scenario", "sweep/*"]);
+    let failed = failed_in(&run, "progress/token-active");
+    assert!(failed.iter().any(|s| s == "sweep/tools[nothing]"), "{failed:?}\n{}", run.describe());
+    assert!(failed.iter().all(|s| s == "sweep/tools[nothing]"), "{failed:?}");
+    assert_eq!(run.code, Some(1), "{}", run.describe());
 }
 
 /// Defects that only a server's own tool shows (no fixture name) are found by the sweep, which

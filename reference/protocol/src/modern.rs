@@ -141,7 +141,7 @@ pub struct RequestMeta {
 }
 
 /// Why a request's `_meta` is malformed: "A request missing either is malformed; the server
-/// **MUST** reject it with JSON-RPC error code `-32602`" (`basic/index.mdx#meta`).
+/// **MUST** reject it with JSON-RPC error code `-32602`" (`basic/index.mdx#_meta`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetaProblem {
     #[error("the request has no params._meta")]

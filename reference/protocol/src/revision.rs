@@ -107,10 +107,26 @@ impl Revision {
     /// once cites the page that holds it in every revision.
     pub fn doc(self, legacy_path: &str) -> String {
         let path = match self.era() {
+            Era::Legacy if self == Revision::V2024_11_05 => first_page(legacy_path),
             Era::Legacy => std::borrow::Cow::Borrowed(legacy_path),
             Era::Modern => modern_page(legacy_path),
         };
         format!("{}/{path}", self.doc_root())
+    }
+}
+
+/// Where a later legacy page's content lives in 2024-11-05's layout: the message kinds had a
+/// page of their own (`basic/messages.mdx`), and HTTP+SSE was the HTTP transport itself, not a
+/// backwards-compatibility section.
+fn first_page(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.split_once('#') {
+        Some(("basic/index.mdx", anchor @ ("requests" | "responses" | "notifications"))) => {
+            std::borrow::Cow::Owned(format!("basic/messages.mdx#{anchor}"))
+        }
+        Some(("basic/transports.mdx", "backwards-compatibility")) => {
+            std::borrow::Cow::Borrowed("basic/transports.mdx#http-with-sse")
+        }
+        _ => std::borrow::Cow::Borrowed(path),
     }
 }
 
@@ -222,6 +238,26 @@ mod tests {
         {
             assert!(is_page_2026(&r.doc(legacy)), "{legacy}");
         }
+    }
+
+    /// 2024-11-05 kept the message kinds on a page of their own and had HTTP+SSE as its HTTP
+    /// transport: a clause written for later legacy revisions is cited where 2024-11-05 has it.
+    #[test]
+    fn the_first_revision_cites_its_own_pages() {
+        let first = Revision::V2024_11_05;
+        assert_eq!(
+            first.doc("basic/index.mdx#responses"),
+            "docs/specification/2024-11-05/basic/messages.mdx#responses"
+        );
+        assert_eq!(
+            first.doc("basic/transports.mdx#backwards-compatibility"),
+            "docs/specification/2024-11-05/basic/transports.mdx#http-with-sse"
+        );
+        assert_eq!(first.doc("basic/lifecycle.mdx"), "docs/specification/2024-11-05/basic/lifecycle.mdx");
+        assert_eq!(
+            Revision::V2025_03_26.doc("basic/index.mdx#responses"),
+            "docs/specification/2025-03-26/basic/index.mdx#responses"
+        );
     }
 
     #[test]

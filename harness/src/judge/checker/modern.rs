@@ -324,6 +324,26 @@ mod tests {
         SessionChecker::new(Revision::V2026_07_28)
     }
 
+    /// A modern server ends a subscription by naming the client's listen request in
+    /// notifications/cancelled (2026-07-28 basic/patterns/cancellation.mdx); any other request
+    /// of the client's is none of its to cancel.
+    #[test]
+    fn a_server_cancels_only_a_listen_request() {
+        let mut c = checker();
+        let listen = request(
+            7,
+            "subscriptions/listen",
+            json!({}),
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
+        assert!(ids(&c.on_value(C2S, &listen)).is_empty());
+        let cancel = |id: i64| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
+        assert!(ids(&c.on_value(S2C, &cancel(7))).is_empty(), "ending a subscription");
+        let call = request(8, "tools/list", json!({}), json!({}));
+        assert!(ids(&c.on_value(C2S, &call)).is_empty());
+        assert_eq!(ids(&c.on_value(S2C, &cancel(8))), ["cancellation/in-flight-only"]);
+    }
+
     #[test]
     fn results_say_their_type_and_cacheable_ones_their_hints() {
         let mut c = checker();

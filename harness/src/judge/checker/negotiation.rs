@@ -278,6 +278,16 @@ impl SessionChecker {
                 format!("notifications/cancelled for the initialize request {id}"),
             ));
         }
+        // In the modern era a server tears a subscription down by naming the client's
+        // subscriptions/listen request (2026-07-28 basic/patterns/cancellation.mdx, MUST): the
+        // one request of the other side a server may cancel. Nothing answers it afterwards.
+        if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
+            let listen = self.client.outstanding.get(&id).is_some_and(|p| p.method == "subscriptions/listen");
+            if listen {
+                self.client.outstanding.remove(&id);
+                return;
+            }
+        }
         let canceller = self.side_mut(direction);
         let issued = canceller.used.contains(&id);
         let remembered_all = canceller.used.len() < super::MAX_REMEMBERED_IDS;

@@ -1,6 +1,6 @@
 //! The modern era's rules for a client (2026-07-28 and the draft), judged on every message
 //! of a session whose revision is modern: the request metadata in `_meta` on every request
-//! (`basic/index.mdx#meta`), no JSON-RPC responses from the client (`basic/transports/stdio.mdx`,
+//! (`basic/index.mdx#_meta`), no JSON-RPC responses from the client (`basic/transports/stdio.mdx`,
 //! `streamable-http.mdx#sending-messages`), the MRTR retry (`basic/patterns/mrtr.mdx`: a new
 //! id, `requestState` echoed exactly or absent, the input requests answered, only with
 //! capabilities the retry declares), and the retry after `-32022`
@@ -16,30 +16,39 @@ use crate::judge::rules::Violation;
 use crate::judge::verdict::Level;
 use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use mcpspec_protocol::wire::{json_type, Message, Outcome, RequestId};
-use mcpspec_protocol::Direction;
+use mcpspec_protocol::{Direction, Revision};
 use serde_json::Value;
 use std::collections::HashMap;
 
 const fn rule(id: &'static str, level: Level, doc: &'static str, requirement: &'static str) -> Rule {
-    Rule { id, level, doc, doc_2024: None, requirement, level_before_2025_06_18: None }
+    Rule {
+        id,
+        level,
+        doc,
+        doc_2024: None,
+        requirement,
+        level_before_2025_06_18: None,
+        since: Some(Revision::V2026_07_28),
+        until: None,
+    }
 }
 
 pub const META_VERSION: Rule = rule(
     "client-modern/meta-protocol-version",
     Level::MUST,
-    "basic/index.mdx#meta",
+    "basic/index.mdx#_meta",
     "Client requests carry io.modelcontextprotocol/protocolVersion (a string) in _meta; fields marked as required MUST be included on every request.",
 );
 pub const META_CAPABILITIES: Rule = rule(
     "client-modern/meta-client-capabilities",
     Level::MUST,
-    "basic/index.mdx#meta",
+    "basic/index.mdx#_meta",
     "Client requests carry io.modelcontextprotocol/clientCapabilities (an object) in _meta; fields marked as required MUST be included on every request.",
 );
 pub const META_CLIENT_INFO: Rule = rule(
     "client-modern/meta-client-info",
     Level::SHOULD,
-    "basic/index.mdx#meta",
+    "basic/index.mdx#_meta",
     "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.",
 );
 pub const NO_RESPONSES: Rule = rule(
@@ -75,7 +84,7 @@ pub const MRTR_INPUTS_ANSWERED: Rule = rule(
 pub const CAPABILITIES_DECLARED: Rule = rule(
     "client-modern/capabilities-declared",
     Level::MUST,
-    "basic/index.mdx#meta",
+    "basic/index.mdx#_meta",
     "io.modelcontextprotocol/clientCapabilities are the client capabilities relevant to the request: an inputResponses entry answers only an input request of a capability the retry declares.",
 );
 pub const RETRY_SUPPORTED_VERSION: Rule = rule(

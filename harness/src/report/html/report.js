@@ -67,6 +67,16 @@
     });
     row.cells[col] = i;
   });
+  // Failing scenarios first (by the worst verdict of any of their runs), the suite's order within.
+  rows.forEach(function (row, order) {
+    row.order = order;
+    row.worst = VERDICTS.length;
+    Object.keys(row.cells).forEach(function (c) {
+      var rank = VERDICTS.indexOf(scenarios[row.cells[c]].verdict);
+      if (rank >= 0 && rank < row.worst) row.worst = rank;
+    });
+  });
+  rows.sort(function (a, b) { return a.worst - b.worst || a.order - b.order; });
   var allTags = [], levels = [], present = {};
   rows.forEach(function (r) {
     r.tags.forEach(function (t) { if (allTags.indexOf(t) < 0) allTags.push(t); });

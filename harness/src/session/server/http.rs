@@ -106,9 +106,12 @@ impl ServerSession {
                             http.refused.insert(*n);
                         }
                         self.recorder.record_refusal(*n, value);
-                        let requests =
-                            self.recorder.exchange(*n).map(|x| x.requests.clone()).unwrap_or_default();
-                        self.keep_refusal(value, &requests);
+                        let (requests, status) = self
+                            .recorder
+                            .exchange(*n)
+                            .map(|x| (x.requests.clone(), x.status))
+                            .unwrap_or_default();
+                        self.keep_refusal(value, &requests, status);
                         return Ok(None);
                     }
                 }
@@ -268,25 +271,36 @@ impl ServerSession {
         }
     }
 
-    /// Keeps an HTTP refusal as the answer to each request its POST carried (`requests`), or,
-    /// for a body that held none (a malformed one), as the answer without an id it is.
-    pub(super) fn keep_refusal(&mut self, refusal: &Value, requests: &[RequestId]) {
-        let answers: Vec<Value> = match requests {
-            [] => vec![refusal.clone()],
-            ids => ids
-                .iter()
-                .map(|id| {
-                    let mut answer = refusal.clone();
-                    answer["id"] = id.to_value();
-                    answer
-                })
-                .collect(),
+    /// Keeps an HTTP refusal (an error status whose body is a JSON-RPC error without an id) for
+    /// what its POST carried (`requests`): for a body that held no request (a malformed one), the
+    /// answer without an id it is; for one request, that request's answer. A batch's refusal
+    /// answers the POST, not each request in it: a batch is answered only by a response to each
+    /// of its requests (`basic/index.mdx#batching`), so its requests are left unanswered, with
+    /// why.
+    pub(super) fn keep_refusal(&mut self, refusal: &Value, requests: &[RequestId], status: u16) {
+        let answer = match requests {
+            [] => refusal.clone(),
+            [id] => {
+                let mut answer = refusal.clone();
+                answer["id"] = id.to_value();
+                answer
+            }
+            batch => {
+                let super::Link::Http(http) = &mut self.link else { return };
+                let code =
+                    refusal.pointer("/error/code").map_or_else(|| "no code".to_owned(), Value::to_string);
+                let why = format!(
+                    "the POST of a batch of {} requests was refused with HTTP {status} and one error without an \
+                     id (code {code}), which answers the POST, not each request in it",
+                    batch.len()
+                );
+                http.unanswered.extend(batch.iter().map(|id| (id.clone(), why.clone())));
+                return;
+            }
         };
-        for answer in answers {
-            if let Ok(Message::Response(r)) = Message::from_value(&answer) {
-                if self.early.len() < KEPT_MESSAGES {
-                    self.early.push((answer, r));
-                }
+        if let Ok(Message::Response(r)) = Message::from_value(&answer) {
+            if self.early.len() < KEPT_MESSAGES {
+                self.early.push((answer, r));
             }
         }
     }

@@ -376,7 +376,7 @@ impl ServerSession {
     }
 
     /// The `_meta` every request carries in the modern era — the version, the persona's
-    /// capabilities and mcpspec's identity (`basic/index.mdx#meta`); `None` in the legacy era.
+    /// capabilities and mcpspec's identity (`basic/index.mdx#_meta`); `None` in the legacy era.
     pub fn request_meta(&self) -> Option<Value> {
         let revision = self.recorder.revision();
         (revision.era() == Era::Modern).then(|| {

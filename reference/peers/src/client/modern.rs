@@ -1,7 +1,7 @@
 //! The reference client in the modern era, 2026-07-28 (`docs/specification/2026-07-28/`).
 //!
 //! No `initialize`: every request carries its `_meta` (protocol version, client capabilities,
-//! client identity; `basic/index.mdx#meta`). The flow mirrors the legacy one: probe with
+//! client identity; `basic/index.mdx#_meta`). The flow mirrors the legacy one: probe with
 //! `server/discover`, list the tools page by page, call the first tool that needs no
 //! arguments, done. On top of it:
 //! - Era detection (`basic/versioning.mdx#backward-compatibility-with-initialization-based-versions`,

@@ -260,6 +260,10 @@ faults! {
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",
+    /// A POSTed batch is refused with 400 and one JSON-RPC error without an id ("batches are not
+    /// supported"), at every revision: at 2025-03-26, whose servers MUST receive batches, no
+    /// request of the batch is answered.
+    HttpRefuseBatches => "http-refuse-batches",
     /// Session ids end in a space and a Latin-1 `é`, outside visible ASCII (0x21–0x7E).
     HttpSessionIdInvalidChars => "http-session-id-invalid-chars",
     /// DELETE answers 200 but the session goes on serving, instead of 404 afterwards.

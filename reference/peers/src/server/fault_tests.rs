@@ -81,7 +81,7 @@ fn tool(name: &str, args: Value) -> Value {
 
 #[test]
 fn names_are_unique_and_parse_back() {
-    assert_eq!(Fault::ALL.len(), 124);
+    assert_eq!(Fault::ALL.len(), 125);
     for f in Fault::ALL {
         assert_eq!(f.name().parse::<Fault>(), Ok(*f));
     }

@@ -76,6 +76,10 @@ pub struct ServerConfig {
     /// How long an MRTR `requestState` stays valid (`basic/patterns/mrtr.mdx`: servers SHOULD
     /// bind "a short expiry (TTL)" into it).
     pub request_state_ttl: Duration,
+    /// How long a `subscriptions/listen` stream lasts before the server ends it on its own, with
+    /// a `notifications/cancelled` naming it (2026-07-28 `basic/patterns/cancellation.mdx`: a
+    /// server tearing a listen stream down MUST send one); `None`: until the client ends it.
+    pub listen_lifetime: Option<Duration>,
 }
 
 impl Default for ServerConfig {
@@ -89,6 +93,7 @@ impl Default for ServerConfig {
             watched_update_delay: Some(Duration::from_millis(50)),
             max_sampling_rounds: 3,
             request_state_ttl: Duration::from_secs(600),
+            listen_lifetime: None,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The modern era (2026-07-28) of the reference server: every request stands alone, with its
-//! version and the client's capabilities in `params._meta` (`basic/index.mdx#meta`), and every
+//! version and the client's capabilities in `params._meta` (`basic/index.mdx#_meta`), and every
 //! result says what it is (`resultType`) and who answered (`_meta` serverInfo).
 //!
 //! A dual-era server picks the rules per request (`basic/versioning.mdx#backward-compatibility-
@@ -22,11 +22,12 @@
 //!   (caching.mdx: MRTR retries MUST NOT be cached).
 //! - `subscriptions/listen` honours every filter field (the lists never change, so only
 //!   `resourceSubscriptions` of `test://watched-resource` ever fires) and acknowledges only
-//!   resources that exist. The server never ends a subscription on its own, so it never sends
-//!   the graceful-end result (subscriptions.mdx: SHOULD) nor the `notifications/cancelled` that
-//!   cancellation.mdx demands for a teardown (the contradiction of digest §T21 never arises); a
-//!   subscription the client cancels (stdio: `notifications/cancelled`; HTTP: closing the
-//!   stream) gets nothing more, not even a result (cancellation.mdx).
+//!   resources that exist. By default the server never ends a subscription on its own; with
+//!   `ServerConfig::listen_lifetime` it does, with the `notifications/cancelled` cancellation.mdx
+//!   demands for a teardown (MUST) and no result (subscriptions.mdx's graceful-end result is a
+//!   SHOULD the MUST overrides: a cancelled request gets no response). A subscription the client
+//!   cancels (stdio: `notifications/cancelled`; HTTP: closing the stream) gets nothing more, not
+//!   even a result (cancellation.mdx).
 //! - Over HTTP the endpoint judges `_meta` presence and the mirrored headers; this module judges
 //!   the version, the method and the capabilities, and the endpoint maps those codes to statuses.
 
@@ -114,7 +115,7 @@ impl ReferenceServer {
                 client_info: None,
                 log_level: None,
             },
-            // basic/index.mdx#meta: "A request missing either is malformed; the server MUST
+            // basic/index.mdx#_meta: "A request missing either is malformed; the server MUST
             // reject it with JSON-RPC error code -32602".
             Err(problem) => return Err(invalid_params(&problem.to_string())),
         };
@@ -276,7 +277,8 @@ impl ReferenceServer {
             ack.insert("resourceSubscriptions".into(), Value::Array(known));
         }
         let ack = Value::Object(ack);
-        self.start_job(id.clone(), None, None, JobKind::Listen { ack: ack.clone() });
+        let ends = self.config.listen_lifetime.map(|d| self.now + d);
+        self.start_job(id.clone(), None, ends, JobKind::Listen { ack: ack.clone() });
         if self.fault != Some(Fault::ModernListenNoAck) {
             self.notify_subscription(
                 &id,

@@ -291,6 +291,15 @@ impl ReferenceServer {
         let operating = self.phase == Phase::Operating;
         let Some(job) = self.jobs.get_mut(&id) else { return };
         job.deadline = None;
+        if matches!(job.kind, JobKind::Listen { .. }) {
+            // The listen stream's lifetime is over: the server tears it down, naming it in a
+            // notifications/cancelled (2026-07-28 basic/patterns/cancellation.mdx, MUST), and
+            // sends no result for the cancelled request.
+            self.jobs.remove(&id);
+            let reason = "the server ended the subscription";
+            self.notify("notifications/cancelled", json!({ "requestId": id.to_value(), "reason": reason }));
+            return;
+        }
         // A modern request has no session phase: its progress goes out at once.
         let operating = operating || job.modern.is_some();
         match &mut job.kind {
@@ -340,7 +349,7 @@ impl ReferenceServer {
                 let why = format!("the client did not answer {method} within {} ms", timeout.as_millis());
                 self.finish(id, Ok(tool_error(&why)));
             }
-            // No deadline: a listen stream lasts until cancelled.
+            // Handled above.
             JobKind::Listen { .. } => {}
         }
     }

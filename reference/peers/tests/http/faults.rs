@@ -18,6 +18,19 @@ async fn fault_http_accepted_with_body() {
 }
 
 #[tokio::test]
+async fn fault_http_refuse_batches() {
+    let s = with_fault(Flavor::Streamable, Fault::HttpRefuseBatches).await;
+    let c = session(&s, "2025-03-26").await;
+    let batch =
+        json!([{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"ping"}]);
+    let refused = full(c.send(&batch).await).await;
+    assert_eq!(refused.status, 400);
+    let error: Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(error["error"]["code"], -32600);
+    assert!(error.get("id").is_none_or(Value::is_null), "{error}");
+}
+
+#[tokio::test]
 async fn fault_http_session_id_invalid_chars() {
     let s = with_fault(Flavor::Streamable, Fault::HttpSessionIdInvalidChars).await;
     let init = Client::new(&s.url, "2025-06-18")

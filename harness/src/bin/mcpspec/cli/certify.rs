@@ -405,6 +405,9 @@ fn report_and_exit(
     if let Some(why) = &report.not_tested {
         println!("not tested: {why}");
     }
+    if !args.quiet {
+        print!("{}", mcpspec::report::console::console_digest(&report));
+    }
     print!("{}", mcpspec::report::console::console_footer(&report));
     println!("summary: {} ({:.1} s)", report.summary.line(), started.elapsed().as_secs_f64());
     Ok(stop.map_or_else(|| report.exit_code(), |s| s.exit_code()))

@@ -118,6 +118,9 @@ struct ListedRule {
     /// The level before 2025-06-18, when it was weaker.
     #[serde(skip_serializing_if = "Option::is_none")]
     level_before_2025_06_18: Option<Level>,
+    /// The revisions that have it, of those listed.
+    revisions: Vec<String>,
+    /// The clause, at the newest of those revisions.
     spec: String,
     requirement: &'static str,
 }
@@ -137,24 +140,29 @@ pub fn list(
     json: bool,
 ) -> anyhow::Result<String> {
     let revisions = if revisions.is_empty() { Revision::ALL.to_vec() } else { revisions.to_vec() };
-    let newest = revisions.iter().copied().max().unwrap_or_else(Revision::latest_legacy);
     let mut scenarios = Vec::new();
     for role in roles {
         scenarios.extend(catalog(role, dir, &revisions)?);
     }
     // Wire rules judge whatever the implementation under test sends, in either role; the
     // modern era's client rules judge clients only.
-    let rule = |r: &'static Rule, role: &'static str| ListedRule {
-        id: r.id,
-        role,
-        level: r.level,
-        level_before_2025_06_18: r.level_before_2025_06_18,
-        spec: r.spec(newest),
-        requirement: r.requirement,
+    let rule = |r: &'static Rule, role: &'static str| {
+        let at: Vec<Revision> = revisions.iter().copied().filter(|v| r.applies(*v)).collect();
+        let newest = at.iter().copied().max()?;
+        Some(ListedRule {
+            id: r.id,
+            role,
+            level: r.level,
+            level_before_2025_06_18: r.level_before_2025_06_18,
+            revisions: at.iter().map(|v| v.to_string()).collect(),
+            spec: r.spec(newest),
+            requirement: r.requirement,
+        })
     };
-    let mut rules: Vec<ListedRule> = mcpspec::judge::rules::ALL.iter().map(|r| rule(r, "any")).collect();
+    let mut rules: Vec<ListedRule> =
+        mcpspec::judge::rules::ALL.iter().filter_map(|r| rule(r, "any")).collect();
     if roles.contains(&"client") {
-        rules.extend(mcpspec::judge::client::modern::ALL.iter().map(|r| rule(r, "client")));
+        rules.extend(mcpspec::judge::client::modern::ALL.iter().filter_map(|r| rule(r, "client")));
     }
     let listing = Listing { scenarios, rules };
     if json {

@@ -28,6 +28,10 @@ pub enum ReferenceRole {
         /// Inject a deliberate defect (for mcpspec's own tests).
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
+        /// End every subscriptions/listen stream on its own this many milliseconds after it
+        /// opened, with notifications/cancelled (modern era; for mcpspec's own tests).
+        #[arg(long, value_name = "MS", hide = true)]
+        listen_lifetime: Option<u64>,
         /// stdio; http: Streamable HTTP at /mcp; sse: legacy HTTP+SSE at /sse and /messages.
         #[arg(long, value_enum, default_value_t = ServerTransport::Stdio)]
         transport: ServerTransport,
@@ -93,8 +97,18 @@ pub async fn run(role: ReferenceRole) -> u8 {
                 }
             }
         }
-        ReferenceRole::Server { mut revisions, supported, fault, transport, port, bind, json_responses } => {
+        ReferenceRole::Server {
+            mut revisions,
+            supported,
+            fault,
+            listen_lifetime,
+            transport,
+            port,
+            bind,
+            json_responses,
+        } => {
             let mut config = ServerConfig::default();
+            config.listen_lifetime = listen_lifetime.map(Duration::from_millis);
             revisions.extend(supported);
             if !revisions.is_empty() {
                 config.supported = revisions;

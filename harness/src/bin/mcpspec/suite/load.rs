@@ -94,6 +94,7 @@ fn parse(source: &Source) -> anyhow::Result<LoadedFeature> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::plan::{transport_carries, TRANSPORTS};
     use mcpspec_protocol::Revision;
 
     #[test]
@@ -107,6 +108,64 @@ mod tests {
             ids.dedup();
             assert_eq!(ids.len(), total, "scenario ids must be unique");
         }
+    }
+
+    /// The pages and heading anchors of a revision, from `../shared/spec-index/<revision>.json`
+    /// (the spec's own pages at the commit mcpspec follows); `None` when the folder is absent.
+    fn spec_index(revision: Revision) -> Option<std::collections::HashMap<String, Vec<String>>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec-index");
+        let text = std::fs::read_to_string(dir.join(format!("{revision}.json"))).ok()?;
+        let index: serde_json::Value = serde_json::from_str(&text).expect("the spec index is JSON");
+        serde_json::from_value(index["pages"].clone()).ok()
+    }
+
+    /// Why `spec` (`docs/specification/<revision>/page.mdx#anchor`) names no page or heading of
+    /// `pages`, if it does not.
+    fn missing(pages: &std::collections::HashMap<String, Vec<String>>, spec: &str) -> Option<String> {
+        let path =
+            spec.strip_prefix("docs/specification/").and_then(|p| p.split_once('/')).map_or(spec, |(_, p)| p);
+        let (page, anchor) = path.split_once('#').map_or((path, None), |(p, a)| (p, Some(a)));
+        match (pages.get(page), anchor) {
+            (None, _) => Some(format!("no page {page}")),
+            (Some(anchors), Some(a)) if !anchors.iter().any(|x| x == a) => {
+                Some(format!("no heading #{a} on {page}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Every clause a scenario or a wire rule cites names a page and heading that exist at each
+    /// revision it applies to (issue #27: two rules cited `client/sampling.mdx#tool-use`, a
+    /// heading no revision has, and two others sections the modern era removed).
+    #[test]
+    fn every_cited_clause_exists_in_its_revision() {
+        let mut wrong = Vec::new();
+        for revision in Revision::ALL {
+            let Some(pages) = spec_index(revision) else {
+                eprintln!("../shared/spec-index is absent: skipped");
+                return;
+            };
+            for role in ["server", "client"] {
+                let runs_at = |p: &ScenarioPlan| {
+                    p.applies(revision)
+                        && TRANSPORTS
+                            .iter()
+                            .any(|t| p.on_transport(t) && transport_carries(t, revision).is_none())
+                };
+                for plan in load(role, None).unwrap().iter().flat_map(|f| &f.plans).filter(|p| runs_at(p)) {
+                    if let Some(why) = missing(&pages, &plan.spec(revision)) {
+                        wrong.push(format!("{revision} {role} {}: {why}", plan.id));
+                    }
+                }
+            }
+            let rules = mcpspec::judge::rules::ALL.iter().chain(mcpspec::judge::client::modern::ALL);
+            for rule in rules.filter(|r| r.applies(revision)) {
+                if let Some(why) = missing(&pages, &rule.spec(revision)) {
+                    wrong.push(format!("{revision} rule {}: {why}", rule.id));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{} citations name nothing:\n{}", wrong.len(), wrong.join("\n"));
     }
 
     /// Every clause a scenario or a wire rule cites at 2026-07-28 is a page of 2026-07-28 (the

@@ -9,6 +9,7 @@
 //! `@negotiation` (run also at a revision the server counter-offered).
 
 use mcpspec::judge::verdict::Level;
+use mcpspec::report::scenario::NEGOTIATION_TAG;
 use mcpspec_protocol::{Era, Revision};
 use std::sync::Arc;
 
@@ -35,7 +36,6 @@ pub struct ScenarioPlan {
 }
 
 const TRANSPORT_TAG: &str = "transport:";
-const NEGOTIATION_TAG: &str = "negotiation";
 
 /// Every transport a scenario may run over.
 pub const TRANSPORTS: [&str; 3] = ["stdio", "http", "sse"];

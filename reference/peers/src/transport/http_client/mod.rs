@@ -367,6 +367,7 @@ impl HttpClientTransport {
         let mut headers = self.headers_for(tweaks, POST_ACCEPT, modern.as_deref());
         headers.push(("content-type".into(), "application/json".into()));
         request = apply(request, &headers, &self.options.headers);
+        self.forget_cancelled(&body_value);
         let ids = request_ids(&body_value);
         let head = Head {
             method: "POST",
@@ -442,6 +443,22 @@ impl HttpClientTransport {
         };
         self.follow(&event);
         Ok(event)
+    }
+
+    /// A request the client cancels is owed no response (`basic/utilities/cancellation.mdx`: the
+    /// receiver SHOULD NOT send one), on its stream or any other: its POST's stream may end
+    /// without it, and is then neither resumed for it nor said to have left it unanswered.
+    fn forget_cancelled(&mut self, body: &Value) {
+        let messages = match body {
+            Value::Array(items) => items.iter().collect(),
+            one => vec![one],
+        };
+        for m in messages.into_iter().filter(|m| m["method"] == "notifications/cancelled") {
+            let Some(id) = m.pointer("/params/requestId").and_then(RequestId::from_value) else { continue };
+            for post in self.posts.values_mut() {
+                post.ids.retain(|i| *i != id);
+            }
+        }
     }
 
     /// Keeps the session id, the answers still due on each POST, and where each stream stood;

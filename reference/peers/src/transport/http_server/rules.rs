@@ -251,7 +251,7 @@ pub struct Mirrored<'a> {
 }
 
 /// Why a modern POST is refused before the app sees it (always HTTP 400): `_meta` missing or
-/// malformed (-32602, `basic/index.mdx#meta`: "On HTTP, the response status MUST be 400"), or a
+/// malformed (-32602, `basic/index.mdx#_meta`: "On HTTP, the response status MUST be 400"), or a
 /// header that is missing or does not match the body (-32020, `streamable-http.mdx#server-
 /// validation`; `Mcp-Name` is compared after undoing its Base64 sentinel). `meta_required` and
 /// `names_checked` are off only for deliberate faults.

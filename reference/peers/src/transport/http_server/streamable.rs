@@ -44,6 +44,10 @@ pub(super) async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Bo
         Ok(v) => v,
         Err(refused) => return refused.into(),
     };
+    if fault == Some(Fault::HttpRefuseBatches) && value.is_array() {
+        let why = "Invalid Request: batches are not supported";
+        return error(StatusCode::BAD_REQUEST, INVALID_REQUEST, why).into();
+    }
     let version_header = headers.get("mcp-protocol-version").map(HeaderValue::as_bytes);
     if rules::is_modern_post(&value, version_header, &endpoint.options.accepted_revisions) {
         return modern_post(endpoint, headers, value).await;

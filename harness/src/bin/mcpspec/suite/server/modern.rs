@@ -372,6 +372,15 @@ async fn listens_for_updates(w: &mut ServerWorld, uri: String) -> Result<(), Hal
     listen(w, json!({ "resourceSubscriptions": [uri] })).await
 }
 
+#[when("the client listens for updates of the resource")]
+async fn listens_for_updates_of_subject(w: &mut ServerWorld) -> Result<(), Halt> {
+    let uri = w.subject.as_ref().and_then(|r| r.get("uri")).cloned();
+    let Some(uri) = uri else {
+        return Err(w.harness_error("no resource (a Given step is missing)".into()));
+    };
+    listen(w, json!({ "resourceSubscriptions": [uri] })).await
+}
+
 /// Opens a subscription; its answer comes only when it ends, so nothing waits for it here.
 async fn listen(w: &mut ServerWorld, filter: Value) -> Result<(), Halt> {
     let sent =

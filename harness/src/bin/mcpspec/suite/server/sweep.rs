@@ -77,8 +77,13 @@ async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
-#[when("the client calls every tool with generated arguments")]
-async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
+/// Calls every tool; each call carries a progress token, as a client that shows progress sends
+/// (progress rules get judged), unless the step says "and no progress token": a server that
+/// reports progress for a call that asked for none (`basic/utilities/progress.mdx`, MUST: only
+/// with a token the request carried) shows only then.
+#[when(regex = r"^the client calls every tool with generated arguments( and no progress token)?$")]
+async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), Halt> {
+    let with_token = no_token.is_empty();
     // What the lists hold before the calls, to see afterwards whether a call changed one.
     let lists = list_everything(w).await?;
     let tools = lists.iter().find(|(method, _)| *method == "tools/list").map(|(_, items)| items.clone());
@@ -89,7 +94,7 @@ async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
     w.sweep.lists_before = keys_of(&lists);
     w.sweep.notifications_before = w.session()?.notifications.len();
     for (n, tool) in tools.iter().enumerate() {
-        call_tool(w, n, tool).await?;
+        call_tool(w, n, tool, with_token).await?;
     }
     // A server may add tools once it knows the client (after notifications/initialized, say),
     // racing the first tools/list: those listed only now are called too, so what the sweep
@@ -100,14 +105,14 @@ async fn calls_every_tool(w: &mut ServerWorld) -> Result<(), Halt> {
     let later: Vec<Value> = listed(w, "tools/list").await?;
     let added = later.iter().filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
     for (n, tool) in added.enumerate() {
-        call_tool(w, tools.len() + n, tool).await?;
+        call_tool(w, tools.len() + n, tool, with_token).await?;
     }
     Ok(())
 }
 
-/// Calls one tool of the sweep (the `n`th) with generated arguments, unless it says it is
-/// destructive and the run does not allow that.
-async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value) -> Result<(), Halt> {
+/// Calls one tool of the sweep (the `n`th) with generated arguments (and, `with_token`, a
+/// progress token), unless it says it is destructive and the run does not allow that.
+async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value, with_token: bool) -> Result<(), Halt> {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
     // Only a tool that says outright it is destructive is left alone. The spec's default
     // (destructiveHint true for any tool that is not read-only) would leave unannotated
@@ -124,9 +129,10 @@ async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value) -> Result<(), Ha
         return Ok(());
     }
     let arguments = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
-    // A progress token, as a client that shows progress sends: progress rules get judged.
-    let params = json!({ "name": name, "arguments": arguments,
-        "_meta": { "progressToken": format!("mcpspec-sweep-{n}") } });
+    let mut params = json!({ "name": name, "arguments": arguments });
+    if with_token {
+        params["_meta"] = json!({ "progressToken": format!("mcpspec-sweep-{n}") });
+    }
     sweep_request(w, "tools/call", &name, params).await
 }
 

@@ -346,15 +346,16 @@ async fn answers_the_batch(w: &mut ServerWorld, ids: String) -> Result<(), Halt>
     };
     let within = w.timeout();
     let mut missing = Vec::new();
+    let mut why = None;
     for id in &wanted {
-        if w.session()?.wait_response(id, within).await.is_err() {
+        if let Err(e) = w.session()?.wait_response(id, within).await {
             missing.push(id.to_string());
+            why.get_or_insert(e.to_string());
         }
     }
-    let actual = if missing.is_empty() {
-        "all answered".to_owned()
-    } else {
-        format!("no response to {}", missing.join(", "))
+    let actual = match why {
+        None => "all answered".to_owned(),
+        Some(why) => format!("no response to {} ({why})", missing.join(", ")),
     };
     w.check(missing.is_empty(), format!("a response to each of {ids}"), actual);
     Ok(())
