@@ -1,8 +1,8 @@
 """An MCP server written on the official Python SDK (PyPI package `mcp`, 2.x), used as a
 third-party implementation under test by mcpspec's interoperability tests. It uses what the
 SDK offers a server author, as its documentation shows: tools that log (`ctx.info`), report
-progress, and ask the client for a sampling, an elicitation or its roots when the client
-declared them; a resource, a resource template and a prompt with completions.
+progress, and (over stdio) ask the client for a sampling, an elicitation or its roots when
+the client declared them; a resource, a resource template and a prompt with completions.
 
 `python_mcp_server.py` serves stdio; `python_mcp_server.py streamable-http PORT` (or `sse PORT`)
 serves HTTP on 127.0.0.1:PORT, at /mcp (or /sse)."""
@@ -33,7 +33,6 @@ async def count(n: int, ctx: Context) -> str:
     return f"counted to {steps}"
 
 
-@server.tool()
 async def ask_model(question: str, ctx: Context) -> str:
     """Ask the client's model, when the client offers sampling."""
     caps = ctx.client_capabilities
@@ -48,7 +47,6 @@ class Answer(BaseModel):
     name: str
 
 
-@server.tool()
 async def ask_user(ctx: Context) -> str:
     """Ask the user for a name, when the client offers elicitation."""
     caps = ctx.client_capabilities
@@ -60,7 +58,6 @@ async def ask_user(ctx: Context) -> str:
     return f"{result.action}: {getattr(result, 'data', None)}"
 
 
-@server.tool()
 async def roots(ctx: Context) -> str:
     """List the client's roots, when the client offers them."""
     caps = ctx.client_capabilities
@@ -97,7 +94,16 @@ async def complete(ref, argument, context):
     return types.Completion(values=[n for n in NAMES if n.startswith(prefix)])
 
 
+ASKING = [ask_model, ask_user, roots]
+
 if __name__ == "__main__":
+    # The tools that ask the client something wait on its answer: over stdio they are served;
+    # over Streamable HTTP a run with few scenarios at once (-j 4) left the SDK's server without
+    # an answer to new sessions for 30 s after them (seen with mcp 2.3.0), which is not yet
+    # understood, so HTTP serves the rest only.
+    if len(sys.argv) == 1:
+        for tool in ASKING:
+            server.tool()(tool)
     if len(sys.argv) == 3:
         server.run(sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -347,31 +347,11 @@ fn the_console_of_a_conformant_run_is_short() {
     assert_eq!(skips.len(), 1, "{skips:#?}");
     assert!(!lines.iter().any(|l| l.starts_with("PASS  20")), "no line per pass\n{}", run.stdout);
     // --verbose still lists every scenario.
-    let verbose = run_args_verbose(legacy);
+    let args = ["server", "--verbose", "--revision", "2025-11-25", "--", MCPSPEC, "reference", "server"];
+    let verbose = crate::support::run(&args, true, Duration::from_secs(180));
     assert!(
         verbose.stdout.lines().filter(|l| l.starts_with("PASS  20")).count() > 50,
         "{}",
         verbose.describe()
     );
-}
-
-fn run_args_verbose(legacy: &str) -> Run {
-    run(
-        &[
-            "server",
-            "--verbose",
-            "--timeout",
-            "5",
-            "--revision",
-            "2025-11-25",
-            "--",
-            MCPSPEC,
-            "reference",
-            "server",
-            "--supported",
-            legacy,
-        ],
-        true,
-        Duration::from_secs(180),
-    )
 }
