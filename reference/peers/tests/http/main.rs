@@ -210,6 +210,7 @@ fn plain_client() -> reqwest::Client {
     mcpspec_reference::transport::http_client::client_builder().build().expect("an HTTP client")
 }
 
+mod auth_server;
 mod faults;
 mod legacy;
 mod modern;
