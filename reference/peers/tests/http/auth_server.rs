@@ -30,7 +30,7 @@ fn no_redirects() -> reqwest::Client {
         .expect("an HTTP client")
 }
 
-async fn get_json(url: &str) -> (u16, Value) {
+pub async fn get_json(url: &str) -> (u16, Value) {
     let r = within("GET", plain_client().get(url).send()).await.expect("GET");
     let status = r.status().as_u16();
     let body = within("body", r.bytes()).await.expect("body");

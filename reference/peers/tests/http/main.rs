@@ -214,6 +214,7 @@ mod auth_server;
 mod faults;
 mod legacy;
 mod modern;
+mod protected;
 mod streamable;
 
 use legacy::{legacy_open, legacy_post};

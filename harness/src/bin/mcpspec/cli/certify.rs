@@ -393,7 +393,7 @@ fn report_and_exit(
     started: Instant,
     stop: Option<signals::Stop>,
 ) -> anyhow::Result<u8> {
-    report.redact(mcpspec::report::redact::run());
+    report.redact(&mcpspec::report::redact::run());
     if let Some(dir) = &args.report_dir {
         let written = report
             .write_all(dir)
