@@ -116,16 +116,23 @@ pub fn with_query_token(mut request: RawRequest, token: &str) -> RawRequest {
     request
 }
 
-/// A copy of a JWT with one character of its payload changed (an opaque token: of its middle):
-/// its signature no longer covers it.
+/// A copy of a JWT whose payload says something else (`sub` changed), under the same header
+/// and signature: only checking the signature tells it apart. A token that is not a JWT gets one
+/// character of its middle changed.
 pub fn tamper(token: &str) -> String {
-    let (start, end) = match token.split('.').collect::<Vec<_>>().as_slice() {
-        [head, payload, _] if !payload.is_empty() => (head.len() + 1, head.len() + 1 + payload.len()),
-        _ => (0, token.len()),
-    };
-    let at = start + (end - start) / 2;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+    if let [head, payload, signature] = token.split('.').collect::<Vec<_>>().as_slice() {
+        let claims = URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        if let Some(serde_json::Value::Object(mut claims)) = claims {
+            let sub = claims.get("sub").and_then(|s| s.as_str()).unwrap_or("").to_owned();
+            claims.insert("sub".into(), json!(format!("{sub}-tampered")));
+            let payload = URL_SAFE_NO_PAD.encode(serde_json::Value::Object(claims).to_string());
+            return format!("{head}.{payload}.{signature}");
+        }
+    }
     let mut bytes = token.as_bytes().to_vec();
-    if let Some(b) = bytes.get_mut(at) {
+    if let Some(b) = bytes.get_mut(token.len() / 2) {
         *b = if *b == b'A' { b'B' } else { b'A' };
     }
     String::from_utf8(bytes).unwrap_or_default()
@@ -310,11 +317,17 @@ mod tests {
 
     #[test]
     fn a_tampered_jwt_differs_in_its_payload_only() {
-        let t = "aaaa.bbbbbbbb.cccc";
-        let x = tamper(t);
-        assert_ne!(x, t);
-        assert_eq!(x.len(), t.len());
-        assert!(x.starts_with("aaaa.") && x.ends_with(".cccc"));
+        use base64::Engine as _;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        let t = format!("{}.{}.sig", b64(r#"{"alg":"ES256"}"#), b64(r#"{"sub":"u","aud":"x"}"#));
+        let x = tamper(&t);
+        let parts: Vec<&str> = x.split('.').collect();
+        assert_eq!((parts[0], parts[2]), (t.split('.').next().unwrap(), "sig"));
+        let claims: serde_json::Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(parts[1]).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(claims, json!({"sub": "u-tampered", "aud": "x"}));
         assert_ne!(tamper("opaque-token"), "opaque-token");
     }
 
