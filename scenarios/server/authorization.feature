@@ -21,6 +21,18 @@ Feature: Authorization: a protected server
     When the client sends its first request without a token
     Then the challenge names where the protected resource metadata is
 
+  @id:authorization/challenge-scope @SHOULD @spec:basic/authorization.mdx#protected-resource-metadata-discovery-requirements @since:2025-11-25 @until:2025-11-25
+  Scenario: the 401 challenge names the scopes the server needs
+    Given a protected server
+    When the client sends its first request without a token
+    Then the challenge names the scopes the server needs
+
+  @id:authorization/challenge-scope-selection @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2026-07-28
+  Scenario: the 401 challenge names the scopes the server needs, for the client's scope selection
+    Given a protected server
+    When the client sends its first request without a token
+    Then the challenge names the scopes the server needs
+
   @id:authorization/prm-discoverable @MUST @spec:basic/authorization.mdx#protected-resource-metadata-discovery-requirements @since:2025-11-25
   Scenario: the protected resource metadata is found from the challenge or at a well-known URL
     Given a protected server

@@ -46,8 +46,11 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "authorization/insufficient-scope-403",
         ]);
     }
+    if revision == "2025-11-25" {
+        ids.push("authorization/challenge-scope");
+    }
     if revision >= "2026-07-28" {
-        ids.push("authorization/no-offline-access");
+        ids.extend(["authorization/no-offline-access", "authorization/challenge-scope-selection"]);
     }
     ids.sort();
     ids
@@ -111,6 +114,8 @@ macro_rules! caught {
 caught! {
     no_challenge: "auth-no-challenge" at "2025-11-25" => "authorization/unauthenticated-401" "failed";
     challenge_without_metadata: "auth-challenge-without-metadata" at "2025-06-18" => "authorization/challenge-resource-metadata" "failed";
+    challenge_without_scope: "auth-challenge-without-scope" at "2025-11-25" => "authorization/challenge-scope" "warning";
+    challenge_without_scope_2026: "auth-challenge-without-scope" at "2026-07-28" => "authorization/challenge-scope-selection" "warning";
     prm_undiscoverable: "auth-prm-undiscoverable" at "2025-11-25" => "authorization/prm-discoverable" "failed";
     prm_wrong_resource: "auth-prm-wrong-resource" at "2025-11-25" => "authorization/prm-resource" "failed";
     prm_no_authorization_servers: "auth-prm-no-authorization-servers" at "2026-07-28" => "authorization/prm-authorization-servers" "failed";

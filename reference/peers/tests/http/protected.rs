@@ -117,6 +117,7 @@ async fn every_auth_fault_breaks_its_rule() {
             Fault::AuthChallengeWithoutMetadata => {
                 challenge.unwrap().resource_metadata.is_none() && get_json(&prm_url).await.0 == 200
             }
+            Fault::AuthChallengeWithoutScope => challenge.unwrap().scope.is_none(),
             Fault::AuthPrmUndiscoverable => {
                 challenge.unwrap().resource_metadata.is_none() && get_json(&prm_url).await.0 == 404
             }

@@ -451,7 +451,8 @@ async fn target(
                         options.headers.push(bearer_header(token)?);
                     }
                 }
-                None => auth.token = args.auth_token.clone(),
+                // `--header 'Authorization: Bearer T'` names a token as `--auth-token T` does.
+                None => auth.token = args.auth_token.clone().or_else(|| header_bearer(&args.headers)),
             }
             if !auth.asserted() && !args.headers.iter().any(|(k, _)| k.as_str() == "authorization") {
                 protected = protected_without_token(&options, within).await;
@@ -471,6 +472,13 @@ fn bearer_header(token: &str) -> anyhow::Result<(HeaderName, HeaderValue)> {
         .map_err(|_| UsageError("--auth-token: not a value an HTTP header can carry".into()))?;
     value.set_sensitive(true);
     Ok((HeaderName::from_static("authorization"), value))
+}
+
+/// The token of an `Authorization: Bearer T` among `--header`s.
+fn header_bearer(headers: &[(HeaderName, HeaderValue)]) -> Option<String> {
+    let (_, value) = headers.iter().find(|(k, _)| k.as_str() == "authorization")?;
+    let (scheme, token) = value.to_str().ok()?.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
 }
 
 /// The run's verdict when the server answers mcpspec's first request with 401 and mcpspec has

@@ -166,7 +166,8 @@ fn challenge(endpoint: &Endpoint, p: &Protection, denial: &Denial) -> BearerChal
             let u = endpoint_url(endpoint);
             well_known_inserted(&u, PRM_SUFFIX).to_string()
         }),
-        scope: (!scope.is_empty()).then(|| scope.join(" ")),
+        scope: (!scope.is_empty() && !fault(endpoint, Fault::AuthChallengeWithoutScope))
+            .then(|| scope.join(" ")),
         ..BearerChallenge::default()
     };
     match denial {

@@ -276,6 +276,14 @@ async fn challenge_names_prm(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+#[then("the challenge names the scopes the server needs")]
+async fn challenge_names_scope(w: &mut ServerWorld) -> Result<(), Halt> {
+    let (a, _) = w.last_answer()?;
+    let scope = a.challenge.clone().ok().flatten().and_then(|c| c.scope).filter(|s| !s.trim().is_empty());
+    w.check(scope.is_some(), "a scope parameter in the 401's Bearer challenge (RFC 6750 §3)", a.describe());
+    Ok(())
+}
+
 #[then("the protected resource metadata is found")]
 async fn prm_found(w: &mut ServerWorld) -> Result<(), Halt> {
     let prm = w.prm_document()?;
