@@ -110,6 +110,8 @@ fn row_options(id: &str) -> &'static [&'static str] {
         // process only (interop/rmcp.yaml): a process per scenario makes the finding the same
         // in every run, whichever scenarios would have shared a process.
         "rmcp/server/stdio" => &["--isolate"],
+        // FastMCP's JWTVerifier behind its RemoteAuthProvider: mcpspec is the issuer it trusts.
+        "fastmcp/server/http-oauth" => &["--auth-issuer"],
         _ => &[],
     }
 }
@@ -226,6 +228,23 @@ rows! {
     };
     interop_fastmcp_server_stdio: "fastmcp/server/stdio" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_fastmcp_server_http: "fastmcp/server/http" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
+    interop_fastmcp_server_http_oauth: "fastmcp/server/http-oauth" => |run: &Run| {
+        // The whole suite ran authenticated, and every MUST of a protected server holds.
+        assert_verdict(run, "lifecycle/initialize-result", Some("2025-11-25"), "passed");
+        for id in [
+            "authorization/unauthenticated-401",
+            "authorization/prm-discoverable",
+            "authorization/as-metadata-discovery",
+            "authorization/tampered-token-401",
+            "authorization/token-refused[bad-signature]",
+            "authorization/audience-validation",
+        ] {
+            assert_verdict(run, id, Some("2025-11-25"), "passed");
+        }
+        // Its finding: a token without the required scope is refused as invalid (401), not
+        // with 403 insufficient_scope (a SHOULD).
+        assert_verdict(run, "authorization/insufficient-scope-403", Some("2025-11-25"), "warning");
+    };
     interop_fastmcp_client_stdio: "fastmcp/client/stdio";
     interop_rmcp_server_stdio: "rmcp/server/stdio" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
     interop_rmcp_server_http: "rmcp/server/http" => |run: &Run| assert_modern_passed(run, &["discover/result"]);
