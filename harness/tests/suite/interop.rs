@@ -110,8 +110,9 @@ fn row_options(id: &str) -> &'static [&'static str] {
         // process only (interop/rmcp.yaml): a process per scenario makes the finding the same
         // in every run, whichever scenarios would have shared a process.
         "rmcp/server/stdio" => &["--isolate"],
-        // FastMCP's JWTVerifier behind its RemoteAuthProvider: mcpspec is the issuer it trusts.
-        "fastmcp/server/http-oauth" => &["--auth-issuer"],
+        // FastMCP's JWTVerifier behind its RemoteAuthProvider, and the TypeScript SDK's
+        // requireBearerAuth with a jose verifier: mcpspec is the issuer they trust.
+        "fastmcp/server/http-oauth" | "ts-sdk/server/http-oauth" => &["--auth-issuer"],
         // The Python SDK's resource server with a PyJWT TokenVerifier, mcpspec its issuer. The
         // sweep is the unprotected row's (python-sdk/server/http): with it, at every revision,
         // on a loaded machine, this server stopped answering altogether in two runs of three
@@ -190,6 +191,22 @@ rows! {
         // The app answers an ended session 404, as the spec says (server-everything's does not).
         for revision in ["2025-03-26", "2025-06-18", "2025-11-25"] {
             assert_verdict(run, "http/session-terminated-404", Some(revision), "passed");
+        }
+    };
+    interop_ts_sdk_server_http_oauth: "ts-sdk/server/http-oauth" => |run: &Run| {
+        // The whole suite ran authenticated, and every authorization check passed at every
+        // revision that has it.
+        assert_verdict(run, "lifecycle/initialize-result", Some("2025-11-25"), "passed");
+        for id in [
+            "authorization/unauthenticated-401",
+            "authorization/prm-resource",
+            "authorization/tampered-token-401",
+            "authorization/no-token-in-query",
+            "authorization/audience-validation",
+            "authorization/token-refused[not-yet-valid]",
+            "authorization/insufficient-scope-403",
+        ] {
+            assert_verdict(run, id, Some("2025-11-25"), "passed");
         }
     };
     interop_ts_sdk_client_stdio: "ts-sdk/client/stdio";
