@@ -15,6 +15,14 @@ Feature: Authorization: a protected server
     When the client sends its first request without a token
     Then the server refuses it with 401 and a Bearer challenge
 
+  # OAuth 2.1 section 5.3.1 (RFC 6750 section 3.1), which token-handling makes the rule: a request
+  # with no authentication information gets no error code in its challenge.
+  @id:authorization/no-error-without-token @SHOULD @spec:basic/authorization.mdx#token-handling
+  Scenario: the challenge to a request without a token carries no error code
+    Given a protected server
+    When the client sends its first request without a token
+    Then the challenge carries no error code
+
   @id:authorization/challenge-resource-metadata @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18 @until:2025-06-18
   Scenario: the 401 challenge names the protected resource metadata
     Given a protected server

@@ -20,6 +20,7 @@ fn certify_protected(transport: &str, fault: Option<&str>, revision: &str) -> Ru
 fn expected_at(revision: &str) -> Vec<&'static str> {
     let mut ids = vec![
         "authorization/unauthenticated-401",
+        "authorization/no-error-without-token",
         "authorization/invalid-token-401",
         "authorization/valid-token-served",
         "authorization/tampered-token-401",
@@ -112,6 +113,7 @@ macro_rules! caught {
 }
 
 caught! {
+    error_without_token: "auth-error-without-token" at "2025-03-26" => "authorization/no-error-without-token" "warning";
     no_challenge: "auth-no-challenge" at "2025-11-25" => "authorization/unauthenticated-401" "failed";
     challenge_without_metadata: "auth-challenge-without-metadata" at "2025-06-18" => "authorization/challenge-resource-metadata" "failed";
     challenge_without_scope: "auth-challenge-without-scope" at "2025-11-25" => "authorization/challenge-scope" "warning";

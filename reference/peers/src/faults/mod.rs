@@ -304,6 +304,8 @@ faults! {
     AuthNoChallenge => "auth-no-challenge",
     /// The 401 challenge names no `resource_metadata` (the PRM is still at the well-known URLs).
     AuthChallengeWithoutMetadata => "auth-challenge-without-metadata",
+    /// The challenge to a request without a token carries `error="invalid_token"`.
+    AuthErrorWithoutToken => "auth-error-without-token",
     /// The 401 challenge names no `scope`.
     AuthChallengeWithoutScope => "auth-challenge-without-scope",
     /// No `resource_metadata` in the challenge, and no PRM at the well-known URLs either.

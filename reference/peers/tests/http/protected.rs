@@ -75,6 +75,7 @@ async fn prm_challenge_and_every_token_flaw() {
         assert_eq!(status, 401);
         let challenge = challenge.expect("a Bearer challenge");
         assert_eq!(challenge.scope.as_deref(), Some("mcp"));
+        assert_eq!(challenge.error, None, "no error code without a token (RFC 6750 §3.1)");
         let (status, doc) = get_json(challenge.resource_metadata.as_deref().unwrap()).await;
         assert_eq!(status, 200);
         let prm = ProtectedResourceMetadata::from_json(&doc).unwrap();
@@ -118,6 +119,7 @@ async fn every_auth_fault_breaks_its_rule() {
                 challenge.unwrap().resource_metadata.is_none() && get_json(&prm_url).await.0 == 200
             }
             Fault::AuthChallengeWithoutScope => challenge.unwrap().scope.is_none(),
+            Fault::AuthErrorWithoutToken => challenge.unwrap().error.as_deref() == Some("invalid_token"),
             Fault::AuthPrmUndiscoverable => {
                 challenge.unwrap().resource_metadata.is_none() && get_json(&prm_url).await.0 == 404
             }

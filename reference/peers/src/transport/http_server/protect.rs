@@ -171,6 +171,9 @@ fn challenge(endpoint: &Endpoint, p: &Protection, denial: &Denial) -> BearerChal
         ..BearerChallenge::default()
     };
     match denial {
+        Denial::Missing if fault(endpoint, Fault::AuthErrorWithoutToken) => {
+            c.error = Some("invalid_token".into());
+        }
         Denial::Missing => {}
         Denial::Invalid(why) => {
             c.error = Some("invalid_token".into());

@@ -276,6 +276,16 @@ async fn challenge_names_prm(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+#[then("the challenge carries no error code")]
+async fn no_error_code(w: &mut ServerWorld) -> Result<(), Halt> {
+    let (a, what) = w.last_answer()?;
+    let Ok(Some(c)) = a.challenge.clone() else {
+        return Err(w.fail(format!("a Bearer challenge to {what}"), a.describe()));
+    };
+    w.check(c.error.is_none(), format!("a Bearer challenge without error to {what}"), a.describe());
+    Ok(())
+}
+
 #[then("the challenge names the scopes the server needs")]
 async fn challenge_names_scope(w: &mut ServerWorld) -> Result<(), Halt> {
     let (a, _) = w.last_answer()?;
