@@ -10,11 +10,14 @@
 //!   message that round-trips through the wire model keeps its meaning;
 //! - [`wire_checker`], [`schema`] ([`checker`]): the session checker and the schema validator
 //!   never panic, and explain what they find;
+//! - [`www_authenticate`] ([`auth`]): the authorization vocabulary's challenge and metadata
+//!   readers never panic and read back what they format;
 //! - [`server_session`] ([`session`]): a structure-aware client [`Script`] ([`script`]) played
 //!   against the reference server at every revision it speaks keeps the session's invariants.
 //!
 //! Not a shipped library: nothing outside the tests and the fuzz targets depends on it.
 
+pub mod auth;
 pub mod checker;
 pub mod codecs;
 pub mod corpus;
@@ -22,6 +25,7 @@ pub mod script;
 pub mod session;
 pub mod wire;
 
+pub use auth::www_authenticate;
 pub use checker::{schema, wire_checker};
 pub use codecs::{framing, reassembly, sse};
 pub use script::Script;

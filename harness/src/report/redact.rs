@@ -8,7 +8,7 @@
 
 use regex::Regex;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock, RwLockReadGuard};
 
 /// What replaces a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -135,17 +135,31 @@ fn shapes() -> &'static [(Regex, &'static str)] {
     })
 }
 
-static RUN: OnceLock<Redactor> = OnceLock::new();
+static RUN: OnceLock<RwLock<Redactor>> = OnceLock::new();
 
 /// Sets the run's secrets: the process environment's, plus `extra` (the `--header` values).
 /// The first call wins; reports and the console use them from then on.
 pub fn init(extra: impl IntoIterator<Item = String>) {
-    let _ = RUN.set(Redactor::new(std::env::vars(), extra));
+    let _ = RUN.set(RwLock::new(Redactor::new(std::env::vars(), extra)));
+}
+
+/// Adds a secret learnt during the run (an access token mcpspec minted once the server under
+/// test had told it the audience): from now on it is redacted like those given at the start.
+pub fn add(secret: &str) {
+    let mut r = RUN.get_or_init(default).write().unwrap_or_else(|e| e.into_inner());
+    if secret.trim().len() >= SHORTEST_SECRET && !r.secrets.iter().any(|s| s == secret) {
+        r.secrets.push(secret.to_owned());
+        r.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+}
+
+fn default() -> RwLock<Redactor> {
+    RwLock::new(Redactor::new(std::env::vars(), []))
 }
 
 /// The run's redactor (the environment's secrets, if [`init`] was not called).
-pub fn run() -> &'static Redactor {
-    RUN.get_or_init(|| Redactor::new(std::env::vars(), []))
+pub fn run() -> RwLockReadGuard<'static, Redactor> {
+    RUN.get_or_init(default).read().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
@@ -188,6 +202,12 @@ mod tests {
         let mut value = serde_json::json!({"a": ["x ghp_abcdef123456"], "b": {"c": "hunter22"}, "n": 1});
         r.value(&mut value);
         assert_eq!(value, serde_json::json!({"a": ["x [redacted]"], "b": {"c": "[redacted]"}, "n": 1}));
+    }
+
+    #[test]
+    fn a_secret_added_during_the_run_is_redacted_from_then_on() {
+        add("eyJhbGciOiJFUzI1NiJ9.minted-late");
+        assert_eq!(run().text("token eyJhbGciOiJFUzI1NiJ9.minted-late!"), "token [redacted]!");
     }
 
     #[test]

@@ -99,6 +99,16 @@ pub async fn detect(options: &HttpClientOptions) -> Result<(Flavor, Option<Strin
     if !(400..500).contains(&status) {
         return Ok((Flavor::Streamable, None));
     }
+    // 401 is a protected server's answer to a request without a token (`basic/authorization.mdx`),
+    // not an old transport's: both transports would answer it alike.
+    if status == 401 {
+        let note = format!(
+            "POST {} got 401 (the server wants a token): taking it for Streamable HTTP (name \
+             --transport sse for HTTP+SSE)",
+            options.url
+        );
+        return Ok((Flavor::Streamable, Some(note)));
+    }
     let legacy = HttpClientOptions { flavor: Flavor::LegacySse, ..options.clone() };
     match HttpClientTransport::connect(legacy).await {
         Ok(_) => Ok((

@@ -16,9 +16,12 @@
 //!   what a sampling result holds, elicitation modes and results), shared by the reference peers
 //!   and the harness's checks;
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
+//! - [`auth`]: the vocabulary of authorization (challenges, protected resource and
+//!   authorization server metadata, discovery URLs per revision, PKCE, canonical URIs);
 //! - `testing` (feature `testing`): proptest strategies for the workspace's tests.
 
 pub mod arguments;
+pub mod auth;
 pub mod capabilities;
 pub mod elicitation;
 pub mod framing;

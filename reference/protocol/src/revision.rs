@@ -141,9 +141,49 @@ fn modern_page(legacy_path: &str) -> std::borrow::Cow<'_, str> {
         "basic/utilities/progress.mdx" => "basic/patterns/progress.mdx",
         // No handshake: what lifecycle.mdx said of versions and capabilities, versioning says.
         "basic/lifecycle.mdx" => "basic/versioning.mdx",
+        // Authorization became a folder of pages; its sections kept their anchors.
+        "basic/authorization.mdx" => {
+            let page = authorization_page(anchor);
+            return std::borrow::Cow::Owned(match anchor {
+                "" => page.to_owned(),
+                a => format!("{page}#{a}"),
+            });
+        }
         _ => return std::borrow::Cow::Borrowed(legacy_path),
     };
     std::borrow::Cow::Owned(moved.to_owned())
+}
+
+/// The 2026-07-28 page of a section of the legacy `basic/authorization.mdx`.
+fn authorization_page(anchor: &str) -> &'static str {
+    match anchor {
+        "authorization-server-location"
+        | "protected-resource-metadata-discovery-requirements"
+        | "authorization-server-metadata-discovery"
+        | "sequence-diagram" => "basic/authorization/authorization-server-discovery.mdx",
+        "client-id-metadata-documents"
+        | "implementation-requirements"
+        | "example-metadata-document"
+        | "client-id-metadata-documents-flow"
+        | "advertising-cimd-support"
+        | "pre-registration"
+        | "dynamic-client-registration"
+        | "application-type-and-redirect-uri-constraints"
+        | "authorization-server-binding" => "basic/authorization/client-registration.mdx",
+        "token-audience-binding-and-validation"
+        | "token-theft"
+        | "communication-security"
+        | "authorization-code-protection"
+        | "mix-up-attacks"
+        | "open-redirection"
+        | "client-id-metadata-document-security"
+        | "authorization-server-abuse-protection"
+        | "localhost-redirect-uri-risks"
+        | "trust-policies"
+        | "confused-deputy-problem"
+        | "access-token-privilege-restriction" => "basic/authorization/security-considerations.mdx",
+        _ => "basic/authorization/index.mdx",
+    }
 }
 
 impl fmt::Display for Revision {
@@ -170,6 +210,10 @@ impl FromStr for Revision {
 /// Every page of 2026-07-28 (`git ls-tree` of the spec repository at the commit the digest
 /// follows): a moved page must land on one of them.
 pub const PAGES_2026_07_28: &[&str] = &[
+    "basic/authorization/authorization-server-discovery.mdx",
+    "basic/authorization/client-registration.mdx",
+    "basic/authorization/index.mdx",
+    "basic/authorization/security-considerations.mdx",
     "basic/index.mdx",
     "basic/patterns/cancellation.mdx",
     "basic/patterns/index.mdx",
@@ -233,9 +277,20 @@ mod tests {
             Revision::V2025_06_18.doc("basic/transports.mdx#stdio"),
             "docs/specification/2025-06-18/basic/transports.mdx#stdio"
         );
-        for legacy in
-            ["basic/transports.mdx#x", "basic/utilities/progress.mdx", "basic/lifecycle.mdx#operation"]
-        {
+        assert_eq!(
+            r.doc("basic/authorization.mdx#authorization-server-location"),
+            "docs/specification/2026-07-28/basic/authorization/authorization-server-discovery.mdx#authorization-server-location"
+        );
+        assert_eq!(
+            r.doc("basic/authorization.mdx#token-handling"),
+            "docs/specification/2026-07-28/basic/authorization/index.mdx#token-handling"
+        );
+        for legacy in [
+            "basic/transports.mdx#x",
+            "basic/utilities/progress.mdx",
+            "basic/lifecycle.mdx#operation",
+            "basic/authorization.mdx#token-theft",
+        ] {
             assert!(is_page_2026(&r.doc(legacy)), "{legacy}");
         }
     }

@@ -25,6 +25,19 @@ fn the_sse_corpus_replays() {
 }
 
 #[test]
+fn the_www_authenticate_corpus_replays() {
+    let n = replay("www_authenticate", crate::www_authenticate);
+    assert!(n >= 8, "fuzz/corpus/www_authenticate holds {n} files; the seed corpus is missing");
+}
+
+proptest! {
+    #[test]
+    fn www_authenticate_holds_for_any_text(text in "\\PC{0,80}") {
+        crate::www_authenticate(text.as_bytes());
+    }
+}
+
+#[test]
 fn the_reassembly_corpus_replays() {
     let n = replay("reassembly", reassembly);
     assert!(n >= 20, "fuzz/corpus/reassembly holds {n} files; the seed corpus is missing");

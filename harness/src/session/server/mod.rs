@@ -1,7 +1,9 @@
 //! A live session with a server under test: the transport plus the wire recorder. Every byte
 //! sent or received goes through the recorder; requests the server sends are answered by the
-//! client persona, so a waiting step never stalls on them.
+//! client persona, so a waiting step never stalls on them. [`auth`] holds the requests to an
+//! OAuth-protected server that belong to no session.
 
+pub mod auth;
 mod http;
 mod stdio;
 

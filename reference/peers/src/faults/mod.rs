@@ -302,6 +302,46 @@ faults! {
     SseNoEndpointEvent => "sse-no-endpoint-event",
     /// Legacy: messages go out as `event: mcp-message` instead of `message`.
     SseWrongEventType => "sse-wrong-event-type",
+    // ---- the protected mode (`transport::http_server::protect`, issue #28): each breaks one rule
+    // of an OAuth resource server; they act only when the server is protected (`--auth-issuer`).
+    /// A 401 carries no `WWW-Authenticate` header.
+    AuthNoChallenge => "auth-no-challenge",
+    /// The 401 challenge names no `resource_metadata` (the PRM is still at the well-known URLs).
+    AuthChallengeWithoutMetadata => "auth-challenge-without-metadata",
+    /// The challenge to a request without a token carries `error="invalid_token"`.
+    AuthErrorWithoutToken => "auth-error-without-token",
+    /// The 401 challenge names no `scope`.
+    AuthChallengeWithoutScope => "auth-challenge-without-scope",
+    /// No `resource_metadata` in the challenge, and no PRM at the well-known URLs either.
+    AuthPrmUndiscoverable => "auth-prm-undiscoverable",
+    /// The PRM's `resource` is not the server's canonical URI.
+    AuthPrmWrongResource => "auth-prm-wrong-resource",
+    /// The PRM's `authorization_servers` is empty.
+    AuthPrmNoAuthorizationServers => "auth-prm-no-authorization-servers",
+    /// The PRM names an authorization server that serves no metadata.
+    AuthPrmDeadAuthorizationServer => "auth-prm-dead-authorization-server",
+    /// The PRM and the challenge advertise `offline_access` (2026-07-28: SHOULD NOT).
+    AuthOfflineAccessAdvertised => "auth-offline-access-advertised",
+    /// A request without a token is served.
+    AuthUnauthenticatedServed => "auth-unauthenticated-served",
+    /// Any bearer token at all is served, a garbage string included.
+    AuthAcceptsGarbage => "auth-accepts-garbage",
+    /// Token signatures are not checked.
+    AuthIgnoresSignature => "auth-ignores-signature",
+    /// Token audiences are not checked (RFC 8707).
+    AuthIgnoresAudience => "auth-ignores-audience",
+    /// Expired tokens are served.
+    AuthIgnoresExpiry => "auth-ignores-expiry",
+    /// Tokens not valid yet (`nbf`) are served.
+    AuthIgnoresNotBefore => "auth-ignores-not-before",
+    /// Tokens of another issuer are served.
+    AuthIgnoresIssuer => "auth-ignores-issuer",
+    /// A token in the `access_token` query parameter is served.
+    AuthAcceptsQueryToken => "auth-accepts-query-token",
+    /// Scopes are not checked: a token without the required scope is served.
+    AuthNoScopeCheck => "auth-no-scope-check",
+    /// A token without the required scope gets 401 instead of 403 `insufficient_scope`.
+    AuthInsufficientScope401 => "auth-insufficient-scope-401",
     // ---- hostile HTTP servers (issue #17), HTTP only: the endpoint is replaced by a raw
     // listener that answers every request alike (`transport::hostile_http`). A run must end on
     // time against each, bounded, with nothing left behind.

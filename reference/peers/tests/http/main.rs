@@ -210,9 +210,11 @@ fn plain_client() -> reqwest::Client {
     mcpspec_reference::transport::http_client::client_builder().build().expect("an HTTP client")
 }
 
+mod auth_server;
 mod faults;
 mod legacy;
 mod modern;
+mod protected;
 mod streamable;
 
 use legacy::{legacy_open, legacy_post};

@@ -7,9 +7,11 @@ use crate::suite;
 use anyhow::Context as _;
 use clap::Args;
 use mcpspec::report::{Policy, Report, RunInfo, ScenarioSet};
+use mcpspec::session::server::auth::{self, AuthSetup};
 use mcpspec::session::target::{Detection, Target};
 use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_protocol::Revision;
+use mcpspec_reference::auth::{AuthServerOptions, AuthorizationServer};
 use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
 use mcpspec_reference::transport::Flavor;
 use mcpspec_reference::transport::{ChildOptions, CommandSpec};
@@ -71,6 +73,17 @@ pub struct CertifyArgs {
     /// server behind auth. Values are never written to reports.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Servers over HTTP: an OAuth access token for the server (sent as `Authorization: Bearer
+    /// T` with every request, never reported). The authorization scenarios then also check that
+    /// a tampered copy, and the token in the query string, are refused.
+    #[arg(long, value_name = "T", conflicts_with = "auth_issuer")]
+    pub auth_token: Option<String>,
+    /// Servers over HTTP started from a command: mcpspec runs an authorization server on
+    /// 127.0.0.1 and passes its issuer URL to the command in MCPSPEC_AUTH_ISSUER (metadata at
+    /// its RFC 8414 well-known URL, keys at its jwks_uri); it then mints the tokens the run
+    /// presents, valid and flawed (audience: the server's canonical URI).
+    #[arg(long)]
+    pub auth_issuer: bool,
     /// Known failures: a YAML file of `server:` and `client:` lists of scenario ids (or
     /// `scenario:check-id`), the official conformance suite's format; an entry may also be a
     /// mapping with `id`, `revision`, `transport`, `clause` and `reason`. A listed failure passes
@@ -163,7 +176,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let stopped = signals::stopped();
     open_console(&args);
     let plan = plan(role, &args).await?;
-    let Plan { config, baseline, selection, served } = plan;
+    // The authorization server lives as long as the run (`_issuer`: dropped at the end).
+    let Plan { config, baseline, selection, served, issuer: _issuer } = plan;
     let (display, transport) = (config.target.display(), config.target.transport());
     let results = config.results.clone();
     let suite = async {
@@ -236,6 +250,18 @@ struct Plan {
     baseline: Option<mcpspec::report::baseline::Baseline>,
     selection: mcpspec::report::Selection,
     served: Option<mcpspec::session::target::ServedProcess>,
+    /// mcpspec's authorization server (`--auth-issuer`), kept for the whole run.
+    issuer: Option<Arc<AuthorizationServer>>,
+}
+
+/// How the implementation is reached, and how mcpspec authenticates to it.
+struct Reach {
+    target: Target,
+    served: Option<mcpspec::session::target::ServedProcess>,
+    auth: AuthSetup,
+    /// The run's verdict when the server is protected and mcpspec holds no token.
+    protected: Option<String>,
+    issuer: Option<Arc<AuthorizationServer>>,
 }
 
 /// Reads the options into a plan; starts the server of an HTTP run given as a command.
@@ -263,7 +289,7 @@ async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
     });
     let bounds =
         Arc::new(suite::bounds::RunBounds::new(role.name(), args.deadline.map(Duration::from_secs_f64)));
-    let (target, served) = target(role, args, &child, &bounds).await?;
+    let Reach { target, served, auth, protected, issuer } = target(role, args, &child, &bounds).await?;
     let config = suite::context::SuiteConfig {
         target,
         revisions: args.revisions.clone(),
@@ -277,8 +303,10 @@ async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
         results: Arc::new(mcpspec::report::Results::new()),
         selection: filter,
         bounds,
+        auth: Arc::new(auth),
+        protected,
     };
-    Ok(Plan { config, baseline, selection, served })
+    Ok(Plan { config, baseline, selection, served, issuer })
 }
 
 /// Where the implementation is and how to reach it: a command over stdio, a client reaching
@@ -289,7 +317,7 @@ async fn target(
     args: &CertifyArgs,
     child: &ChildOptions,
     bounds: &suite::bounds::RunBounds,
-) -> anyhow::Result<(Target, Option<mcpspec::session::target::ServedProcess>)> {
+) -> anyhow::Result<Reach> {
     let http = match (role, args.transport, &args.url) {
         (Role::Server, Some(ServerTransport::Stdio), Some(_)) => {
             return Err(UsageError("--url needs --transport http or sse".into()).into())
@@ -328,8 +356,36 @@ async fn target(
             Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
         }
     };
+    if (args.auth_token.is_some() || args.auth_issuer) && !http {
+        let why = "--auth-token and --auth-issuer are for servers over HTTP (--url or --transport http|sse)";
+        return Err(UsageError(why.into()).into());
+    }
+    if args.auth_issuer && command.is_none() {
+        let why = "--auth-issuer needs the server's command: mcpspec passes its issuer URL to it in \
+                   MCPSPEC_AUTH_ISSUER when it starts it";
+        return Err(UsageError(why.into()).into());
+    }
+    // mcpspec as the issuer: its authorization server, bound to loopback, for the whole run.
+    let issuer = match args.auth_issuer {
+        true => {
+            let options = AuthServerOptions {
+                // Any scope the server asks for is granted; tokens outlive any run.
+                scopes_supported: Vec::new(),
+                token_lifetime: Duration::from_secs(24 * 3600),
+                ..AuthServerOptions::default()
+            };
+            let server = AuthorizationServer::bind(options)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot start mcpspec's authorization server: {e}"))?;
+            eprintln!("mcpspec: authorization server (--auth-issuer) at {}", server.issuer());
+            Some(Arc::new(server))
+        }
+        false => None,
+    };
     // A server over HTTP: started here when it is a command, for the whole run.
     let mut served = None;
+    let mut auth = AuthSetup::default();
+    let mut protected = None;
     let target = match (http, command) {
         (false, Some(command)) => match client_flavor {
             Some(flavor) => Target::ClientOverHttp(command, flavor),
@@ -346,10 +402,14 @@ async fn target(
             let url_text = args.url.clone().unwrap_or(default_url).replace("{port}", &port.to_string());
             let url = url::Url::parse(&url_text).map_err(|e| UsageError(format!("--url {url_text}: {e}")))?;
             if let Some(command) = &command {
+                let mut command = command.clone();
+                if let Some(issuer) = &issuer {
+                    command.env.push((ISSUER_ENV.into(), issuer.issuer().into()));
+                }
                 // A server starting takes longer than a message: three timeouts, at least 10 s.
                 let within = (Duration::from_secs_f64(args.timeout) * 3).max(Duration::from_secs(10));
                 let process =
-                    mcpspec::session::target::ServedProcess::start(command, port, child.clone(), within)
+                    mcpspec::session::target::ServedProcess::start(&command, port, child.clone(), within)
                         .await
                         .map_err(|e| anyhow::anyhow!("the server did not start: {e}"))?;
                 served = Some(process);
@@ -357,6 +417,10 @@ async fn target(
             let flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
             let mut options = HttpClientOptions::new(url, flavor);
             options.headers = args.headers.clone();
+            if let Some(token) = &args.auth_token {
+                mcpspec::report::redact::add(token);
+                options.headers.push(bearer_header(token)?);
+            }
             options.max_message_bytes = args.max_message_bytes;
             options.request_timeout = Duration::from_secs_f64(args.timeout);
             // A server that cannot be reached is no server to judge: the run stops at once, its
@@ -379,10 +443,60 @@ async fn target(
                 }
                 Err(Detection::Unclear(_)) => {}
             }
+            let within = Duration::from_secs_f64(args.timeout);
+            match &issuer {
+                Some(issuer) => {
+                    auth = auth::as_issuer(issuer.clone(), &options, within).await;
+                    if let Some(token) = &auth.token {
+                        options.headers.push(bearer_header(token)?);
+                    }
+                }
+                // `--header 'Authorization: Bearer T'` names a token as `--auth-token T` does.
+                None => auth.token = args.auth_token.clone().or_else(|| header_bearer(&args.headers)),
+            }
+            if !auth.asserted() && !args.headers.iter().any(|(k, _)| k.as_str() == "authorization") {
+                protected = protected_without_token(&options, within).await;
+            }
             Target::Http(options)
         }
     };
-    Ok((target, served))
+    Ok(Reach { target, served, auth, protected, issuer })
+}
+
+/// The environment variable that gives a server command mcpspec's issuer URL.
+const ISSUER_ENV: &str = "MCPSPEC_AUTH_ISSUER";
+
+/// `Authorization: Bearer token`, or a usage error for a token no header can carry.
+fn bearer_header(token: &str) -> anyhow::Result<(HeaderName, HeaderValue)> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| UsageError("--auth-token: not a value an HTTP header can carry".into()))?;
+    value.set_sensitive(true);
+    Ok((HeaderName::from_static("authorization"), value))
+}
+
+/// The token of an `Authorization: Bearer T` among `--header`s.
+fn header_bearer(headers: &[(HeaderName, HeaderValue)]) -> Option<String> {
+    let (_, value) = headers.iter().find(|(k, _)| k.as_str() == "authorization")?;
+    let (scheme, token) = value.to_str().ok()?.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+}
+
+/// The run's verdict when the server answers mcpspec's first request with 401 and mcpspec has
+/// no token: said once, and on the console at once.
+async fn protected_without_token(options: &HttpClientOptions, within: Duration) -> Option<String> {
+    let request = auth::first_request(options, Revision::V2025_11_25);
+    let answer = auth::send(&request, within).await.ok()?;
+    if answer.status() != 401 {
+        return None;
+    }
+    let verdict = format!(
+        "protected: the server answered {} without a token; run with --auth-token T (a token it \
+         accepts) or --auth-issuer (mcpspec as its authorization server, passed to it in \
+         {ISSUER_ENV}) to certify the rest. Only the authorization scenarios ran.",
+        answer.describe()
+    );
+    eprintln!("mcpspec: {verdict}");
+    Some(verdict)
 }
 
 /// Writes the reports (every format, to `--report-dir`), prints the certification and the
@@ -393,7 +507,7 @@ fn report_and_exit(
     started: Instant,
     stop: Option<signals::Stop>,
 ) -> anyhow::Result<u8> {
-    report.redact(mcpspec::report::redact::run());
+    report.redact(&mcpspec::report::redact::run());
     if let Some(dir) = &args.report_dir {
         let written = report
             .write_all(dir)

@@ -181,7 +181,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
     let policy = Policy { baseline: baseline.as_ref(), strict: false };
     let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
-    report.redact(mcpspec::report::redact::run());
+    report.redact(&mcpspec::report::redact::run());
     if let Some(dir) = &args.report_dir {
         match report.write_all(dir) {
             Ok(_) => eprintln!("mcpspec fuzz: reports written to {}", dir.display()),

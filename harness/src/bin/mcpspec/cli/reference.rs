@@ -9,7 +9,7 @@ use mcpspec_protocol::Revision;
 use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::server::{serve_http, serve_stdio, ReferenceServer, ServerConfig};
-use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions};
+use mcpspec_reference::transport::http_server::{HttpListener, HttpServerOptions, Protection};
 use mcpspec_reference::transport::{CommandSpec, Flavor};
 use std::path::Path;
 use std::time::Duration;
@@ -45,6 +45,14 @@ pub enum ReferenceRole {
         /// is its responses.
         #[arg(long)]
         json_responses: bool,
+        /// HTTP: serve as an OAuth-protected resource trusting this authorization server (its
+        /// issuer URL): protected resource metadata, 401 challenges, tokens checked against the
+        /// issuer's keys. `mcpspec server --auth-issuer` sets MCPSPEC_AUTH_ISSUER for its command.
+        #[arg(long, value_name = "URL", env = "MCPSPEC_AUTH_ISSUER")]
+        auth_issuer: Option<String>,
+        /// HTTP, with --auth-issuer: a scope every token must carry (repeatable; default `mcp`).
+        #[arg(long = "auth-scope", value_name = "SCOPE")]
+        auth_scopes: Vec<String>,
     },
     /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
@@ -106,6 +114,8 @@ pub async fn run(role: ReferenceRole) -> u8 {
             port,
             bind,
             json_responses,
+            auth_issuer,
+            auth_scopes,
         } => {
             let mut config = ServerConfig::default();
             config.listen_lifetime = listen_lifetime.map(Duration::from_millis);
@@ -127,6 +137,10 @@ pub async fn run(role: ReferenceRole) -> u8 {
                 options.json_responses = json_responses;
                 options.fault = fault;
                 options.accepted_revisions = config.supported.clone();
+                if let Some(issuer) = auth_issuer {
+                    let scopes = if auth_scopes.is_empty() { vec!["mcp".to_owned()] } else { auth_scopes };
+                    options.protection = Some(std::sync::Arc::new(Protection::new(issuer, scopes)));
+                }
                 return reference_server_http(config, options).await;
             }
             let server = ReferenceServer::new(config);

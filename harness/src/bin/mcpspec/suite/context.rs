@@ -7,6 +7,7 @@ use super::plan::{Filter, ScenarioRun};
 use mcpspec::judge::verdict::Check;
 use mcpspec::report::Results;
 use mcpspec::session::pool::{SessionPool, SharedSession};
+use mcpspec::session::server::auth::AuthSetup;
 use mcpspec::session::target::Target;
 use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::ChildOptions;
@@ -44,6 +45,11 @@ pub struct SuiteConfig {
     pub selection: Filter,
     /// The run's gate and deadline ([`super::bounds`]).
     pub bounds: Arc<RunBounds>,
+    /// How mcpspec authenticates to an OAuth-protected server (`--auth-token`, `--auth-issuer`).
+    pub auth: Arc<AuthSetup>,
+    /// The server answered 401 and mcpspec has no token: only the authorization scenarios run,
+    /// and this is the run's verdict ("protected: …").
+    pub protected: Option<String>,
 }
 
 /// Everything a scenario needs from the run.
@@ -69,6 +75,8 @@ pub struct SuiteContext {
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The run's gate and deadline.
     pub bounds: Arc<RunBounds>,
+    /// How mcpspec authenticates to an OAuth-protected server.
+    pub auth: Arc<AuthSetup>,
 }
 
 /// The tag that names a scenario's run ([`SuiteContext::run_of`]).
@@ -92,6 +100,7 @@ impl SuiteContext {
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
             bounds: config.bounds.clone(),
+            auth: config.auth.clone(),
         })
     }
 

@@ -23,6 +23,9 @@ use std::sync::Arc;
 
 /// The sweep's feature, left out by `--no-sweep`.
 const SWEEP_TAG: &str = "sweep";
+/// The authorization scenarios' feature: all that runs against a protected server without a
+/// token.
+const AUTH_TAG: &str = "auth";
 
 /// What a suite run yields: a report per scenario and revision, the revisions tried, and why
 /// none could be tested, when none could.
@@ -49,6 +52,11 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     check_selection(&features, &config, "server")?;
     if !config.sweep.enabled {
         features.retain(|f| !f.feature.tags.iter().any(|t| t == SWEEP_TAG));
+    }
+    // A protected server mcpspec holds no token for: what needs no token is judged (the
+    // authorization scenarios), the rest is one verdict, not a list of 401s.
+    if config.protected.is_some() {
+        features.retain(|f| f.feature.tags.iter().any(|t| t == AUTH_TAG));
     }
     let ctx = SuiteContext::of(&config);
     let explicit = !config.revisions.is_empty();
@@ -112,6 +120,7 @@ pub async fn run_server_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
         let why: Vec<String> = skipped.iter().map(|s| format!("{}: {}", s.revision, s.why)).collect();
         format!("no revision could be tested ({})", why.join("; "))
     });
+    let not_tested = config.protected.clone().or(not_tested);
     let run_features = plan(&ctx, &features, &revisions, &to_run, &skipped);
     if let Some(stopped) = run_bounded::<ServerWorld>(&ctx, &run_features, config.jobs).await {
         return Ok(stop_run(&ctx, &run_features, &stopped, revisions));

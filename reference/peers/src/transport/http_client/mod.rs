@@ -40,6 +40,7 @@ pub const EVENT_STREAM: &str = "text/event-stream";
 pub use super::Flavor;
 
 mod body;
+pub mod oneshot;
 mod posts;
 
 pub use body::modern_request_headers;

@@ -29,10 +29,12 @@
 mod admission;
 mod legacy;
 mod modern;
+mod protect;
 mod rules;
 mod session;
 mod streamable;
 
+pub use protect::Protection;
 pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
@@ -137,6 +139,8 @@ pub struct HttpServerOptions {
     /// `modern-http-` faults change something here (and `modern-meta-not-required`, which lets
     /// a modern request without `_meta` through to the app).
     pub fault: Option<Fault>,
+    /// The protected mode (`protect.rs`): an OAuth resource server trusting one issuer.
+    pub protection: Option<Arc<Protection>>,
 }
 
 impl HttpServerOptions {
@@ -164,6 +168,7 @@ impl HttpServerOptions {
             keepalive: Duration::from_secs(15),
             limits: Limits::default(),
             fault: None,
+            protection: None,
         }
     }
 }
@@ -451,9 +456,13 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let path =
         request.uri().path_and_query().map_or_else(|| request.uri().path().to_owned(), |p| p.to_string());
     let request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
-    let reply = match endpoint.options.flavor {
-        Flavor::Streamable => streamable::streamable(&endpoint, request).await,
-        Flavor::LegacySse => legacy::legacy(&endpoint, request).await,
+    let head = protect::Head { method: request.method(), uri: request.uri(), headers: request.headers() };
+    let reply = match protect::guard(&endpoint, head).await {
+        Some(refused_or_metadata) => refused_or_metadata,
+        None => match endpoint.options.flavor {
+            Flavor::Streamable => streamable::streamable(&endpoint, request).await,
+            Flavor::LegacySse => legacy::legacy(&endpoint, request).await,
+        },
     };
     let headers = reply.response.headers();
     let exchange = Exchange {

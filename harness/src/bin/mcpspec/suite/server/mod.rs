@@ -5,8 +5,10 @@
 //!
 //! - [`given`]: sessions, and the capabilities or offers a scenario needs (else it is skipped);
 //! - [`when`]: what the client sends;
-//! - [`then`]: what the server must have done.
+//! - [`then`]: what the server must have done;
+//! - [`auth`]: the authorization scenarios' requests outside any session.
 
+mod auth;
 mod fixture;
 mod given;
 mod http;
@@ -88,6 +90,8 @@ pub struct ServerWorld {
     pub last_sent: Option<(String, Option<Value>)>,
     /// The `subscriptions/listen` request of a subscription the scenario opened.
     pub subscription: Option<RequestId>,
+    /// What an authorization scenario has seen.
+    pub auth: auth::AuthState,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -180,6 +184,7 @@ impl ServerWorld {
             answers_input: true,
             last_sent: None,
             subscription: None,
+            auth: auth::AuthState::default(),
         }
     }
 

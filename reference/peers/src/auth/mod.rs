@@ -1,0 +1,158 @@
+//! The reference OAuth 2.1 authorization server, on axum, bound to loopback: what a protected
+//! MCP server trusts and what an MCP client walks through before its first request
+//! (`basic/authorization.mdx`, 2025-03-26 on).
+//!
+//! It serves RFC 8414 and OpenID Connect discovery documents, a JWKS, an authorization endpoint
+//! that approves at once with a 302 to the `redirect_uri` (the headless contract of the
+//! official conformance suite: a client GETs the URL without following redirects and takes the
+//! code from `Location`), a token endpoint (authorization code with PKCE S256, refresh tokens
+//! rotated for public clients; `client_secret_basic`, `client_secret_post` and `none`),
+//! dynamic client registration (RFC 7591) and RFC 9207's `iss` on the redirect. What it offers
+//! is a parameter ([`AuthServerOptions`]), so scenarios can vary it, and so are its planted
+//! defects ([`AsFault`]).
+//!
+//! - [`tokens`]: its signing key, JWKS and access tokens, and the flawed tokens
+//!   ([`TokenFlaw`]) server-side checks present to a protected MCP server;
+//! - `server.rs`: binding, routing, the discovery documents and the JWKS;
+//! - `grants.rs`: the authorization, token and registration endpoints.
+
+mod grants;
+mod server;
+pub mod tokens;
+
+pub use server::{AsExchange, AuthServerError, AuthorizationServer};
+pub use tokens::{Claims, SigningKey, TokenError, TokenFlaw, TokenMinter};
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// A discovery document the authorization server may serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MetadataDocument {
+    /// RFC 8414 at `/.well-known/oauth-authorization-server{issuer path}`.
+    OAuth,
+    /// OpenID Connect discovery at `/.well-known/openid-configuration{issuer path}`.
+    OpenIdInserted,
+    /// OpenID Connect discovery at `{issuer path}/.well-known/openid-configuration` (for a root
+    /// issuer, the same URL as [`MetadataDocument::OpenIdInserted`]).
+    OpenIdAppended,
+}
+
+/// How a client authenticates at the token endpoint (RFC 7591 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClientAuth {
+    /// `client_secret_basic`: HTTP Basic with the id and secret.
+    Basic,
+    /// `client_secret_post`: the secret in the form.
+    Post,
+    /// `none`: a public client.
+    None,
+}
+
+impl ClientAuth {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientAuth::Basic => "client_secret_basic",
+            ClientAuth::Post => "client_secret_post",
+            ClientAuth::None => "none",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ClientAuth> {
+        [ClientAuth::Basic, ClientAuth::Post, ClientAuth::None].into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// A client the server knows: pre-registered, or registered through DCR.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RegisteredClient {
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    pub redirect_uris: Vec<String>,
+    pub auth: ClientAuth,
+}
+
+/// The secret never shows in a `Debug`.
+impl std::fmt::Debug for RegisteredClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredClient")
+            .field("client_id", &self.client_id)
+            .field("redirect_uris", &self.redirect_uris)
+            .field("auth", &self.auth)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A planted defect of the authorization server, each breaking one rule an authorization
+/// server is certified by (`basic/authorization.mdx`, OAuth 2.1, RFC 8414, RFC 9207).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AsFault {
+    /// The metadata's `issuer` is not the issuer (RFC 8414 §3.3).
+    IssuerMismatch,
+    /// The metadata lists only `plain` in `code_challenge_methods_supported`.
+    NoS256,
+    /// The token endpoint does not check the `code_verifier` (OAuth 2.1 §4.1.3).
+    IgnoresVerifier,
+    /// An authorization code can be redeemed twice (OAuth 2.1 §4.1.2).
+    ReusableCode,
+    /// The token endpoint does not compare the `redirect_uri` with the authorization request's.
+    IgnoresRedirectUri,
+    /// A public client's refresh token is not rotated (OAuth 2.1 §4.3.1).
+    NoRefreshRotation,
+    /// `authorization_response_iss_parameter_supported` is advertised, `iss` never sent.
+    NoIssParameter,
+}
+
+/// What the authorization server offers.
+#[derive(Debug, Clone)]
+pub struct AuthServerOptions {
+    /// Where to listen; loopback and a free port by default. Anything but loopback is refused.
+    pub bind: SocketAddr,
+    /// The issuer's path (`""` or, say, `/tenant1`).
+    pub issuer_path: String,
+    /// The discovery documents served.
+    pub documents: Vec<MetadataDocument>,
+    /// Offer dynamic client registration (`registration_endpoint`).
+    pub registration: bool,
+    /// RFC 9207: advertise and send `iss` in the authorization response.
+    pub iss_parameter: bool,
+    /// `scopes_supported`; a requested scope outside it is `invalid_scope` (unless empty).
+    pub scopes_supported: Vec<String>,
+    /// Pre-registered clients.
+    pub clients: Vec<RegisteredClient>,
+    /// Refuse an authorization request without `resource` (`invalid_target`).
+    pub require_resource: bool,
+    pub token_lifetime: Duration,
+    pub code_lifetime: Duration,
+    /// Clients, codes and refresh tokens kept at most (beyond: registration refused, the
+    /// oldest codes and refresh tokens dropped).
+    pub max_entries: usize,
+    /// How long a request body may take to arrive.
+    pub body_timeout: Duration,
+    pub fault: Option<AsFault>,
+}
+
+impl Default for AuthServerOptions {
+    fn default() -> Self {
+        AuthServerOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            issuer_path: String::new(),
+            documents: vec![
+                MetadataDocument::OAuth,
+                MetadataDocument::OpenIdInserted,
+                MetadataDocument::OpenIdAppended,
+            ],
+            registration: true,
+            iss_parameter: true,
+            scopes_supported: vec!["mcp".into()],
+            clients: Vec::new(),
+            require_resource: false,
+            token_lifetime: Duration::from_secs(300),
+            code_lifetime: Duration::from_secs(60),
+            max_entries: 1024,
+            body_timeout: Duration::from_secs(10),
+            fault: None,
+        }
+    }
+}
