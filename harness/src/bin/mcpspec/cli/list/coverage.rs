@@ -107,6 +107,7 @@ fn table(out: &mut String, cov: &Coverage) {
 
 /// Every check id (scenario ids without outline suffixes, wire-rule ids), with the revisions it
 /// runs at; wire rules judge every message, so they run at every revision.
+#[cfg(test)]
 pub fn known_checks() -> anyhow::Result<std::collections::BTreeMap<String, Vec<Revision>>> {
     let mut known: std::collections::BTreeMap<String, Vec<Revision>> = Default::default();
     for role in ["server", "client"] {
