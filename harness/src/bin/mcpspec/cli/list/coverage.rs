@@ -6,7 +6,6 @@
 //! scenarios, so this is where a clause naming an unknown check, a check at a revision it does
 //! not run at, or a check no clause names is caught.
 
-use super::catalog;
 use mcpspec::judge::clauses::{Coverage, Figures, Inventory};
 use mcpspec_protocol::Revision;
 use std::fmt::Write as _;
@@ -111,7 +110,7 @@ fn table(out: &mut String, cov: &Coverage) {
 pub fn known_checks() -> anyhow::Result<std::collections::BTreeMap<String, Vec<Revision>>> {
     let mut known: std::collections::BTreeMap<String, Vec<Revision>> = Default::default();
     for role in ["server", "client"] {
-        for s in catalog(role, None, &Revision::ALL)? {
+        for s in super::catalog(role, None, &Revision::ALL)? {
             let base = s.id.split_once('[').map_or(s.id.as_str(), |(b, _)| b).to_string();
             let at = known.entry(base).or_default();
             at.extend(s.revisions.iter().filter_map(|r| r.parse::<Revision>().ok()));
