@@ -131,6 +131,7 @@ caught_over! {
     protocol_version_unchecked: "http" "http-protocol-version-unchecked" at "2025-06-18" => "http/protocol-version-invalid" "failed";
     foreign_origin_accepted: "http" "http-foreign-origin-accepted" at "2025-11-25" => "http/origin-forbidden" "failed";
     foreign_origin_accepted_before_403: "http" "http-foreign-origin-accepted" at "2025-03-26" => "http/origin-validated" "failed";
+    foreign_origin_accepted_modern: "http" "http-foreign-origin-accepted" at "2026-07-28" => "http/origin-forbidden-modern" "failed";
     accept_unchecked: "http" "http-accept-unchecked" at "2025-11-25" => "http/accept-honoured" "warning";
     get_json: "http" "http-get-json" at "2025-11-25" => "http/get-sse-or-405" "failed";
     text_plain: "http" "http-text-plain" at "2025-11-25" => "http/response-content-type" "failed";
