@@ -157,6 +157,8 @@ caught! {
     modern_negative_ttl: "modern-negative-ttl" at "2026-07-28" => "caching/hints" "failed";
     modern_bad_cache_scope: "modern-bad-cache-scope" at "2026-07-28" => "caching/hints" "failed";
     modern_input_request_undeclared: "modern-input-request-undeclared" at "2026-07-28" => "mrtr/input-requests-declared" "failed";
+    modern_input_request_undeclared_not_refused: "modern-input-request-undeclared" at "2026-07-28" => "meta/missing-capability[test_elicitation]" "failed";
+    modern_missing_capability_wrong_code: "modern-missing-capability-wrong-code" at "2026-07-28" => "meta/missing-capability[test_sampling]" "failed";
     modern_request_state_unchecked: "modern-request-state-unchecked" at "2026-07-28" => "mrtr/request-state-tampered" "warning";
     modern_input_required_on_list: "modern-input-required-on-list" at "2026-07-28" => "mrtr/supported-requests" "failed";
     modern_input_required_empty: "modern-input-required-empty" at "2026-07-28" => "mrtr/input-or-state" "failed";

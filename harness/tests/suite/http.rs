@@ -145,6 +145,30 @@ caught_over! {
     modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
 }
 
+/// A -32021 refusal answered with 200 over HTTP: `meta/missing-capability` (its clause on
+/// `basic/index.mdx#_meta`, not the transport page) fails on the status alone, the error being
+/// right.
+#[test]
+fn a_missing_capability_refused_with_200_is_caught() {
+    let args = ["--timeout", "2", "--revision", "2026-07-28", "--scenario", "meta/missing-capability"];
+    let run = certify_reference_over("http", Some("modern-http-status-200-on-error"), &args);
+    let hits: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(s, _, c)| s.starts_with("meta/missing-capability") && c["verdict"] == "failed")
+        .collect();
+    assert!(!hits.is_empty(), "no failed meta/missing-capability; the run:\n{}", run.describe());
+    for (_, _, c) in &hits {
+        assert_eq!(c["expected"], "HTTP 400", "{c}");
+        assert!(
+            c["spec"].as_str().unwrap().starts_with("docs/specification/2026-07-28/basic/index.mdx"),
+            "{c}"
+        );
+    }
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
 /// A response withheld on a stream that stays open: the wait ends within the timeout with a
 /// clear verdict, and the run ends (nothing hangs on the endless stream).
 #[test]

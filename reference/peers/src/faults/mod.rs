@@ -216,6 +216,9 @@ faults! {
     /// `test_elicitation` (and every MRTR fixture) asks for input the request's capabilities do
     /// not declare instead of -32021 (mrtr.mdx: MUST NOT).
     ModernInputRequestUndeclared => "modern-input-request-undeclared",
+    /// An MRTR fixture called without the client capability it needs is refused with -32602
+    /// (invalid params) instead of -32021 naming the capability (basic/index.mdx#_meta).
+    ModernMissingCapabilityWrongCode => "modern-missing-capability-wrong-code",
     /// A retry's `requestState` is decoded but never verified: a tampered state is accepted (an
     /// undecodable one counts as none) instead of -32602.
     ModernRequestStateUnchecked => "modern-request-state-unchecked",
