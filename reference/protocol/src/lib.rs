@@ -15,6 +15,7 @@
 //!   (what a `capabilities` object declares, the tool-use balance of a sampling conversation and
 //!   what a sampling result holds, elicitation modes and results), shared by the reference peers
 //!   and the harness's checks;
+//! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
 //! - `testing` (feature `testing`): proptest strategies for the workspace's tests.
 
@@ -22,6 +23,7 @@ pub mod arguments;
 pub mod capabilities;
 pub mod elicitation;
 pub mod framing;
+pub mod meta;
 pub mod modern;
 pub mod reassembly;
 pub mod revision;

@@ -8,6 +8,7 @@
 
 use crate::judge::rules::{self, Violation};
 use mcpspec_protocol::framing::{FrameContent, FrameError};
+use mcpspec_protocol::meta::MetaProblem;
 use mcpspec_protocol::wire::{EnvelopeError, Message, RequestId};
 use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
@@ -209,6 +210,7 @@ impl SessionChecker {
         match Message::from_value(value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
+                self.judge_meta(value, &mut inspection.violations);
                 if self.revision.era() == mcpspec_protocol::Era::Modern {
                     self.modern_client.on_message(direction, &message, &mut inspection.violations);
                 }
@@ -232,6 +234,29 @@ impl SessionChecker {
             }
         }
         inspection
+    }
+
+    /// `basic/index.mdx#_meta`: the format of every `_meta` key (2025-06-18 on) and of the
+    /// trace context values (2026-07-28 on) the message holds.
+    fn judge_meta(&self, value: &Value, violations: &mut Vec<Violation>) {
+        if self.revision < Revision::V2025_06_18 {
+            return;
+        }
+        let modern = self.revision.era() == Era::Modern;
+        for problem in mcpspec_protocol::meta::problems(value, modern) {
+            violations.push(match problem {
+                MetaProblem::Key { key, why } => Violation::new(
+                    &rules::META_KEY_FORMAT,
+                    "_meta keys of the key format",
+                    format!("{key:?}: {why}"),
+                ),
+                MetaProblem::TraceContext { key, why } => Violation::new(
+                    &rules::META_TRACE_CONTEXT,
+                    format!("{key} in its W3C format"),
+                    format!("{key}: {why}"),
+                ),
+            });
+        }
     }
 
     fn on_message(&mut self, direction: Direction, message: &Message, inspection: &mut Inspection) {

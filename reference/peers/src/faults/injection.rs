@@ -401,6 +401,17 @@ impl FaultState {
                 Fault::PingNonEmptyResult if method == Some("ping") && a.get("result").is_some() => {
                     a["result"] = json!({"ok": true});
                 }
+                // Not on ping: its result is judged as exactly `{}` by the scenarios that use it.
+                Fault::MetaKeyMalformed
+                    if a.get("result").is_some_and(Value::is_object) && method != Some("ping") =>
+                {
+                    a["result"]["_meta"]["_internal"] = json!(true);
+                }
+                Fault::TraceparentMalformed
+                    if a.get("result").is_some_and(Value::is_object) && method != Some("ping") =>
+                {
+                    a["result"]["_meta"]["traceparent"] = json!("00-not-a-trace-01");
+                }
                 Fault::Hang => return Vec::new(),
                 _ => {}
             }

@@ -219,6 +219,12 @@ faults! {
     /// An MRTR fixture called without the client capability it needs is refused with -32602
     /// (invalid params) instead of -32021 naming the capability (basic/index.mdx#_meta).
     ModernMissingCapabilityWrongCode => "modern-missing-capability-wrong-code",
+    /// Every result's `_meta` holds `_internal`, a key whose name begins with an underscore
+    /// (basic/index.mdx#_meta, 2025-06-18 on: MUST begin and end with an alphanumeric).
+    MetaKeyMalformed => "meta-key-malformed",
+    /// Every result's `_meta` holds a `traceparent` that is not W3C Trace Context
+    /// (basic/index.mdx#_meta, 2026-07-28).
+    TraceparentMalformed => "traceparent-malformed",
     /// A retry's `requestState` is decoded but never verified: a tampered state is accepted (an
     /// undecodable one counts as none) instead of -32602.
     ModernRequestStateUnchecked => "modern-request-state-unchecked",
