@@ -215,6 +215,8 @@ rules! {
         "A _meta key is an optional prefix (dot-separated labels, each starting with a letter and ending with a letter or digit, with letters, digits or hyphens inside, followed by a slash) and a name that, unless empty, begins and ends with an alphanumeric character (2025-06-18 on).";
     META_TRACE_CONTEXT = "meta/trace-context", MUST, "basic/index.mdx#_meta", None,
         "When present in _meta, traceparent and tracestate follow the W3C Trace Context format and baggage the W3C Baggage format (2026-07-28).";
+    X_MCP_HEADER = "tools/x-mcp-header", MUST, "basic/transports/streamable-http.mdx#schema-extension", None,
+        "An x-mcp-header value is a non-empty HTTP token without control characters, unique ignoring case within its inputSchema, on an integer, string or boolean parameter reached from the schema root through properties keys alone (2026-07-28).";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

@@ -180,6 +180,7 @@ caught! {
     modern_input_request_undeclared_not_refused: "modern-input-request-undeclared" at "2026-07-28" => "meta/missing-capability[test_elicitation]" "failed";
     meta_key_malformed_modern: "meta-key-malformed" at "2026-07-28" => "meta/key-format" "failed";
     traceparent_malformed: "traceparent-malformed" at "2026-07-28" => "meta/trace-context" "failed";
+    modern_x_mcp_header_invalid: "modern-x-mcp-header-invalid" at "2026-07-28" => "tools/x-mcp-header" "failed";
     modern_missing_capability_wrong_code: "modern-missing-capability-wrong-code" at "2026-07-28" => "meta/missing-capability[test_sampling]" "failed";
     modern_request_state_unchecked: "modern-request-state-unchecked" at "2026-07-28" => "mrtr/request-state-tampered" "warning";
     modern_input_required_on_list: "modern-input-required-on-list" at "2026-07-28" => "mrtr/supported-requests" "failed";

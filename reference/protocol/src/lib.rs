@@ -16,6 +16,7 @@
 //!   what a sampling result holds, elicitation modes and results), shared by the reference peers
 //!   and the harness's checks;
 //! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
+//!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations;
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
 //! - `testing` (feature `testing`): proptest strategies for the workspace's tests.
 
@@ -25,6 +26,7 @@ pub mod elicitation;
 pub mod framing;
 pub mod meta;
 pub mod modern;
+pub mod param_headers;
 pub mod reassembly;
 pub mod revision;
 pub mod sampling;

@@ -412,6 +412,19 @@ impl FaultState {
                 {
                     a["result"]["_meta"]["traceparent"] = json!("00-not-a-trace-01");
                 }
+                Fault::ModernXMcpHeaderInvalid if a["result"]["resultType"].is_string() => {
+                    let tools = a["result"]["tools"].as_array_mut().into_iter().flatten();
+                    for tool in tools {
+                        if let Some(props) =
+                            tool.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut)
+                        {
+                            props.insert(
+                                "mcpspecBad".into(),
+                                json!({"type": "number", "x-mcp-header": "Bad Name"}),
+                            );
+                        }
+                    }
+                }
                 Fault::Hang => return Vec::new(),
                 _ => {}
             }

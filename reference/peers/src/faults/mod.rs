@@ -222,6 +222,9 @@ faults! {
     /// Every result's `_meta` holds `_internal`, a key whose name begins with an underscore
     /// (basic/index.mdx#_meta, 2025-06-18 on: MUST begin and end with an alphanumeric).
     MetaKeyMalformed => "meta-key-malformed",
+    /// Modern `tools/list` results annotate a `number` parameter with `x-mcp-header: "Bad Name"`
+    /// (streamable-http.mdx#schema-extension: a token, on integer, string or boolean only).
+    ModernXMcpHeaderInvalid => "modern-x-mcp-header-invalid",
     /// Every result's `_meta` holds a `traceparent` that is not W3C Trace Context
     /// (basic/index.mdx#_meta, 2026-07-28).
     TraceparentMalformed => "traceparent-malformed",
