@@ -217,6 +217,8 @@ rules! {
         "When present in _meta, traceparent and tracestate follow the W3C Trace Context format and baggage the W3C Baggage format (2026-07-28).";
     X_MCP_HEADER = "tools/x-mcp-header", MUST, "basic/transports/streamable-http.mdx#schema-extension", None,
         "An x-mcp-header value is a non-empty HTTP token without control characters, unique ignoring case within its inputSchema, on an integer, string or boolean parameter reached from the schema root through properties keys alone (2026-07-28).";
+    SCHEMA_DIALECT_VALID = "schema/dialect-valid", MUST, "basic/index.mdx#schema-validation", None,
+        "Every schema (a tool's inputSchema and outputSchema, an elicitation's requestedSchema) is valid under the dialect its $schema declares, or JSON Schema 2020-12 when it declares none (2025-11-25 on).";
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

@@ -126,6 +126,7 @@ macro_rules! caught {
 }
 
 caught! {
+    tool_schema_invalid: "tool-schema-invalid" at "2025-11-25" => "schema/dialect-valid" "failed";
     meta_key_malformed: "meta-key-malformed" at "2025-06-18" => "meta/key-format" "failed";
     unknown_method_wrong_code: "unknown-method-wrong-code" at "2025-11-25" => "jsonrpc/unknown-method" "failed";
     answer_notifications: "answer-notifications" at "2025-11-25" => "jsonrpc/notification-unanswered" "failed";

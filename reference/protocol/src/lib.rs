@@ -16,12 +16,14 @@
 //!   what a sampling result holds, elicitation modes and results), shared by the reference peers
 //!   and the harness's checks;
 //! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
-//!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations;
+//!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations; [`dialect`]:
+//!   a schema on the wire valid under its declared or default JSON Schema dialect;
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
 //! - `testing` (feature `testing`): proptest strategies for the workspace's tests.
 
 pub mod arguments;
 pub mod capabilities;
+pub mod dialect;
 pub mod elicitation;
 pub mod framing;
 pub mod meta;

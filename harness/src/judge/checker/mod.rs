@@ -211,6 +211,11 @@ impl SessionChecker {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
                 self.judge_meta(value, &mut inspection.violations);
+                self.judge_schemas(
+                    &message,
+                    inspection.answered_method.as_deref(),
+                    &mut inspection.violations,
+                );
                 if self.revision.era() == mcpspec_protocol::Era::Modern {
                     self.modern_client.on_message(direction, &message, &mut inspection.violations);
                 }
@@ -256,6 +261,45 @@ impl SessionChecker {
                     format!("{key}: {why}"),
                 ),
             });
+        }
+    }
+
+    /// `basic/index.mdx#schema-validation` (2025-11-25 on): the schemas a message carries (the
+    /// tools of a `tools/list` result, an elicitation's `requestedSchema`) are valid under their
+    /// declared or default dialect.
+    fn judge_schemas(&self, message: &Message, answered: Option<&str>, violations: &mut Vec<Violation>) {
+        if self.revision < Revision::V2025_11_25 {
+            return;
+        }
+        let mut schemas: Vec<(String, &Value)> = Vec::new();
+        match message {
+            Message::Response(r) if answered == Some("tools/list") => {
+                if let mcpspec_protocol::wire::Outcome::Result(result) = &r.outcome {
+                    for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        for key in ["inputSchema", "outputSchema"] {
+                            if let Some(schema) = tool.get(key) {
+                                schemas.push((format!("tool {name:?}'s {key}"), schema));
+                            }
+                        }
+                    }
+                }
+            }
+            Message::Request(r) if r.method == "elicitation/create" => {
+                if let Some(schema) = r.params.as_ref().and_then(|p| p.get("requestedSchema")) {
+                    schemas.push(("the elicitation's requestedSchema".into(), schema));
+                }
+            }
+            _ => {}
+        }
+        for (what, schema) in schemas {
+            if let Some(why) = mcpspec_protocol::dialect::schema_problem(schema) {
+                violations.push(Violation::new(
+                    &rules::SCHEMA_DIALECT_VALID,
+                    "a schema valid under its declared or default (2020-12) dialect",
+                    format!("{what}: {why}"),
+                ));
+            }
         }
     }
 

@@ -425,6 +425,11 @@ impl FaultState {
                         }
                     }
                 }
+                Fault::ToolSchemaInvalid if a["result"]["tools"].is_array() => {
+                    if let Some(schema) = a.pointer_mut("/result/tools/0/inputSchema") {
+                        schema["properties"]["mcpspecBad"] = json!({"type": "invalid_type"});
+                    }
+                }
                 Fault::Hang => return Vec::new(),
                 _ => {}
             }

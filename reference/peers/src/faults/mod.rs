@@ -222,6 +222,9 @@ faults! {
     /// Every result's `_meta` holds `_internal`, a key whose name begins with an underscore
     /// (basic/index.mdx#_meta, 2025-06-18 on: MUST begin and end with an alphanumeric).
     MetaKeyMalformed => "meta-key-malformed",
+    /// `tools/list` results give their first tool an inputSchema of `"type": "invalid_type"`
+    /// (basic/index.mdx#schema-validation, 2025-11-25 on: valid under its dialect).
+    ToolSchemaInvalid => "tool-schema-invalid",
     /// Modern `tools/list` results annotate a `number` parameter with `x-mcp-header: "Bad Name"`
     /// (streamable-http.mdx#schema-extension: a token, on integer, string or boolean only).
     ModernXMcpHeaderInvalid => "modern-x-mcp-header-invalid",
