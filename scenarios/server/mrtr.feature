@@ -147,3 +147,19 @@ Feature: Multi round-trip requests
     Then the server answers with a result
     And the result's "contents" is not empty
     And the server asked for input in 1 or more rounds
+
+  # basic/index.mdx#_meta: what a request needs and the client did not declare is refused with
+  # -32021 (over HTTP, 400), never asked for (mrtr/undeclared). A server that serves the tool
+  # without it needed nothing, and the scenario is skipped.
+  @id:meta/missing-capability @MUST @spec:basic/index.mdx#_meta
+  Scenario Outline: <tool>, called by a client that declared no <capability>, is refused with -32021 naming it
+    Given the client has discovered the server
+    And the server offers the tool "<tool>"
+    And input requests are answered step by step
+    When the client calls the tool
+    Then the server refuses it with error -32021 naming the client capability "<capability>"
+    And over HTTP the status is 400
+    Examples:
+      | tool             | capability  |
+      | test_elicitation | elicitation |
+      | test_sampling    | sampling    |

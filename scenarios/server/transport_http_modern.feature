@@ -54,3 +54,10 @@ Feature: Streamable HTTP in the modern era
     And the server speaks only the modern era
     When the client opens a GET stream
     Then the HTTP status is 405
+
+  # The rule against DNS rebinding outlives the handshake: the modern page keeps it, with 403.
+  @id:http/origin-forbidden-modern @MUST @spec:basic/transports/streamable-http.mdx#security--endpoint
+  Scenario: a foreign Origin gets 403 Forbidden
+    Given the client has discovered the server
+    When the client POSTs a "server/discover" request with the header "Origin: http://mcpspec-rebinding.example"
+    Then the HTTP status is 403

@@ -151,7 +151,10 @@ mod tests {
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         ];
         let complete = json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {}});
-        assert_eq!(Input::messages("c", &[complete.clone()]).request_methods(), ["completion/complete"]);
+        assert_eq!(
+            Input::messages("c", std::slice::from_ref(&complete)).request_methods(),
+            ["completion/complete"]
+        );
         let fresh =
             Input::messages("h", &[handshake[0].clone(), handshake[1].clone(), complete.clone(), complete]);
         assert_eq!(fresh.request_methods(), ["completion/complete"], "the handshake is not the culprit");

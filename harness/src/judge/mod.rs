@@ -9,9 +9,11 @@
 //!   transport); [`client`]: the rules only a client is judged by (its modern-era messages, its
 //!   HTTP transport);
 //! - [`rules`]: the catalogue of wire rules, each with its id, level and clause;
+//!   [`clauses`]: the clause inventory, each normative statement with the checks that test it;
 //!   [`verdict`]: levels, verdicts and checks, the vocabulary of every result.
 
 pub mod checker;
+pub mod clauses;
 pub mod client;
 pub mod recorder;
 pub mod rules;

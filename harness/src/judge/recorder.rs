@@ -27,8 +27,8 @@ const TRANSCRIPT_TEXT: usize = 2_000;
 /// Where the live wire log goes: a sink the command line sets once (`--verbose` shows it on the
 /// console); without one, nothing is logged live. Judging knows no console: the sink is how a
 /// later stage listens.
-static WIRE_LOG: std::sync::OnceLock<Box<dyn Fn(&str, &str, &str) + Send + Sync>> =
-    std::sync::OnceLock::new();
+type WireSink = Box<dyn Fn(&str, &str, &str) + Send + Sync>;
+static WIRE_LOG: std::sync::OnceLock<WireSink> = std::sync::OnceLock::new();
 
 /// Sends every message every recorder sees, as it crosses the wire, to `sink(label, arrow,
 /// text)`: `label` names the session's scenario. The first call wins.
@@ -516,6 +516,7 @@ impl WireRecorder {
                 actual: f.actual.clone(),
                 message: f.message,
                 baselined: false,
+                clauses: Vec::new(),
             });
         }
         for (id, n) in &self.findings_beyond {
@@ -539,6 +540,7 @@ impl WireRecorder {
                 actual: format!("{} message(s) from the {who}, all well-formed", self.judged),
                 message: None,
                 baselined: false,
+                clauses: Vec::new(),
             });
         }
         let http_broken = self.findings.iter().any(|f| {
@@ -567,6 +569,7 @@ impl WireRecorder {
                 actual: format!("{} {what}(s), each as the transport requires", self.http_judged),
                 message: None,
                 baselined: false,
+                clauses: Vec::new(),
             });
         }
         let schema_broken = self.findings.iter().any(|f| f.rule == &rules::SCHEMA_VALID);
@@ -580,6 +583,7 @@ impl WireRecorder {
                 actual: format!("not checked: no schema for {missing} is loaded (see --schema-dir)"),
                 message: None,
                 baselined: false,
+                clauses: Vec::new(),
             });
         } else if self.schema_valid > 0 && !schema_broken {
             out.push(Check {
@@ -591,6 +595,7 @@ impl WireRecorder {
                 actual: format!("{} message(s) validated, all valid", self.schema_valid),
                 message: None,
                 baselined: false,
+                clauses: Vec::new(),
             });
         }
         out

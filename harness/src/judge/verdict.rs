@@ -96,6 +96,10 @@ pub struct Check {
     /// Listed in the baseline: a failure expected (`--expected-failures`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
+    /// The ids of the clauses of the entry's revision that name this check in the clause
+    /// inventory ([`crate::judge::clauses`]); filled in by the report.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clauses: Vec<String>,
 }
 
 impl Check {
@@ -117,6 +121,7 @@ impl Check {
             actual: actual.into(),
             message: None,
             baselined: false,
+            clauses: Vec::new(),
         }
     }
 

@@ -202,6 +202,7 @@ impl Report {
     /// failures failing under `--strict`, known failures expected, stale entries failing).
     pub fn new(info: RunInfo, mut scenarios: Vec<ScenarioReport>, policy: &Policy) -> Report {
         scenarios.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+        name_clauses(&mut scenarios);
         let certification = certify(&info, &scenarios, policy.strict);
         if policy.strict {
             for s in scenarios.iter_mut().filter(|s| s.verdict == Verdict::Warning) {
@@ -358,4 +359,16 @@ fn conformance(of: &[&ScenarioReport], summary: &Summary, strict: bool) -> (Conf
         );
     }
     (Conformance::Conformant, format!("{} scenario(s) passed, {} skipped", summary.passed, summary.skipped))
+}
+
+/// Each check names the clauses of its entry's revision that list it in the clause inventory
+/// (the one source of truth for which clause a check tests).
+fn name_clauses(scenarios: &mut [ScenarioReport]) {
+    for s in scenarios {
+        let Ok(revision) = s.revision.parse::<mcpspec_protocol::Revision>() else { continue };
+        let Ok(inventory) = crate::judge::clauses::Inventory::of(revision) else { continue };
+        for check in &mut s.checks {
+            check.clauses = inventory.clauses_of(&check.id).to_vec();
+        }
+    }
 }

@@ -19,6 +19,7 @@ pub(crate) fn check(id: &str, level: Level, verdict: Verdict) -> Check {
         actual: if verdict == Verdict::Passed { "as required".to_owned() } else { format!("{id} broken") },
         message: (verdict != Verdict::Passed).then_some(1),
         baselined: false,
+        clauses: Vec::new(),
     }
 }
 

@@ -77,6 +77,25 @@ fn the_faults_are_caught_at_2024_11_05_with_its_own_document() {
     assert_eq!(c.2["spec"], "docs/specification/2024-11-05/basic/messages.mdx");
 }
 
+/// The `_meta` key format begins with 2025-06-18: the same keys in a session at 2025-03-26
+/// break nothing (a session the server moved to a later revision by a counter-offer is judged
+/// at that revision).
+#[test]
+fn a_malformed_meta_key_is_no_fault_before_2025_06_18() {
+    let args = ["--timeout", "2", "-j", "8", "--revision", "2025-03-26", "--no-sweep"];
+    let run = certify_reference(Some("meta-key-malformed"), &args, Duration::from_secs(120));
+    let checks = run.checks();
+    let early = checks.iter().filter(|(_, _, c)| {
+        c["id"] == "meta/key-format" && c["spec"].as_str().is_some_and(|s| s.contains("/2025-03-26/"))
+    });
+    assert_eq!(early.count(), 0, "{}", run.describe());
+    assert!(
+        checks.iter().any(|(s, _, _)| s.starts_with("sweep") || s.starts_with("tools")),
+        "{}",
+        run.describe()
+    );
+}
+
 /// Runs the whole suite at `revision` against the reference server with `fault` and asserts
 /// that the check `check` has the verdict `verdict` (a MUST fails, a SHOULD warns).
 fn assert_caught_at(fault: &str, revision: &str, check: &str, verdict: &str) {
@@ -107,6 +126,8 @@ macro_rules! caught {
 }
 
 caught! {
+    tool_schema_invalid: "tool-schema-invalid" at "2025-11-25" => "schema/dialect-valid" "failed";
+    meta_key_malformed: "meta-key-malformed" at "2025-06-18" => "meta/key-format" "failed";
     unknown_method_wrong_code: "unknown-method-wrong-code" at "2025-11-25" => "jsonrpc/unknown-method" "failed";
     answer_notifications: "answer-notifications" at "2025-11-25" => "jsonrpc/notification-unanswered" "failed";
     crash_on_garbage: "crash-on-garbage" at "2025-11-25" => "jsonrpc/survives-malformed-json" "failed";
@@ -157,6 +178,11 @@ caught! {
     modern_negative_ttl: "modern-negative-ttl" at "2026-07-28" => "caching/hints" "failed";
     modern_bad_cache_scope: "modern-bad-cache-scope" at "2026-07-28" => "caching/hints" "failed";
     modern_input_request_undeclared: "modern-input-request-undeclared" at "2026-07-28" => "mrtr/input-requests-declared" "failed";
+    modern_input_request_undeclared_not_refused: "modern-input-request-undeclared" at "2026-07-28" => "meta/missing-capability[test_elicitation]" "failed";
+    meta_key_malformed_modern: "meta-key-malformed" at "2026-07-28" => "meta/key-format" "failed";
+    traceparent_malformed: "traceparent-malformed" at "2026-07-28" => "meta/trace-context" "failed";
+    modern_x_mcp_header_invalid: "modern-x-mcp-header-invalid" at "2026-07-28" => "tools/x-mcp-header" "failed";
+    modern_missing_capability_wrong_code: "modern-missing-capability-wrong-code" at "2026-07-28" => "meta/missing-capability[test_sampling]" "failed";
     modern_request_state_unchecked: "modern-request-state-unchecked" at "2026-07-28" => "mrtr/request-state-tampered" "warning";
     modern_input_required_on_list: "modern-input-required-on-list" at "2026-07-28" => "mrtr/supported-requests" "failed";
     modern_input_required_empty: "modern-input-required-empty" at "2026-07-28" => "mrtr/input-or-state" "failed";

@@ -131,6 +131,7 @@ caught_over! {
     protocol_version_unchecked: "http" "http-protocol-version-unchecked" at "2025-06-18" => "http/protocol-version-invalid" "failed";
     foreign_origin_accepted: "http" "http-foreign-origin-accepted" at "2025-11-25" => "http/origin-forbidden" "failed";
     foreign_origin_accepted_before_403: "http" "http-foreign-origin-accepted" at "2025-03-26" => "http/origin-validated" "failed";
+    foreign_origin_accepted_modern: "http" "http-foreign-origin-accepted" at "2026-07-28" => "http/origin-forbidden-modern" "failed";
     accept_unchecked: "http" "http-accept-unchecked" at "2025-11-25" => "http/accept-honoured" "warning";
     get_json: "http" "http-get-json" at "2025-11-25" => "http/get-sse-or-405" "failed";
     text_plain: "http" "http-text-plain" at "2025-11-25" => "http/response-content-type" "failed";
@@ -201,6 +202,30 @@ fn a_cancelled_request_owes_no_response_on_its_stream() {
         assert_eq!(run.code, Some(0), "{revision}\n{}", run.describe());
         assert_no_leftovers(&run.marker);
     }
+}
+
+/// A -32021 refusal answered with 200 over HTTP: `meta/missing-capability` (its clause on
+/// `basic/index.mdx#_meta`, not the transport page) fails on the status alone, the error being
+/// right.
+#[test]
+fn a_missing_capability_refused_with_200_is_caught() {
+    let args = ["--timeout", "2", "--revision", "2026-07-28", "--scenario", "meta/missing-capability"];
+    let run = certify_reference_over("http", Some("modern-http-status-200-on-error"), &args);
+    let hits: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(s, _, c)| s.starts_with("meta/missing-capability") && c["verdict"] == "failed")
+        .collect();
+    assert!(!hits.is_empty(), "no failed meta/missing-capability; the run:\n{}", run.describe());
+    for (_, _, c) in &hits {
+        assert_eq!(c["expected"], "HTTP 400", "{c}");
+        assert!(
+            c["spec"].as_str().unwrap().starts_with("docs/specification/2026-07-28/basic/index.mdx"),
+            "{c}"
+        );
+    }
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
 }
 
 /// A response withheld on a stream that stays open: the wait ends within the timeout with a

@@ -8,6 +8,7 @@ mod fuzz;
 mod fuzz_faults;
 mod http;
 mod interop;
+mod official;
 mod reference;
 mod report;
 mod report_html;

@@ -15,6 +15,9 @@
 //!   (what a `capabilities` object declares, the tool-use balance of a sampling conversation and
 //!   what a sampling result holds, elicitation modes and results), shared by the reference peers
 //!   and the harness's checks;
+//! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
+//!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations; [`dialect`]:
+//!   a schema on the wire valid under its declared or default JSON Schema dialect;
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
 //! - [`auth`]: the vocabulary of authorization (challenges, protected resource and
 //!   authorization server metadata, discovery URLs per revision, PKCE, canonical URIs);
@@ -23,9 +26,12 @@
 pub mod arguments;
 pub mod auth;
 pub mod capabilities;
+pub mod dialect;
 pub mod elicitation;
 pub mod framing;
+pub mod meta;
 pub mod modern;
+pub mod param_headers;
 pub mod reassembly;
 pub mod revision;
 pub mod sampling;

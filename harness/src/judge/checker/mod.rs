@@ -8,6 +8,7 @@
 
 use crate::judge::rules::{self, Violation};
 use mcpspec_protocol::framing::{FrameContent, FrameError};
+use mcpspec_protocol::meta::MetaProblem;
 use mcpspec_protocol::wire::{EnvelopeError, Message, RequestId};
 use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
@@ -209,6 +210,12 @@ impl SessionChecker {
         match Message::from_value(value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
+                self.judge_meta(value, &mut inspection.violations);
+                self.judge_schemas(
+                    &message,
+                    inspection.answered_method.as_deref(),
+                    &mut inspection.violations,
+                );
                 if self.revision.era() == mcpspec_protocol::Era::Modern {
                     self.modern_client.on_message(direction, &message, &mut inspection.violations);
                 }
@@ -232,6 +239,68 @@ impl SessionChecker {
             }
         }
         inspection
+    }
+
+    /// `basic/index.mdx#_meta`: the format of every `_meta` key (2025-06-18 on) and of the
+    /// trace context values (2026-07-28 on) the message holds.
+    fn judge_meta(&self, value: &Value, violations: &mut Vec<Violation>) {
+        if self.revision < Revision::V2025_06_18 {
+            return;
+        }
+        let modern = self.revision.era() == Era::Modern;
+        for problem in mcpspec_protocol::meta::problems(value, modern) {
+            violations.push(match problem {
+                MetaProblem::Key { key, why } => Violation::new(
+                    &rules::META_KEY_FORMAT,
+                    "_meta keys of the key format",
+                    format!("{key:?}: {why}"),
+                ),
+                MetaProblem::TraceContext { key, why } => Violation::new(
+                    &rules::META_TRACE_CONTEXT,
+                    format!("{key} in its W3C format"),
+                    format!("{key}: {why}"),
+                ),
+            });
+        }
+    }
+
+    /// `basic/index.mdx#schema-validation` (2025-11-25 on): the schemas a message carries (the
+    /// tools of a `tools/list` result, an elicitation's `requestedSchema`) are valid under their
+    /// declared or default dialect.
+    fn judge_schemas(&self, message: &Message, answered: Option<&str>, violations: &mut Vec<Violation>) {
+        if self.revision < Revision::V2025_11_25 {
+            return;
+        }
+        let mut schemas: Vec<(String, &Value)> = Vec::new();
+        match message {
+            Message::Response(r) if answered == Some("tools/list") => {
+                if let mcpspec_protocol::wire::Outcome::Result(result) = &r.outcome {
+                    for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        for key in ["inputSchema", "outputSchema"] {
+                            if let Some(schema) = tool.get(key) {
+                                schemas.push((format!("tool {name:?}'s {key}"), schema));
+                            }
+                        }
+                    }
+                }
+            }
+            Message::Request(r) if r.method == "elicitation/create" => {
+                if let Some(schema) = r.params.as_ref().and_then(|p| p.get("requestedSchema")) {
+                    schemas.push(("the elicitation's requestedSchema".into(), schema));
+                }
+            }
+            _ => {}
+        }
+        for (what, schema) in schemas {
+            if let Some(why) = mcpspec_protocol::dialect::schema_problem(schema) {
+                violations.push(Violation::new(
+                    &rules::SCHEMA_DIALECT_VALID,
+                    "a schema valid under its declared or default (2020-12) dialect",
+                    format!("{what}: {why}"),
+                ));
+            }
+        }
     }
 
     fn on_message(&mut self, direction: Direction, message: &Message, inspection: &mut Inspection) {

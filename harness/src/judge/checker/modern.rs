@@ -104,6 +104,9 @@ impl SessionChecker {
                     if method == "server/discover" {
                         self.negotiation.server_capabilities = result.get("capabilities").cloned();
                     }
+                    if method == "tools/list" {
+                        judge_param_headers(result, out);
+                    }
                 }
                 Some(Value::String(t)) if t == modern::INPUT_REQUIRED => {
                     self.judge_input_required(method, result, request, out)
@@ -273,6 +276,21 @@ impl SessionChecker {
 }
 
 /// Codes a modern server must not emit (`basic/index.mdx#error-codes`).
+/// `streamable-http.mdx#schema-extension`: every tool's `x-mcp-header` annotations.
+fn judge_param_headers(result: &Value, out: &mut Vec<Violation>) {
+    for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+        for problem in mcpspec_protocol::param_headers::problems(schema) {
+            out.push(Violation::new(
+                &rules::X_MCP_HEADER,
+                "x-mcp-header annotations within the constraints",
+                format!("tool {name:?}, inputSchema{problem}"),
+            ));
+        }
+    }
+}
+
 fn judge_error_code(e: &ErrorObject, out: &mut Vec<Violation>) {
     let defined = [
         ErrorObject::HEADER_MISMATCH,

@@ -401,6 +401,35 @@ impl FaultState {
                 Fault::PingNonEmptyResult if method == Some("ping") && a.get("result").is_some() => {
                     a["result"] = json!({"ok": true});
                 }
+                // Not on ping: its result is judged as exactly `{}` by the scenarios that use it.
+                Fault::MetaKeyMalformed
+                    if a.get("result").is_some_and(Value::is_object) && method != Some("ping") =>
+                {
+                    a["result"]["_meta"]["_internal"] = json!(true);
+                }
+                Fault::TraceparentMalformed
+                    if a.get("result").is_some_and(Value::is_object) && method != Some("ping") =>
+                {
+                    a["result"]["_meta"]["traceparent"] = json!("00-not-a-trace-01");
+                }
+                Fault::ModernXMcpHeaderInvalid if a["result"]["resultType"].is_string() => {
+                    let tools = a["result"]["tools"].as_array_mut().into_iter().flatten();
+                    for tool in tools {
+                        if let Some(props) =
+                            tool.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut)
+                        {
+                            props.insert(
+                                "mcpspecBad".into(),
+                                json!({"type": "number", "x-mcp-header": "Bad Name"}),
+                            );
+                        }
+                    }
+                }
+                Fault::ToolSchemaInvalid if a["result"]["tools"].is_array() => {
+                    if let Some(schema) = a.pointer_mut("/result/tools/0/inputSchema") {
+                        schema["properties"]["mcpspecBad"] = json!({"type": "invalid_type"});
+                    }
+                }
                 Fault::Hang => return Vec::new(),
                 _ => {}
             }

@@ -216,6 +216,21 @@ faults! {
     /// `test_elicitation` (and every MRTR fixture) asks for input the request's capabilities do
     /// not declare instead of -32021 (mrtr.mdx: MUST NOT).
     ModernInputRequestUndeclared => "modern-input-request-undeclared",
+    /// An MRTR fixture called without the client capability it needs is refused with -32602
+    /// (invalid params) instead of -32021 naming the capability (basic/index.mdx#_meta).
+    ModernMissingCapabilityWrongCode => "modern-missing-capability-wrong-code",
+    /// Every result's `_meta` holds `_internal`, a key whose name begins with an underscore
+    /// (basic/index.mdx#_meta, 2025-06-18 on: MUST begin and end with an alphanumeric).
+    MetaKeyMalformed => "meta-key-malformed",
+    /// `tools/list` results give their first tool an inputSchema of `"type": "invalid_type"`
+    /// (basic/index.mdx#schema-validation, 2025-11-25 on: valid under its dialect).
+    ToolSchemaInvalid => "tool-schema-invalid",
+    /// Modern `tools/list` results annotate a `number` parameter with `x-mcp-header: "Bad Name"`
+    /// (streamable-http.mdx#schema-extension: a token, on integer, string or boolean only).
+    ModernXMcpHeaderInvalid => "modern-x-mcp-header-invalid",
+    /// Every result's `_meta` holds a `traceparent` that is not W3C Trace Context
+    /// (basic/index.mdx#_meta, 2026-07-28).
+    TraceparentMalformed => "traceparent-malformed",
     /// A retry's `requestState` is decoded but never verified: a tampered state is accepted (an
     /// undecodable one counts as none) instead of -32602.
     ModernRequestStateUnchecked => "modern-request-state-unchecked",

@@ -246,6 +246,9 @@ impl ReferenceServer {
             // mrtr.mdx: "Servers MUST NOT send an inputRequests that the client has not declared
             // support for"; basic/index.mdx: a request needing an undeclared capability is -32021.
             if let Some(required) = missing_capabilities(name, &caps) {
+                if fault == Some(Fault::ModernMissingCapabilityWrongCode) {
+                    return Err(invalid_params(&format!("the client lacks {required}")));
+                }
                 return Err(era::missing_capability(required));
             }
         }

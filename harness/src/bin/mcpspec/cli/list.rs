@@ -1,6 +1,9 @@
 //! `mcpspec list`: every scenario and wire rule, with its level, revisions, transports, tags
 //! and clause, as a table for people or JSON for tools. Scenarios come from the same feature
 //! files and tag rules the runner uses; wire rules from the catalog the checker judges with.
+//! `--coverage` lists the clause inventory's figures instead ([`coverage`]).
+
+pub mod coverage;
 
 use super::parse_revision;
 use crate::suite::load::load;
@@ -27,6 +30,10 @@ pub struct ListArgs {
     /// Read the .feature files from DIR instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     pub scenarios: Option<PathBuf>,
+    /// Per revision and area, the MUST and SHOULD clauses of the spec: in all, observable on
+    /// the wire, tested by a check; and the observable ones no check tests.
+    #[arg(long, conflicts_with_all = ["role", "scenarios"])]
+    pub coverage: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -97,7 +104,12 @@ pub fn run(args: ListArgs) -> u8 {
         None => &["server", "client"],
     };
     let json = args.format == ListFormat::Json;
-    match list(roles, &args.revisions, args.scenarios.as_deref(), json) {
+    let listed = if args.coverage {
+        coverage::coverage(&args.revisions, json)
+    } else {
+        list(roles, &args.revisions, args.scenarios.as_deref(), json)
+    };
+    match listed {
         Ok(text) => {
             print!("{text}");
             mcpspec::report::exit::OK

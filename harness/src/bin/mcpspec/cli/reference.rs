@@ -117,8 +117,10 @@ pub async fn run(role: ReferenceRole) -> u8 {
             auth_issuer,
             auth_scopes,
         } => {
-            let mut config = ServerConfig::default();
-            config.listen_lifetime = listen_lifetime.map(Duration::from_millis);
+            let mut config = ServerConfig {
+                listen_lifetime: listen_lifetime.map(Duration::from_millis),
+                ..ServerConfig::default()
+            };
             revisions.extend(supported);
             if !revisions.is_empty() {
                 config.supported = revisions;

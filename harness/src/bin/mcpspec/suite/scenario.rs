@@ -166,6 +166,7 @@ pub trait Scenario {
             actual: actual.into(),
             message: None,
             baselined: false,
+            clauses: Vec::new(),
         });
     }
 
@@ -184,6 +185,7 @@ pub trait Scenario {
             actual: actual.into(),
             message: None,
             baselined: false,
+            clauses: Vec::new(),
         });
     }
 

@@ -135,6 +135,7 @@ impl crate::suite::world::RoleWorld for ServerWorld {
                 ),
                 message: None,
                 baselined: false,
+                clauses: Vec::new(),
             });
         }
         if let Some((key, history)) = self.share.take() {

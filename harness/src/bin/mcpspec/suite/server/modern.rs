@@ -245,6 +245,41 @@ async fn asks_for_no_input(w: &mut ServerWorld, method: String) -> Result<(), Ha
     Ok(())
 }
 
+/// `basic/index.mdx#_meta`: a request needing a capability the client did not declare is
+/// refused with -32021, `data.requiredCapabilities` naming it. A server that serves the request
+/// without it (a complete, successful result) needed nothing: there is no refusal to judge.
+#[then(expr = "the server refuses it with error -32021 naming the client capability {string}")]
+async fn refuses_missing_capability(w: &mut ServerWorld, capability: String) -> Result<(), Halt> {
+    let r = w.await_answer().await?;
+    let expected = format!("error -32021 whose data.requiredCapabilities names {capability:?}");
+    match &r.outcome {
+        Outcome::Error(e) => {
+            let names =
+                e.data.as_ref().and_then(|d| d.pointer(&format!("/requiredCapabilities/{capability}")));
+            let actual = match &e.data {
+                Some(data) => format!("error {}: {} (data {data})", e.code, e.message),
+                None => format!("error {}: {} (no data)", e.code, e.message),
+            };
+            w.check(e.code == -32021 && names.is_some(), expected, actual);
+        }
+        Outcome::Result(v)
+            if input_required(&r).is_none() && v.get("isError") != Some(&Value::Bool(true)) =>
+        {
+            return Err(
+                w.skip(format!("the server served the request without {capability:?}: no refusal to judge"))
+            );
+        }
+        Outcome::Result(_) => {
+            let actual = match input_required(&r) {
+                Some(asked) => format!("an InputRequiredResult asking for {:?}", input_methods(asked)),
+                None => outcome_text(&r),
+            };
+            w.check(false, expected, actual);
+        }
+    }
+    Ok(())
+}
+
 #[then(expr = "the server asks for {int} or more inputs in one result")]
 async fn asks_for_several(w: &mut ServerWorld, n: usize) -> Result<(), Halt> {
     w.await_answer().await?;
