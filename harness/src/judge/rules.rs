@@ -224,13 +224,13 @@ rules! {
     NO_UNCAUGHT_ERROR = "robustness/no-uncaught-error", SHOULD, "basic/index.mdx#responses", MESSAGES_2024,
         "A message the implementation cannot handle SHOULD get a JSON-RPC error response (parse error, invalid request, invalid params, internal error), not an uncaught exception. stderr is free for logging (basic/transports.mdx#stdio); a panic or traceback there shows the error escaped its handler.";
     META_KEY_FORMAT = "meta/key-format", MUST, "basic/index.mdx#_meta", None,
-        "A _meta key is an optional prefix (dot-separated labels, each starting with a letter and ending with a letter or digit, with letters, digits or hyphens inside, followed by a slash) and a name that, unless empty, begins and ends with an alphanumeric character (2025-06-18 on).";
+        "A _meta key is an optional prefix (dot-separated labels, each starting with a letter and ending with a letter or digit, with letters, digits or hyphens inside, followed by a slash) and a name that, unless empty, begins and ends with an alphanumeric character (2025-06-18 on).", since V2025_06_18;
     META_TRACE_CONTEXT = "meta/trace-context", MUST, "basic/index.mdx#_meta", None,
-        "When present in _meta, traceparent and tracestate follow the W3C Trace Context format and baggage the W3C Baggage format (2026-07-28).";
+        "When present in _meta, traceparent and tracestate follow the W3C Trace Context format and baggage the W3C Baggage format (2026-07-28).", since V2026_07_28;
     X_MCP_HEADER = "tools/x-mcp-header", MUST, "basic/transports/streamable-http.mdx#schema-extension", None,
-        "An x-mcp-header value is a non-empty HTTP token without control characters, unique ignoring case within its inputSchema, on an integer, string or boolean parameter reached from the schema root through properties keys alone (2026-07-28).";
+        "An x-mcp-header value is a non-empty HTTP token without control characters, unique ignoring case within its inputSchema, on an integer, string or boolean parameter reached from the schema root through properties keys alone (2026-07-28).", since V2026_07_28;
     SCHEMA_DIALECT_VALID = "schema/dialect-valid", MUST, "basic/index.mdx#schema-validation", None,
-        "Every schema (a tool's inputSchema and outputSchema, an elicitation's requestedSchema) is valid under the dialect its $schema declares, or JSON Schema 2020-12 when it declares none (2025-11-25 on).";
+        "Every schema (a tool's inputSchema and outputSchema, an elicitation's requestedSchema) is valid under the dialect its $schema declares, or JSON Schema 2020-12 when it declares none (2025-11-25 on).", since V2025_11_25;
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }
