@@ -277,7 +277,8 @@ fn stopped_by(signal: nix::sys::signal::Signal) -> (Option<i32>, serde_json::Val
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("mcpspec-stopped-{signal}-{}", std::process::id());
     let mut child = std::process::Command::new(MCPSPEC)
-        .args(["server", "-j", "1", "--no-sweep", "--report-dir"])
+        // --verbose: a line per scenario as it ends (without it, passes wait for the digest).
+        .args(["server", "-j", "1", "--no-sweep", "--verbose", "--report-dir"])
         .arg(dir.path())
         .env("MCPSPEC_TEST_MARKER", &marker)
         .stdout(std::process::Stdio::piped())
@@ -285,9 +286,12 @@ fn stopped_by(signal: nix::sys::signal::Signal) -> (Option<i32>, serde_json::Val
         .spawn()
         .unwrap();
     let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    // Three scenarios have finished: the run is under way.
-    for _ in 0..3 {
-        lines.next().expect("a scenario line").unwrap();
+    // Three scenarios have finished: the run is under way. (The wire log's lines come between.)
+    let verdicts = ["PASS", "FAIL", "WARN", "SKIP", "ERROR"];
+    let mut ended = 0;
+    while ended < 3 {
+        let line = lines.next().expect("a scenario line").unwrap();
+        ended += usize::from(verdicts.iter().any(|v| line.starts_with(v)));
     }
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let rest: Vec<String> = lines.map_while(Result::ok).collect();

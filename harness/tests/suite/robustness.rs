@@ -12,7 +12,9 @@ use crate::support::*;
 use std::time::Duration;
 
 /// mcpspec's peak resident memory must stay under this, whatever the implementation does.
-const MAX_RSS_KIB: u64 = 64 * 1024;
+/// (64 MiB until the clause inventory, issue #29: parsing its six revisions costs about 12 MiB
+/// of peak, measured as `mcpspec list --coverage` against `mcpspec --version`, 25 vs 13 MiB.)
+const MAX_RSS_KIB: u64 = 80 * 1024;
 
 /// One hostile behaviour and what the run must say about it.
 struct Row {
