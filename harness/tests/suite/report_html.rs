@@ -208,15 +208,22 @@ fn real_report() -> Value {
 }
 
 /// The scenario ids of a report, each once, in order.
+/// The scenario ids in the order the page lists them: by the worst verdict of any of their runs
+/// (failures first), the suite's order within.
 fn ids(report: &Value) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    const WORST_FIRST: [&str; 6] = ["failed", "error", "warning", "expected_failure", "skipped", "passed"];
+    let mut out: Vec<(String, usize)> = Vec::new();
     for s in report["scenarios"].as_array().unwrap() {
         let id = s["id"].as_str().unwrap().to_owned();
-        if !out.contains(&id) {
-            out.push(id);
+        let rank = WORST_FIRST.iter().position(|v| s["verdict"] == *v).unwrap_or(WORST_FIRST.len());
+        match out.iter_mut().find(|(seen, _)| *seen == id) {
+            Some((_, worst)) => *worst = (*worst).min(rank),
+            None => out.push((id, rank)),
         }
     }
-    out
+    // A stable sort keeps the suite's order among scenarios of the same rank.
+    out.sort_by_key(|(_, worst)| *worst);
+    out.into_iter().map(|(id, _)| id).collect()
 }
 
 /// Whether the browser test can run. `.ci/run` installs Chromium and sets
@@ -289,7 +296,7 @@ fn report_html_in_chromium() {
     let dom = load(&good, "#verdict=failed").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(dom.visible(), ["ping/after-initialize", "tools/list-paginated"]);
     let hidden: Vec<String> = dom.rows().into_iter().filter(|r| r.1).map(|r| r.0).collect();
-    assert_eq!(hidden, ["lifecycle/initialize-result", "resources/subscribe", "logging/set-level"]);
+    assert_eq!(hidden, ["resources/subscribe", "lifecycle/initialize-result", "logging/set-level"]);
     // Text, level and tag filters, together.
     let dom = load(&good, "#q=PING&level=MUST&tag=jsonrpc").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(dom.visible(), ["ping/after-initialize"]);
@@ -316,7 +323,7 @@ fn report_html_in_chromium() {
     let driven = good.replacen(
         "</body>",
         "<script>\
-           document.querySelector('#matrix tbody tr:nth-child(2) td button').click();\
+           document.querySelector('#matrix tbody tr:nth-child(1) td button').click();\
            var box = document.querySelector('#filters input[value=passed]');\
            box.checked = false;\
            box.dispatchEvent(new Event('change'));\
