@@ -17,7 +17,7 @@ use super::Input;
 use mcpspec_protocol::framing::{self, Frame, FrameContent};
 use mcpspec_protocol::{modern, Era, Revision};
 use mcpspec_reference::transport::{
-    child::describe_status, ChildOptions, ChildTransport, CommandSpec, RecvError, SendError,
+    child::describe_status, ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, StdoutUse,
 };
 use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
@@ -108,6 +108,7 @@ impl Driver {
             shutdown_grace: Duration::from_millis(500),
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 1024,
+            stdout: StdoutUse::Messages,
         }
     }
 

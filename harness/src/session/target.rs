@@ -5,7 +5,9 @@
 use mcpspec_reference::transport::http_client::{
     Flavor, HeaderName, HeaderValue, HttpClientOptions, HttpClientTransport, HttpEvent, Tweaks,
 };
-use mcpspec_reference::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport};
+use mcpspec_reference::transport::{
+    ChildOptions, ChildTransport, CommandSpec, RecvError, ShutdownReport, StdoutUse,
+};
 use serde_json::json;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -148,6 +150,8 @@ impl ServedProcess {
             }
         }
         spec.env.push(("PORT".into(), port_text.into()));
+        // Its stdout is a log (a line per request, for many web frameworks), never messages.
+        let options = ChildOptions { stdout: StdoutUse::Log, ..options };
         let mut child = ChildTransport::spawn(&spec, options).map_err(|e| e.to_string())?;
         let deadline = Instant::now() + within;
         loop {

@@ -5,7 +5,7 @@ test of mcpspec's authorization scenarios: FastMCP's `JWTVerifier` behind its
 
 The keys are found the way the issuer publishes them: its RFC 8414 metadata names `jwks_uri`.
 The audience is the server's own canonical URI, http://127.0.0.1:PORT/mcp; scope `mcp` is
-required."""
+required. Its features are the unprotected server's (`fastmcp_server.register`)."""
 
 import json
 import os
@@ -15,6 +15,7 @@ import urllib.request
 from fastmcp import FastMCP
 from fastmcp.server.auth import RemoteAuthProvider
 from fastmcp.server.auth.providers.jwt import JWTVerifier
+from fastmcp_server import register
 
 if len(sys.argv) != 2:
     sys.exit("usage: fastmcp_protected_server.py PORT (with MCPSPEC_AUTH_ISSUER set)")
@@ -32,14 +33,7 @@ verifier = JWTVerifier(
     required_scopes=["mcp"],
 )
 auth = RemoteAuthProvider(token_verifier=verifier, authorization_servers=[issuer], base_url=base)
-server = FastMCP("mcpspec-interop-fastmcp-protected", auth=auth)
-
-
-@server.tool
-def hello() -> str:
-    """Say hello (no arguments)."""
-    return "Hello from a protected FastMCP server."
-
+server = register(FastMCP("mcpspec-interop-fastmcp-protected", auth=auth))
 
 if __name__ == "__main__":
     server.run("http", host="127.0.0.1", port=port, path="/mcp", show_banner=False)

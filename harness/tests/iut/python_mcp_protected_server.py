@@ -6,7 +6,7 @@ implementation under test of mcpspec's authorization scenarios: the SDK's resour
 
 The keys are found the way the issuer publishes them (its RFC 8414 metadata names `jwks_uri`);
 the audience is the server's own canonical URI, http://127.0.0.1:PORT/mcp; scope `mcp` is
-required."""
+required. Its features are the unprotected server's (`python_mcp_server.register`)."""
 
 import json
 import os
@@ -17,6 +17,7 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from python_mcp_server import register
 
 if len(sys.argv) != 2:
     sys.exit("usage: python_mcp_protected_server.py PORT (with MCPSPEC_AUTH_ISSUER set)")
@@ -51,23 +52,18 @@ class JwtVerifier:
         )
 
 
-server = MCPServer(
-    "mcpspec-interop-python-protected",
-    token_verifier=JwtVerifier(),
-    auth=AuthSettings(
-        issuer_url=issuer,
-        resource_server_url=resource,
-        required_scopes=["mcp"],
-        validate_token_resource=False,
-    ),
+server = register(
+    MCPServer(
+        "mcpspec-interop-python-protected",
+        token_verifier=JwtVerifier(),
+        auth=AuthSettings(
+            issuer_url=issuer,
+            resource_server_url=resource,
+            required_scopes=["mcp"],
+            validate_token_resource=False,
+        ),
+    )
 )
-
-
-@server.tool()
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
-
 
 if __name__ == "__main__":
     server.run("streamable-http", host="127.0.0.1", port=port)

@@ -7,8 +7,7 @@
 //
 // The keys are found the way the issuer publishes them (its RFC 8414 metadata names jwks_uri);
 // the audience is the server's own canonical URI, http://127.0.0.1:PORT/mcp; scope `mcp` is
-// required.
-import { randomUUID } from "node:crypto";
+// required. Its features and its HTTP serving are the unprotected server's (ts_sdk_server.mjs).
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
@@ -21,10 +20,7 @@ if (!sdk || !issuer || !port) {
 }
 const load = (path) => import(pathToFileURL(`${sdk}/dist/esm/${path}`).href);
 const fromSdk = (name) => import(pathToFileURL(createRequire(`${sdk}/package.json`).resolve(name)).href);
-const { McpServer } = await load("server/mcp.js");
-const { StreamableHTTPServerTransport } = await load("server/streamableHttp.js");
-const { createMcpExpressApp } = await load("server/express.js");
-const { isInitializeRequest } = await load("types.js");
+const { serveHttp } = await import(new URL("./ts_sdk_server.mjs", import.meta.url).href);
 const { requireBearerAuth } = await load("server/auth/middleware/bearerAuth.js");
 const { mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl } = await load("server/auth/router.js");
 const { InvalidTokenError } = await load("server/auth/errors.js");
@@ -56,49 +52,14 @@ const verifier = {
   },
 };
 
-function newServer() {
-  const server = new McpServer({ name: "mcpspec-interop-ts-protected", version: "0.0.0" });
-  server.registerTool("hello", { description: "Say hello (no arguments)" }, async () => ({
-    content: [{ type: "text", text: "Hello from a protected TypeScript SDK server." }],
-  }));
-  return server;
-}
-
-const app = createMcpExpressApp();
-app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource, scopesSupported: ["mcp"] }));
 const auth = requireBearerAuth({
   verifier,
   requiredScopes: ["mcp"],
   resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
   expectedResource: resource,
 });
-const sessions = new Map();
-app.post("/mcp", auth, async (req, res) => {
-  const id = req.headers["mcp-session-id"];
-  let transport = id === undefined ? undefined : sessions.get(id);
-  if (transport === undefined && id === undefined && isInitializeRequest(req.body)) {
-    transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => sessions.set(sid, transport),
-    });
-    transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-    await newServer().connect(transport);
-  }
-  if (transport === undefined) {
-    const status = id === undefined ? 400 : 404;
-    res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message: "No valid session" }, id: null });
-    return;
-  }
-  await transport.handleRequest(req, res, req.body);
+await serveHttp(port, {
+  guard: auth,
+  setup: (app) => app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource, scopesSupported: ["mcp"] })),
+  name: "mcpspec-interop-ts-protected",
 });
-const existing = async (req, res) => {
-  const transport = sessions.get(req.headers["mcp-session-id"]);
-  if (transport === undefined) {
-    res.status(req.headers["mcp-session-id"] === undefined ? 400 : 404).end();
-    return;
-  }
-  await transport.handleRequest(req, res);
-};
-app.get("/mcp", auth, existing);
-app.delete("/mcp", auth, existing);
-app.listen(Number(port), "127.0.0.1");

@@ -114,11 +114,8 @@ fn row_options(id: &str) -> &'static [&'static str] {
         // trusts.
         "ts-sdk/server/http-oauth" => &["--auth-issuer"],
         // The Python SDK's resource server with a PyJWT TokenVerifier, and FastMCP's JWTVerifier
-        // (on the same SDK), mcpspec their issuer. The sweep is the unprotected rows' business
-        // (python-sdk/server/http, fastmcp/server/http): with it, at every revision, on a loaded
-        // machine, each of these servers stopped answering altogether in some runs (not yet
-        // diagnosed; issue #28); without it, every run passed.
-        "python-sdk/server/http-oauth" | "fastmcp/server/http-oauth" => &["--auth-issuer", "--no-sweep"],
+        // (on the same SDK), mcpspec their issuer.
+        "python-sdk/server/http-oauth" | "fastmcp/server/http-oauth" => &["--auth-issuer"],
         _ => &[],
     }
 }

@@ -71,11 +71,27 @@ pub struct ChildOptions {
     pub write_timeout: Duration,
     /// How long each shutdown stage waits for the child to exit.
     pub shutdown_grace: Duration,
-    /// How many of the last stderr bytes to keep.
+    /// How many of the last stderr bytes (and stdout bytes, when stdout is a log) to keep.
     pub stderr_tail_bytes: usize,
     /// How many decoded frames may wait unread before the stdout reader stops reading (the
     /// child then blocks on its writes: a flood costs bounded memory).
     pub frame_queue: usize,
+    /// What the child's stdout carries.
+    pub stdout: StdoutUse,
+}
+
+/// What a child's stdout carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StdoutUse {
+    /// Messages, decoded into frames for [`ChildTransport::recv`] (a stdio peer).
+    #[default]
+    Messages,
+    /// A log nobody receives as messages (a server reached over HTTP, whose web framework
+    /// writes a line per request there): read as it comes into the same bounded tail as stderr.
+    /// Left as messages, the unread frames would fill the queue and then the pipe, and the
+    /// child would block on its next write to stdout (a Python server stopped answering every
+    /// request after about 80 KB of access log).
+    Log,
 }
 
 impl Default for ChildOptions {
@@ -86,6 +102,7 @@ impl Default for ChildOptions {
             shutdown_grace: Duration::from_secs(2),
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 256,
+            stdout: StdoutUse::Messages,
         }
     }
 }
@@ -214,12 +231,15 @@ impl ChildTransport {
         let stderr = Arc::new(Mutex::new(StderrTail::new(options.stderr_tail_bytes)));
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
-            readers.push(tokio::spawn(read_frames(out, options.max_message_bytes, tx)));
+            readers.push(match options.stdout {
+                StdoutUse::Messages => tokio::spawn(read_frames(out, options.max_message_bytes, tx)),
+                StdoutUse::Log => tokio::spawn(read_into_tail(out, stderr.clone())),
+            });
         }
         let mut stderr_reader = None;
         if let Some(err) = child.stderr.take() {
             stderr_reader = Some(readers.len());
-            readers.push(tokio::spawn(read_stderr(err, stderr.clone())));
+            readers.push(tokio::spawn(read_into_tail(err, stderr.clone())));
         }
         Ok(ChildTransport {
             child,
@@ -333,7 +353,7 @@ impl ChildTransport {
         self.exit
     }
 
-    /// The last bytes the child wrote to stderr, lossily decoded.
+    /// The last bytes the child wrote to stderr (and to stdout, when it is a log), lossily decoded.
     pub fn stderr_tail(&self) -> String {
         self.stderr.lock().map(|t| t.text()).unwrap_or_default()
     }
@@ -516,7 +536,7 @@ async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Send
     }
 }
 
-async fn read_stderr(mut err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
+async fn read_into_tail(mut err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         match err.read(&mut buf).await {
@@ -654,6 +674,30 @@ mod tests {
         assert!(t.stderr_tail().ends_with("err\n"));
         let r = t.shutdown().await;
         assert!(r.stage >= Stage::StdinClosed);
+    }
+
+    /// A child whose stdout is a log is never held up by it: with stdout read as messages,
+    /// nobody receiving, the same child blocks once the queue and the pipe are full.
+    #[tokio::test]
+    async fn a_log_on_stdout_never_blocks_the_child() {
+        let writes_a_long_log = "yes 'INFO: 127.0.0.1 - POST /mcp 200' | head -n 40000; echo done";
+        let opts = ChildOptions { frame_queue: 4, stderr_tail_bytes: 64, stdout: StdoutUse::Log, ..quick() };
+        let mut t = ChildTransport::spawn(&sh(writes_a_long_log), opts).unwrap();
+        assert!(t.wait_exit(Duration::from_secs(10)).await.is_some(), "the child wrote its log and exited");
+        // The log lands in the tail, as stderr does.
+        for _ in 0..100 {
+            if t.stderr_tail().ends_with("done\n") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(t.stderr_tail().ends_with("done\n"), "{:?}", t.stderr_tail());
+        t.shutdown().await;
+
+        let opts = ChildOptions { frame_queue: 4, stdout: StdoutUse::Messages, ..quick() };
+        let mut t = ChildTransport::spawn(&sh(writes_a_long_log), opts).unwrap();
+        assert!(t.wait_exit(Duration::from_millis(500)).await.is_none(), "unread messages hold the child up");
+        t.shutdown().await;
     }
 
     /// Regression: a loop that reads until a deadline ran forever against a flood, because

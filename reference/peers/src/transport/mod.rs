@@ -8,7 +8,7 @@ pub mod hostile_http;
 pub mod http_client;
 pub mod http_server;
 
-pub use child::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport, Stage};
+pub use child::{ChildOptions, ChildTransport, CommandSpec, ShutdownReport, Stage, StdoutUse};
 
 use std::time::Duration;
 

@@ -300,7 +300,7 @@ async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
         scenarios: args.scenarios.clone(),
         sweep: suite::context::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
         isolate: args.isolate,
-        results: Arc::new(mcpspec::report::Results::new()),
+        results: Arc::new(mcpspec::report::Results::judged_by(baseline.clone(), role.name(), args.strict)),
         selection: filter,
         bounds,
         auth: Arc::new(auth),
