@@ -265,3 +265,15 @@ fn pretty_printed_json_is_reported_once_and_judged_on_its_merits() {
     assert!(scenarios.iter().all(|((id, _), n)| *n == sessions(id)), "once per session: {scenarios:?}");
     assert_no_leftovers(&run.marker);
 }
+
+// Tasks (2025-11-25, experimental): each deliberate defect of the reference server's tasks,
+// caught by the scenario that names the clause it breaks.
+caught! {
+    task_result_without_related_task: "task-result-without-related-task" at "2025-11-25" => "tasks/result-exact" "failed";
+    task_cancel_terminal_accepted: "task-cancel-terminal-accepted" at "2025-11-25" => "tasks/cancel-terminal-error" "failed";
+    task_unknown_wrong_code: "task-unknown-wrong-code" at "2025-11-25" => "tasks/unknown-task" "failed";
+    task_required_served_plain: "task-required-served-plain" at "2025-11-25" => "tasks/required-tool-plain-error" "failed";
+    task_no_last_updated: "task-no-last-updated" at "2025-11-25" => "tasks/create-task-result" "failed";
+    task_list_omits_completed: "task-list-omits-completed" at "2025-11-25" => "tasks/get-implies-list" "failed";
+    task_cancelled_completes: "task-cancelled-completes" at "2025-11-25" => "tasks/cancelled-stays" "failed";
+}

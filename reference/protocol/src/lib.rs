@@ -18,6 +18,8 @@
 //! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
 //!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations; [`dialect`]:
 //!   a schema on the wire valid under its declared or default JSON Schema dialect;
+//! - [`tasks`]: task statuses and their lifecycle, the related-task `_meta` key, a tool's task
+//!   support and what a task object holds (2025-11-25's experimental tasks);
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
 //! - [`auth`]: the vocabulary of authorization (challenges, protected resource and
 //!   authorization server metadata, discovery URLs per revision, PKCE, canonical URIs);
@@ -36,6 +38,7 @@ pub mod reassembly;
 pub mod revision;
 pub mod sampling;
 pub mod sse;
+pub mod tasks;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod wire;

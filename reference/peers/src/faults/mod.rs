@@ -272,6 +272,27 @@ faults! {
     ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
     /// HTTP: errors of modern requests are answered with status 200 (not 400 / 404).
     ModernHttpStatus200OnError => "modern-http-status-200-on-error",
+    // ---- tasks (2025-11-25, `server/tasks.rs`) ----
+    /// The `tasks/result` answer carries no `io.modelcontextprotocol/related-task` in its
+    /// `_meta` (tasks.mdx#associating-task-related-messages: MUST).
+    TaskResultWithoutRelatedTask => "task-result-without-related-task",
+    /// `tasks/cancel` of a task already completed succeeds (and reports it cancelled) instead of
+    /// -32602 (tasks.mdx#cancelling-tasks: MUST).
+    TaskCancelTerminalAccepted => "task-cancel-terminal-accepted",
+    /// `tasks/get` of an unknown task id answers -32600 instead of -32602
+    /// (tasks.mdx#protocol-errors: MUST).
+    TaskUnknownWrongCode => "task-unknown-wrong-code",
+    /// A plain call of the task-only tool is served instead of refused with -32601
+    /// (tasks.mdx#tool-level-negotiation: MUST).
+    TaskRequiredServedPlain => "task-required-served-plain",
+    /// Task objects carry no `lastUpdatedAt` (tasks.mdx#task-metadata: MUST).
+    TaskNoLastUpdated => "task-no-last-updated",
+    /// `tasks/list` leaves out completed tasks, which `tasks/get` still returns
+    /// (tasks.mdx#listing-tasks: MUST).
+    TaskListOmitsCompleted => "task-list-omits-completed",
+    /// A cancelled task reports `completed` once its work would have finished
+    /// (tasks.mdx#cancelling-tasks: it MUST stay cancelled).
+    TaskCancelledCompletes => "task-cancelled-completes",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

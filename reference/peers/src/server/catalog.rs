@@ -6,7 +6,7 @@
 //! | kind | names |
 //! | --- | --- |
 //! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
-//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000), `touch_watched`; 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round` |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round` |
 //! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource`; 2026-07-28: `test://mrtr/needs-input` |
 //! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
 //! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image`; 2026-07-28: `test_mrtr_prompt` |
@@ -138,6 +138,15 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
             no_arguments(),
             V2024_11_05,
         ),
+        // Tasks are experimental in 2025-11-25 only (`tasks.rs`; an extension from 2026-07-28).
+        (
+            TASK_ONLY_TOOL,
+            "Task only",
+            "Answers after `ms` milliseconds (default 200) and only as a task (execution.taskSupport \
+             required); a plain call is refused with -32601.",
+            object(json!({ "ms": { "type": "integer", "minimum": 0, "maximum": 600000 } }), &[]),
+            V2025_11_25,
+        ),
         // Multi round-trip requests exist from 2026-07-28 (`mrtr.rs`).
         (
             "test_mrtr_multiple_inputs",
@@ -158,11 +167,36 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
     ]
 }
 
+/// The tool that runs only as a task.
+pub(crate) const TASK_ONLY_TOOL: &str = "test_task_required";
+
+/// Whether the revision has tasks as the reference server serves them: 2025-11-25's
+/// experimental tasks (`basic/utilities/tasks.mdx`).
+pub(crate) fn has_tasks(rev: Revision) -> bool {
+    rev == Revision::V2025_11_25
+}
+
+/// Whether a tool of the table, `since` a revision, is served at `rev`.
+fn served(rev: Revision, name: &str, since: Revision) -> bool {
+    rev >= since && (name != TASK_ONLY_TOOL || has_tasks(rev))
+}
+
+/// How a tool may run as a task at `rev`: `slow` either way, the task-only tool only as one,
+/// every other tool never (no `execution`, which reads as forbidden).
+pub(crate) fn task_support(rev: Revision, name: &str) -> Option<&'static str> {
+    match name {
+        _ if !has_tasks(rev) => None,
+        "slow" => Some("optional"),
+        TASK_ONLY_TOOL => Some("required"),
+        _ => None,
+    }
+}
+
 /// Every tool of `rev`, in list order.
 pub(crate) fn tools(rev: Revision) -> Vec<Value> {
     tool_table()
         .into_iter()
-        .filter(|t| rev >= t.4)
+        .filter(|t| served(rev, t.0, t.4))
         .map(|(name, title, description, input, _)| {
             let mut t = json!({ "name": name, "description": description, "inputSchema": input });
             // `title` exists from 2025-06-18 (changelog: "title fields").
@@ -182,6 +216,9 @@ pub(crate) fn tools(rev: Revision) -> Vec<Value> {
             if name == "add" && rev >= Revision::V2025_06_18 {
                 t["outputSchema"] = object(json!({ "sum": { "type": "number" } }), &["sum"]);
             }
+            if let Some(support) = task_support(rev, name) {
+                t["execution"] = json!({ "taskSupport": support });
+            }
             t
         })
         .collect()
@@ -189,7 +226,7 @@ pub(crate) fn tools(rev: Revision) -> Vec<Value> {
 
 /// Whether `rev` has a tool named `name`.
 pub(crate) fn has_tool(rev: Revision, name: &str) -> bool {
-    tool_table().iter().any(|t| t.0 == name && rev >= t.4)
+    tool_table().iter().any(|t| t.0 == name && served(rev, t.0, t.4))
 }
 
 fn with_title(rev: Revision, mut v: Value, title: &str) -> Value {

@@ -49,6 +49,9 @@ impl ReferenceServer {
         if revision >= Revision::V2025_03_26 {
             capabilities["completions"] = json!({});
         }
+        if catalog::has_tasks(revision) {
+            capabilities["tasks"] = Self::tasks_capability();
+        }
         let mut result = json!({
             "protocolVersion": revision.as_str(),
             "capabilities": capabilities,

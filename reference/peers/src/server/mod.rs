@@ -29,6 +29,7 @@ mod modern_tests;
 mod mrtr;
 mod pagination;
 mod serve;
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -184,6 +185,8 @@ enum JobKind {
         /// initialized notification").
         deferred: Option<(&'static str, Value)>,
     },
+    /// A `tasks/result` waiting for its task to end (`tasks.rs`).
+    AwaitTask { task: String },
     /// A `subscriptions/listen` stream: open until cancelled (`basic/patterns/subscriptions.mdx`).
     Listen {
         /// The filter acknowledged (the notifications this stream carries).
@@ -255,6 +258,8 @@ pub struct ReferenceServer {
     /// A tool call has been carried out (fault `listing-fails-after-call`).
     tool_called: bool,
     cursors: pagination::Cursors,
+    /// The session's tasks (2025-11-25).
+    tasks: tasks::TaskStore,
     batches: HashMap<u64, PendingBatch>,
     next_batch: u64,
     current_batch: Option<u64>,
@@ -288,6 +293,7 @@ impl ReferenceServer {
             tool_added: false,
             tool_called: false,
             cursors: pagination::Cursors::default(),
+            tasks: tasks::TaskStore::default(),
             batches: HashMap::new(),
             next_batch: 0,
             current_batch: None,
@@ -408,6 +414,10 @@ impl ReferenceServer {
 
     /// Sends the answer to a request that was never a job.
     fn respond(&mut self, id: Option<RequestId>, outcome: Result<Value, ErrorObject>) {
+        // A tool running as a task answers its task, not the wire.
+        if let Some(task) = id.as_ref().and_then(tasks::task_of_job) {
+            return self.task_done(&task, outcome);
+        }
         let (id, outcome) = match &self.modern {
             Some(ctx) => self.modern_outcome(ctx, id, outcome),
             None => (id, outcome),
@@ -428,6 +438,9 @@ impl ReferenceServer {
     /// Answers a job and forgets it.
     fn finish(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
         let Some(job) = self.jobs.remove(&id) else { return };
+        if let Some(task) = tasks::task_of_job(&id) {
+            return self.task_done(&task, outcome);
+        }
         let (id, outcome) = match &job.modern {
             Some(ctx) => self.modern_outcome(ctx, Some(id), outcome),
             None => (Some(id), outcome),
@@ -635,6 +648,11 @@ impl ReferenceServer {
                 ),
             )),
             ("tools/call", _) => return self.tools_call(r),
+            ("tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel", _)
+                if catalog::has_tasks(self.rev()) =>
+            {
+                return self.task_request(r)
+            }
             ("tools/list", _) if self.fault == Some(Fault::ListingFailsAfterCall) && self.tool_called => {
                 let error =
                     ErrorObject::new(ErrorObject::INTERNAL_ERROR, "Internal error: the tool list is gone");

@@ -747,3 +747,61 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn tasks_run_tools_report_and_end_as_the_spec_says() {
+    let mut t = T::at("2025-11-25", json!({}));
+    let tools = t.all("tools/list", "tools");
+    let support =
+        |n: &str| tools.iter().find(|x| x["name"] == n).map(|x| x["execution"]["taskSupport"].clone());
+    assert_eq!(support("slow"), Some(json!("optional")));
+    assert_eq!(support("test_task_required"), Some(json!("required")));
+    assert_eq!(support("echo"), Some(Value::Null), "no execution: never as a task");
+    // A plain call of the task-only tool, and a task-augmented call of a tool that is never
+    // one, are -32601.
+    assert_eq!(t.tool("test_task_required", json!({}))["error"]["code"], -32601);
+    let plain_as_task =
+        t.call("tools/call", json!({"name": "echo", "arguments": {"message": "x"}, "task": {}}));
+    assert_eq!(plain_as_task["error"]["code"], -32601);
+
+    // Created at once, working; the result waits for the tool.
+    let created =
+        t.call("tools/call", json!({"name": "slow", "arguments": {"ms": 50}, "task": {"ttl": 5000}}));
+    let task = created["result"]["task"].clone();
+    assert!(mcpspec_protocol::tasks::task_problems(&task).is_empty(), "{task}");
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["ttl"], 5000);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(t.call("tasks/get", json!({"taskId": id}))["result"]["status"], "working");
+    t.next_id += 1;
+    let waiting = t.next_id;
+    assert!(t
+        .send(json!({"jsonrpc":"2.0","id":waiting,"method":"tasks/result","params":{"taskId":id}}))
+        .is_empty());
+    let out = t.advance(60);
+    let status =
+        out.iter().find(|m| m["method"] == "notifications/tasks/status").expect("a status notification");
+    assert_eq!(status["params"]["status"], "completed");
+    let result = out.iter().find(|m| m["id"] == waiting).expect("tasks/result answered once the task ended");
+    assert_eq!(result["result"]["content"][0]["text"], "slept 50 ms");
+    assert_eq!(mcpspec_protocol::tasks::related_task(&result["result"]), Some(id.as_str()));
+    // Listed; a terminal task cannot be cancelled; an unknown one is -32602.
+    let listed = t.all("tasks/list", "tasks");
+    assert!(listed.iter().any(|x| x["taskId"] == id.as_str()));
+    assert_eq!(t.call("tasks/cancel", json!({"taskId": id}))["error"]["code"], -32602);
+    assert_eq!(t.call("tasks/get", json!({"taskId": "nope"}))["error"]["code"], -32602);
+
+    // A working task cancelled stays cancelled.
+    let created = t.call("tools/call", json!({"name": "test_task_required", "arguments": {}, "task": {}}));
+    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    t.next_id += 1;
+    let out = t.send(json!({"jsonrpc":"2.0","id":t.next_id,"method":"tasks/cancel","params":{"taskId":id}}));
+    let cancelled = out.iter().find(|m| m["id"] == t.next_id).expect("tasks/cancel answered");
+    assert_eq!(cancelled["result"]["status"], "cancelled");
+    t.advance(1000);
+    assert_eq!(t.call("tasks/get", json!({"taskId": id}))["result"]["status"], "cancelled");
+    // Other revisions have no tasks.
+    let mut old = T::at("2025-06-18", json!({}));
+    assert_eq!(old.call("tasks/list", json!({}))["error"]["code"], -32601);
+    assert!(old.all("tools/list", "tools").iter().all(|x| x.get("execution").is_none()));
+}

@@ -37,6 +37,30 @@ impl ReferenceServer {
             };
             return self.respond(Some(id), outcome);
         }
+        // basic/utilities/tasks.mdx#tool-level-negotiation (2025-11-25).
+        if catalog::has_tasks(rev) && self.modern.is_none() {
+            let support = catalog::task_support(rev, name);
+            match params.and_then(|p| p.get("task")).filter(|t| t.is_object()) {
+                // Never as a task: -32601 (SHOULD).
+                Some(_) if support.is_none() => {
+                    let why = format!("Method not found: the tool {name} does not run as a task");
+                    return self.respond(Some(id), Err(ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, why)));
+                }
+                Some(task) if tasks::task_of_job(&id).is_none() => {
+                    let task = task.clone();
+                    return self.start_task(r, &task);
+                }
+                // Only as a task: a plain call is -32601 (MUST).
+                None if support == Some("required")
+                    && tasks::task_of_job(&id).is_none()
+                    && self.fault != Some(Fault::TaskRequiredServedPlain) =>
+                {
+                    let why = format!("Method not found: the tool {name} runs only as a task");
+                    return self.respond(Some(id), Err(ErrorObject::new(ErrorObject::METHOD_NOT_FOUND, why)));
+                }
+                _ => {}
+            }
+        }
         let token = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get("progressToken"))
@@ -121,8 +145,9 @@ impl ReferenceServer {
                 }
                 _ => self.bad_arguments("add needs the arguments \"a\" and \"b\", numbers"),
             },
-            "slow" => {
+            "slow" | catalog::TASK_ONLY_TOOL => {
                 let ms = match args.get("ms") {
+                    None if name == catalog::TASK_ONLY_TOOL => Some(200),
                     None => Some(1000),
                     Some(ms) => ms.as_u64().filter(|ms| *ms <= 600_000),
                 };
@@ -349,8 +374,8 @@ impl ReferenceServer {
                 let why = format!("the client did not answer {method} within {} ms", timeout.as_millis());
                 self.finish(id, Ok(tool_error(&why)));
             }
-            // Handled above.
-            JobKind::Listen { .. } => {}
+            // Handled above; a waiting tasks/result has no deadline of its own.
+            JobKind::Listen { .. } | JobKind::AwaitTask { .. } => {}
         }
     }
 }

@@ -14,6 +14,7 @@ mod given;
 mod http;
 mod modern;
 pub mod sweep;
+mod tasks;
 mod then;
 mod when;
 
@@ -92,6 +93,8 @@ pub struct ServerWorld {
     pub subscription: Option<RequestId>,
     /// What an authorization scenario has seen.
     pub auth: auth::AuthState,
+    /// The task a task scenario created (its id).
+    pub task: Option<String>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -186,6 +189,7 @@ impl ServerWorld {
             last_sent: None,
             subscription: None,
             auth: auth::AuthState::default(),
+            task: None,
         }
     }
 

@@ -177,6 +177,7 @@ pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listin
         "prompts/list" => "prompts",
         "resources/list" => "resources",
         "resources/templates/list" => "resourceTemplates",
+        "tasks/list" => "tasks",
         other => return Err(w.harness_error(format!("{other} is not a paginated list method"))),
     };
     let mut listing = Listing { method: method.to_owned(), ..Listing::default() };

@@ -1,0 +1,295 @@
+//! Tasks (`basic/utilities/tasks.mdx`, experimental in 2025-11-25): a `tools/call` carrying
+//! `task` is answered at once with a `CreateTaskResult`, and the tool runs on as a job of its own
+//! whose answer is kept for `tasks/result`; `tasks/get`, `tasks/list` (paged) and `tasks/cancel`
+//! read and end tasks. The server declares `tasks.list`, `tasks.cancel` and
+//! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` only as one
+//! (`catalog::task_support`).
+
+use super::*;
+use mcpspec_protocol::tasks::{TaskStatus, RELATED_TASK_META};
+use std::time::SystemTime;
+
+/// Job ids of tools running as tasks: the prefix, then the task id. A client that picked such
+/// an id for a request of its own would collide; nothing else would.
+const TASK_JOB_PREFIX: &str = "mcpspec-task-job:";
+
+/// How long a task is kept when the requestor asks for no `ttl` (and the most it may ask for).
+const DEFAULT_TTL_MS: u64 = 60_000;
+const MAX_TTL_MS: u64 = 3_600_000;
+/// The `pollInterval` suggested to requestors.
+const POLL_INTERVAL_MS: u64 = 100;
+/// Tasks per `tasks/list` page.
+const LIST_PAGE: usize = 10;
+
+#[derive(Debug)]
+struct Task {
+    status: TaskStatus,
+    status_message: Option<String>,
+    created_at: String,
+    last_updated_at: String,
+    ttl: u64,
+    /// The underlying request's answer, once the task is terminal.
+    outcome: Option<Result<Value, ErrorObject>>,
+}
+
+/// The tasks of one session, in creation order.
+#[derive(Debug, Default)]
+pub(super) struct TaskStore {
+    tasks: Vec<(String, Task)>,
+}
+
+impl TaskStore {
+    fn get(&self, id: &str) -> Option<&Task> {
+        self.tasks.iter().find(|(t, _)| t == id).map(|(_, t)| t)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Task> {
+        self.tasks.iter_mut().find(|(t, _)| t == id).map(|(_, t)| t)
+    }
+}
+
+/// The wall-clock time as an ISO 8601 timestamp (tasks.mdx#task-metadata).
+fn timestamp() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// A task id no one can guess (tasks.mdx#security-considerations: without binding tasks to an
+/// authorization context, ids MUST be cryptographically secure).
+fn new_task_id() -> String {
+    use ring::rand::SecureRandom as _;
+    let mut bytes = [0u8; 16];
+    // SystemRandom fails only where the OS has no randomness at all.
+    ring::rand::SystemRandom::new().fill(&mut bytes).expect("the OS's random numbers");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The task a job runs for, when the job is a task's.
+pub(super) fn task_of_job(id: &RequestId) -> Option<String> {
+    match id {
+        RequestId::String(s) => s.strip_prefix(TASK_JOB_PREFIX).map(str::to_owned),
+        _ => None,
+    }
+}
+
+fn unknown_task(id: &str) -> ErrorObject {
+    invalid_params(&format!("Unknown task: {id}"))
+}
+
+impl ReferenceServer {
+    /// The capability 2025-11-25 servers declare for tasks.
+    pub(super) fn tasks_capability() -> Value {
+        json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+    }
+
+    fn task_json(&self, id: &str, task: &Task) -> Value {
+        let mut t = json!({
+            "taskId": id,
+            "status": task.status.as_str(),
+            "createdAt": task.created_at,
+            "lastUpdatedAt": task.last_updated_at,
+            "ttl": task.ttl,
+            "pollInterval": POLL_INTERVAL_MS,
+        });
+        if let Some(m) = &task.status_message {
+            t["statusMessage"] = m.clone().into();
+        }
+        if self.fault == Some(Fault::TaskNoLastUpdated) {
+            t.as_object_mut().map(|o| o.remove("lastUpdatedAt"));
+        }
+        t
+    }
+
+    /// A task-augmented `tools/call` of a tool that may run as a task: the task is created and
+    /// answered for, and the tool runs on as the task's job.
+    pub(super) fn start_task(&mut self, r: Request, task_params: &Value) {
+        let requested = task_params.get("ttl").and_then(Value::as_u64);
+        // tasks.mdx#ttl-and-resource-management: a receiver MAY override the requested ttl.
+        let ttl = requested.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
+        let id = new_task_id();
+        let now = timestamp();
+        let task = Task {
+            status: TaskStatus::Working,
+            status_message: Some("The tool is running.".into()),
+            created_at: now.clone(),
+            last_updated_at: now,
+            ttl,
+            outcome: None,
+        };
+        let created = json!({ "task": self.task_json(&id, &task) });
+        self.tasks.tasks.push((id.clone(), task));
+        self.respond(Some(r.id), Ok(created));
+        // The tool itself, without `task`, under the task's job id.
+        let mut params = r.params.clone().unwrap_or_else(|| json!({}));
+        params.as_object_mut().map(|p| p.remove("task"));
+        let job = Request {
+            id: RequestId::String(format!("{TASK_JOB_PREFIX}{id}")),
+            method: r.method,
+            params: Some(params),
+        };
+        self.tools_call(job);
+    }
+
+    /// The tool of task `id` answered: the task becomes completed or failed, its answer is kept,
+    /// and every `tasks/result` waiting for it is answered.
+    pub(super) fn task_done(&mut self, id: &str, outcome: Result<Value, ErrorObject>) {
+        let fault = self.fault;
+        let Some(task) = self.tasks.get_mut(id) else { return };
+        if task.status.is_terminal() && fault != Some(Fault::TaskCancelledCompletes) {
+            // A cancelled task stays cancelled (tasks.mdx#cancelling-tasks).
+            return;
+        }
+        task.status = match &outcome {
+            // A tool's own error result (isError) is still a completed call.
+            Ok(_) => TaskStatus::Completed,
+            Err(_) => TaskStatus::Failed,
+        };
+        task.status_message = match &outcome {
+            Ok(_) => None,
+            Err(e) => Some(format!("The tool failed: {}", e.message)),
+        };
+        task.last_updated_at = timestamp();
+        task.outcome = Some(outcome);
+        self.task_status_changed(id);
+        self.answer_waiting_results(id);
+    }
+
+    /// notifications/tasks/status, which receivers MAY send (tasks.mdx#task-status-notification).
+    fn task_status_changed(&mut self, id: &str) {
+        if let Some(task) = self.tasks.get(id) {
+            let params = self.task_json(id, task);
+            self.notify("notifications/tasks/status", params);
+        }
+    }
+
+    /// The answer `tasks/result` gives for a terminal task: the underlying request's own, with
+    /// the related-task `_meta` (tasks.mdx#associating-task-related-messages).
+    fn task_result(&self, id: &str) -> Option<Result<Value, ErrorObject>> {
+        let task = self.tasks.get(id)?;
+        if !task.status.is_terminal() {
+            return None;
+        }
+        let related = json!({ "taskId": id });
+        Some(match &task.outcome {
+            Some(Ok(result)) => {
+                let mut result = result.clone();
+                if self.fault != Some(Fault::TaskResultWithoutRelatedTask) {
+                    if let Some(o) = result.as_object_mut() {
+                        let meta = o.entry("_meta").or_insert_with(|| json!({}));
+                        meta[RELATED_TASK_META] = related;
+                    }
+                }
+                Ok(result)
+            }
+            Some(Err(error)) => Err(error.clone()),
+            None => Err(ErrorObject::new(
+                ErrorObject::INTERNAL_ERROR,
+                "the task was cancelled before it finished",
+            )
+            .with_data(json!({ "_meta": { RELATED_TASK_META: related } }))),
+        })
+    }
+
+    fn answer_waiting_results(&mut self, id: &str) {
+        let Some(answer) = self.task_result(id) else { return };
+        let waiting: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| matches!(&j.kind, JobKind::AwaitTask { task } if task == id))
+            .map(|(rid, _)| rid.clone())
+            .collect();
+        for rid in waiting {
+            self.finish(rid, answer.clone());
+        }
+    }
+
+    fn task_id<'a>(&self, params: Option<&'a Value>) -> Result<&'a str, ErrorObject> {
+        params
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid_params("params.taskId, a string, is required"))
+    }
+
+    fn unknown(&self, id: &str) -> ErrorObject {
+        if self.fault == Some(Fault::TaskUnknownWrongCode) {
+            return ErrorObject::new(ErrorObject::INVALID_REQUEST, format!("Invalid Request: no task {id}"));
+        }
+        unknown_task(id)
+    }
+
+    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+    pub(super) fn task_request(&mut self, r: Request) {
+        let params = r.params.as_ref();
+        let outcome = match r.method.as_str() {
+            "tasks/get" => self.task_id(params).and_then(|id| match self.tasks.get(id) {
+                Some(task) => Ok(self.task_json(id, task)),
+                None => Err(self.unknown(id)),
+            }),
+            "tasks/result" => match self.task_id(params) {
+                Ok(id) if self.tasks.get(id).is_none() => Err(self.unknown(id)),
+                Ok(id) => match self.task_result(id) {
+                    Some(answer) => answer,
+                    None => {
+                        // tasks.mdx#result-retrieval: it blocks until the task is terminal.
+                        let kind = JobKind::AwaitTask { task: id.to_owned() };
+                        return self.start_job(r.id, None, None, kind);
+                    }
+                },
+                Err(e) => Err(e),
+            },
+            "tasks/list" => self.list_tasks(params),
+            _ => self.cancel_task(params),
+        };
+        self.respond(Some(r.id), outcome);
+    }
+
+    fn list_tasks(&self, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let start = match params.and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => c
+                .strip_prefix("tasks:")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n <= self.tasks.tasks.len())
+                .ok_or_else(|| invalid_params(&format!("Invalid cursor: {c:?}")))?,
+            Some(_) => return Err(invalid_params("params.cursor must be a string")),
+        };
+        let listed: Vec<(&String, &Task)> = self
+            .tasks
+            .tasks
+            .iter()
+            .filter(|(_, t)| {
+                !(self.fault == Some(Fault::TaskListOmitsCompleted) && t.status == TaskStatus::Completed)
+            })
+            .map(|(id, t)| (id, t))
+            .collect();
+        let page: Vec<Value> =
+            listed.iter().skip(start).take(LIST_PAGE).map(|(id, t)| self.task_json(id, t)).collect();
+        let mut result = json!({ "tasks": page });
+        if start + LIST_PAGE < listed.len() {
+            result["nextCursor"] = format!("tasks:{}", start + LIST_PAGE).into();
+        }
+        Ok(result)
+    }
+
+    fn cancel_task(&mut self, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let id = self.task_id(params)?.to_owned();
+        let fault = self.fault;
+        let Some(task) = self.tasks.get_mut(&id) else { return Err(self.unknown(&id)) };
+        if task.status.is_terminal() && fault != Some(Fault::TaskCancelTerminalAccepted) {
+            // tasks.mdx#cancelling-tasks: a terminal task cannot be cancelled (-32602).
+            let why = format!("Task {id} is already {}; it cannot be cancelled", task.status.as_str());
+            return Err(invalid_params(&why));
+        }
+        // Marked cancelled before the answer (MUST); the tool's job is dropped unanswered,
+        // except where the fault lets it finish and overwrite the status.
+        task.status = TaskStatus::Cancelled;
+        task.status_message = Some("Cancelled at the requestor's request.".into());
+        task.last_updated_at = timestamp();
+        if fault != Some(Fault::TaskCancelledCompletes) {
+            self.jobs.remove(&RequestId::String(format!("{TASK_JOB_PREFIX}{id}")));
+        }
+        self.task_status_changed(&id);
+        self.answer_waiting_results(&id);
+        let task = self.tasks.get(&id).expect("the task just cancelled");
+        Ok(self.task_json(&id, task))
+    }
+}

@@ -1,0 +1,100 @@
+@tasks @since:2025-11-25 @until:2025-11-25
+Feature: Tasks
+  2025-11-25's experimental tasks (basic/utilities/tasks.mdx). A server that declares
+  tasks.requests.tools.call lets a client call a tool as a task: the call carries `task`, the
+  server answers at once with the task, working, and the tool's own answer waits for
+  tasks/result. Each tool says in `execution.taskSupport` whether it may run as a task
+  (optional), must (required) or may not (forbidden, or nothing said). tasks/get reads a task,
+  tasks/list lists them, tasks/cancel ends one that is not over yet. From 2026-07-28 tasks are an
+  extension with a shape of their own; these scenarios are 2025-11-25's.
+
+  @id:tasks/create-task-result @MUST @spec:basic/utilities/tasks.mdx#creating-tasks
+  Scenario: a tool called as a task is answered at once with the task, working
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+
+  @id:tasks/get-task @MUST @spec:basic/utilities/tasks.mdx#getting-tasks
+  Scenario: tasks/get reads the task that was created, its ttl included
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client gets the task
+    Then the server answers with the task
+
+  @id:tasks/result-exact @MUST @spec:basic/utilities/tasks.mdx#result-retrieval
+  Scenario: tasks/result waits for the tool and gives its own answer, naming the task
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+
+  @id:tasks/get-implies-list @MUST @spec:basic/utilities/tasks.mdx#task-listing
+  Scenario: a task the client can get is in its tasks/list
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server declares the "tasks.list" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+    When the client lists "tasks/list" to the end
+    Then the listing holds the task
+
+  @id:tasks/cancel-terminal-error @MUST @spec:basic/utilities/tasks.mdx#task-cancellation
+  Scenario: cancelling a task that is over is refused with -32602
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server declares the "tasks.cancel" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+    When the client cancels the task
+    Then the server answers with error -32602
+
+  @id:tasks/cancelled-stays @MUST @spec:basic/utilities/tasks.mdx#task-cancellation
+  Scenario: a task cancelled while working is cancelled before the answer, and stays cancelled
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server declares the "tasks.cancel" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client cancels the task
+    Then the task is cancelled, and stays cancelled
+
+  @id:tasks/unknown-task @MUST @spec:basic/utilities/tasks.mdx#protocol-errors
+  Scenario: tasks/get of a task that does not exist is refused with -32602
+    Given an initialized session
+    And the server declares the "tasks" capability
+    When the client sends a "tasks/get" request
+      """
+      {"taskId": "mcpspec-no-such-task"}
+      """
+    Then the server answers with error -32602
+
+  @id:tasks/required-tool-plain-error @MUST @spec:basic/utilities/tasks.mdx#tool-level-negotiation
+  Scenario: a tool that runs only as a task, called plainly, is refused with -32601
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that must run as a task
+    When the client calls the tool
+    Then the server answers with error -32601
+
+  @id:tasks/forbidden-tool-task-error @SHOULD @spec:basic/utilities/tasks.mdx#tool-level-negotiation
+  Scenario: a tool that never runs as a task, called as one, is refused with -32601
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may not run as a task
+    When the client calls the tool as a task
+    Then the server answers with error -32601
