@@ -102,6 +102,17 @@ pub enum AsFault {
     NoRefreshRotation,
     /// `authorization_response_iss_parameter_supported` is advertised, `iss` never sent.
     NoIssParameter,
+    /// The metadata lacks `response_types_supported`, a member RFC 8414 §2 requires.
+    MetadataMissingField,
+    /// The metadata's `jwks_uri` is plain http to a host that is not loopback (OAuth 2.1 §1.5).
+    InsecureJwksUri,
+    /// Dynamic client registration answers 201 without a `client_id` (RFC 7591 §3.2.1).
+    RegistrationWithoutClientId,
+    /// The authorization endpoint accepts a redirect URI that merely starts with a registered
+    /// one (OAuth 2.1 §4.1.2.1 and `#open-redirection`: exact match).
+    RedirectPrefixMatch,
+    /// Tokens name the issuer as their audience whatever `resource` was asked for (RFC 8707 §2).
+    IgnoresResource,
 }
 
 /// What the authorization server offers.
