@@ -43,7 +43,10 @@ impl std::fmt::Debug for GivenClient {
 /// The authorization server under test and what mcpspec presents to it.
 #[derive(Debug, Clone)]
 pub struct AsTarget {
-    /// The issuer identifier, as given.
+    /// The issuer identifier as given: what the metadata's `issuer` and RFC 9207's `iss` must
+    /// equal, character for character (a parsed URL may gain a `/`).
+    pub issuer_id: String,
+    /// The issuer, parsed: where the well-known URLs are built from.
     pub issuer: Url,
     pub client: Option<GivenClient>,
     /// Where the authorization endpoint sends the browser back: never fetched, read from the
