@@ -64,6 +64,15 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
         }
     };
     let state = param(q, "state");
+    if shared.options.login_page {
+        return Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+            .body(Body::from(
+                "<!doctype html><title>Sign in</title><form method=post><button>Allow</button></form>",
+            ))
+            .unwrap_or_default();
+    }
     let fail = |error: &str, description: &str| {
         redirect(shared, &redirect_uri, state, &[("error", error), ("error_description", description)])
     };

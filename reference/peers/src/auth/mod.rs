@@ -141,6 +141,9 @@ pub struct AuthServerOptions {
     pub max_entries: usize,
     /// How long a request body may take to arrive.
     pub body_timeout: Duration,
+    /// The authorization endpoint answers with a login page (200, HTML) instead of approving at
+    /// once, as a server that needs a person does: what a headless client cannot get past.
+    pub login_page: bool,
     pub fault: Option<AsFault>,
 }
 
@@ -163,6 +166,7 @@ impl Default for AuthServerOptions {
             code_lifetime: Duration::from_secs(60),
             max_entries: 1024,
             body_timeout: Duration::from_secs(10),
+            login_page: false,
             fault: None,
         }
     }
