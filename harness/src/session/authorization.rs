@@ -107,6 +107,9 @@ pub struct Endpoints {
     pub authorization: Url,
     pub token: Url,
     pub registration: Option<Url>,
+    /// 2025-03-26's default endpoints, assumed for a server without metadata: a 404 at the
+    /// default registration endpoint says it offers none, not that its registration is broken.
+    pub defaults: bool,
 }
 
 /// The authorization server's metadata, looked for at the revision's URLs in its order: from
@@ -143,6 +146,7 @@ pub fn endpoints(
             authorization: parse("authorization_endpoint", &m.authorization_endpoint)?,
             token: parse("token_endpoint", &m.token_endpoint)?,
             registration: m.registration_endpoint.as_deref().and_then(|r| Url::parse(r).ok()),
+            defaults: false,
         }),
         None if revision < Revision::V2025_06_18 => {
             let default = |member| default_endpoint_2025_03_26(issuer, member).ok_or("no default endpoint");
@@ -150,6 +154,7 @@ pub fn endpoints(
                 authorization: default("authorization_endpoint")?,
                 token: default("token_endpoint")?,
                 registration: default("registration_endpoint").ok(),
+                defaults: true,
             })
         }
         None => Err("no metadata was found, and this revision has no default endpoints".into()),

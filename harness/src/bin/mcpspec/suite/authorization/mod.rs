@@ -293,13 +293,22 @@ async fn offers_registration(w: &mut AuthorizationWorld) -> Result<(), Halt> {
 #[when("the client registers itself")]
 async fn registers(w: &mut AuthorizationWorld) -> Result<(), Halt> {
     let target = w.target()?;
-    let Some(endpoint) = w.endpoints()?.registration else {
+    let endpoints = w.endpoints()?;
+    let Some(endpoint) = endpoints.registration else {
         return Err(w.harness_error("no registration endpoint (a Given step is missing)".into()));
     };
-    match oauth::register(&endpoint, &target.redirect_uri, w.timeout()).await {
-        Ok(r) => w.registered = Some(r),
+    let registered = match oauth::register(&endpoint, &target.redirect_uri, w.timeout()).await {
+        Ok(r) => r,
         Err(e) => return Err(w.fail("an answer from the registration endpoint", e)),
+    };
+    // Only assumed (2025-03-26's default endpoint): nothing there means no registration.
+    if endpoints.defaults && matches!(registered.status, 404 | 405) {
+        let status = registered.status;
+        return Err(
+            w.skip(format!("HTTP {status} at the default registration endpoint {endpoint}: none offered"))
+        );
     }
+    w.registered = Some(registered);
     Ok(())
 }
 
@@ -415,7 +424,11 @@ async fn not_redirected_there(w: &mut AuthorizationWorld) -> Result<(), Halt> {
     let a = authorized(w)?;
     // Redirected: the answer went to the unregistered URI the request named (a code or an
     // error, either way the browser would be sent there).
-    let (ok, actual) = (!matches!(a, Authorized::Redirected(_)), a.describe());
+    let ok = !matches!(a, Authorized::Redirected(_));
+    let actual = match a {
+        Authorized::Redirected(_) => format!("{}, the one it did not register", a.describe()),
+        _ => a.describe(),
+    };
     w.check(ok, "an error without a redirect to the unregistered redirect URI (OAuth 2.1 §4.1.2.1)", actual);
     Ok(())
 }
