@@ -1,6 +1,7 @@
 //! Baselines: the failures an implementation is known to have, so that a CI job can gate on
 //! regressions (`--expected-failures FILE`). The file is the official conformance suite's YAML
-//! (`server:` and `client:` lists of `scenario` or `scenario:check-id`), read unchanged; an entry
+//! (`server:` and `client:` lists of `scenario` or `scenario:check-id`; mcpspec's own
+//! `authorization-server:` list for `mcpspec authorization`), read unchanged; an entry
 //! may also be a mapping that narrows it to a revision or a transport and says why:
 //!
 //! ```yaml
@@ -55,6 +56,9 @@ struct File {
     server: Vec<Written>,
     #[serde(default)]
     client: Vec<Written>,
+    /// `mcpspec authorization`'s known failures.
+    #[serde(default, rename = "authorization-server")]
+    authorization_server: Vec<Written>,
 }
 
 #[derive(Deserialize)]
@@ -176,6 +180,7 @@ pub struct Baseline {
     pub path: PathBuf,
     pub server: Vec<Entry>,
     pub client: Vec<Entry>,
+    pub authorization_server: Vec<Entry>,
 }
 
 /// What came of a baseline's entries in a run.
@@ -204,7 +209,11 @@ impl Baseline {
     pub fn parse(path: &Path, text: &str) -> Result<Baseline, BaselineError> {
         // An empty file (or one holding only comments) lists nothing.
         let file: File = match yaml_serde::from_str::<Option<File>>(text) {
-            Ok(file) => file.unwrap_or(File { server: Vec::new(), client: Vec::new() }),
+            Ok(file) => file.unwrap_or(File {
+                server: Vec::new(),
+                client: Vec::new(),
+                authorization_server: Vec::new(),
+            }),
             Err(source) => return Err(BaselineError::Parse { path: path.to_owned(), source }),
         };
         let entries = |role: &'static str, written: Vec<Written>| {
@@ -225,6 +234,7 @@ impl Baseline {
             path: path.to_owned(),
             server: entries("server", file.server)?,
             client: entries("client", file.client)?,
+            authorization_server: entries("authorization-server", file.authorization_server)?,
         })
     }
 
@@ -233,7 +243,11 @@ impl Baseline {
     /// entry that matched no failure, and that passed, fails as stale. `strict`: warnings fail
     /// (they have already been turned into failures).
     pub fn apply(&self, role: &str, scenarios: &mut [ScenarioReport], strict: bool) -> Outcome {
-        let entries = if role == "client" { &self.client } else { &self.server };
+        let entries = match role {
+            "client" => &self.client,
+            "authorization-server" => &self.authorization_server,
+            _ => &self.server,
+        };
         let mut used = vec![false; entries.len()];
         for s in scenarios.iter_mut().filter(|s| matches!(s.verdict, Verdict::Failed | Verdict::Warning)) {
             let mut matched: Vec<String> = Vec::new();

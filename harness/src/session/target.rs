@@ -22,6 +22,8 @@ pub enum Target {
     /// A client command started for each session, reaching mcpspec's scenario server over HTTP
     /// (the URL is its last argument): client certification over Streamable HTTP or HTTP+SSE.
     ClientOverHttp(CommandSpec, Flavor),
+    /// An OAuth authorization server, reached over HTTP at its issuer (`mcpspec authorization`).
+    AuthorizationServer(crate::session::authorization::AsTarget),
 }
 
 impl Target {
@@ -31,6 +33,7 @@ impl Target {
             Target::Stdio(_) => "stdio",
             Target::Http(o) => o.flavor.name(),
             Target::ClientOverHttp(_, flavor) => flavor.name(),
+            Target::AuthorizationServer(_) => "http",
         }
     }
 
@@ -40,6 +43,7 @@ impl Target {
             Target::Stdio(c) => c.display(),
             Target::Http(o) => o.url.to_string(),
             Target::ClientOverHttp(c, _) => c.display(),
+            Target::AuthorizationServer(t) => t.issuer.to_string(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! reference server and against fault-injecting test peers (`mcpspec reference server --fault`).
 
 mod auth;
+mod authorization_server;
 mod client;
 mod faults;
 mod fuzz;

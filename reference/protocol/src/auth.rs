@@ -8,6 +8,8 @@
 //! - [`metadata`]: protected resource metadata (RFC 9728) and authorization server metadata
 //!   (RFC 8414, OpenID Connect Discovery 1.0), with what makes each valid;
 //! - [`discovery`]: the well-known URLs a client tries, per revision, in the spec's order;
+//! - [`grant`]: the authorization-code grant as a client speaks it: the authorization request,
+//!   the response read from the redirect, the token and registration responses;
 //! - [`pkce`]: PKCE S256 verifiers and challenges (RFC 7636);
 //! - [`resource`]: canonical server URIs (RFC 8707 §2, `basic/authorization.mdx#canonical-server-uri`).
 //!
@@ -16,6 +18,7 @@
 
 pub mod challenge;
 pub mod discovery;
+pub mod grant;
 pub mod metadata;
 pub mod pkce;
 pub mod resource;

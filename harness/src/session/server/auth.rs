@@ -196,7 +196,7 @@ impl<T> Discovery<T> {
 }
 
 /// GETs each URL in turn until one answers 200 with a JSON object, parsed with `parse`.
-async fn look<T>(
+pub(crate) async fn look<T>(
     urls: impl IntoIterator<Item = Url>,
     within: Duration,
     parse: impl Fn(&serde_json::Value) -> Result<T, String>,

@@ -68,8 +68,8 @@ pub enum StartError {
     Spawn(#[from] SpawnError),
     #[error(transparent)]
     Connect(#[from] ConnectError),
-    /// The target is a client, not a server.
-    #[error("{0} is a client to certify, not a server")]
+    /// The target is a client or an authorization server, not an MCP server.
+    #[error("{0} is not an MCP server to certify")]
     NotAServer(String),
 }
 
@@ -173,6 +173,9 @@ impl ServerSession {
         let link = match target {
             Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
             Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
+            Target::AuthorizationServer(t) => {
+                return Err(StartError::NotAServer(format!("{} (an authorization server)", t.issuer)))
+            }
             Target::Http(http) => Link::Http(HttpLink::connect(http.clone()).await?),
         };
         let mut recorder = WireRecorder::new(revision, Direction::ServerToClient, schemas);

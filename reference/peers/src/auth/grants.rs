@@ -52,12 +52,27 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
     // Never redirect to a URI the client did not register (OAuth 2.1 §4.1.2.1).
     let redirect_uri = match param(q, "redirect_uri") {
         Some(r) if client.redirect_uris.iter().any(|u| u == r) => r.to_owned(),
+        Some(r)
+            if shared.fault(AsFault::RedirectPrefixMatch)
+                && client.redirect_uris.iter().any(|u| r.starts_with(u.as_str())) =>
+        {
+            r.to_owned()
+        }
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
         _ => {
             return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "redirect_uri is not registered")
         }
     };
     let state = param(q, "state");
+    if shared.options.login_page {
+        return Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+            .body(Body::from(
+                "<!doctype html><title>Sign in</title><form method=post><button>Allow</button></form>",
+            ))
+            .unwrap_or_default();
+    }
     let fail = |error: &str, description: &str| {
         redirect(shared, &redirect_uri, state, &[("error", error), ("error_description", description)])
     };
@@ -173,7 +188,10 @@ fn issue(
 ) -> Response {
     // No `resource`: the token names the issuer as its audience, which no MCP server accepts
     // (RFC 8707), as a client that omitted it deserves.
-    let audience = resource.clone().unwrap_or_else(|| shared.issuer.clone());
+    let audience = match &resource {
+        Some(r) if !shared.fault(AsFault::IgnoresResource) => r.clone(),
+        _ => shared.issuer.clone(),
+    };
     let token = match shared.minter.issue(&audience, &scopes, &client.client_id) {
         Ok(t) => t,
         Err(_) => return oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "signing failed"),
@@ -342,7 +360,9 @@ pub(super) fn register(shared: &Shared, body: &[u8]) -> Response {
     st.clients.insert(id, client.clone());
     drop(st);
     let mut out = m.clone();
-    out.insert("client_id".into(), json!(client.client_id));
+    if !shared.fault(AsFault::RegistrationWithoutClientId) {
+        out.insert("client_id".into(), json!(client.client_id));
+    }
     out.insert("client_id_issued_at".into(), json!(super::tokens::now()));
     out.insert("redirect_uris".into(), json!(client.redirect_uris));
     out.insert("token_endpoint_auth_method".into(), json!(auth.name()));

@@ -102,6 +102,17 @@ pub enum AsFault {
     NoRefreshRotation,
     /// `authorization_response_iss_parameter_supported` is advertised, `iss` never sent.
     NoIssParameter,
+    /// The metadata lacks `response_types_supported`, a member RFC 8414 §2 requires.
+    MetadataMissingField,
+    /// The metadata's `jwks_uri` is plain http to a host that is not loopback (OAuth 2.1 §1.5).
+    InsecureJwksUri,
+    /// Dynamic client registration answers 201 without a `client_id` (RFC 7591 §3.2.1).
+    RegistrationWithoutClientId,
+    /// The authorization endpoint accepts a redirect URI that merely starts with a registered
+    /// one (OAuth 2.1 §4.1.2.1 and `#open-redirection`: exact match).
+    RedirectPrefixMatch,
+    /// Tokens name the issuer as their audience whatever `resource` was asked for (RFC 8707 §2).
+    IgnoresResource,
 }
 
 /// What the authorization server offers.
@@ -130,6 +141,9 @@ pub struct AuthServerOptions {
     pub max_entries: usize,
     /// How long a request body may take to arrive.
     pub body_timeout: Duration,
+    /// The authorization endpoint answers with a login page (200, HTML) instead of approving at
+    /// once, as a server that needs a person does: what a headless client cannot get past.
+    pub login_page: bool,
     pub fault: Option<AsFault>,
 }
 
@@ -152,6 +166,7 @@ impl Default for AuthServerOptions {
             code_lifetime: Duration::from_secs(60),
             max_entries: 1024,
             body_timeout: Duration::from_secs(10),
+            login_page: false,
             fault: None,
         }
     }

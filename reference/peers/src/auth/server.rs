@@ -198,7 +198,11 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
         "issuer": issuer,
         "authorization_endpoint": shared.endpoint("authorize"),
         "token_endpoint": shared.endpoint("token"),
-        "jwks_uri": shared.endpoint("jwks"),
+        "jwks_uri": if shared.fault(AsFault::InsecureJwksUri) {
+            "http://jwks.example.com/jwks".to_owned()
+        } else {
+            shared.endpoint("jwks")
+        },
         "scopes_supported": o.scopes_supported,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
@@ -206,6 +210,11 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
         "code_challenge_methods_supported": methods,
     });
+    if shared.fault(AsFault::MetadataMissingField) {
+        if let Some(m) = m.as_object_mut() {
+            m.remove("response_types_supported");
+        }
+    }
     if o.registration {
         m["registration_endpoint"] = json!(shared.endpoint("register"));
     }

@@ -174,7 +174,11 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     // Caught from the start: a signal while an HTTP server command starts stops the run as soon
     // as the start is over (bounded by its wait), and the served process is ended with it.
     let stopped = signals::stopped();
-    open_console(&args);
+    open_console(
+        args.quiet,
+        args.verbose,
+        args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)),
+    );
     let plan = plan(role, &args).await?;
     // The authorization server lives as long as the run (`_issuer`: dropped at the end).
     let Plan { config, baseline, selection, served, issuer: _issuer } = plan;
@@ -224,12 +228,13 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     };
     let report =
         Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
-    report_and_exit(report, &args, started, stop)
+    report_and_exit(report, args.report_dir.as_deref(), args.quiet, started, stop)
 }
 
-/// The console's mode, the live wire log, and the secrets kept out of every report.
-fn open_console(args: &CertifyArgs) {
-    mcpspec::report::console::init(match (args.quiet, args.verbose) {
+/// The console's mode, the live wire log, and the secrets kept out of every report (`secrets`:
+/// the run's own, beyond credential-like environment variables).
+pub(super) fn open_console(quiet: bool, verbose: bool, secrets: impl IntoIterator<Item = String>) {
+    mcpspec::report::console::init(match (quiet, verbose) {
         (true, _) => mcpspec::report::console::Mode::Quiet,
         (_, true) => mcpspec::report::console::Mode::Verbose,
         _ => mcpspec::report::console::Mode::Normal,
@@ -238,9 +243,7 @@ fn open_console(args: &CertifyArgs) {
         mcpspec::report::console::get().wire(label, arrow, text)
     });
     // Secrets (credential-like environment variables, --header values) never reach a report.
-    mcpspec::report::redact::init(
-        args.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_owned)),
-    );
+    mcpspec::report::redact::init(secrets);
 }
 
 /// What a certification runs: the suite's configuration, the baseline and selection its report
@@ -501,14 +504,15 @@ async fn protected_without_token(options: &HttpClientOptions, within: Duration) 
 
 /// Writes the reports (every format, to `--report-dir`), prints the certification and the
 /// summary; returns the run's exit code.
-fn report_and_exit(
+pub(super) fn report_and_exit(
     mut report: Report,
-    args: &CertifyArgs,
+    report_dir: Option<&std::path::Path>,
+    quiet: bool,
     started: Instant,
     stop: Option<signals::Stop>,
 ) -> anyhow::Result<u8> {
     report.redact(&mcpspec::report::redact::run());
-    if let Some(dir) = &args.report_dir {
+    if let Some(dir) = report_dir {
         let written = report
             .write_all(dir)
             .with_context(|| format!("cannot write the reports to {}", dir.display()))?;
@@ -519,7 +523,7 @@ fn report_and_exit(
     if let Some(why) = &report.not_tested {
         println!("not tested: {why}");
     }
-    if !args.quiet {
+    if !quiet {
         print!("{}", mcpspec::report::console::console_digest(&report));
     }
     print!("{}", mcpspec::report::console::console_footer(&report));
@@ -530,7 +534,7 @@ fn report_and_exit(
 /// The implementation's command line: run as given (the program found on `PATH`, never a
 /// shell), or with `shell`, as one `sh -c` script of its words joined by spaces. `None` when
 /// no command is given.
-fn command_line(
+pub(super) fn command_line(
     argv: &[std::ffi::OsString],
     shell: bool,
 ) -> Option<mcpspec_reference::transport::CommandSpec> {

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ListArgs {
-    /// Only this role's scenarios (default: both).
+    /// Only this role's scenarios (default: every role).
     #[arg(long, value_enum)]
     pub role: Option<ListRole>,
     /// Only scenarios that run at this revision (repeatable).
@@ -40,6 +40,7 @@ pub struct ListArgs {
 pub enum ListRole {
     Server,
     Client,
+    AuthorizationServer,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -101,7 +102,8 @@ pub fn run(args: ListArgs) -> u8 {
     let roles: &[&'static str] = match args.role {
         Some(ListRole::Server) => &["server"],
         Some(ListRole::Client) => &["client"],
-        None => &["server", "client"],
+        Some(ListRole::AuthorizationServer) => &[crate::suite::run::AUTHORIZATION_SERVER],
+        None => &["server", "client", crate::suite::run::AUTHORIZATION_SERVER],
     };
     let json = args.format == ListFormat::Json;
     let listed = if args.coverage {

@@ -2,6 +2,7 @@
 //! running it. Shared here: the command enum, the parsers of values several commands take, and
 //! the errors that make a usage exit.
 
+pub mod authorization;
 pub mod certify;
 pub mod fuzz;
 pub mod list;
@@ -39,6 +40,14 @@ pub enum Command {
     /// MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and MCP_CONFORMANCE_CONTEXT.
     /// Without a command, certifies mcpspec's own reference client.
     Client(certify::CertifyArgs),
+    /// Certify an OAuth 2.1 authorization server as MCP requires of it: `mcpspec authorization
+    /// --url ISSUER [--client-id ID --client-secret S]`, or `-- CMD` serving it on `{port}`.
+    ///
+    /// Its metadata (RFC 8414, OpenID Connect Discovery) in the revision's order, dynamic client
+    /// registration (RFC 7591), the authorization-code grant with PKCE S256 through the headless
+    /// redirect (a 302 to the redirect URI), and what it must refuse. Without a URL or command,
+    /// certifies mcpspec's own reference authorization server.
+    Authorization(authorization::AuthorizationArgs),
     /// The relay a client under test spawns as its server: bridges stdin and stdout to mcpspec.
     Peer {
         /// The socket mcpspec listens on.
@@ -75,7 +84,7 @@ impl Command {
     /// These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process they
     /// started and write the reports of what ran.
     pub fn handles_signals(&self) -> bool {
-        matches!(self, Command::Fuzz(_) | Command::Server(_) | Command::Client(_))
+        matches!(self, Command::Fuzz(_) | Command::Server(_) | Command::Client(_) | Command::Authorization(_))
     }
 }
 
@@ -84,6 +93,7 @@ pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Server(args) => certify::run(certify::Role::Server, args).await,
         Command::Client(args) => certify::run(certify::Role::Client, args).await,
+        Command::Authorization(args) => authorization::run(args).await,
         Command::Peer { connect } => reference::peer(&connect).await,
         Command::Reference { role } => reference::run(role).await,
         Command::Validate(args) => validate::run(args),

@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn every_embedded_scenario_has_id_level_and_spec() {
-        for (role, at_least) in [("server", 10), ("client", 8)] {
+        for (role, at_least) in [("server", 10), ("client", 8), ("authorization-server", 8)] {
             let features = load(role, None).unwrap();
             let mut ids: Vec<&str> = features.iter().flat_map(|f| &f.plans).map(|p| p.id.as_str()).collect();
             let total = ids.len();
@@ -145,7 +145,7 @@ mod tests {
                 eprintln!("../shared/spec-index is absent: skipped");
                 return;
             };
-            for role in ["server", "client"] {
+            for role in ["server", "client", "authorization-server"] {
                 let runs_at = |p: &ScenarioPlan| {
                     p.applies(revision)
                         && TRANSPORTS
@@ -174,7 +174,7 @@ mod tests {
     fn every_clause_cited_at_2026_is_a_page_of_2026() {
         use mcpspec_protocol::revision::is_page_2026;
         let modern = Revision::V2026_07_28;
-        for role in ["server", "client"] {
+        for role in ["server", "client", "authorization-server"] {
             for plan in load(role, None).unwrap().iter().flat_map(|f| &f.plans).filter(|p| p.applies(modern))
             {
                 assert!(is_page_2026(&plan.spec(modern)), "{role} {}: {}", plan.id, plan.spec(modern));

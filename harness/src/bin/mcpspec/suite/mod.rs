@@ -1,7 +1,8 @@
-//! The Gherkin suites: the server suite (mcpspec plays the client) and the client suite
-//! (mcpspec plays the server), loaded from `scenarios/`, planned per revision and transport,
+//! The Gherkin suites: the server suite (mcpspec plays the client), the client suite (mcpspec
+//! plays the server) and the authorization-server suite (mcpspec plays an OAuth client), loaded from `scenarios/`, planned per revision and transport,
 //! run under cucumber, each scenario ending in one report entry.
 
+pub mod authorization;
 pub mod bounds;
 pub mod client;
 pub mod context;

@@ -4,6 +4,7 @@
 //! one [`ScenarioReport`] per run. Each role brings its own cucumber `World`
 //! ([`RoleWorld`]); everything here is shared.
 
+use super::authorization::AuthorizationWorld;
 use super::bounds::Stopped;
 use super::client::ClientWorld;
 use super::context::{SuiteConfig, SuiteContext};
@@ -18,6 +19,7 @@ use cucumber::{event, parser, writer, Event};
 use futures::FutureExt as _;
 use mcpspec::judge::verdict::{Check, Verdict};
 use mcpspec::report::ScenarioReport;
+use mcpspec_protocol::auth::discovery::has_authorization;
 use mcpspec_protocol::{Era, Revision};
 use std::sync::Arc;
 
@@ -145,6 +147,27 @@ pub async fn run_client_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
     let skipped = untransportable(transport, impossible);
     let run_features = super::client::paced_first(plan(&ctx, &features, &revisions, &to_run, &skipped));
     if let Some(stopped) = run_bounded::<ClientWorld>(&ctx, &run_features, config.jobs).await {
+        return Ok(stop_run(&ctx, &run_features, &stopped, revisions));
+    }
+    Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested: None })
+}
+
+/// The authorization-server suite's role: its scenarios' folder and the report's `role`.
+pub const AUTHORIZATION_SERVER: &str = "authorization-server";
+
+/// Runs the authorization-server suite: every scenario at every revision asked for (default:
+/// every released revision with authorization, 2025-03-26 on), each its own OAuth client of the
+/// server (requests outside any session: nothing to probe or share).
+pub async fn run_authorization_suite(config: SuiteConfig) -> anyhow::Result<SuiteRun> {
+    let features = load(AUTHORIZATION_SERVER, config.scenarios.as_deref())?;
+    check_selection(&features, &config, AUTHORIZATION_SERVER)?;
+    let ctx = SuiteContext::of(&config);
+    let revisions = match config.revisions.is_empty() {
+        true => Revision::RELEASED.into_iter().filter(|r| has_authorization(*r)).collect(),
+        false => config.revisions.clone(),
+    };
+    let run_features = plan(&ctx, &features, &revisions, &revisions, &[]);
+    if let Some(stopped) = run_bounded::<AuthorizationWorld>(&ctx, &run_features, config.jobs).await {
         return Ok(stop_run(&ctx, &run_features, &stopped, revisions));
     }
     Ok(SuiteRun { scenarios: ctx.results.take(), revisions, not_tested: None })

@@ -109,7 +109,7 @@ fn table(out: &mut String, cov: &Coverage) {
 #[cfg(test)]
 pub fn known_checks() -> anyhow::Result<std::collections::BTreeMap<String, Vec<Revision>>> {
     let mut known: std::collections::BTreeMap<String, Vec<Revision>> = Default::default();
-    for role in ["server", "client"] {
+    for role in ["server", "client", crate::suite::run::AUTHORIZATION_SERVER] {
         for s in super::catalog(role, None, &Revision::ALL)? {
             let base = s.id.split_once('[').map_or(s.id.as_str(), |(b, _)| b).to_string();
             let at = known.entry(base).or_default();
@@ -186,6 +186,10 @@ mod tests {
         ("client-elicitation/url", "a URL-mode round trip; its duties are the unobservable UI clauses"),
         ("mrtr/several-inputs", "several input requests in one result: a worked example, no keyword"),
         ("stdio/message-size-limit", "mcpspec's own reading limit; the spec sets none"),
+        (
+            "authorization-server/resource-audience",
+            "RFC 8707 section 2's SHOULD on the authorization server; MCP's pages require `resource` of clients only",
+        ),
     ];
 
     #[test]

@@ -223,7 +223,8 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
             )
             .await
         }
-        mcpspec::session::target::Target::Http(_) => {
+        mcpspec::session::target::Target::Http(_)
+        | mcpspec::session::target::Target::AuthorizationServer(_) => {
             return Err(w.harness_error("a client under test is a command".into()));
         }
     };
