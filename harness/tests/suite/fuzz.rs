@@ -167,10 +167,13 @@ fn a_seed_makes_a_campaign_reproducible() {
             let corpus = tempfile::tempdir().expect("tempdir");
             let kept = corpus.path().join("kept");
             let c = kept.display().to_string();
+            // At 2025-06-18: at 2025-11-25 the reference server runs tools as tasks, whose work
+            // goes on after their answer, and which input a late answer lands beside depends on
+            // timing (seen: one corpus in three differed by an input).
             let run = fuzz(
                 findings.path(),
                 None,
-                &["--runs", "3000", "--corpus", c.as_str()],
+                &["--runs", "3000", "--corpus", c.as_str(), "--revision", "2025-06-18"],
                 Duration::from_secs(120),
             );
             assert_eq!(run.code, Some(0), "{}", run.describe());

@@ -1,7 +1,7 @@
 //! Tasks (`basic/utilities/tasks.mdx`, experimental in 2025-11-25): a `tools/call` carrying
 //! `task` is answered at once with a `CreateTaskResult`, and the tool runs on as a job of its own
 //! whose answer is kept for `tasks/result`; `tasks/get`, `tasks/list` (paged) and `tasks/cancel`
-//! read and end tasks. The server declares `tasks.list`, `tasks.cancel` and
+//! read and end tasks (a cancellation is announced in `notifications/tasks/status`). The server declares `tasks.list`, `tasks.cancel` and
 //! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` only as one
 //! (`catalog::task_support`).
 
@@ -143,13 +143,17 @@ impl ReferenceServer {
             Ok(_) => TaskStatus::Completed,
             Err(_) => TaskStatus::Failed,
         };
-        task.status_message = match &outcome {
-            Ok(_) => None,
-            Err(e) => Some(format!("The tool failed: {}", e.message)),
-        };
+        // Every status has its message, so a task's shape never depends on when it is read
+        // (a fuzz campaign keeps inputs by the shape of their answers).
+        task.status_message = Some(match &outcome {
+            Ok(_) => "The tool finished.".to_owned(),
+            Err(e) => format!("The tool failed: {}", e.message),
+        });
         task.last_updated_at = timestamp();
         task.outcome = Some(outcome);
-        self.task_status_changed(id);
+        // No status notification here (receivers MAY send one): it would come at a time no
+        // request of the client's decides, and the client learns the end from tasks/get or
+        // tasks/result anyway; a cancellation, which a request makes, is notified.
         self.answer_waiting_results(id);
     }
 
