@@ -8,7 +8,7 @@
 //! replaced, as `mcpspec server --transport http` does); or, with neither, mcpspec's own
 //! reference authorization server is certified.
 
-use super::certify::{command_line, open_console, report_and_exit};
+use super::certify::{command_line, open_console, report_and_exit, run_until_stopped, scenario_source};
 use super::{parse_revision, parse_seconds, signals, UsageError};
 use crate::suite;
 use anyhow::Context as _;
@@ -201,30 +201,10 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
         protected: None,
     };
     let suite = suite::run::run_authorization_suite(config);
-    let (suite, stop) = tokio::select! {
-        suite = suite => (Some(suite), None),
-        stop = stopped => (None, Some(stop)),
-    };
-    mcpspec::report::console::get().finish();
-    if let Some(stop) = stop {
-        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
-    }
-    if let Some(process) = reached.served {
-        let end = process.stop().await;
-        eprintln!("mcpspec: the authorization server process {}", end.describe());
-    }
-    let run = match suite {
-        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
-        None => suite::run::SuiteRun {
-            scenarios: results.take(),
-            revisions: args.revisions.clone(),
-            not_tested: None,
-        },
-    };
-    let source = match &args.scenarios {
-        Some(dir) => dir.display().to_string(),
-        None => "built-in".to_owned(),
-    };
+    let served = reached.served;
+    let (run, stop) =
+        run_until_stopped(suite, stopped, served, "authorization server", &results, &args.revisions).await?;
+    let source = scenario_source(args.scenarios.as_ref());
     let info = RunInfo {
         role,
         command: reached.issuer,

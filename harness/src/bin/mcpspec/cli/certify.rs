@@ -190,31 +190,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
             Role::Client => suite::run::run_client_suite(config).await,
         }
     };
-    // A stopped run drops the suite: every session it holds ends its process group on drop.
-    let (suite, stop) = tokio::select! {
-        suite = suite => (Some(suite), None),
-        stop = stopped => (None, Some(stop)),
-    };
-    mcpspec::report::console::get().finish();
-    if let Some(stop) = stop {
-        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
-    }
-    if let Some(process) = served {
-        let end = process.stop().await;
-        eprintln!("mcpspec: the server process {}", end.describe());
-    }
-    let run = match suite {
-        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
-        None => suite::run::SuiteRun {
-            scenarios: results.take(),
-            revisions: args.revisions.clone(),
-            not_tested: None,
-        },
-    };
-    let source = match &args.scenarios {
-        Some(dir) => dir.display().to_string(),
-        None => "built-in".to_owned(),
-    };
+    let (run, stop) = run_until_stopped(suite, stopped, served, "server", &results, &args.revisions).await?;
+    let source = scenario_source(args.scenarios.as_ref());
     let info = RunInfo {
         role: role.name(),
         command: display,
@@ -229,6 +206,49 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     let report =
         Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
     report_and_exit(report, args.report_dir.as_deref(), args.quiet, started, stop)
+}
+
+/// Runs `suite` until it ends or a signal stops it: what it judged, or (stopped) what had
+/// finished by then, and the signal. A stopped run drops the suite, and every session it holds
+/// ends its process group on drop; the process mcpspec started for the run (`served`, the `what`
+/// under test) is ended either way.
+pub(super) async fn run_until_stopped(
+    suite: impl std::future::Future<Output = anyhow::Result<suite::run::SuiteRun>>,
+    stopped: impl std::future::Future<Output = signals::Stop>,
+    served: Option<mcpspec::session::target::ServedProcess>,
+    what: &str,
+    results: &mcpspec::report::Results,
+    revisions: &[Revision],
+) -> Result<(suite::run::SuiteRun, Option<signals::Stop>), UsageError> {
+    let (suite, stop) = tokio::select! {
+        suite = suite => (Some(suite), None),
+        stop = stopped => (None, Some(stop)),
+    };
+    mcpspec::report::console::get().finish();
+    if let Some(stop) = stop {
+        eprintln!("mcpspec: stopped by {}; reporting the scenarios that finished", stop.name());
+    }
+    if let Some(process) = served {
+        let end = process.stop().await;
+        eprintln!("mcpspec: the {what} process {}", end.describe());
+    }
+    let run = match suite {
+        Some(suite) => suite.map_err(|e| UsageError(format!("{e:#}")))?,
+        None => suite::run::SuiteRun {
+            scenarios: results.take(),
+            revisions: revisions.to_vec(),
+            not_tested: None,
+        },
+    };
+    Ok((run, stop))
+}
+
+/// Where a run's scenarios came from, for its report.
+pub(super) fn scenario_source(dir: Option<&PathBuf>) -> String {
+    match dir {
+        Some(dir) => dir.display().to_string(),
+        None => "built-in".to_owned(),
+    }
 }
 
 /// The console's mode, the live wire log, and the secrets kept out of every report (`secrets`:
