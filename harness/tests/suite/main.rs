@@ -3,6 +3,7 @@
 
 mod auth;
 mod client;
+mod client_auth;
 mod faults;
 mod fuzz;
 mod fuzz_faults;

@@ -118,6 +118,15 @@ impl HttpClientChecker {
     }
 
     fn on_exchange(&mut self, x: &Exchange, out: &mut Vec<Violation>) {
+        // A protected endpoint: its metadata documents are not the transport's, and a request
+        // refused with a challenge is authorization's to judge (`auth.rs`), made before or
+        // outside any session as the flow requires.
+        if x.response_headers.iter().any(|(k, _)| k == "www-authenticate")
+            || x.path == mcpspec_reference::transport::http_server::ELSEWHERE_PRM_PATH
+            || x.path.starts_with("/.well-known/")
+        {
+            return;
+        }
         let header = |name: &str| x.request_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
         let what = format!("{} {} → {}", x.method, x.path, x.status);
         let accept = header("accept");

@@ -4,6 +4,7 @@
 //! exchange the endpoint logged is judged by the client HTTP rules. The session's common logic
 //! is in the parent module.
 
+use super::auth::SessionAuth;
 use super::{
     first_contact, spawn_client, ClientSession, ClientWaitError, ServerScript, StartError, EXIT_POLL,
     SERVER_URL_ENV,
@@ -33,6 +34,8 @@ pub(super) struct HttpEndpoint {
     /// The scenario server ended the current session (a 404 awaits the client's next request):
     /// the session's end is no end of the client's.
     pub(super) ended_by_server: bool,
+    /// The authorization server of a protected endpoint.
+    pub(super) auth: Option<SessionAuth>,
 }
 
 impl HttpEndpoint {
@@ -73,6 +76,18 @@ impl ClientSession {
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
         }
+        let mut context = context.clone();
+        let auth = match script.auth.clone() {
+            Some(a) => {
+                let (auth, with_credentials) = SessionAuth::start(a, &context)
+                    .await
+                    .map_err(|source| StartError::Serve { flavor: "an authorization server", source })?;
+                http.protection = Some(auth.script.protection(auth.server.issuer()));
+                context = with_credentials;
+                Some(auth)
+            }
+            None => None,
+        };
         let listener = HttpListener::bind(http)
             .await
             .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
@@ -80,13 +95,14 @@ impl ClientSession {
         let mut spec = command.clone();
         spec.args.push(url.clone().into());
         let (client, options) =
-            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, context, options)?;
+            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, &context, options)?;
         let link = super::Link::Http(HttpEndpoint {
             listener,
             session: None,
             origin: None,
             sessions: 0,
             ended_by_server: false,
+            auth,
         });
         let recorder =
             WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
@@ -151,6 +167,22 @@ impl ClientSession {
         if let Some(s) = &http.session {
             s.close();
             http.ended_by_server = true;
+        }
+    }
+
+    /// Over a protected endpoint: its authorization server and what it answered so far.
+    pub fn auth(&mut self) -> Option<&mut SessionAuth> {
+        match &mut self.link {
+            super::Link::Http(h) => h.auth.as_mut(),
+            super::Link::Stdio(_) => None,
+        }
+    }
+
+    /// The scenario server's URL (over HTTP).
+    pub fn http_url(&self) -> Option<String> {
+        match &self.link {
+            super::Link::Http(h) => Some(h.listener.url()),
+            super::Link::Stdio(_) => None,
         }
     }
 

@@ -68,6 +68,8 @@ impl ClientAuth {
 pub struct RegisteredClient {
     pub client_id: String,
     pub client_secret: Option<String>,
+    /// Empty for a pre-registered client whose redirect URI is not known in advance (the
+    /// official suite's pre-registration contract): then any https or loopback URI is taken.
     pub redirect_uris: Vec<String>,
     pub auth: ClientAuth,
 }
@@ -102,6 +104,9 @@ pub enum AsFault {
     NoRefreshRotation,
     /// `authorization_response_iss_parameter_supported` is advertised, `iss` never sent.
     NoIssParameter,
+    /// The redirect's `iss` names another issuer (RFC 9207 §2.4: a mix-up the client must
+    /// catch). Not a defect a server is certified by: client scenarios plant it.
+    WrongIss,
 }
 
 /// What the authorization server offers.

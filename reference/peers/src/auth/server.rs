@@ -303,6 +303,7 @@ async fn route(
             Err(_) => return oauth_error(StatusCode::REQUEST_TIMEOUT, "invalid_request", "body too slow"),
         };
         if registering {
+            logged.extend(grants::registration_params(&bytes));
             return grants::register(shared, &bytes);
         }
         let form: Vec<(String, String)> = url::form_urlencoded::parse(&bytes).into_owned().collect();

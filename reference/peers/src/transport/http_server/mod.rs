@@ -34,14 +34,14 @@ mod rules;
 mod session;
 mod streamable;
 
-pub use protect::Protection;
+pub use protect::{ChallengeMetadata, Protection, ELSEWHERE_PRM_PATH};
 pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
 use crate::transport::{RecvError, SendError};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use mcpspec_protocol::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
 use mcpspec_protocol::revision::{Era, Revision};
@@ -186,11 +186,12 @@ pub struct Exchange {
     /// The path and query.
     pub path: String,
     /// The request headers MCP cares about (`accept`, `content-type`, `mcp-session-id`,
-    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values.
+    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values; and
+    /// `authorization` as its scheme alone (`Bearer …`), never the credential.
     pub request_headers: Vec<(String, String)>,
     pub status: u16,
     pub response_content_type: Option<String>,
-    /// The response headers MCP cares about (`mcp-session-id`, `allow`).
+    /// The response headers MCP cares about (`mcp-session-id`, `allow`, `www-authenticate`).
     pub response_headers: Vec<(String, String)>,
     /// The stream the response body is (a POST's stream, or the one a GET opened or resumed).
     pub stream: Option<u64>,
@@ -449,13 +450,17 @@ impl From<Response> for Reply {
 
 const LOGGED_REQUEST_HEADERS: [&str; 6] =
     ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "origin", "last-event-id"];
-const LOGGED_RESPONSE_HEADERS: [&str; 2] = ["mcp-session-id", "allow"];
+const LOGGED_RESPONSE_HEADERS: [&str; 3] = ["mcp-session-id", "allow", "www-authenticate"];
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let method = request.method().to_string();
-    let path =
-        request.uri().path_and_query().map_or_else(|| request.uri().path().to_owned(), |p| p.to_string());
-    let request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    let path = logged_path(request.uri());
+    let mut request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    // Whether and how the request was authenticated, never the credential itself: the log
+    // reaches reports.
+    if let Some(scheme) = header_str(request.headers(), "authorization").and_then(|v| v.split(' ').next()) {
+        request_headers.push(("authorization".to_owned(), format!("{scheme} …")));
+    }
     let head = protect::Head { method: request.method(), uri: request.uri(), headers: request.headers() };
     let reply = match protect::guard(&endpoint, head).await {
         Some(refused_or_metadata) => refused_or_metadata,
@@ -490,6 +495,23 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         }
     }
     reply.response
+}
+
+/// The path and query as logged: an `access_token` in the query (RFC 6750 §2.3, which MCP
+/// forbids and the checks look for) keeps its name, its value becomes `[redacted]`. The log
+/// reaches reports, and a credential must not.
+fn logged_path(uri: &Uri) -> String {
+    let Some(query) = uri.query() else { return uri.path().to_owned() };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if url::form_urlencoded::parse(k.as_bytes()).any(|(k, _)| k == "access_token") => {
+                format!("{k}=[redacted]")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{}?{}", uri.path(), pairs.join("&"))
 }
 
 fn pick_headers(headers: &HeaderMap, names: &[&str]) -> Vec<(String, String)> {

@@ -1,0 +1,163 @@
+//! A protected scenario server for a client under test over HTTP (`basic/authorization.mdx`,
+//! 2025-06-18 on): the endpoint in the reference server's protected mode, in front of
+//! mcpspec's reference authorization server, each as the scenario asks ([`AuthScript`]: which
+//! discovery documents exist, whether registration is offered or the client is pre-registered,
+//! the scopes required, where the challenge points, a planted authorization server fault).
+//!
+//! Pre-registered credentials reach the client in `MCP_CONFORMANCE_CONTEXT` as the official
+//! conformance suite passes them: a JSON object with `client_id` and `client_secret` (and the
+//! scenario's `name`). What the authorization server answered is kept for the steps to judge.
+
+use mcpspec_reference::auth::{
+    AsExchange, AsFault, AuthServerOptions, AuthorizationServer, ClientAuth, MetadataDocument,
+    RegisteredClient,
+};
+use mcpspec_reference::transport::http_server::{ChallengeMetadata, Protection};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The pre-registered client's id (its secret is drawn per session).
+pub const PREREGISTERED_CLIENT_ID: &str = "mcpspec-preregistered-client";
+
+/// How the protected scenario server and its authorization server behave.
+#[derive(Debug, Clone)]
+pub struct AuthScript {
+    pub server: AuthServerOptions,
+    /// The scopes every request needs (the challenge's `scope`).
+    pub scopes: Vec<String>,
+    /// Scopes the metadata lists beyond those.
+    pub advertised: Vec<String>,
+    /// Scopes needed too once a request was served (a step-up).
+    pub step_up: Vec<String>,
+    pub challenge_metadata: ChallengeMetadata,
+    pub challenge_scope: bool,
+    /// The client is pre-registered (its credentials in `MCP_CONFORMANCE_CONTEXT`).
+    pub preregistered: bool,
+}
+
+impl Default for AuthScript {
+    fn default() -> Self {
+        let mut server = AuthServerOptions::default();
+        server.scopes_supported = vec!["mcp".into(), "mcp:admin".into(), "mcp:write".into()];
+        AuthScript {
+            server,
+            scopes: vec!["mcp".into()],
+            advertised: Vec::new(),
+            step_up: Vec::new(),
+            challenge_metadata: ChallengeMetadata::Elsewhere,
+            challenge_scope: true,
+            preregistered: false,
+        }
+    }
+}
+
+fn words(value: &str) -> Vec<String> {
+    value.split([',', ' ']).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
+impl AuthScript {
+    /// Sets one behaviour, as a scenario's table names it (`key | value`).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let v = value.trim();
+        match key.trim() {
+            "metadata" => {
+                self.server.documents = words(v)
+                    .iter()
+                    .map(|d| match d.as_str() {
+                        "oauth" => Ok(MetadataDocument::OAuth),
+                        "openid-inserted" => Ok(MetadataDocument::OpenIdInserted),
+                        "openid-appended" => Ok(MetadataDocument::OpenIdAppended),
+                        other => Err(format!(
+                            "no discovery document {other:?} (oauth, openid-inserted, openid-appended)"
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "issuer path" => self.server.issuer_path = v.to_owned(),
+            "registration" => match v {
+                "dynamic" => self.server.registration = true,
+                "pre-registered" => {
+                    self.server.registration = false;
+                    self.preregistered = true;
+                }
+                other => return Err(format!("no registration {other:?} (dynamic, pre-registered)")),
+            },
+            "scopes" => self.scopes = words(v),
+            "advertised scopes" => self.advertised = words(v),
+            "step-up scopes" => self.step_up = words(v),
+            "challenge" => match v {
+                "metadata elsewhere" => self.challenge_metadata = ChallengeMetadata::Elsewhere,
+                "metadata at the well-known URL" => self.challenge_metadata = ChallengeMetadata::WellKnown,
+                "no metadata" => self.challenge_metadata = ChallengeMetadata::Absent,
+                "no scope" => self.challenge_scope = false,
+                other => return Err(format!("no challenge {other:?}")),
+            },
+            "fault" => {
+                self.server.fault = Some(match v {
+                    "issuer-mismatch" => AsFault::IssuerMismatch,
+                    "no-s256" => AsFault::NoS256,
+                    "wrong-iss" => AsFault::WrongIss,
+                    other => return Err(format!("no authorization server fault {other:?}")),
+                })
+            }
+            other => return Err(format!("no authorization behaviour {other:?}")),
+        }
+        Ok(())
+    }
+
+    /// The protection of the endpoint, trusting `issuer`.
+    pub fn protection(&self, issuer: &str) -> Arc<Protection> {
+        Arc::new(
+            Protection::new(issuer.to_owned(), self.scopes.clone())
+                .with_step_up(self.step_up.clone())
+                .with_advertised_scopes(self.advertised.clone())
+                .with_challenge_metadata(self.challenge_metadata)
+                .with_challenge_scope(self.challenge_scope),
+        )
+    }
+}
+
+/// The authorization server of a session, and what it answered so far.
+pub struct SessionAuth {
+    pub server: AuthorizationServer,
+    pub script: AuthScript,
+    log: Vec<AsExchange>,
+}
+
+impl SessionAuth {
+    /// Starts the authorization server; with a pre-registered client, registers it and returns
+    /// the context the client gets (`context` with `client_id` and `client_secret` added).
+    pub async fn start(script: AuthScript, context: &Value) -> std::io::Result<(SessionAuth, Value)> {
+        let server = AuthorizationServer::bind(script.server.clone())
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut context = context.clone();
+        if script.preregistered {
+            let secret = secret().map_err(std::io::Error::other)?;
+            server.register(RegisteredClient {
+                client_id: PREREGISTERED_CLIENT_ID.into(),
+                client_secret: Some(secret.clone()),
+                redirect_uris: Vec::new(),
+                auth: ClientAuth::Basic,
+            });
+            if !context.is_object() {
+                context = json!({});
+            }
+            context["client_id"] = json!(PREREGISTERED_CLIENT_ID);
+            context["client_secret"] = json!(secret);
+        }
+        Ok((SessionAuth { server, script, log: Vec::new() }, context))
+    }
+
+    /// Everything the authorization server answered so far.
+    pub fn exchanges(&mut self) -> &[AsExchange] {
+        self.log.extend(self.server.take_log());
+        &self.log
+    }
+}
+
+/// A client secret: random, so that no report could hold a known one by chance.
+fn secret() -> Result<String, String> {
+    let rng = ring::rand::SystemRandom::new();
+    mcpspec_reference::auth::tokens::random_string(&rng, 24).map_err(|e| e.to_string())
+}

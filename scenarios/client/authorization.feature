@@ -1,0 +1,124 @@
+@transport:http @since:2025-06-18
+Feature: Authorization: an OAuth client
+  The scenario server is protected: its endpoint answers 401 with a Bearer challenge until the
+  client presents a token of mcpspec's authorization server, issued for it. The client finds the
+  protected resource metadata (RFC 9728), the authorization server's metadata (RFC 8414 or OpenID
+  Connect, in the revision's order), registers (pre-registered credentials in
+  MCP_CONFORMANCE_CONTEXT, else dynamic registration), and walks the authorization code flow
+  with PKCE. The authorization endpoint approves at once with a 302 to the redirect URI: a client
+  that reads the Location (or follows it) completes the flow headless. Each scenario sets up the
+  authorization server as its table says and judges one rule on what both servers saw.
+
+  @id:client-authorization/prm-from-challenge @MUST @spec:basic/authorization.mdx#authorization-server-location
+  Scenario: the client fetches the protected resource metadata the challenge names
+    Given a client connected to a protected scenario server
+      | challenge | metadata elsewhere |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "prm-from-challenge"
+
+  @id:client-authorization/prm-well-known-fallback @MUST @spec:basic/authorization.mdx#protected-resource-metadata-discovery-requirements @since:2025-11-25
+  Scenario: without resource_metadata in the challenge, the client tries the well-known URLs in order
+    Given a client connected to a protected scenario server
+      | challenge | no metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "prm-well-known-order"
+
+  @id:client-authorization/as-discovery-order @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2025-11-25
+  Scenario: the client looks for the authorization server's metadata in the revision's order
+    Given a client connected to a protected scenario server
+      | issuer path | /tenant1        |
+      | metadata    | openid-appended |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "as-discovery-order"
+
+  @id:client-authorization/issuer-mismatch @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2026-07-28
+  Scenario: the client does not use metadata whose issuer is not the issuer it looked up
+    Given a client connected to a protected scenario server
+      | fault | issuer-mismatch |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "issuer-mismatch-refused"
+
+  @id:client-authorization/pkce-s256 @MUST @spec:basic/authorization.mdx#authorization-code-protection
+  Scenario: the client uses PKCE with S256
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pkce-s256"
+
+  @id:client-authorization/pkce-support-required @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-11-25
+  Scenario: the client does not authorize when the metadata lists no S256
+    Given a client connected to a protected scenario server
+      | fault | no-s256 |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pkce-support-required"
+
+  @id:client-authorization/state @SHOULD @spec:basic/authorization.mdx#open-redirection
+  Scenario: the client sends state in its authorization request
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "state"
+
+  @id:client-authorization/resource-parameter @MUST @spec:basic/authorization.mdx#resource-parameter-implementation
+  Scenario: the client names the server's canonical URI as resource in both requests
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "resource"
+
+  @id:client-authorization/redirect-uri @MUST @spec:basic/authorization.mdx#communication-security
+  Scenario: the client's redirect URIs are https or loopback
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "redirect-uri"
+
+  @id:client-authorization/bearer-header @MUST @spec:basic/authorization.mdx#token-requirements
+  Scenario: the client sends its token in the Authorization header of every request
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "bearer-header"
+
+  @id:client-authorization/no-token-in-query @MUST @spec:basic/authorization.mdx#token-requirements
+  Scenario: the client never puts its token in the query string
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "no-token-in-query"
+
+  @id:client-authorization/scope-from-challenge @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: the client asks for the scopes of the challenge, not all the metadata lists
+    Given a client connected to a protected scenario server
+      | advertised scopes | mcp:admin |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "scope-from-challenge"
+
+  @id:client-authorization/scope-from-metadata @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: without a scope in the challenge, the client asks for the metadata's scopes_supported
+    Given a client connected to a protected scenario server
+      | challenge         | no scope  |
+      | advertised scopes | mcp:admin |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "scope-from-metadata"
+
+  @id:client-authorization/step-up @SHOULD @spec:basic/authorization.mdx#step-up-authorization-flow @since:2025-11-25
+  Scenario: on 403 insufficient_scope the client authorizes again for the union of scopes
+    Given a client connected to a protected scenario server
+      | step-up scopes | mcp:write |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "step-up"
+
+  @id:client-authorization/iss-mismatch @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client does not redeem a code whose iss names another issuer
+    Given a client connected to a protected scenario server
+      | fault | wrong-iss |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-refused"
+
+  @id:client-authorization/pre-registration @SHOULD @spec:basic/authorization.mdx#client-registration-approaches @since:2025-11-25 @until:2025-11-25
+  Scenario: the client uses the pre-registered credentials it was given
+    Given a client connected to a protected scenario server
+      | registration | pre-registered |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pre-registration"
+
+  @id:client-authorization/dcr-application-type @MUST @spec:basic/authorization.mdx#application-type-and-redirect-uri-constraints @since:2026-07-28
+  Scenario: the client names its application_type when it registers
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "application-type"
