@@ -45,9 +45,9 @@ Feature: Authorization: an OAuth client
     Then the client's authorization keeps the rule "pkce-s256"
 
   @id:client-authorization/pkce-support-required @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-11-25
-  Scenario: the client does not authorize when the metadata lists no S256
+  Scenario: the client does not authorize when the metadata lists no PKCE methods
     Given a client connected to a protected scenario server
-      | fault | no-s256 |
+      | fault | no-challenge-methods |
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "pkce-support-required"
 
@@ -100,6 +100,14 @@ Feature: Authorization: an OAuth client
   Scenario: on 403 insufficient_scope the client authorizes again for the union of scopes
     Given a client connected to a protected scenario server
       | step-up scopes | mcp:write |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "step-up"
+
+  @id:client-authorization/step-up-keeps-scopes @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2026-07-28
+  Scenario: on a step-up challenge naming only the new scopes, the client asks for them with those it holds
+    Given a client connected to a protected scenario server
+      | step-up scopes    | mcp:write           |
+      | step-up challenge | the new scopes only |
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "step-up"
 

@@ -67,6 +67,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/issuer-mismatch",
             "client-authorization/iss-mismatch",
             "client-authorization/dcr-application-type",
+            "client-authorization/step-up-keeps-scopes",
         ]);
     }
     ids.sort();
@@ -150,7 +151,7 @@ caught! {
     prm_ignores_challenge: "auth-prm-ignores-challenge" at "2025-06-18" => "client-authorization/prm-from-challenge" "failed";
     prm_root_first: "auth-prm-root-first" at "2026-07-28" => "client-authorization/prm-well-known-fallback" "failed";
     no_step_up: "auth-no-step-up" at "2025-11-25" => "client-authorization/step-up" "warning";
-    step_up_without_union: "auth-step-up-without-union" at "2026-07-28" => "client-authorization/step-up" "warning";
+    step_up_without_union: "auth-step-up-without-union" at "2026-07-28" => "client-authorization/step-up-keeps-scopes" "warning";
     ignores_pre_registration: "auth-ignores-pre-registration" at "2025-11-25" => "client-authorization/pre-registration" "warning";
     no_application_type: "auth-no-application-type" at "2026-07-28" => "client-authorization/dcr-application-type" "failed";
 }

@@ -64,7 +64,7 @@ pub enum AuthRule {
     /// PKCE with S256: a challenge in each authorization request, its verifier in the token
     /// request (RFC 7636).
     PkceS256,
-    /// No authorization when the metadata lists no S256.
+    /// No authorization when the metadata has no `code_challenge_methods_supported`.
     PkceSupportRequired,
     /// `state` in each authorization request.
     State,
@@ -149,8 +149,8 @@ impl AuthRule {
             AuthRule::PkceS256 => pkce_s256(f),
             AuthRule::PkceSupportRequired => not_authorized(
                 f,
-                "no authorization request to an authorization server whose metadata lists no S256 \
-                 in code_challenge_methods_supported",
+                "no authorization request to an authorization server whose metadata has no \
+                 code_challenge_methods_supported",
             ),
             AuthRule::State => state(f),
             AuthRule::Resource => resource(f),

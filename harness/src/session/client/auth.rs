@@ -29,6 +29,8 @@ pub struct AuthScript {
     pub advertised: Vec<String>,
     /// Scopes needed too once a request was served (a step-up).
     pub step_up: Vec<String>,
+    /// The step-up's challenge names only the new scopes.
+    pub step_up_new_only: bool,
     pub challenge_metadata: ChallengeMetadata,
     pub challenge_scope: bool,
     /// The client is pre-registered (its credentials in `MCP_CONFORMANCE_CONTEXT`).
@@ -37,13 +39,17 @@ pub struct AuthScript {
 
 impl Default for AuthScript {
     fn default() -> Self {
-        let mut server = AuthServerOptions::default();
-        server.scopes_supported = vec!["mcp".into(), "mcp:admin".into(), "mcp:write".into()];
+        // Every scope a scenario may require or advertise is one the server grants.
+        let server = AuthServerOptions {
+            scopes_supported: vec!["mcp".into(), "mcp:admin".into(), "mcp:write".into()],
+            ..AuthServerOptions::default()
+        };
         AuthScript {
             server,
             scopes: vec!["mcp".into()],
             advertised: Vec::new(),
             step_up: Vec::new(),
+            step_up_new_only: false,
             challenge_metadata: ChallengeMetadata::Elsewhere,
             challenge_scope: true,
             preregistered: false,
@@ -85,6 +91,11 @@ impl AuthScript {
             "scopes" => self.scopes = words(v),
             "advertised scopes" => self.advertised = words(v),
             "step-up scopes" => self.step_up = words(v),
+            "step-up challenge" => match v {
+                "every scope required" => self.step_up_new_only = false,
+                "the new scopes only" => self.step_up_new_only = true,
+                other => return Err(format!("no step-up challenge {other:?}")),
+            },
             "challenge" => match v {
                 "metadata elsewhere" => self.challenge_metadata = ChallengeMetadata::Elsewhere,
                 "metadata at the well-known URL" => self.challenge_metadata = ChallengeMetadata::WellKnown,
@@ -96,6 +107,7 @@ impl AuthScript {
                 self.server.fault = Some(match v {
                     "issuer-mismatch" => AsFault::IssuerMismatch,
                     "no-s256" => AsFault::NoS256,
+                    "no-challenge-methods" => AsFault::NoChallengeMethods,
                     "wrong-iss" => AsFault::WrongIss,
                     other => return Err(format!("no authorization server fault {other:?}")),
                 })
@@ -110,6 +122,7 @@ impl AuthScript {
         Arc::new(
             Protection::new(issuer.to_owned(), self.scopes.clone())
                 .with_step_up(self.step_up.clone())
+                .with_step_up_naming_new_scopes_only(self.step_up_new_only)
                 .with_advertised_scopes(self.advertised.clone())
                 .with_challenge_metadata(self.challenge_metadata)
                 .with_challenge_scope(self.challenge_scope),

@@ -104,6 +104,9 @@ pub enum AsFault {
     NoRefreshRotation,
     /// `authorization_response_iss_parameter_supported` is advertised, `iss` never sent.
     NoIssParameter,
+    /// The metadata has no `code_challenge_methods_supported` at all: a client must not
+    /// authorize (`#authorization-code-protection`, 2025-11-25 on). Client scenarios plant it.
+    NoChallengeMethods,
     /// The redirect's `iss` names another issuer (RFC 9207 §2.4: a mix-up the client must
     /// catch). Not a defect a server is certified by: client scenarios plant it.
     WrongIss,

@@ -209,6 +209,11 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
     if o.registration {
         m["registration_endpoint"] = json!(shared.endpoint("register"));
     }
+    if shared.fault(AsFault::NoChallengeMethods) {
+        if let Some(doc) = m.as_object_mut() {
+            doc.remove("code_challenge_methods_supported");
+        }
+    }
     if o.iss_parameter || shared.fault(AsFault::NoIssParameter) {
         m["authorization_response_iss_parameter_supported"] = json!(true);
     }

@@ -353,10 +353,10 @@ impl OAuthClient {
         let answer: HashMap<String, String> = location.query_pairs().into_owned().collect();
         // RFC 9207 §2.4: before the code is used, `iss` must be the issuer, exactly, when the
         // server says it sends it.
-        if metadata.authorization_response_iss_parameter_supported && !self.has(ClientFault::AuthIgnoresIss) {
-            if answer.get("iss").map(String::as_str) != Some(issuer) {
-                return Err(fail("authorization response", "iss is missing or names another issuer"));
-            }
+        let iss_checked =
+            metadata.authorization_response_iss_parameter_supported && !self.has(ClientFault::AuthIgnoresIss);
+        if iss_checked && answer.get("iss").map(String::as_str) != Some(issuer) {
+            return Err(fail("authorization response", "iss is missing or names another issuer"));
         }
         if !self.has(ClientFault::AuthNoState) && answer.get("state") != Some(&state) {
             return Err(fail("authorization response", "state does not match"));

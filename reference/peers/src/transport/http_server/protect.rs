@@ -58,6 +58,9 @@ pub struct Protection {
     /// Scopes the PRM lists beyond those required (`scopes_supported` is what the server
     /// supports, the challenge what this request needs).
     advertised: Vec<String>,
+    /// A step-up's challenge names only the scopes newly required, not all (2026-07-28: the
+    /// client asks for them with those it holds).
+    step_up_names_new_only: bool,
     challenge_metadata: ChallengeMetadata,
     /// The challenge names the scopes required (RFC 6750 §3 `scope`).
     challenge_scope: bool,
@@ -85,6 +88,7 @@ impl Protection {
             scopes,
             step_up: Vec::new(),
             advertised: Vec::new(),
+            step_up_names_new_only: false,
             challenge_metadata: ChallengeMetadata::default(),
             challenge_scope: true,
             served: std::sync::atomic::AtomicUsize::new(0),
@@ -96,6 +100,12 @@ impl Protection {
     /// until a token carries them).
     pub fn with_step_up(mut self, scopes: Vec<String>) -> Protection {
         self.step_up = scopes;
+        self
+    }
+
+    /// A step-up's challenge names only the scopes newly required (else every scope required).
+    pub fn with_step_up_naming_new_scopes_only(mut self, new_only: bool) -> Protection {
+        self.step_up_names_new_only = new_only;
         self
     }
 
@@ -251,10 +261,11 @@ fn challenge(endpoint: &Endpoint, p: &Protection, denial: &Denial) -> BearerChal
         endpoint.options.fault,
         Some(Fault::AuthChallengeWithoutMetadata | Fault::AuthPrmUndiscoverable)
     ) || p.challenge_metadata == ChallengeMetadata::Absent;
-    // A step-up's challenge names the scopes now required beyond the first ones: the client
-    // asks for them with those it holds (`#scope-selection-strategy`, 2026-07-28).
+    // RFC 6750 §3: the scope needed for the request; or, when the scenario asks, only the
+    // scopes a step-up adds: the client asks for them with those it holds
+    // (`#scope-selection-strategy`, 2026-07-28).
     let mut scope = match denial {
-        Denial::Scope if p.stepped_up() => p.step_up.clone(),
+        Denial::Scope if p.stepped_up() && p.step_up_names_new_only => p.step_up.clone(),
         _ => p.required(),
     };
     if fault(endpoint, Fault::AuthOfflineAccessAdvertised) {

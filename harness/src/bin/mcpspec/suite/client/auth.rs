@@ -39,6 +39,11 @@ async fn authorizes(w: &mut ClientWorld) -> Result<(), Halt> {
         Ok(i) => i,
         Err(e) => return Err(w.lost("the client's first message, once authorized".into(), e)),
     };
+    if w.scenario.revision.era() == mcpspec_protocol::Era::Modern {
+        // A client of the legacy era alone is skipped at a modern revision, as everywhere.
+        super::modern::legacy_only(w)?;
+    }
+    let session = w.session()?;
     let served = session.serve(&first).await;
     if let Err(e) = served {
         return Err(w.lost("the client reads the answer to its first message".into(), e));
