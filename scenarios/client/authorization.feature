@@ -1,4 +1,4 @@
-@transport:http @since:2025-06-18
+@transport:http @since:2025-03-26
 Feature: Authorization: an OAuth client
   The scenario server is protected: its endpoint answers 401 with a Bearer challenge until the
   client presents a token of mcpspec's authorization server, issued for it. The client finds the
@@ -7,9 +7,25 @@ Feature: Authorization: an OAuth client
   MCP_CONFORMANCE_CONTEXT, else dynamic registration), and walks the authorization code flow
   with PKCE. The authorization endpoint approves at once with a 302 to the redirect URI: a client
   that reads the Location (or follows it) completes the flow headless. Each scenario sets up the
-  authorization server as its table says and judges one rule on what both servers saw.
+  authorization server as its table says and judges one rule on what both servers saw. At
+  2025-03-26, which has no protected resource metadata, the authorization server answers at the
+  MCP server's origin.
 
-  @id:client-authorization/prm-from-challenge @MUST @spec:basic/authorization.mdx#authorization-server-location
+  @id:client-authorization/legacy-metadata-at-origin @MUST @spec:basic/authorization.mdx#authorization-base-url @until:2025-03-26
+  Scenario: the client looks for the authorization server's metadata at the MCP server's origin
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, with metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "legacy-metadata-at-origin"
+
+  @id:client-authorization/legacy-default-endpoints @MUST @spec:basic/authorization.mdx#fallbacks-for-servers-without-metadata-discovery @until:2025-03-26
+  Scenario: without metadata, the client uses the default endpoints at the origin
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, default endpoints only |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "legacy-default-endpoints"
+
+  @id:client-authorization/prm-from-challenge @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18
   Scenario: the client fetches the protected resource metadata the challenge names
     Given a client connected to a protected scenario server
       | challenge | metadata elsewhere |
@@ -38,7 +54,7 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "issuer-mismatch-refused"
 
-  @id:client-authorization/pkce-s256 @MUST @spec:basic/authorization.mdx#authorization-code-protection
+  @id:client-authorization/pkce-s256 @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-06-18
   Scenario: the client uses PKCE with S256
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
@@ -51,19 +67,19 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "pkce-support-required"
 
-  @id:client-authorization/state @SHOULD @spec:basic/authorization.mdx#open-redirection
+  @id:client-authorization/state @SHOULD @spec:basic/authorization.mdx#open-redirection @since:2025-06-18
   Scenario: the client sends state in its authorization request
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "state"
 
-  @id:client-authorization/resource-parameter @MUST @spec:basic/authorization.mdx#resource-parameter-implementation
+  @id:client-authorization/resource-parameter @MUST @spec:basic/authorization.mdx#resource-parameter-implementation @since:2025-06-18
   Scenario: the client names the server's canonical URI as resource in both requests
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "resource"
 
-  @id:client-authorization/redirect-uri @MUST @spec:basic/authorization.mdx#communication-security
+  @id:client-authorization/redirect-uri @MUST @spec:basic/authorization.mdx#communication-security @since:2025-06-18
   Scenario: the client's redirect URIs are https or loopback
     Given a client connected to a protected scenario server
     When the client authorizes and initializes

@@ -1,7 +1,7 @@
 //! OAuth clients (issue #28): `mcpspec client --transport http` protects its scenario server
 //! with the reference server's protected mode and its own authorization server; the reference
 //! client walks the whole flow and passes every client authorization scenario at each revision
-//! that has them; each `auth-` fault of the reference client is caught by the check that names
+//! that has them (2025-03-26: the authorization server at the MCP server's origin); each `auth-` fault of the reference client is caught by the check that names
 //! it; and no secret (token, code, verifier, client secret) reaches a report or the console.
 
 use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
@@ -40,15 +40,22 @@ fn certify(revision: &str, fault: Option<&str>) -> Run {
 
 /// The scenarios that run at `revision`.
 fn expected_at(revision: &str) -> Vec<&'static str> {
-    let mut ids = vec![
-        "client-authorization/prm-from-challenge",
-        "client-authorization/pkce-s256",
-        "client-authorization/state",
-        "client-authorization/resource-parameter",
-        "client-authorization/redirect-uri",
-        "client-authorization/bearer-header",
-        "client-authorization/no-token-in-query",
-    ];
+    let mut ids = vec!["client-authorization/bearer-header", "client-authorization/no-token-in-query"];
+    if revision == "2025-03-26" {
+        ids.extend([
+            "client-authorization/legacy-metadata-at-origin",
+            "client-authorization/legacy-default-endpoints",
+        ]);
+    }
+    if revision >= "2025-06-18" {
+        ids.extend([
+            "client-authorization/prm-from-challenge",
+            "client-authorization/pkce-s256",
+            "client-authorization/state",
+            "client-authorization/resource-parameter",
+            "client-authorization/redirect-uri",
+        ]);
+    }
     if revision >= "2025-11-25" {
         ids.extend([
             "client-authorization/prm-well-known-fallback",
@@ -76,7 +83,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
 
 #[test]
 fn the_reference_client_passes_every_client_authorization_scenario() {
-    for revision in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+    for revision in ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
         let run = certify(revision, None);
         assert_eq!(run.code, Some(0), "{revision}\n{}", run.describe());
         let report = run.report.as_ref().expect("a report");
@@ -93,9 +100,6 @@ fn the_reference_client_passes_every_client_authorization_scenario() {
             assert!(!s["checks"].as_array().unwrap().is_empty(), "{s}");
         }
     }
-    // Before 2025-06-18 there is no protected resource metadata: nothing runs.
-    let run = certify("2025-03-26", None);
-    assert_eq!(run.summary("passed"), 0, "{}", run.describe());
 }
 
 /// Runs the scenarios at `revision` against the reference client with `fault` and asserts that
@@ -154,4 +158,7 @@ caught! {
     step_up_without_union: "auth-step-up-without-union" at "2026-07-28" => "client-authorization/step-up-keeps-scopes" "warning";
     ignores_pre_registration: "auth-ignores-pre-registration" at "2025-11-25" => "client-authorization/pre-registration" "warning";
     no_application_type: "auth-no-application-type" at "2026-07-28" => "client-authorization/dcr-application-type" "failed";
+    legacy_skips_metadata: "auth-legacy-skips-metadata" at "2025-03-26" => "client-authorization/legacy-default-endpoints" "failed";
+    legacy_keeps_path: "auth-legacy-keeps-path" at "2025-03-26" => "client-authorization/legacy-metadata-at-origin" "failed";
+    token_in_query_2025_03_26: "auth-token-in-query" at "2025-03-26" => "client-authorization/no-token-in-query" "failed";
 }

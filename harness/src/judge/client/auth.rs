@@ -88,10 +88,14 @@ pub enum AuthRule {
     PreRegistration,
     /// Dynamic registration names `application_type`.
     ApplicationType,
+    /// 2025-03-26: the metadata looked for at the MCP server's origin, and used.
+    LegacyMetadataAtOrigin,
+    /// 2025-03-26: without metadata, the default endpoints at the origin, after looking for it.
+    LegacyDefaultEndpoints,
 }
 
 impl AuthRule {
-    pub const ALL: [AuthRule; 17] = [
+    pub const ALL: [AuthRule; 19] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -109,6 +113,8 @@ impl AuthRule {
         AuthRule::IssMismatchRefused,
         AuthRule::PreRegistration,
         AuthRule::ApplicationType,
+        AuthRule::LegacyMetadataAtOrigin,
+        AuthRule::LegacyDefaultEndpoints,
     ];
 
     pub fn name(self) -> &'static str {
@@ -130,6 +136,8 @@ impl AuthRule {
             AuthRule::IssMismatchRefused => "iss-mismatch-refused",
             AuthRule::PreRegistration => "pre-registration",
             AuthRule::ApplicationType => "application-type",
+            AuthRule::LegacyMetadataAtOrigin => "legacy-metadata-at-origin",
+            AuthRule::LegacyDefaultEndpoints => "legacy-default-endpoints",
         }
     }
 
@@ -169,6 +177,8 @@ impl AuthRule {
             AuthRule::IssMismatchRefused => iss_refused(f),
             AuthRule::PreRegistration => pre_registration(f),
             AuthRule::ApplicationType => application_type(f),
+            AuthRule::LegacyMetadataAtOrigin => legacy(f, false),
+            AuthRule::LegacyDefaultEndpoints => legacy(f, true),
         }
     }
 }
@@ -512,6 +522,35 @@ fn application_type(f: &AuthFlow<'_>) -> Judgement {
         "application_type in the dynamic client registration request",
         format!("{} registration(s), {without} without application_type", regs.len()),
     )
+}
+
+/// 2025-03-26: the authorization server answers at the MCP server's origin. The metadata is
+/// looked for there (`/.well-known/oauth-authorization-server`, the endpoint's path dropped)
+/// before anything else; then the flow goes on at the endpoints it names or, when there is
+/// none (`defaults`), at `/authorize`, `/token` and `/register`, until a token is issued.
+fn legacy(f: &AuthFlow<'_>, defaults: bool) -> Judgement {
+    let well_known = "/.well-known/oauth-authorization-server";
+    let expected = match defaults {
+        false => format!("the metadata looked for at the origin ({well_known}) first, then a token obtained"),
+        true => format!(
+            "the metadata looked for at the origin ({well_known}) first, then, without it, /register, \
+             /authorize and /token at the origin, until a token is issued"
+        ),
+    };
+    let first = f.authorization_server.first();
+    let looked_first = first.is_some_and(|x| x.method == "GET" && x.path == well_known);
+    let token = first_token_at(f).is_some();
+    let actual = match first {
+        None => "no request reached the authorization base URL".to_owned(),
+        Some(x) => format!(
+            "first {} {} → {}; {} authorization request(s); a token issued: {token}",
+            x.method,
+            x.path,
+            x.status,
+            authorizations(f).len()
+        ),
+    };
+    judged(looked_first && token, expected, actual)
 }
 
 #[cfg(test)]

@@ -35,7 +35,15 @@ pub struct AuthScript {
     pub challenge_scope: bool,
     /// The client is pre-registered (its credentials in `MCP_CONFORMANCE_CONTEXT`).
     pub preregistered: bool,
+    /// 2025-03-26: the authorization server sits at the MCP server's origin (relayed), with its
+    /// metadata there (`true`) or only the default endpoints (`false`).
+    pub at_origin: Option<bool>,
 }
+
+/// The paths 2025-03-26 puts at the MCP server's origin: the metadata, the default endpoints
+/// (`#fallbacks-for-servers-without-metadata-discovery`) and the keys.
+pub const ORIGIN_PATHS: [&str; 5] =
+    ["/.well-known/oauth-authorization-server", "/authorize", "/token", "/register", "/jwks"];
 
 impl Default for AuthScript {
     fn default() -> Self {
@@ -53,6 +61,7 @@ impl Default for AuthScript {
             challenge_metadata: ChallengeMetadata::Elsewhere,
             challenge_scope: true,
             preregistered: false,
+            at_origin: None,
         }
     }
 }
@@ -103,6 +112,23 @@ impl AuthScript {
                 "no scope" => self.challenge_scope = false,
                 other => return Err(format!("no challenge {other:?}")),
             },
+            "authorization base" => match v {
+                // A 2025-03-26 server names no protected resource metadata in its challenge.
+                "the origin, with metadata" => {
+                    self.at_origin = Some(true);
+                    self.server.documents = vec![MetadataDocument::OAuth];
+                    self.challenge_metadata = ChallengeMetadata::Absent;
+                }
+                // Without metadata nothing advertises RFC 9207, so no `iss` is sent either
+                // (RFC 9207 §3: a server that sends it says so in its metadata).
+                "the origin, default endpoints only" => {
+                    self.at_origin = Some(false);
+                    self.server.documents = Vec::new();
+                    self.server.iss_parameter = false;
+                    self.challenge_metadata = ChallengeMetadata::Absent;
+                }
+                other => return Err(format!("no authorization base {other:?}")),
+            },
             "fault" => {
                 self.server.fault = Some(match v {
                     "issuer-mismatch" => AsFault::IssuerMismatch,
@@ -117,10 +143,13 @@ impl AuthScript {
         Ok(())
     }
 
-    /// The protection of the endpoint, trusting `issuer`.
-    pub fn protection(&self, issuer: &str) -> Arc<Protection> {
+    /// The protection of the endpoint, trusting `server`'s tokens (its keys known in advance:
+    /// at 2025-03-26 it may serve no metadata to find them by).
+    pub fn protection(&self, server: &AuthorizationServer) -> Arc<Protection> {
+        let keys = vec![server.minter().key().jwk().clone()];
         Arc::new(
-            Protection::new(issuer.to_owned(), self.scopes.clone())
+            Protection::new(server.issuer().to_owned(), self.scopes.clone())
+                .with_keys(keys)
                 .with_step_up(self.step_up.clone())
                 .with_step_up_naming_new_scopes_only(self.step_up_new_only)
                 .with_advertised_scopes(self.advertised.clone())
@@ -140,10 +169,15 @@ pub struct SessionAuth {
 impl SessionAuth {
     /// Starts the authorization server; with a pre-registered client, registers it and returns
     /// the context the client gets (`context` with `client_id` and `client_secret` added).
-    pub async fn start(script: AuthScript, context: &Value) -> std::io::Result<(SessionAuth, Value)> {
-        let server = AuthorizationServer::bind(script.server.clone())
-            .await
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+    pub async fn start(
+        script: AuthScript,
+        context: &Value,
+        origin: Option<String>,
+    ) -> std::io::Result<(SessionAuth, Value)> {
+        let mut options = script.server.clone();
+        options.public_issuer = origin;
+        let server =
+            AuthorizationServer::bind(options).await.map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut context = context.clone();
         if script.preregistered {
             let secret = secret().map_err(std::io::Error::other)?;

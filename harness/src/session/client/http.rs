@@ -76,21 +76,28 @@ impl ClientSession {
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
         }
+        let serve_error = |source| StartError::Serve { flavor: flavor.name(), source };
+        // Bound first: at 2025-03-26 the authorization server's issuer is this origin.
+        let tcp = tokio::net::TcpListener::bind(http.bind).await.map_err(serve_error)?;
+        let origin = format!("http://{}", tcp.local_addr().map_err(serve_error)?);
         let mut context = context.clone();
         let auth = match script.auth.clone() {
             Some(a) => {
-                let (auth, with_credentials) = SessionAuth::start(a, &context)
+                let at_origin = a.at_origin.is_some().then(|| origin.clone());
+                let (auth, with_credentials) = SessionAuth::start(a, &context, at_origin)
                     .await
                     .map_err(|source| StartError::Serve { flavor: "an authorization server", source })?;
-                http.protection = Some(auth.script.protection(auth.server.issuer()));
+                http.protection = Some(auth.script.protection(&auth.server));
+                if auth.script.at_origin.is_some() {
+                    let paths = super::auth::ORIGIN_PATHS.iter().map(|p| p.to_string()).collect();
+                    http.authorization_relay = Some((auth.server.local_addr(), paths));
+                }
                 context = with_credentials;
                 Some(auth)
             }
             None => None,
         };
-        let listener = HttpListener::bind(http)
-            .await
-            .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
+        let listener = HttpListener::serve_on(tcp, http).map_err(serve_error)?;
         let url = listener.url();
         let mut spec = command.clone();
         spec.args.push(url.clone().into());

@@ -119,6 +119,9 @@ pub struct AuthServerOptions {
     pub bind: SocketAddr,
     /// The issuer's path (`""` or, say, `/tenant1`).
     pub issuer_path: String,
+    /// The issuer (and the base of every endpoint) when it is not this server's own address:
+    /// 2025-03-26's authorization base URL is the MCP server's origin, which relays to it.
+    pub public_issuer: Option<String>,
     /// The discovery documents served.
     pub documents: Vec<MetadataDocument>,
     /// Offer dynamic client registration (`registration_endpoint`).
@@ -146,6 +149,7 @@ impl Default for AuthServerOptions {
         AuthServerOptions {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             issuer_path: String::new(),
+            public_issuer: None,
             documents: vec![
                 MetadataDocument::OAuth,
                 MetadataDocument::OpenIdInserted,

@@ -113,7 +113,7 @@ impl AuthorizationServer {
         let tcp = tokio::net::TcpListener::bind(options.bind).await?;
         let local_addr = tcp.local_addr()?;
         let path = options.issuer_path.trim_end_matches('/').to_owned();
-        let issuer = format!("http://{local_addr}{path}");
+        let issuer = options.public_issuer.clone().unwrap_or_else(|| format!("http://{local_addr}{path}"));
         let minter = TokenMinter::new(issuer.clone(), SigningKey::generate()?, options.token_lifetime)?;
         let clients = options.clients.iter().map(|c| (c.client_id.clone(), c.clone())).collect();
         let shared = Arc::new(Shared {

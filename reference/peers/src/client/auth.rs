@@ -19,7 +19,10 @@
 use super::ClientFault;
 use crate::transport::http_client::client_builder;
 use base64::Engine as _;
-use mcpspec_protocol::auth::discovery::{as_metadata_urls, prm_urls, DiscoveryKind};
+use mcpspec_protocol::auth::discovery::{
+    as_metadata_urls, default_endpoint_2025_03_26, has_prm, metadata_url_2025_03_26, prm_urls,
+    well_known_inserted, DiscoveryKind, OAUTH_SUFFIX,
+};
 use mcpspec_protocol::auth::{
     join_scope, split_scope, AuthorizationServerMetadata, BearerChallenge, CanonicalResource, PkceVerifier,
     ProtectedResourceMetadata,
@@ -136,6 +139,24 @@ impl OAuthClient {
             }
             self.step_ups += 1;
         }
+        if !has_prm(self.revision) {
+            // 2025-03-26: no protected resource metadata; the MCP server's origin is the
+            // authorization base URL.
+            let (issuer, metadata) = self.legacy_metadata().await?;
+            let prm = ProtectedResourceMetadata {
+                resource: self.endpoint.to_string(),
+                authorization_servers: vec![issuer.clone()],
+                scopes_supported: None,
+                bearer_methods_supported: None,
+                resource_name: None,
+                extra: Default::default(),
+            };
+            let scopes = self.scopes(asked, &prm, step_up);
+            let credentials = self.credentials(&issuer, &metadata).await?;
+            let token = self.code_flow(&issuer, &metadata, &credentials, &scopes).await?;
+            self.granted = scopes;
+            return Ok(token);
+        }
         let prm = self.protected_resource_metadata(&challenge).await?;
         let issuer = prm
             .authorization_servers
@@ -212,6 +233,37 @@ impl OAuthClient {
             }
         }
         Err(fail("protected resource metadata", "found at none of the places tried"))
+    }
+
+    /// 2025-03-26 (`#authorization-base-url`, `#fallbacks-for-servers-without-metadata-discovery`):
+    /// the metadata at the origin's RFC 8414 well-known URL, else the default endpoints there.
+    async fn legacy_metadata(&self) -> Result<(String, AuthorizationServerMetadata), String> {
+        let mut base = self.endpoint.clone();
+        base.set_path("");
+        base.set_query(None);
+        let issuer = base.as_str().trim_end_matches('/').to_owned();
+        let at = match self.has(ClientFault::AuthLegacyKeepsPath) {
+            true => well_known_inserted(&self.endpoint, OAUTH_SUFFIX),
+            false => metadata_url_2025_03_26(&self.endpoint),
+        };
+        if !self.has(ClientFault::AuthLegacySkipsMetadata) {
+            if let Some(doc) = self.get_json(&at).await {
+                if let Ok(m) = AuthorizationServerMetadata::from_json(&doc) {
+                    return Ok((issuer, m));
+                }
+            }
+        }
+        let endpoint = |member| default_endpoint_2025_03_26(&self.endpoint, member).map(|u| u.to_string());
+        let metadata = AuthorizationServerMetadata::from_json(&json!({
+            "issuer": issuer,
+            "authorization_endpoint": endpoint("authorization_endpoint"),
+            "token_endpoint": endpoint("token_endpoint"),
+            "registration_endpoint": endpoint("registration_endpoint"),
+            "response_types_supported": ["code"],
+            "code_challenge_methods_supported": ["S256"],
+        }))
+        .map_err(|e| fail("default endpoints", e))?;
+        Ok((issuer, metadata))
     }
 
     async fn authorization_server_metadata(

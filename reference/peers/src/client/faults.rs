@@ -137,6 +137,10 @@ pub enum ClientFault {
     AuthIgnoresPreRegistration,
     /// OAuth: registers without `application_type` (2026-07-28: required).
     AuthNoApplicationType,
+    /// OAuth at 2025-03-26: goes straight to the default endpoints, never looking for the metadata first.
+    AuthLegacySkipsMetadata,
+    /// OAuth at 2025-03-26: looks for the metadata with the MCP endpoint's path inserted, not at its origin.
+    AuthLegacyKeepsPath,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
     /// the `server/discover` probe.
     ModernMetaMissingVersion,
@@ -190,7 +194,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 85] = [
+    pub const ALL: [ClientFault; 87] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -255,6 +259,8 @@ impl ClientFault {
         ClientFault::AuthStepUpWithoutUnion,
         ClientFault::AuthIgnoresPreRegistration,
         ClientFault::AuthNoApplicationType,
+        ClientFault::AuthLegacySkipsMetadata,
+        ClientFault::AuthLegacyKeepsPath,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -344,6 +350,8 @@ impl ClientFault {
             ClientFault::AuthStepUpWithoutUnion => "auth-step-up-without-union",
             ClientFault::AuthIgnoresPreRegistration => "auth-ignores-pre-registration",
             ClientFault::AuthNoApplicationType => "auth-no-application-type",
+            ClientFault::AuthLegacySkipsMetadata => "auth-legacy-skips-metadata",
+            ClientFault::AuthLegacyKeepsPath => "auth-legacy-keeps-path",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",

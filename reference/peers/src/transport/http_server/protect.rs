@@ -109,6 +109,15 @@ impl Protection {
         self
     }
 
+    /// Knows the issuer's keys from the start (no discovery: 2025-03-26's authorization server
+    /// may serve no metadata at all).
+    pub fn with_keys(self, keys: Vec<Jwk>) -> Protection {
+        if let Ok(mut cache) = self.keys.try_lock() {
+            cache.0 = keys;
+        }
+        self
+    }
+
     /// Lists `scopes` in the PRM's `scopes_supported` too, though no request needs them.
     pub fn with_advertised_scopes(mut self, scopes: Vec<String>) -> Protection {
         self.advertised = scopes;

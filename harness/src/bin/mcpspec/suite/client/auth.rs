@@ -24,6 +24,11 @@ async fn protected(w: &mut ClientWorld, step: &Step) -> Result<(), Halt> {
         };
         script.set(key, value).map_err(|e| w.harness_error(e))?;
     }
+    // 2025-03-26 has no protected resource metadata: its clients look for the authorization
+    // server at the MCP server's origin, where it then is, unless the table says otherwise.
+    if !mcpspec_protocol::auth::discovery::has_prm(w.scenario.revision) && script.at_origin.is_none() {
+        script.set("authorization base", "the origin, with metadata").map_err(|e| w.harness_error(e))?;
+    }
     connect_or_refused(w, ServerScript { auth: Some(script), ..ServerScript::default() }, true).await
 }
 
