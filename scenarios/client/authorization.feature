@@ -127,6 +127,13 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "step-up"
 
+  @id:client-authorization/no-credential-reuse @MUST @spec:basic/authorization.mdx#authorization-server-binding @since:2026-07-28
+  Scenario: when the resource moves to another authorization server, the client registers there anew
+    Given a client connected to a protected scenario server
+      | authorization server | changes after the first request |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "no-credential-reuse"
+
   @id:client-authorization/iss-mismatch @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
   Scenario: the client does not redeem a code whose iss names another issuer
     Given a client connected to a protected scenario server

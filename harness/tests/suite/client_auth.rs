@@ -75,6 +75,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/iss-mismatch",
             "client-authorization/dcr-application-type",
             "client-authorization/step-up-keeps-scopes",
+            "client-authorization/no-credential-reuse",
         ]);
     }
     ids.sort();
@@ -160,5 +161,6 @@ caught! {
     no_application_type: "auth-no-application-type" at "2026-07-28" => "client-authorization/dcr-application-type" "failed";
     legacy_skips_metadata: "auth-legacy-skips-metadata" at "2025-03-26" => "client-authorization/legacy-default-endpoints" "failed";
     legacy_keeps_path: "auth-legacy-keeps-path" at "2025-03-26" => "client-authorization/legacy-metadata-at-origin" "failed";
+    reuses_credentials: "auth-reuses-credentials" at "2026-07-28" => "client-authorization/no-credential-reuse" "failed";
     token_in_query_2025_03_26: "auth-token-in-query" at "2025-03-26" => "client-authorization/no-token-in-query" "failed";
 }

@@ -35,6 +35,8 @@ pub struct AuthFlow<'a> {
     pub step_up: &'a [String],
     /// The pre-registered client's id, if the client was given one.
     pub preregistered: Option<&'a str>,
+    /// The authorization server the resource moved to, and its exchanges.
+    pub next: Option<(&'a str, &'a [AsExchange])>,
 }
 
 /// One judgement: kept or not, the rule's expectation, what was seen.
@@ -92,10 +94,13 @@ pub enum AuthRule {
     LegacyMetadataAtOrigin,
     /// 2025-03-26: without metadata, the default endpoints at the origin, after looking for it.
     LegacyDefaultEndpoints,
+    /// After the resource moves to another authorization server, the client registers there
+    /// anew: the client id of the first one is never presented to the second.
+    NoCredentialReuse,
 }
 
 impl AuthRule {
-    pub const ALL: [AuthRule; 19] = [
+    pub const ALL: [AuthRule; 20] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -115,6 +120,7 @@ impl AuthRule {
         AuthRule::ApplicationType,
         AuthRule::LegacyMetadataAtOrigin,
         AuthRule::LegacyDefaultEndpoints,
+        AuthRule::NoCredentialReuse,
     ];
 
     pub fn name(self) -> &'static str {
@@ -138,11 +144,25 @@ impl AuthRule {
             AuthRule::ApplicationType => "application-type",
             AuthRule::LegacyMetadataAtOrigin => "legacy-metadata-at-origin",
             AuthRule::LegacyDefaultEndpoints => "legacy-default-endpoints",
+            AuthRule::NoCredentialReuse => "no-credential-reuse",
         }
     }
 
     pub fn from_name(name: &str) -> Option<AuthRule> {
         AuthRule::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Why the rule cannot be judged on this flow, if it cannot: a client that never turned to
+    /// the authorization server the resource moved to neither reused nor renewed anything there
+    /// (the change shows only to a client that looks at the metadata again).
+    pub fn not_judged(self, f: &AuthFlow<'_>) -> Option<String> {
+        match (self, f.next) {
+            (AuthRule::NoCredentialReuse, Some((issuer, []))) => Some(format!(
+                "the client never turned to the authorization server the resource moved to ({issuer}): \
+                 nothing to judge"
+            )),
+            _ => None,
+        }
     }
 
     pub fn judge(self, f: &AuthFlow<'_>) -> Judgement {
@@ -179,6 +199,7 @@ impl AuthRule {
             AuthRule::ApplicationType => application_type(f),
             AuthRule::LegacyMetadataAtOrigin => legacy(f, false),
             AuthRule::LegacyDefaultEndpoints => legacy(f, true),
+            AuthRule::NoCredentialReuse => no_credential_reuse(f),
         }
     }
 }
@@ -553,6 +574,41 @@ fn legacy(f: &AuthFlow<'_>, defaults: bool) -> Judgement {
     judged(looked_first && token, expected, actual)
 }
 
+fn no_credential_reuse(f: &AuthFlow<'_>) -> Judgement {
+    let expected = "after the resource moved to another authorization server, a registration there \
+                    and, at it, no client id the first one issued";
+    let Some((issuer, log)) = f.next else {
+        return judged(false, expected, "the resource never moved (the scenario's table sets it)");
+    };
+    let first_ids: BTreeSet<&str> = authorizations(f).iter().filter_map(|a| param(a, "client_id")).collect();
+    let at_next = |name: &str| {
+        let path = Url::parse(issuer).map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default();
+        let want = format!("{path}/{name}");
+        move |x: &&AsExchange| x.path == want
+    };
+    let registered = log.iter().filter(|x| x.method == "POST").filter(at_next("register")).count() > 0;
+    let authorizations: Vec<&AsExchange> =
+        log.iter().filter(|x| x.method == "GET").filter(at_next("authorize")).collect();
+    let reused = authorizations
+        .iter()
+        .filter(|a| param(a, "client_id").is_some_and(|id| first_ids.contains(id)))
+        .count();
+    let token = log
+        .iter()
+        .filter(|x| x.method == "POST")
+        .filter(at_next("token"))
+        .any(|x| (200..300).contains(&x.status));
+    judged(
+        registered && reused == 0 && !authorizations.is_empty() && token,
+        expected,
+        format!(
+            "at the second server: registered {registered}, {} authorization request(s), {reused} with the \
+             first server's client id, a token issued: {token}",
+            authorizations.len()
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -607,6 +663,7 @@ mod tests {
                 prm_scopes: &self.scopes,
                 step_up: &[],
                 preregistered: None,
+                next: None,
             }
         }
     }

@@ -38,6 +38,8 @@ pub struct AuthScript {
     /// 2025-03-26: the authorization server sits at the MCP server's origin (relayed), with its
     /// metadata there (`true`) or only the default endpoints (`false`).
     pub at_origin: Option<bool>,
+    /// Once a request was served, the resource moves to a second authorization server.
+    pub migrate: bool,
 }
 
 /// The paths 2025-03-26 puts at the MCP server's origin: the metadata, the default endpoints
@@ -62,6 +64,7 @@ impl Default for AuthScript {
             challenge_scope: true,
             preregistered: false,
             at_origin: None,
+            migrate: false,
         }
     }
 }
@@ -129,6 +132,10 @@ impl AuthScript {
                 }
                 other => return Err(format!("no authorization base {other:?}")),
             },
+            "authorization server" => match v {
+                "changes after the first request" => self.migrate = true,
+                other => return Err(format!("no authorization server change {other:?}")),
+            },
             "fault" => {
                 self.server.fault = Some(match v {
                     "issuer-mismatch" => AsFault::IssuerMismatch,
@@ -145,11 +152,19 @@ impl AuthScript {
 
     /// The protection of the endpoint, trusting `server`'s tokens (its keys known in advance:
     /// at 2025-03-26 it may serve no metadata to find them by).
-    pub fn protection(&self, server: &AuthorizationServer) -> Arc<Protection> {
-        let keys = vec![server.minter().key().jwk().clone()];
+    pub fn protection(
+        &self,
+        server: &AuthorizationServer,
+        next: Option<&AuthorizationServer>,
+    ) -> Arc<Protection> {
+        let keys =
+            [Some(server), next].into_iter().flatten().map(|s| s.minter().key().jwk().clone()).collect();
+        let mut p = Protection::new(server.issuer().to_owned(), self.scopes.clone());
+        if let Some(next) = next {
+            p = p.with_migration(next.issuer().to_owned());
+        }
         Arc::new(
-            Protection::new(server.issuer().to_owned(), self.scopes.clone())
-                .with_keys(keys)
+            p.with_keys(keys)
                 .with_step_up(self.step_up.clone())
                 .with_step_up_naming_new_scopes_only(self.step_up_new_only)
                 .with_advertised_scopes(self.advertised.clone())
@@ -159,11 +174,14 @@ impl AuthScript {
     }
 }
 
-/// The authorization server of a session, and what it answered so far.
+/// The authorization server of a session (and the one the resource moves to), and what each
+/// answered so far.
 pub struct SessionAuth {
     pub server: AuthorizationServer,
+    pub next: Option<AuthorizationServer>,
     pub script: AuthScript,
     log: Vec<AsExchange>,
+    next_log: Vec<AsExchange>,
 }
 
 impl SessionAuth {
@@ -193,13 +211,29 @@ impl SessionAuth {
             context["client_id"] = json!(PREREGISTERED_CLIENT_ID);
             context["client_secret"] = json!(secret);
         }
-        Ok((SessionAuth { server, script, log: Vec::new() }, context))
+        let next = match script.migrate {
+            true => Some(
+                AuthorizationServer::bind(script.server.clone())
+                    .await
+                    .map_err(|e| std::io::Error::other(e.to_string()))?,
+            ),
+            false => None,
+        };
+        Ok((SessionAuth { server, next, script, log: Vec::new(), next_log: Vec::new() }, context))
     }
 
     /// Everything the authorization server answered so far.
     pub fn exchanges(&mut self) -> &[AsExchange] {
         self.log.extend(self.server.take_log());
         &self.log
+    }
+
+    /// Everything the second authorization server answered so far.
+    pub fn next_exchanges(&mut self) -> &[AsExchange] {
+        if let Some(next) = &self.next {
+            self.next_log.extend(next.take_log());
+        }
+        &self.next_log
     }
 }
 

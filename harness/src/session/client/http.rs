@@ -87,7 +87,7 @@ impl ClientSession {
                 let (auth, with_credentials) = SessionAuth::start(a, &context, at_origin)
                     .await
                     .map_err(|source| StartError::Serve { flavor: "an authorization server", source })?;
-                http.protection = Some(auth.script.protection(&auth.server));
+                http.protection = Some(auth.script.protection(&auth.server, auth.next.as_ref()));
                 if auth.script.at_origin.is_some() {
                     let paths = super::auth::ORIGIN_PATHS.iter().map(|p| p.to_string()).collect();
                     http.authorization_relay = Some((auth.server.local_addr(), paths));

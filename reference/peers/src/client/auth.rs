@@ -301,7 +301,12 @@ impl OAuthClient {
         {
             return Ok(c);
         }
-        if let Some(c) = self.registered.get(issuer) {
+        // Credentials are keyed by issuer: never presented to another authorization server.
+        let known = match self.has(ClientFault::AuthReusesCredentials) {
+            true => self.registered.values().next(),
+            false => self.registered.get(issuer),
+        };
+        if let Some(c) = known {
             return Ok(c.clone());
         }
         let Some(endpoint) = metadata.registration_endpoint.as_deref() else {

@@ -141,6 +141,8 @@ pub enum ClientFault {
     AuthLegacySkipsMetadata,
     /// OAuth at 2025-03-26: looks for the metadata with the MCP endpoint's path inserted, not at its origin.
     AuthLegacyKeepsPath,
+    /// OAuth: uses the client id it registered at one authorization server with another.
+    AuthReusesCredentials,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
     /// the `server/discover` probe.
     ModernMetaMissingVersion,
@@ -194,7 +196,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 87] = [
+    pub const ALL: [ClientFault; 88] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -261,6 +263,7 @@ impl ClientFault {
         ClientFault::AuthNoApplicationType,
         ClientFault::AuthLegacySkipsMetadata,
         ClientFault::AuthLegacyKeepsPath,
+        ClientFault::AuthReusesCredentials,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -352,6 +355,7 @@ impl ClientFault {
             ClientFault::AuthNoApplicationType => "auth-no-application-type",
             ClientFault::AuthLegacySkipsMetadata => "auth-legacy-skips-metadata",
             ClientFault::AuthLegacyKeepsPath => "auth-legacy-keeps-path",
+            ClientFault::AuthReusesCredentials => "auth-reuses-credentials",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",

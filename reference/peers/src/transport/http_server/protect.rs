@@ -61,6 +61,10 @@ pub struct Protection {
     /// A step-up's challenge names only the scopes newly required, not all (2026-07-28: the
     /// client asks for them with those it holds).
     step_up_names_new_only: bool,
+    /// The authorization server the resource moves to once a request has been served: from
+    /// then on its PRM names this one, and only its tokens are taken
+    /// (`#authorization-server-binding`, 2026-07-28).
+    migrate_to: Option<String>,
     challenge_metadata: ChallengeMetadata,
     /// The challenge names the scopes required (RFC 6750 §3 `scope`).
     challenge_scope: bool,
@@ -72,6 +76,7 @@ impl std::fmt::Debug for Protection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Protection")
             .field("issuer", &self.issuer)
+            .field("migrate_to", &self.migrate_to)
             .field("scopes", &self.scopes)
             .field("step_up", &self.step_up)
             .field("challenge_metadata", &self.challenge_metadata)
@@ -89,6 +94,7 @@ impl Protection {
             step_up: Vec::new(),
             advertised: Vec::new(),
             step_up_names_new_only: false,
+            migrate_to: None,
             challenge_metadata: ChallengeMetadata::default(),
             challenge_scope: true,
             served: std::sync::atomic::AtomicUsize::new(0),
@@ -136,8 +142,19 @@ impl Protection {
         self
     }
 
+    /// Moves to the authorization server `issuer` once a request has been served (its keys
+    /// given with [`Self::with_keys`] too).
+    pub fn with_migration(mut self, issuer: String) -> Protection {
+        self.migrate_to = Some(issuer);
+        self
+    }
+
+    /// The issuer trusted now.
     pub fn issuer(&self) -> &str {
-        &self.issuer
+        match &self.migrate_to {
+            Some(to) if self.served.load(std::sync::atomic::Ordering::Relaxed) > 0 => to,
+            _ => &self.issuer,
+        }
     }
 
     /// Whether the step-up's scopes are required now.
@@ -169,7 +186,7 @@ impl Protection {
             return Err("no key of the issuer has this key id".into());
         }
         cache.1 = Some(Instant::now());
-        cache.0 = tokio::time::timeout(FETCH_TIMEOUT, fetch_keys(&self.issuer))
+        cache.0 = tokio::time::timeout(FETCH_TIMEOUT, fetch_keys(self.issuer()))
             .await
             .map_err(|_| format!("the issuer's keys did not arrive within {FETCH_TIMEOUT:?}"))??;
         find(&cache.0).ok_or_else(|| "no key of the issuer has this key id".into())
@@ -244,7 +261,7 @@ fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
         Some(Fault::AuthPrmNoAuthorizationServers) => json!([]),
         // Port 1 on loopback: nothing listens, so no metadata is ever found there.
         Some(Fault::AuthPrmDeadAuthorizationServer) => json!(["http://127.0.0.1:1/nowhere"]),
-        _ => json!([p.issuer]),
+        _ => json!([p.issuer()]),
     };
     let mut scopes = p.scopes.clone();
     for s in p.step_up.iter().chain(&p.advertised) {
@@ -448,7 +465,7 @@ async fn verify(endpoint: &Endpoint, p: &Protection, token: &str) -> Result<Valu
         return Err("the token is not valid yet".into());
     }
     if !fault(endpoint, Fault::AuthIgnoresIssuer)
-        && claims.get("iss").and_then(Value::as_str) != Some(p.issuer.as_str())
+        && claims.get("iss").and_then(Value::as_str) != Some(p.issuer())
     {
         return Err("the token was issued by another authorization server".into());
     }

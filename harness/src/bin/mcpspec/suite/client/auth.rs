@@ -86,6 +86,8 @@ async fn keeps(w: &mut ClientWorld, rule: String) -> Result<(), Halt> {
     let issuer = auth.server.issuer().to_owned();
     let script = auth.script.clone();
     let exchanges = auth.exchanges().to_vec();
+    let next_exchanges = auth.next_exchanges().to_vec();
+    let next_issuer = auth.next.as_ref().map(|n| n.issuer().to_owned());
     let challenge_metadata = match script.challenge_metadata {
         ChallengeMetadata::Elsewhere => {
             let mut u = url.clone();
@@ -112,7 +114,11 @@ async fn keeps(w: &mut ClientWorld, rule: String) -> Result<(), Halt> {
         prm_scopes: &prm_scopes,
         step_up: &script.step_up,
         preregistered: script.preregistered.then_some(PREREGISTERED_CLIENT_ID),
+        next: next_issuer.as_deref().map(|i| (i, next_exchanges.as_slice())),
     };
+    if let Some(why) = rule.not_judged(&flow) {
+        return Err(w.skip(why));
+    }
     let j = rule.judge(&flow);
     w.check(j.ok, j.expected, j.actual);
     Ok(())
