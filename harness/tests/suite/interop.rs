@@ -222,6 +222,21 @@ rows! {
     interop_ts_sdk_client_stdio: "ts-sdk/client/stdio";
     interop_ts_sdk_client_http: "ts-sdk/client/http";
     interop_ts_sdk_client_sse: "ts-sdk/client/sse";
+    // The SDK's OAuth client walks mcpspec's flow: discovery from the challenge and in the
+    // revision's order, PKCE S256, state, resource in both requests, the header only.
+    interop_ts_sdk_client_http_oauth: "ts-sdk/client/http-oauth" => |run: &Run| {
+        for id in [
+            "client-authorization/prm-from-challenge",
+            "client-authorization/pkce-s256",
+            "client-authorization/resource-parameter",
+            "client-authorization/bearer-header",
+        ] {
+            assert_verdict(run, id, Some("2025-06-18"), "passed");
+        }
+        for id in ["client-authorization/as-discovery-order", "client-authorization/pre-registration"] {
+            assert_verdict(run, id, Some("2025-11-25"), "passed");
+        }
+    };
     interop_python_sdk_server_stdio: "python-sdk/server/stdio" => |run: &Run| assert_modern_passed(run, &[
         "discover/result",
         "meta/required[is missing]",
@@ -268,6 +283,18 @@ rows! {
         assert_verdict(run, "authorization/insufficient-scope-403", Some("2025-11-25"), "warning");
     };
     interop_python_sdk_client_stdio: "python-sdk/client/stdio";
+    // The SDK's OAuthClientProvider, dual-era over HTTP: it checks the metadata's issuer and the
+    // redirect's iss (RFC 9207), and steps up for the union of scopes.
+    interop_python_sdk_client_http_oauth: "python-sdk/client/http-oauth" => |run: &Run| {
+        for id in [
+            "client-authorization/issuer-mismatch",
+            "client-authorization/iss-mismatch",
+            "client-authorization/step-up-keeps-scopes",
+        ] {
+            assert_verdict(run, id, Some("2026-07-28"), "passed");
+        }
+        assert_verdict(run, "client-authorization/pre-registration", Some("2025-11-25"), "passed");
+    };
     // mcp-server-time: tools with output schemas whose arguments its descriptions quote; with
     // arguments it accepts, tools/structured-output is judged (it once failed here, on an error
     // result to a made-up timezone).

@@ -4,6 +4,7 @@
 mod auth;
 mod authorization_server;
 mod client;
+mod client_auth;
 mod faults;
 mod fuzz;
 mod fuzz_faults;

@@ -27,6 +27,10 @@ pub struct HttpClientChecker {
     revision: Revision,
     /// Session ids the endpoint issued (Streamable HTTP).
     issued: HashSet<String>,
+    /// When the first one was issued: records arrive by session, not in time order (a request
+    /// refused before any session is drained after the session's own), and only a request made
+    /// after it must carry one.
+    first_issued_at: Option<Instant>,
     /// Per session id: the version the scenario server answered `initialize` with, and the
     /// stream that answer went out on.
     negotiated: HashMap<String, (String, u64)>,
@@ -44,6 +48,7 @@ impl HttpClientChecker {
             flavor,
             revision,
             issued: HashSet::new(),
+            first_issued_at: None,
             negotiated: HashMap::new(),
             endpoints: HashSet::new(),
             polls: HashMap::new(),
@@ -118,6 +123,15 @@ impl HttpClientChecker {
     }
 
     fn on_exchange(&mut self, x: &Exchange, out: &mut Vec<Violation>) {
+        // A protected endpoint: its metadata documents are not the transport's, and a request
+        // refused with a challenge is authorization's to judge (`auth.rs`), made before or
+        // outside any session as the flow requires.
+        if x.response_headers.iter().any(|(k, _)| k == "www-authenticate")
+            || x.path == mcpspec_reference::transport::http_server::ELSEWHERE_PRM_PATH
+            || x.path.starts_with("/.well-known/")
+        {
+            return;
+        }
         let header = |name: &str| x.request_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
         let what = format!("{} {} → {}", x.method, x.path, x.status);
         let accept = header("accept");
@@ -180,7 +194,8 @@ impl HttpClientChecker {
             x.response_headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
         // A POST without a session id that opened a session is an initialize (a re-initialize
         // after a 404 included): the one request that goes without.
-        if sent_id.is_none() && issued_here.is_none() && !self.issued.is_empty() {
+        let later = self.first_issued_at.is_some_and(|at| x.at > at);
+        if sent_id.is_none() && issued_here.is_none() && later {
             out.push(Violation::new(
                 &rules::HTTP_CLIENT_SESSION_ID,
                 "the session id the server issued on every later request",
@@ -188,6 +203,7 @@ impl HttpClientChecker {
             ));
         }
         if let Some(id) = issued_here {
+            self.first_issued_at = Some(self.first_issued_at.map_or(x.at, |at| at.min(x.at)));
             if self.issued.len() < KEPT {
                 self.issued.insert(id);
             }
@@ -300,6 +316,18 @@ mod tests {
 
     fn ids(v: &[Violation]) -> Vec<&str> {
         v.iter().map(|v| v.rule.id).collect()
+    }
+
+    /// Regression: a request refused before the session existed (a probe, say) is drained after
+    /// the session's records; it was judged "later" than the session id and failed session-id.
+    #[test]
+    fn a_request_made_before_the_session_is_not_judged_later() {
+        let mut c = HttpClientChecker::new(Flavor::Streamable, Revision::V2025_11_25);
+        let before = exchange("POST", &[("accept", BOTH)], 400, None);
+        assert!(c.on_record(None, &exchange("POST", &[("accept", BOTH)], 200, Some("s1"))).is_empty());
+        assert!(c.on_record(None, &before).is_empty());
+        let after = exchange("POST", &[("accept", BOTH)], 400, None);
+        assert_eq!(ids(&c.on_record(None, &after)), ["http-client/session-id"]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! exchange the endpoint logged is judged by the client HTTP rules. The session's common logic
 //! is in the parent module.
 
+use super::auth::SessionAuth;
 use super::{
     first_contact, spawn_client, ClientSession, ClientWaitError, ServerScript, StartError, EXIT_POLL,
     SERVER_URL_ENV,
@@ -33,6 +34,8 @@ pub(super) struct HttpEndpoint {
     /// The scenario server ended the current session (a 404 awaits the client's next request):
     /// the session's end is no end of the client's.
     pub(super) ended_by_server: bool,
+    /// The authorization server of a protected endpoint.
+    pub(super) auth: Option<SessionAuth>,
 }
 
 impl HttpEndpoint {
@@ -73,20 +76,40 @@ impl ClientSession {
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
         }
-        let listener = HttpListener::bind(http)
-            .await
-            .map_err(|source| StartError::Serve { flavor: flavor.name(), source })?;
+        let serve_error = |source| StartError::Serve { flavor: flavor.name(), source };
+        // Bound first: at 2025-03-26 the authorization server's issuer is this origin.
+        let tcp = tokio::net::TcpListener::bind(http.bind).await.map_err(serve_error)?;
+        let origin = format!("http://{}", tcp.local_addr().map_err(serve_error)?);
+        let mut context = context.clone();
+        let auth = match script.auth.clone() {
+            Some(a) => {
+                let at_origin = a.at_origin.is_some().then(|| origin.clone());
+                let (auth, with_credentials) = SessionAuth::start(a, &context, at_origin)
+                    .await
+                    .map_err(|source| StartError::Serve { flavor: "an authorization server", source })?;
+                http.protection = Some(auth.script.protection(&auth.server, auth.next.as_ref()));
+                if auth.script.at_origin.is_some() {
+                    let paths = super::auth::ORIGIN_PATHS.iter().map(|p| p.to_string()).collect();
+                    http.authorization_relay = Some((auth.server.local_addr(), paths));
+                }
+                context = with_credentials;
+                Some(auth)
+            }
+            None => None,
+        };
+        let listener = HttpListener::serve_on(tcp, http).map_err(serve_error)?;
         let url = listener.url();
         let mut spec = command.clone();
         spec.args.push(url.clone().into());
         let (client, options) =
-            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, context, options)?;
+            spawn_client(spec, (SERVER_URL_ENV, url), scenario, revision, &context, options)?;
         let link = super::Link::Http(HttpEndpoint {
             listener,
             session: None,
             origin: None,
             sessions: 0,
             ended_by_server: false,
+            auth,
         });
         let recorder =
             WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
@@ -151,6 +174,22 @@ impl ClientSession {
         if let Some(s) = &http.session {
             s.close();
             http.ended_by_server = true;
+        }
+    }
+
+    /// Over a protected endpoint: its authorization server and what it answered so far.
+    pub fn auth(&mut self) -> Option<&mut SessionAuth> {
+        match &mut self.link {
+            super::Link::Http(h) => h.auth.as_mut(),
+            super::Link::Stdio(_) => None,
+        }
+    }
+
+    /// The scenario server's URL (over HTTP).
+    pub fn http_url(&self) -> Option<String> {
+        match &self.link {
+            super::Link::Http(h) => Some(h.listener.url()),
+            super::Link::Stdio(_) => None,
         }
     }
 

@@ -12,6 +12,7 @@
 //! [`SessionLink`] instead of the relay, and every HTTP exchange the endpoint logged is judged
 //! by the client HTTP rules and shown in the transcript. Both ways are one [`Link`].
 
+pub mod auth;
 mod http;
 mod stdio;
 
@@ -145,6 +146,8 @@ pub struct ServerScript {
     /// Modern era: leave `requestState` out of every InputRequiredResult (the client must then
     /// retry without one, `basic/patterns/mrtr.mdx#client-requirements-basic-workflow`).
     pub strip_request_state: bool,
+    /// Over HTTP: protect the endpoint with OAuth, as this says ([`auth::AuthScript`]).
+    pub auth: Option<auth::AuthScript>,
 }
 
 impl ServerScript {

@@ -32,7 +32,9 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         if let Some(s) = state {
             q.append_pair("state", s);
         }
-        if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
+        if shared.fault(AsFault::WrongIss) {
+            q.append_pair("iss", &format!("{}/other-issuer", shared.issuer));
+        } else if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
             q.append_pair("iss", &shared.issuer);
         }
     }
@@ -58,6 +60,7 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
         {
             r.to_owned()
         }
+        Some(r) if client.redirect_uris.is_empty() && redirect_allowed(r) => r.to_owned(),
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
         _ => {
             return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "redirect_uri is not registered")
@@ -324,6 +327,21 @@ fn redirect_allowed(uri: &str) -> bool {
     url::Url::parse(uri).is_ok_and(|u| {
         u.fragment().is_none() && (u.scheme() == "https" || (u.scheme() == "http" && is_loopback(&u)))
     })
+}
+
+/// The registration request's members a client is judged by, as logged parameters: each
+/// redirect URI, the `application_type` and the `token_endpoint_auth_method`.
+pub(super) fn registration_params(body: &[u8]) -> Vec<(String, String)> {
+    let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let uris = m.get("redirect_uris").and_then(Value::as_array).into_iter().flatten();
+    let mut out: Vec<(String, String)> =
+        uris.filter_map(Value::as_str).map(|u| ("redirect_uris".to_owned(), u.to_owned())).collect();
+    for name in ["application_type", "token_endpoint_auth_method"] {
+        if let Some(v) = m.get(name).and_then(Value::as_str) {
+            out.push((name.to_owned(), v.to_owned()));
+        }
+    }
+    out
 }
 
 /// POST /register (RFC 7591 §3.1-3.2).

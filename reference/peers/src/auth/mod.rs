@@ -68,6 +68,8 @@ impl ClientAuth {
 pub struct RegisteredClient {
     pub client_id: String,
     pub client_secret: Option<String>,
+    /// Empty for a pre-registered client whose redirect URI is not known in advance (the
+    /// official suite's pre-registration contract): then any https or loopback URI is taken.
     pub redirect_uris: Vec<String>,
     pub auth: ClientAuth,
 }
@@ -113,6 +115,12 @@ pub enum AsFault {
     RedirectPrefixMatch,
     /// Tokens name the issuer as their audience whatever `resource` was asked for (RFC 8707 §2).
     IgnoresResource,
+    /// The metadata has no `code_challenge_methods_supported` at all: a client must not
+    /// authorize (`#authorization-code-protection`, 2025-11-25 on). Client scenarios plant it.
+    NoChallengeMethods,
+    /// The redirect's `iss` names another issuer (RFC 9207 §2.4: a mix-up the client must
+    /// catch). Not a defect a server is certified by: client scenarios plant it.
+    WrongIss,
 }
 
 /// What the authorization server offers.
@@ -122,6 +130,9 @@ pub struct AuthServerOptions {
     pub bind: SocketAddr,
     /// The issuer's path (`""` or, say, `/tenant1`).
     pub issuer_path: String,
+    /// The issuer (and the base of every endpoint) when it is not this server's own address:
+    /// 2025-03-26's authorization base URL is the MCP server's origin, which relays to it.
+    pub public_issuer: Option<String>,
     /// The discovery documents served.
     pub documents: Vec<MetadataDocument>,
     /// Offer dynamic client registration (`registration_endpoint`).
@@ -152,6 +163,7 @@ impl Default for AuthServerOptions {
         AuthServerOptions {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             issuer_path: String::new(),
+            public_issuer: None,
             documents: vec![
                 MetadataDocument::OAuth,
                 MetadataDocument::OpenIdInserted,

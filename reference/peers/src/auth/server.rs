@@ -113,7 +113,7 @@ impl AuthorizationServer {
         let tcp = tokio::net::TcpListener::bind(options.bind).await?;
         let local_addr = tcp.local_addr()?;
         let path = options.issuer_path.trim_end_matches('/').to_owned();
-        let issuer = format!("http://{local_addr}{path}");
+        let issuer = options.public_issuer.clone().unwrap_or_else(|| format!("http://{local_addr}{path}"));
         let minter = TokenMinter::new(issuer.clone(), SigningKey::generate()?, options.token_lifetime)?;
         let clients = options.clients.iter().map(|c| (c.client_id.clone(), c.clone())).collect();
         let shared = Arc::new(Shared {
@@ -218,6 +218,11 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
     if o.registration {
         m["registration_endpoint"] = json!(shared.endpoint("register"));
     }
+    if shared.fault(AsFault::NoChallengeMethods) {
+        if let Some(doc) = m.as_object_mut() {
+            doc.remove("code_challenge_methods_supported");
+        }
+    }
     if o.iss_parameter || shared.fault(AsFault::NoIssParameter) {
         m["authorization_response_iss_parameter_supported"] = json!(true);
     }
@@ -312,6 +317,7 @@ async fn route(
             Err(_) => return oauth_error(StatusCode::REQUEST_TIMEOUT, "invalid_request", "body too slow"),
         };
         if registering {
+            logged.extend(grants::registration_params(&bytes));
             return grants::register(shared, &bytes);
         }
         let form: Vec<(String, String)> = url::form_urlencoded::parse(&bytes).into_owned().collect();

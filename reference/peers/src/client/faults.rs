@@ -99,6 +99,50 @@ pub enum ClientFault {
     HttpNoDelete,
     /// HTTP+SSE: POSTs to the SSE URL instead of the endpoint the `endpoint` event named.
     SsePostWrongPath,
+    /// OAuth: sends no `code_challenge` (no PKCE).
+    AuthNoPkce,
+    /// OAuth: uses the `plain` PKCE method instead of S256.
+    AuthPlainPkce,
+    /// OAuth: authorizes even when the metadata lists no S256 (2025-11-25: it must refuse).
+    AuthIgnoresPkceSupport,
+    /// OAuth: sends no `state`.
+    AuthNoState,
+    /// OAuth: sends no `resource` (RFC 8707) in either request.
+    AuthNoResource,
+    /// OAuth: sends `resource` in the authorization request only, not the token request.
+    AuthResourceOnAuthorizeOnly,
+    /// OAuth: uses a plain-http redirect URI to a host that is not loopback.
+    AuthNonLoopbackRedirect,
+    /// OAuth: sends the access token as `access_token` in the query, not the header.
+    AuthTokenInQuery,
+    /// OAuth: asks for the metadata's `scopes_supported` even when the challenge names a scope.
+    AuthIgnoresChallengeScope,
+    /// OAuth: omits `scope` when the challenge names none, ignoring `scopes_supported`.
+    AuthNoScopeFallback,
+    /// OAuth: uses authorization server metadata whose `issuer` is not the issuer looked up.
+    AuthSkipsIssuerCheck,
+    /// OAuth: redeems the code whatever the redirect's `iss` says (RFC 9207).
+    AuthIgnoresIss,
+    /// OAuth: tries OpenID Connect discovery before RFC 8414 metadata.
+    AuthOidcFirst,
+    /// OAuth: looks for the protected resource metadata at the well-known URLs, never at the challenge's `resource_metadata`.
+    AuthPrmIgnoresChallenge,
+    /// OAuth: looks for the protected resource metadata at the root well-known URL before the path-inserted one.
+    AuthPrmRootFirst,
+    /// OAuth: gives up on a 403 `insufficient_scope` instead of stepping up.
+    AuthNoStepUp,
+    /// OAuth: steps up asking only for the challenge's scopes, dropping those already granted.
+    AuthStepUpWithoutUnion,
+    /// OAuth: registers dynamically even when it was given pre-registered credentials.
+    AuthIgnoresPreRegistration,
+    /// OAuth: registers without `application_type` (2026-07-28: required).
+    AuthNoApplicationType,
+    /// OAuth at 2025-03-26: goes straight to the default endpoints, never looking for the metadata first.
+    AuthLegacySkipsMetadata,
+    /// OAuth at 2025-03-26: looks for the metadata with the MCP endpoint's path inserted, not at its origin.
+    AuthLegacyKeepsPath,
+    /// OAuth: uses the client id it registered at one authorization server with another.
+    AuthReusesCredentials,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
     /// the `server/discover` probe.
     ModernMetaMissingVersion,
@@ -152,7 +196,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 66] = [
+    pub const ALL: [ClientFault; 88] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -198,6 +242,28 @@ impl ClientFault {
         ClientFault::HttpNoResume,
         ClientFault::HttpNoDelete,
         ClientFault::SsePostWrongPath,
+        ClientFault::AuthNoPkce,
+        ClientFault::AuthPlainPkce,
+        ClientFault::AuthIgnoresPkceSupport,
+        ClientFault::AuthNoState,
+        ClientFault::AuthNoResource,
+        ClientFault::AuthResourceOnAuthorizeOnly,
+        ClientFault::AuthNonLoopbackRedirect,
+        ClientFault::AuthTokenInQuery,
+        ClientFault::AuthIgnoresChallengeScope,
+        ClientFault::AuthNoScopeFallback,
+        ClientFault::AuthSkipsIssuerCheck,
+        ClientFault::AuthIgnoresIss,
+        ClientFault::AuthOidcFirst,
+        ClientFault::AuthPrmIgnoresChallenge,
+        ClientFault::AuthPrmRootFirst,
+        ClientFault::AuthNoStepUp,
+        ClientFault::AuthStepUpWithoutUnion,
+        ClientFault::AuthIgnoresPreRegistration,
+        ClientFault::AuthNoApplicationType,
+        ClientFault::AuthLegacySkipsMetadata,
+        ClientFault::AuthLegacyKeepsPath,
+        ClientFault::AuthReusesCredentials,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -268,6 +334,28 @@ impl ClientFault {
             ClientFault::HttpNoResume => "http-no-resume",
             ClientFault::HttpNoDelete => "http-no-delete",
             ClientFault::SsePostWrongPath => "sse-post-wrong-path",
+            ClientFault::AuthNoPkce => "auth-no-pkce",
+            ClientFault::AuthPlainPkce => "auth-plain-pkce",
+            ClientFault::AuthIgnoresPkceSupport => "auth-ignores-pkce-support",
+            ClientFault::AuthNoState => "auth-no-state",
+            ClientFault::AuthNoResource => "auth-no-resource",
+            ClientFault::AuthResourceOnAuthorizeOnly => "auth-resource-on-authorize-only",
+            ClientFault::AuthNonLoopbackRedirect => "auth-non-loopback-redirect",
+            ClientFault::AuthTokenInQuery => "auth-token-in-query",
+            ClientFault::AuthIgnoresChallengeScope => "auth-ignores-challenge-scope",
+            ClientFault::AuthNoScopeFallback => "auth-no-scope-fallback",
+            ClientFault::AuthSkipsIssuerCheck => "auth-skips-issuer-check",
+            ClientFault::AuthIgnoresIss => "auth-ignores-iss",
+            ClientFault::AuthOidcFirst => "auth-oidc-first",
+            ClientFault::AuthPrmIgnoresChallenge => "auth-prm-ignores-challenge",
+            ClientFault::AuthPrmRootFirst => "auth-prm-root-first",
+            ClientFault::AuthNoStepUp => "auth-no-step-up",
+            ClientFault::AuthStepUpWithoutUnion => "auth-step-up-without-union",
+            ClientFault::AuthIgnoresPreRegistration => "auth-ignores-pre-registration",
+            ClientFault::AuthNoApplicationType => "auth-no-application-type",
+            ClientFault::AuthLegacySkipsMetadata => "auth-legacy-skips-metadata",
+            ClientFault::AuthLegacyKeepsPath => "auth-legacy-keeps-path",
+            ClientFault::AuthReusesCredentials => "auth-reuses-credentials",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",

@@ -1,6 +1,7 @@
 //! The reference client over HTTP (Streamable HTTP or legacy HTTP+SSE): the same
 //! [`ReferenceClient`] as over stdio, driven through the HTTP client transport.
 
+use super::auth::OAuthClient;
 use super::{ClientFault, Phase, ReferenceClient};
 use crate::transport::http_client::{
     BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
@@ -38,7 +39,7 @@ pub async fn run_http(
     };
     let mut t = HttpClientTransport::connect(options).await.map_err(|e| e.to_string())?;
     if fault == Some(ClientFault::SsePostWrongPath) {
-        t.set_post_url(url);
+        t.set_post_url(url.clone());
     }
     let mut client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
     let mut out = client.start();
@@ -50,6 +51,10 @@ pub async fn run_http(
     // in an error status's body answers it (`streamable-http.mdx#backward-compatibility`: the
     // body of a 4xx tells a modern server from a legacy one).
     let mut posted: std::collections::HashMap<u64, RequestId> = Default::default();
+    // The OAuth flow, begun at the first refusal; the exchanges refused; why it failed.
+    let mut oauth: Option<OAuthClient> = None;
+    let mut refused: std::collections::HashSet<u64> = Default::default();
+    let mut auth_failed: Option<String> = None;
     let outcome = loop {
         // The legacy session's machinery (protocol-version header once negotiated, the GET
         // stream, the session header) has no place in the modern era.
@@ -69,20 +74,44 @@ pub async fn run_http(
                     }
                 }
             }
-            let deadline = tokio::time::Instant::now() + timeout;
-            while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
-                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                match t.recv(left).await {
-                    Ok(e) => {
-                        let done = matches!(&e, HttpEvent::Failed { n: m, .. } if *m == n);
-                        early.push_back(e);
-                        if done {
+            let mut n = n;
+            let mut attempts = 0;
+            loop {
+                await_head(&mut t, n, timeout, &mut early).await;
+                // basic/authorization.mdx: a 401 (or a 403 insufficient_scope) is answered by
+                // authorizing, then sending the same message again, a bounded number of times.
+                let Some((status, challenge)) = refusal(&early, n) else { break };
+                if attempts >= MAX_AUTHORIZATIONS {
+                    break;
+                }
+                attempts += 1;
+                early.retain(|e| event_number(e) != n);
+                refused.insert(n);
+                if oauth.is_none() {
+                    match OAuthClient::from_env(url.clone(), fault, timeout) {
+                        Ok(o) => oauth = Some(o),
+                        Err(why) => {
+                            auth_failed = Some(why);
                             break;
                         }
                     }
-                    Err(_) => break,
                 }
+                let Some(o) = oauth.as_mut() else { break };
+                match o.authorize(status, &challenge).await {
+                    Ok(token) => use_token(&mut t, &url, &token, fault),
+                    Err(why) => {
+                        auth_failed = Some(why);
+                        break;
+                    }
+                }
+                n = send_http(&mut t, &value, fault, initialized);
             }
+            if auth_failed.is_some() {
+                break;
+            }
+        }
+        if let Some(why) = auth_failed.take() {
+            break Err(why);
         }
         if client.finished() {
             break Ok(());
@@ -91,6 +120,11 @@ pub async fn run_http(
             Some(e) => Ok(e),
             None => t.recv(timeout).await,
         };
+        // What still comes of a refused exchange (its body's end, its requests unanswered)
+        // is over: the message went again, authorized.
+        if next.as_ref().is_ok_and(|e| refused.contains(&event_number(e))) {
+            continue;
+        }
         let event = match next {
             Ok(e) => e,
             Err(RecvError::Timeout(d)) => {
@@ -195,6 +229,80 @@ pub async fn run_http(
     }
     t.abort();
     outcome
+}
+
+/// How many times one message is authorized and sent again before the client gives up (the
+/// first authorization and [`super::auth::MAX_STEP_UPS`] step-ups fit).
+const MAX_AUTHORIZATIONS: u32 = 3;
+
+/// Waits (at most `timeout`) until exchange `n` has its response head (or failed), keeping
+/// every event read meanwhile in `early`.
+async fn await_head(
+    t: &mut HttpClientTransport,
+    n: u64,
+    timeout: Duration,
+    early: &mut std::collections::VecDeque<HttpEvent>,
+) {
+    let deadline = tokio::time::Instant::now() + timeout;
+    while !early.iter().any(|e| matches!(e, HttpEvent::Response(x) if x.n == n)) {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match t.recv(left).await {
+            Ok(e) => {
+                let done = matches!(&e, HttpEvent::Failed { n: m, .. } if *m == n);
+                early.push_back(e);
+                if done {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+}
+
+/// The exchange an event belongs to.
+fn event_number(e: &HttpEvent) -> u64 {
+    match e {
+        HttpEvent::Response(x) => x.n,
+        HttpEvent::Message { n, .. }
+        | HttpEvent::Event { n, .. }
+        | HttpEvent::End { n, .. }
+        | HttpEvent::Failed { n, .. }
+        | HttpEvent::Unanswered { n, .. } => *n,
+    }
+}
+
+/// Exchange `n`'s refusal that authorizing answers: a 401, or a 403 whose challenge says
+/// `insufficient_scope` (another 403, an Origin refused say, is not OAuth's); its status and
+/// `WWW-Authenticate` values.
+fn refusal(early: &std::collections::VecDeque<HttpEvent>, n: u64) -> Option<(u16, Vec<String>)> {
+    let x = early.iter().find_map(|e| match e {
+        HttpEvent::Response(x) if x.n == n => Some(x),
+        _ => None,
+    })?;
+    let challenge: Vec<String> = x
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, v)| v.clone())
+        .collect();
+    let scope_error = mcpspec_protocol::auth::BearerChallenge::find(&challenge)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.error.as_deref() == Some("insufficient_scope"));
+    (x.status == 401 || (x.status == 403 && scope_error)).then_some((x.status, challenge))
+}
+
+/// Sends `token` with every request from now on: in the `Authorization` header, or (the fault)
+/// as `access_token` in the query alone.
+fn use_token(t: &mut HttpClientTransport, url: &url::Url, token: &str, fault: Option<ClientFault>) {
+    if fault == Some(ClientFault::AuthTokenInQuery) {
+        let mut u = url.clone();
+        u.query_pairs_mut().append_pair("access_token", token);
+        t.set_post_url(u);
+        return;
+    }
+    let value = crate::transport::http_client::HeaderValue::from_str(&format!("Bearer {token}")).ok();
+    t.set_header(crate::transport::http_client::HeaderName::from_static("authorization"), value);
 }
 
 /// POSTs one message (or batch) as the reference client would, bent by `fault`.

@@ -9,6 +9,7 @@
 //! The persona (`persona.rs`) is also what the harness plays towards a server under test; the
 //! faults live in `faults.rs`, the HTTP driver in `http.rs`.
 
+pub mod auth;
 mod faults;
 mod http;
 mod modern;

@@ -318,6 +318,8 @@ async fn every_fault_breaks_its_rule() {
         AsFault::IgnoresRedirectUri,
         AsFault::NoRefreshRotation,
         AsFault::NoIssParameter,
+        AsFault::NoChallengeMethods,
+        AsFault::WrongIss,
     ] {
         let s = start(|o| o.fault = Some(fault)).await;
         let m = AuthorizationServerMetadata::from_json(&s.metadata()).unwrap();
@@ -371,8 +373,50 @@ async fn every_fault_breaks_its_rule() {
                 .unwrap();
                 m.authorization_response_iss_parameter_supported && get(&q, "iss").is_none()
             }
+            AsFault::NoChallengeMethods => m.code_challenge_methods_supported.is_none(),
+            AsFault::WrongIss => {
+                let ch = v.challenge();
+                let q = authorize(
+                    &s,
+                    &[
+                        ("response_type", "code"),
+                        ("client_id", id),
+                        ("code_challenge", &ch),
+                        ("code_challenge_method", "S256"),
+                    ],
+                )
+                .await
+                .unwrap();
+                get(&q, "iss").is_some_and(|iss| iss != s.issuer())
+            }
             _ => unreachable!(),
         };
         assert!(broken, "{fault:?} left its rule intact");
     }
+}
+
+/// A pre-registered client whose redirect URI was not known in advance (the official suite's
+/// contract) is redirected to any loopback or https URI it names, and to nothing else.
+#[tokio::test]
+async fn a_pre_registered_client_without_redirect_uris_takes_loopback_or_https_only() {
+    let s = start(|_| {}).await;
+    s.register(RegisteredClient {
+        client_id: "pre".into(),
+        client_secret: Some("a-secret-of-some-length".into()),
+        redirect_uris: Vec::new(),
+        auth: ClientAuth::Basic,
+    });
+    let ch = PkceVerifier::from_random([3; 32]).challenge();
+    let pairs = |redirect: &'static str| {
+        vec![
+            ("response_type", "code"),
+            ("client_id", "pre"),
+            ("redirect_uri", redirect),
+            ("code_challenge", ch.as_str()),
+            ("code_challenge_method", "S256"),
+        ]
+    };
+    let q = authorize(&s, &pairs(REDIRECT)).await.expect("a loopback redirect");
+    assert!(get(&q, "code").is_some());
+    assert_eq!(authorize(&s, &pairs("http://client.example/cb")).await, Err(400));
 }

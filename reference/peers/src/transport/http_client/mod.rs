@@ -320,6 +320,15 @@ impl HttpClientTransport {
         self.post_url = url;
     }
 
+    /// Sends header `name` with `value` on every request from now on (`None`: no longer). Its
+    /// value never shows in an [`Exchange`]: this is how credentials are set.
+    pub fn set_header(&mut self, name: HeaderName, value: Option<HeaderValue>) {
+        self.options.headers.retain(|(k, _)| *k != name);
+        if let Some(v) = value {
+            self.options.headers.push((name, v));
+        }
+    }
+
     /// Sends `MCP-Protocol-Version: version` from now on (after initialization, 2025-06-18+).
     pub fn set_protocol_version(&mut self, version: Option<String>) {
         self.protocol_version = version;

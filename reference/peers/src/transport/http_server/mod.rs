@@ -34,14 +34,14 @@ mod rules;
 mod session;
 mod streamable;
 
-pub use protect::Protection;
+pub use protect::{ChallengeMetadata, Protection, ELSEWHERE_PRM_PATH};
 pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
 
 use crate::faults::Fault;
 use crate::transport::{RecvError, SendError};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use mcpspec_protocol::framing::{Frame, DEFAULT_MAX_MESSAGE_BYTES};
 use mcpspec_protocol::revision::{Era, Revision};
@@ -141,6 +141,10 @@ pub struct HttpServerOptions {
     pub fault: Option<Fault>,
     /// The protected mode (`protect.rs`): an OAuth resource server trusting one issuer.
     pub protection: Option<Arc<Protection>>,
+    /// 2025-03-26's authorization base URL is the MCP server's origin: requests for these
+    /// paths are relayed to the authorization server at this address (and not logged here: it
+    /// logs them).
+    pub authorization_relay: Option<(SocketAddr, Vec<String>)>,
 }
 
 impl HttpServerOptions {
@@ -169,6 +173,7 @@ impl HttpServerOptions {
             limits: Limits::default(),
             fault: None,
             protection: None,
+            authorization_relay: None,
         }
     }
 }
@@ -186,11 +191,12 @@ pub struct Exchange {
     /// The path and query.
     pub path: String,
     /// The request headers MCP cares about (`accept`, `content-type`, `mcp-session-id`,
-    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values.
+    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values; and
+    /// `authorization` as its scheme alone (`Bearer …`), never the credential.
     pub request_headers: Vec<(String, String)>,
     pub status: u16,
     pub response_content_type: Option<String>,
-    /// The response headers MCP cares about (`mcp-session-id`, `allow`).
+    /// The response headers MCP cares about (`mcp-session-id`, `allow`, `www-authenticate`).
     pub response_headers: Vec<(String, String)>,
     /// The stream the response body is (a POST's stream, or the one a GET opened or resumed).
     pub stream: Option<u64>,
@@ -274,6 +280,16 @@ impl HttpListener {
     /// Binds and starts serving.
     pub async fn bind(options: HttpServerOptions) -> std::io::Result<HttpListener> {
         let tcp = tokio::net::TcpListener::bind(options.bind).await?;
+        HttpListener::serve_on(tcp, options)
+    }
+
+    /// Serves on a socket already bound (when the URL must be known before the options are,
+    /// as an authorization server at the same origin needs); loopback only, as [`Self::bind`]'s
+    /// callers ensure.
+    pub fn serve_on(
+        tcp: tokio::net::TcpListener,
+        options: HttpServerOptions,
+    ) -> std::io::Result<HttpListener> {
         let local_addr = tcp.local_addr()?;
         let (tx, sessions) = mpsc::channel(options.max_sessions.max(1));
         let idle = options.session_idle_timeout;
@@ -449,13 +465,22 @@ impl From<Response> for Reply {
 
 const LOGGED_REQUEST_HEADERS: [&str; 6] =
     ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "origin", "last-event-id"];
-const LOGGED_RESPONSE_HEADERS: [&str; 2] = ["mcp-session-id", "allow"];
+const LOGGED_RESPONSE_HEADERS: [&str; 3] = ["mcp-session-id", "allow", "www-authenticate"];
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    if let Some((to, paths)) = &endpoint.options.authorization_relay {
+        if paths.iter().any(|p| p == request.uri().path()) {
+            return relay(*to, request, endpoint.options.body_timeout).await;
+        }
+    }
     let method = request.method().to_string();
-    let path =
-        request.uri().path_and_query().map_or_else(|| request.uri().path().to_owned(), |p| p.to_string());
-    let request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    let path = logged_path(request.uri());
+    let mut request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    // Whether and how the request was authenticated, never the credential itself: the log
+    // reaches reports.
+    if let Some(scheme) = header_str(request.headers(), "authorization").and_then(|v| v.split(' ').next()) {
+        request_headers.push(("authorization".to_owned(), format!("{scheme} …")));
+    }
     let head = protect::Head { method: request.method(), uri: request.uri(), headers: request.headers() };
     let reply = match protect::guard(&endpoint, head).await {
         Some(refused_or_metadata) => refused_or_metadata,
@@ -490,6 +515,56 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         }
     }
     reply.response
+}
+
+/// Relays `request` to the authorization server at `to` (same path and query, the headers an
+/// OAuth request carries, the body) and its answer back; a failure is a 502.
+async fn relay(to: SocketAddr, request: Request, within: Duration) -> Response {
+    let (parts, body) = request.into_parts();
+    let target = format!("http://{to}{}", parts.uri.path_and_query().map_or("/", |p| p.as_str()));
+    let body = match tokio::time::timeout(within, axum::body::to_bytes(body, 64 * 1024)).await {
+        Ok(Ok(b)) => b,
+        _ => return status_only(StatusCode::BAD_REQUEST),
+    };
+    let Ok(http) = crate::transport::http_client::client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(within)
+        .build()
+    else {
+        return status_only(StatusCode::BAD_GATEWAY);
+    };
+    let mut out = http.request(parts.method.clone(), target).body(body.to_vec());
+    for name in [header::CONTENT_TYPE, header::AUTHORIZATION, header::ACCEPT] {
+        if let Some(v) = parts.headers.get(&name) {
+            out = out.header(name, v.clone());
+        }
+    }
+    let Ok(answer) = out.send().await else { return status_only(StatusCode::BAD_GATEWAY) };
+    let mut back = Response::builder().status(answer.status().as_u16());
+    for name in [header::CONTENT_TYPE, header::LOCATION, header::CACHE_CONTROL, header::WWW_AUTHENTICATE] {
+        if let Some(v) = answer.headers().get(name.as_str()) {
+            back = back.header(name, v.as_bytes());
+        }
+    }
+    let bytes = answer.bytes().await.unwrap_or_default();
+    back.body(Body::from(bytes)).unwrap_or_default()
+}
+
+/// The path and query as logged: an `access_token` in the query (RFC 6750 §2.3, which MCP
+/// forbids and the checks look for) keeps its name, its value becomes `[redacted]`. The log
+/// reaches reports, and a credential must not.
+fn logged_path(uri: &Uri) -> String {
+    let Some(query) = uri.query() else { return uri.path().to_owned() };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if url::form_urlencoded::parse(k.as_bytes()).any(|(k, _)| k == "access_token") => {
+                format!("{k}=[redacted]")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{}?{}", uri.path(), pairs.join("&"))
 }
 
 fn pick_headers(headers: &HeaderMap, names: &[&str]) -> Vec<(String, String)> {

@@ -31,27 +31,144 @@ const REFETCH_AFTER: Duration = Duration::from_secs(2);
 /// Clock skew tolerated on `exp` and `nbf`.
 const LEEWAY_SECS: u64 = 5;
 
+/// Where the 401 challenge says the protected resource metadata is: each is a correct
+/// server's choice, and client scenarios vary it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChallengeMetadata {
+    /// `resource_metadata` names the path-inserted well-known URL.
+    #[default]
+    WellKnown,
+    /// `resource_metadata` names a URL no well-known rule gives ([`ELSEWHERE_PRM_PATH`]), where
+    /// the metadata is served too: only a client that reads the challenge finds it there.
+    Elsewhere,
+    /// No `resource_metadata` (2025-11-25 on, the client falls back to the well-known URLs).
+    Absent,
+}
+
+/// The path of the metadata when the challenge names it [`ChallengeMetadata::Elsewhere`].
+pub const ELSEWHERE_PRM_PATH: &str = "/oauth/resource-metadata";
+
 /// What the endpoint trusts and requires.
 pub struct Protection {
     issuer: String,
     scopes: Vec<String>,
+    /// Scopes required on top of `scopes` once a request has been served: a step-up
+    /// (`basic/authorization.mdx#step-up-authorization-flow`).
+    step_up: Vec<String>,
+    /// Scopes the PRM lists beyond those required (`scopes_supported` is what the server
+    /// supports, the challenge what this request needs).
+    advertised: Vec<String>,
+    /// A step-up's challenge names only the scopes newly required, not all (2026-07-28: the
+    /// client asks for them with those it holds).
+    step_up_names_new_only: bool,
+    /// The authorization server the resource moves to once a request has been served: from
+    /// then on its PRM names this one, and only its tokens are taken
+    /// (`#authorization-server-binding`, 2026-07-28).
+    migrate_to: Option<String>,
+    challenge_metadata: ChallengeMetadata,
+    /// The challenge names the scopes required (RFC 6750 §3 `scope`).
+    challenge_scope: bool,
+    served: std::sync::atomic::AtomicUsize,
     keys: tokio::sync::Mutex<(Vec<Jwk>, Option<Instant>)>,
 }
 
 impl std::fmt::Debug for Protection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Protection").field("issuer", &self.issuer).field("scopes", &self.scopes).finish()
+        f.debug_struct("Protection")
+            .field("issuer", &self.issuer)
+            .field("migrate_to", &self.migrate_to)
+            .field("scopes", &self.scopes)
+            .field("step_up", &self.step_up)
+            .field("challenge_metadata", &self.challenge_metadata)
+            .field("challenge_scope", &self.challenge_scope)
+            .finish()
     }
 }
 
 impl Protection {
     /// Trusts tokens of `issuer` and requires `scopes` of each.
     pub fn new(issuer: String, scopes: Vec<String>) -> Protection {
-        Protection { issuer, scopes, keys: tokio::sync::Mutex::new((Vec::new(), None)) }
+        Protection {
+            issuer,
+            scopes,
+            step_up: Vec::new(),
+            advertised: Vec::new(),
+            step_up_names_new_only: false,
+            migrate_to: None,
+            challenge_metadata: ChallengeMetadata::default(),
+            challenge_scope: true,
+            served: std::sync::atomic::AtomicUsize::new(0),
+            keys: tokio::sync::Mutex::new((Vec::new(), None)),
+        }
     }
 
+    /// Requires `scopes` too once one request has been served (403 `insufficient_scope`
+    /// until a token carries them).
+    pub fn with_step_up(mut self, scopes: Vec<String>) -> Protection {
+        self.step_up = scopes;
+        self
+    }
+
+    /// A step-up's challenge names only the scopes newly required (else every scope required).
+    pub fn with_step_up_naming_new_scopes_only(mut self, new_only: bool) -> Protection {
+        self.step_up_names_new_only = new_only;
+        self
+    }
+
+    /// Knows the issuer's keys from the start (no discovery: 2025-03-26's authorization server
+    /// may serve no metadata at all).
+    pub fn with_keys(self, keys: Vec<Jwk>) -> Protection {
+        if let Ok(mut cache) = self.keys.try_lock() {
+            cache.0 = keys;
+        }
+        self
+    }
+
+    /// Lists `scopes` in the PRM's `scopes_supported` too, though no request needs them.
+    pub fn with_advertised_scopes(mut self, scopes: Vec<String>) -> Protection {
+        self.advertised = scopes;
+        self
+    }
+
+    /// Where the challenge says the metadata is.
+    pub fn with_challenge_metadata(mut self, at: ChallengeMetadata) -> Protection {
+        self.challenge_metadata = at;
+        self
+    }
+
+    /// Whether the challenge names the scopes required.
+    pub fn with_challenge_scope(mut self, named: bool) -> Protection {
+        self.challenge_scope = named;
+        self
+    }
+
+    /// Moves to the authorization server `issuer` once a request has been served (its keys
+    /// given with [`Self::with_keys`] too).
+    pub fn with_migration(mut self, issuer: String) -> Protection {
+        self.migrate_to = Some(issuer);
+        self
+    }
+
+    /// The issuer trusted now.
     pub fn issuer(&self) -> &str {
-        &self.issuer
+        match &self.migrate_to {
+            Some(to) if self.served.load(std::sync::atomic::Ordering::Relaxed) > 0 => to,
+            _ => &self.issuer,
+        }
+    }
+
+    /// Whether the step-up's scopes are required now.
+    fn stepped_up(&self) -> bool {
+        !self.step_up.is_empty() && self.served.load(std::sync::atomic::Ordering::Relaxed) > 0
+    }
+
+    /// The scopes a token needs now: the base ones, and the step-up's once a request was served.
+    fn required(&self) -> Vec<String> {
+        let mut out = self.scopes.clone();
+        if self.stepped_up() {
+            out.extend(self.step_up.iter().filter(|s| !self.scopes.contains(s)).cloned());
+        }
+        out
     }
 
     /// The key `kid` of the issuer's JWKS, fetched when not known yet (at most once per
@@ -69,7 +186,7 @@ impl Protection {
             return Err("no key of the issuer has this key id".into());
         }
         cache.1 = Some(Instant::now());
-        cache.0 = tokio::time::timeout(FETCH_TIMEOUT, fetch_keys(&self.issuer))
+        cache.0 = tokio::time::timeout(FETCH_TIMEOUT, fetch_keys(self.issuer()))
             .await
             .map_err(|_| format!("the issuer's keys did not arrive within {FETCH_TIMEOUT:?}"))??;
         find(&cache.0).ok_or_else(|| "no key of the issuer has this key id".into())
@@ -120,10 +237,18 @@ fn endpoint_url(endpoint: &Endpoint) -> url::Url {
     url::Url::parse(&resource(endpoint)).expect("an address and a path make a URL")
 }
 
-/// Where the PRM is served: path-inserted, then the root (RFC 9728 §3.1).
-fn prm_paths(endpoint: &Endpoint) -> [String; 2] {
+/// Where the PRM is served: path-inserted, then the root (RFC 9728 §3.1), and where the
+/// challenge names it when that is elsewhere.
+fn prm_paths(endpoint: &Endpoint, p: &Protection) -> Vec<String> {
     let u = endpoint_url(endpoint);
-    [well_known_inserted(&u, PRM_SUFFIX).path().to_owned(), well_known_root(&u, PRM_SUFFIX).path().to_owned()]
+    let mut out = vec![
+        well_known_inserted(&u, PRM_SUFFIX).path().to_owned(),
+        well_known_root(&u, PRM_SUFFIX).path().to_owned(),
+    ];
+    if p.challenge_metadata == ChallengeMetadata::Elsewhere {
+        out.push(ELSEWHERE_PRM_PATH.to_owned());
+    }
+    out
 }
 
 fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
@@ -136,9 +261,14 @@ fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
         Some(Fault::AuthPrmNoAuthorizationServers) => json!([]),
         // Port 1 on loopback: nothing listens, so no metadata is ever found there.
         Some(Fault::AuthPrmDeadAuthorizationServer) => json!(["http://127.0.0.1:1/nowhere"]),
-        _ => json!([p.issuer]),
+        _ => json!([p.issuer()]),
     };
     let mut scopes = p.scopes.clone();
+    for s in p.step_up.iter().chain(&p.advertised) {
+        if !scopes.contains(s) {
+            scopes.push(s.clone());
+        }
+    }
     if fault(endpoint, Fault::AuthOfflineAccessAdvertised) {
         scopes.push("offline_access".into());
     }
@@ -156,18 +286,31 @@ fn challenge(endpoint: &Endpoint, p: &Protection, denial: &Denial) -> BearerChal
     let no_metadata = matches!(
         endpoint.options.fault,
         Some(Fault::AuthChallengeWithoutMetadata | Fault::AuthPrmUndiscoverable)
-    );
-    let mut scope = p.scopes.clone();
+    ) || p.challenge_metadata == ChallengeMetadata::Absent;
+    // RFC 6750 §3: the scope needed for the request; or, when the scenario asks, only the
+    // scopes a step-up adds: the client asks for them with those it holds
+    // (`#scope-selection-strategy`, 2026-07-28).
+    let mut scope = match denial {
+        Denial::Scope if p.stepped_up() && p.step_up_names_new_only => p.step_up.clone(),
+        _ => p.required(),
+    };
     if fault(endpoint, Fault::AuthOfflineAccessAdvertised) {
         scope.push("offline_access".into());
     }
+    let named_scope = p.challenge_scope && !fault(endpoint, Fault::AuthChallengeWithoutScope);
     let mut c = BearerChallenge {
         resource_metadata: (!no_metadata).then(|| {
             let u = endpoint_url(endpoint);
-            well_known_inserted(&u, PRM_SUFFIX).to_string()
+            match p.challenge_metadata {
+                ChallengeMetadata::Elsewhere => {
+                    let mut at = u.clone();
+                    at.set_path(ELSEWHERE_PRM_PATH);
+                    at.to_string()
+                }
+                _ => well_known_inserted(&u, PRM_SUFFIX).to_string(),
+            }
         }),
-        scope: (!scope.is_empty() && !fault(endpoint, Fault::AuthChallengeWithoutScope))
-            .then(|| scope.join(" ")),
+        scope: (!scope.is_empty() && named_scope).then(|| scope.join(" ")),
         ..BearerChallenge::default()
     };
     match denial {
@@ -210,7 +353,7 @@ fn refusal(endpoint: &Endpoint, p: &Protection, denial: Denial) -> Reply {
 pub(super) async fn guard(endpoint: &Endpoint, request: Head<'_>) -> Option<Reply> {
     let p = endpoint.options.protection.as_deref()?;
     let path = request.uri.path();
-    if *request.method == Method::GET && prm_paths(endpoint).iter().any(|x| x == path) {
+    if *request.method == Method::GET && prm_paths(endpoint, p).iter().any(|x| x == path) {
         if fault(endpoint, Fault::AuthPrmUndiscoverable) {
             return Some(Reply::plain(super::status_only(StatusCode::NOT_FOUND)));
         }
@@ -273,10 +416,11 @@ async fn check(endpoint: &Endpoint, p: &Protection, request: Head<'_>) -> Result
             _ => Vec::new(),
         },
     };
-    let lacking = p.scopes.iter().any(|s| !granted.contains(s));
+    let lacking = p.required().iter().any(|s| !granted.contains(s));
     if lacking && !fault(endpoint, Fault::AuthNoScopeCheck) {
         return Err(Denial::Scope);
     }
+    p.served.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }
 
@@ -321,7 +465,7 @@ async fn verify(endpoint: &Endpoint, p: &Protection, token: &str) -> Result<Valu
         return Err("the token is not valid yet".into());
     }
     if !fault(endpoint, Fault::AuthIgnoresIssuer)
-        && claims.get("iss").and_then(Value::as_str) != Some(p.issuer.as_str())
+        && claims.get("iss").and_then(Value::as_str) != Some(p.issuer())
     {
         return Err("the token was issued by another authorization server".into());
     }

@@ -3,6 +3,7 @@
 //! are thin; the session logic lives in `mcpspec::session::client`. Kept in the binary crate,
 //! like the server steps (cucumber's step registration does not cross crates).
 
+mod auth;
 mod cancellation;
 mod elicitation;
 mod http;
@@ -55,6 +56,9 @@ pub struct ClientWorld {
     /// At a modern revision, the client began with `initialize`: it speaks only the legacy era,
     /// the scenario is skipped, and its session (of another era) is not judged either.
     pub legacy_only: bool,
+    /// Over a protected endpoint: the client got through (its first session began); a client
+    /// that rightly refused to authorize never does.
+    pub authorized: bool,
 }
 
 impl std::fmt::Debug for ClientWorld {
@@ -110,6 +114,7 @@ impl ClientWorld {
             sent_params: None,
             last_result: None,
             legacy_only: false,
+            authorized: false,
         }
     }
 
@@ -199,6 +204,17 @@ async fn a_client_connected(w: &mut ClientWorld) -> Result<(), Halt> {
 /// Starts the client command against the scenario server (scripted by `script`), over the
 /// transport the run certifies, and waits for it to connect.
 pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result<(), Halt> {
+    connect_or_refused(w, script, false).await
+}
+
+/// [`connect`]; with `may_refuse`, a client that never starts a session is no failure here (over
+/// a protected endpoint, refusing to authorize can be what the scenario requires): whether it
+/// did is in [`ClientWorld::authorized`].
+pub(super) async fn connect_or_refused(
+    w: &mut ClientWorld,
+    script: ServerScript,
+    may_refuse: bool,
+) -> Result<(), Halt> {
     let ctx = w.ctx();
     let scenario = w.scenario.id().to_owned();
     let slot = mcpspec::session::starts::turn().await;
@@ -244,7 +260,11 @@ pub(super) async fn connect(w: &mut ClientWorld, script: ServerScript) -> Result
         _ => "the client connects to the scenario server's URL",
     };
     w.session = Some(session);
-    accepted.map_err(|e| w.lost(expected.into(), e))
+    w.authorized = accepted.is_ok();
+    match accepted {
+        Err(_) if may_refuse => Ok(()),
+        other => other.map_err(|e| w.lost(expected.into(), e)),
+    }
 }
 
 #[then("the client's first message is an initialize request")]

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 /// A client whose first request is `initialize` speaks only the legacy era: the scenario is
 /// skipped, with the reason, as the server suite skips a revision a server counter-offers (a
 /// dual-era client probes first, and a modern one never sends `initialize`).
-fn legacy_only(w: &mut ClientWorld) -> Result<(), Halt> {
+pub(super) fn legacy_only(w: &mut ClientWorld) -> Result<(), Halt> {
     let received = &w.session()?.received;
     let first = received.iter().find(|v| v.get("method").is_some() && v.get("id").is_some());
     let legacy = first.is_some_and(is_initialize);

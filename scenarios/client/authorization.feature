@@ -1,0 +1,155 @@
+@transport:http @since:2025-03-26
+Feature: Authorization: an OAuth client
+  The scenario server is protected: its endpoint answers 401 with a Bearer challenge until the
+  client presents a token of mcpspec's authorization server, issued for it. The client finds the
+  protected resource metadata (RFC 9728), the authorization server's metadata (RFC 8414 or OpenID
+  Connect, in the revision's order), registers (pre-registered credentials in
+  MCP_CONFORMANCE_CONTEXT, else dynamic registration), and walks the authorization code flow
+  with PKCE. The authorization endpoint approves at once with a 302 to the redirect URI: a client
+  that reads the Location (or follows it) completes the flow headless. Each scenario sets up the
+  authorization server as its table says and judges one rule on what both servers saw. At
+  2025-03-26, which has no protected resource metadata, the authorization server answers at the
+  MCP server's origin.
+
+  @id:client-authorization/legacy-metadata-at-origin @MUST @spec:basic/authorization.mdx#authorization-base-url @until:2025-03-26
+  Scenario: the client looks for the authorization server's metadata at the MCP server's origin
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, with metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "legacy-metadata-at-origin"
+
+  @id:client-authorization/legacy-default-endpoints @MUST @spec:basic/authorization.mdx#fallbacks-for-servers-without-metadata-discovery @until:2025-03-26
+  Scenario: without metadata, the client uses the default endpoints at the origin
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, default endpoints only |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "legacy-default-endpoints"
+
+  @id:client-authorization/prm-from-challenge @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18
+  Scenario: the client fetches the protected resource metadata the challenge names
+    Given a client connected to a protected scenario server
+      | challenge | metadata elsewhere |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "prm-from-challenge"
+
+  @id:client-authorization/prm-well-known-fallback @MUST @spec:basic/authorization.mdx#protected-resource-metadata-discovery-requirements @since:2025-11-25
+  Scenario: without resource_metadata in the challenge, the client tries the well-known URLs in order
+    Given a client connected to a protected scenario server
+      | challenge | no metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "prm-well-known-order"
+
+  @id:client-authorization/as-discovery-order @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2025-11-25
+  Scenario: the client looks for the authorization server's metadata in the revision's order
+    Given a client connected to a protected scenario server
+      | issuer path | /tenant1        |
+      | metadata    | openid-appended |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "as-discovery-order"
+
+  @id:client-authorization/issuer-mismatch @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2026-07-28
+  Scenario: the client does not use metadata whose issuer is not the issuer it looked up
+    Given a client connected to a protected scenario server
+      | fault | issuer-mismatch |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "issuer-mismatch-refused"
+
+  @id:client-authorization/pkce-s256 @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-06-18
+  Scenario: the client uses PKCE with S256
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pkce-s256"
+
+  @id:client-authorization/pkce-support-required @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-11-25
+  Scenario: the client does not authorize when the metadata lists no PKCE methods
+    Given a client connected to a protected scenario server
+      | fault | no-challenge-methods |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pkce-support-required"
+
+  @id:client-authorization/state @SHOULD @spec:basic/authorization.mdx#open-redirection @since:2025-06-18
+  Scenario: the client sends state in its authorization request
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "state"
+
+  @id:client-authorization/resource-parameter @MUST @spec:basic/authorization.mdx#resource-parameter-implementation @since:2025-06-18
+  Scenario: the client names the server's canonical URI as resource in both requests
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "resource"
+
+  @id:client-authorization/redirect-uri @MUST @spec:basic/authorization.mdx#communication-security @since:2025-06-18
+  Scenario: the client's redirect URIs are https or loopback
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "redirect-uri"
+
+  @id:client-authorization/bearer-header @MUST @spec:basic/authorization.mdx#token-requirements
+  Scenario: the client sends its token in the Authorization header of every request
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "bearer-header"
+
+  @id:client-authorization/no-token-in-query @MUST @spec:basic/authorization.mdx#token-requirements
+  Scenario: the client never puts its token in the query string
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "no-token-in-query"
+
+  @id:client-authorization/scope-from-challenge @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: the client asks for the scopes of the challenge, not all the metadata lists
+    Given a client connected to a protected scenario server
+      | advertised scopes | mcp:admin |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "scope-from-challenge"
+
+  @id:client-authorization/scope-from-metadata @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: without a scope in the challenge, the client asks for the metadata's scopes_supported
+    Given a client connected to a protected scenario server
+      | challenge         | no scope  |
+      | advertised scopes | mcp:admin |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "scope-from-metadata"
+
+  @id:client-authorization/step-up @SHOULD @spec:basic/authorization.mdx#step-up-authorization-flow @since:2025-11-25
+  Scenario: on 403 insufficient_scope the client authorizes again for the union of scopes
+    Given a client connected to a protected scenario server
+      | step-up scopes | mcp:write |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "step-up"
+
+  @id:client-authorization/step-up-keeps-scopes @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2026-07-28
+  Scenario: on a step-up challenge naming only the new scopes, the client asks for them with those it holds
+    Given a client connected to a protected scenario server
+      | step-up scopes    | mcp:write           |
+      | step-up challenge | the new scopes only |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "step-up"
+
+  @id:client-authorization/no-credential-reuse @MUST @spec:basic/authorization.mdx#authorization-server-binding @since:2026-07-28
+  Scenario: when the resource moves to another authorization server, the client registers there anew
+    Given a client connected to a protected scenario server
+      | authorization server | changes after the first request |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "no-credential-reuse"
+
+  @id:client-authorization/iss-mismatch @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client does not redeem a code whose iss names another issuer
+    Given a client connected to a protected scenario server
+      | fault | wrong-iss |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-refused"
+
+  @id:client-authorization/pre-registration @SHOULD @spec:basic/authorization.mdx#client-registration-approaches @since:2025-11-25 @until:2025-11-25
+  Scenario: the client uses the pre-registered credentials it was given
+    Given a client connected to a protected scenario server
+      | registration | pre-registered |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pre-registration"
+
+  @id:client-authorization/dcr-application-type @MUST @spec:basic/authorization.mdx#application-type-and-redirect-uri-constraints @since:2026-07-28
+  Scenario: the client names its application_type when it registers
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "application-type"
