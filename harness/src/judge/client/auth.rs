@@ -156,6 +156,18 @@ impl AuthRule {
     /// the authorization server the resource moved to neither reused nor renewed anything there
     /// (the change shows only to a client that looks at the metadata again).
     pub fn not_judged(self, f: &AuthFlow<'_>) -> Option<String> {
+        // Authorization is OPTIONAL (basic/authorization.mdx): a client that never set out on
+        // the flow does not support it, and no rule of the flow is kept or broken by it (not
+        // even those that ask the client to stop short: a client that never starts proves
+        // nothing).
+        if !attempted(f) {
+            return Some(
+                "the client never set out to authorize (no metadata fetched, no request to an \
+                 authorization server, no token sent): it does not support authorization, which is \
+                 optional"
+                    .into(),
+            );
+        }
         match (self, f.next) {
             (AuthRule::NoCredentialReuse, Some((issuer, []))) => Some(format!(
                 "the client never turned to the authorization server the resource moved to ({issuer}): \
@@ -609,6 +621,22 @@ fn no_credential_reuse(f: &AuthFlow<'_>) -> Judgement {
     )
 }
 
+/// Whether the client set out on the authorization flow at all: it fetched a metadata document
+/// (or, at 2025-03-26, a default endpoint at the origin) from the MCP server, spoke to the
+/// authorization server, or sent a token.
+fn attempted(f: &AuthFlow<'_>) -> bool {
+    let at_origin = |path: &str| {
+        path.contains("/.well-known/")
+            || path.contains("resource-metadata")
+            || ["/authorize", "/token", "/register"].iter().any(|p| path.starts_with(p))
+    };
+    !f.authorization_server.is_empty()
+        || f.next.is_some_and(|(_, exchanges)| !exchanges.is_empty())
+        || f.mcp
+            .iter()
+            .any(|e| at_origin(&e.path) || e.request_headers.iter().any(|(k, _)| k == "authorization"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,5 +791,21 @@ mod tests {
         assert!(!AuthRule::PrmFromChallenge.judge(&f.flow()).ok);
         assert_eq!(AuthRule::from_name("step-up"), Some(AuthRule::StepUp));
         assert!(AuthRule::ALL.iter().all(|r| AuthRule::from_name(r.name()) == Some(*r)));
+    }
+
+    /// A client without authorization support (it stops at the 401) is skipped by every rule,
+    /// those that would pass on no authorization request included.
+    #[test]
+    fn a_client_that_never_authorizes_is_not_judged() {
+        let mut f = good();
+        f.asx.clear();
+        f.mcp.truncate(1);
+        for rule in [AuthRule::PkceS256, AuthRule::IssuerMismatchRefused, AuthRule::PkceSupportRequired] {
+            assert!(rule.not_judged(&f.flow()).is_some(), "{rule:?}");
+        }
+        // A metadata fetch alone is a start.
+        f.mcp.push(mcp_x("GET", "/oauth/resource-metadata", false, 200, Instant::now()));
+        assert!(AuthRule::PkceS256.not_judged(&f.flow()).is_none());
+        assert!(AuthRule::PkceS256.not_judged(&good().flow()).is_none());
     }
 }
