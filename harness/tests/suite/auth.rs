@@ -101,18 +101,7 @@ fn assert_caught(fault: &str, revision: &str, check: &str, verdict: &str) {
     assert_no_leftovers(&run.marker);
 }
 
-/// One test per fault of the protected mode: the revision it shows in, the check that catches
-/// it, and the verdict (MUST → failed, SHOULD → warning).
-macro_rules! caught {
-    ($($name:ident: $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
-        $(#[test]
-        fn $name() {
-            assert_caught($fault, $rev, $check, $verdict);
-        })*
-    };
-}
-
-caught! {
+caught_by! { assert_caught;
     error_without_token: "auth-error-without-token" at "2025-03-26" => "authorization/no-error-without-token" "warning";
     no_challenge: "auth-no-challenge" at "2025-11-25" => "authorization/unauthenticated-401" "failed";
     challenge_without_metadata: "auth-challenge-without-metadata" at "2025-06-18" => "authorization/challenge-resource-metadata" "failed";

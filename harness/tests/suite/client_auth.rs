@@ -4,7 +4,7 @@
 //! that has them (2025-03-26: the authorization server at the MCP server's origin); each `auth-` fault of the reference client is caught by the check that names
 //! it; and no secret (token, code, verifier, client secret) reaches a report or the console.
 
-use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
+use crate::support::{assert_no_leftovers, caught_by, run, Run, MCPSPEC};
 use std::time::Duration;
 
 /// The client authorization scenarios at `revision` against the reference client (with
@@ -127,18 +127,7 @@ fn assert_caught(fault: &str, revision: &str, check: &str, verdict: &str) {
     }
 }
 
-/// One test per fault of the reference client's OAuth flow: the revision it shows in, the check
-/// that catches it, and the verdict (MUST → failed, SHOULD → warning).
-macro_rules! caught {
-    ($($name:ident: $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
-        $(#[test]
-        fn $name() {
-            assert_caught($fault, $rev, $check, $verdict);
-        })*
-    };
-}
-
-caught! {
+caught_by! { assert_caught;
     no_pkce: "auth-no-pkce" at "2025-06-18" => "client-authorization/pkce-s256" "failed";
     plain_pkce: "auth-plain-pkce" at "2025-11-25" => "client-authorization/pkce-s256" "failed";
     ignores_pkce_support: "auth-ignores-pkce-support" at "2025-11-25" => "client-authorization/pkce-support-required" "failed";

@@ -114,18 +114,7 @@ fn assert_caught_at(fault: &str, revision: &str, check: &str, verdict: &str) {
     assert_no_leftovers(&run.marker);
 }
 
-/// One test per fault: the fault, the revision it shows in, the check that catches it, and
-/// the verdict (MUST → failed, SHOULD → warning).
-macro_rules! caught {
-    ($($name:ident: $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
-        $(#[test]
-        fn $name() {
-            assert_caught_at($fault, $rev, $check, $verdict);
-        })*
-    };
-}
-
-caught! {
+caught_by! { assert_caught_at;
     tool_schema_invalid: "tool-schema-invalid" at "2025-11-25" => "schema/dialect-valid" "failed";
     meta_key_malformed: "meta-key-malformed" at "2025-06-18" => "meta/key-format" "failed";
     unknown_method_wrong_code: "unknown-method-wrong-code" at "2025-11-25" => "jsonrpc/unknown-method" "failed";
@@ -166,7 +155,7 @@ caught! {
 
 // The modern era (2026-07-28): each deliberate defect of the reference server's modern
 // rules, caught by the check that names the clause it breaks.
-caught! {
+caught_by! { assert_caught_at;
     modern_discover_missing_cache_hints: "modern-discover-missing-cache-hints" at "2026-07-28" => "caching/hints" "failed";
     modern_discover_lists_undeclared: "modern-discover-lists-undeclared" at "2026-07-28" => "discover/capabilities-honest[prompts/list]" "failed";
     modern_meta_not_required: "modern-meta-not-required" at "2026-07-28" => "meta/required[is missing]" "failed";
@@ -268,7 +257,7 @@ fn pretty_printed_json_is_reported_once_and_judged_on_its_merits() {
 
 // Tasks (2025-11-25, experimental): each deliberate defect of the reference server's tasks,
 // caught by the scenario that names the clause it breaks.
-caught! {
+caught_by! { assert_caught_at;
     task_result_without_related_task: "task-result-without-related-task" at "2025-11-25" => "tasks/result-exact" "failed";
     task_cancel_terminal_accepted: "task-cancel-terminal-accepted" at "2025-11-25" => "tasks/cancel-terminal-error" "failed";
     task_unknown_wrong_code: "task-unknown-wrong-code" at "2025-11-25" => "tasks/unknown-task" "failed";

@@ -279,3 +279,16 @@ impl Drop for ServedReference {
         let _ = self.child.wait();
     }
 }
+
+/// One test per row of a fault table: the fault, the revision it shows in, the check that
+/// catches it, and the verdict (MUST → failed, SHOULD → warning), asserted by `$assert`
+/// (`fn(fault, revision, check, verdict)`, the table's own run of mcpspec).
+macro_rules! caught_by {
+    ($assert:ident; $($name:ident: $fault:literal at $rev:literal => $check:literal $verdict:literal;)*) => {
+        $(#[test]
+        fn $name() {
+            $assert($fault, $rev, $check, $verdict);
+        })*
+    };
+}
+pub(crate) use caught_by;
