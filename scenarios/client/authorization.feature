@@ -4,7 +4,8 @@ Feature: Authorization: an OAuth client
   client presents a token of mcpspec's authorization server, issued for it. The client finds the
   protected resource metadata (RFC 9728), the authorization server's metadata (RFC 8414 or OpenID
   Connect, in the revision's order), registers (pre-registered credentials in
-  MCP_CONFORMANCE_CONTEXT, else dynamic registration), and walks the authorization code flow
+  MCP_CONFORMANCE_CONTEXT, a client ID metadata document where the authorization server takes
+  one, else dynamic registration), and walks the authorization code flow
   with PKCE. The authorization endpoint approves at once with a 302 to the redirect URI: a client
   that reads the Location (or follows it) completes the flow headless. Each scenario sets up the
   authorization server as its table says and judges one rule on what both servers saw. At
@@ -53,6 +54,13 @@ Feature: Authorization: an OAuth client
       | fault | issuer-mismatch |
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "issuer-mismatch-refused"
+
+  @id:client-authorization/resource-mismatch @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18
+  Scenario: the client uses no protected resource metadata that names another server as its resource
+    Given a client connected to a protected scenario server
+      | protected resource metadata | names another server |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "resource-mismatch-refused"
 
   @id:client-authorization/pkce-s256 @MUST @spec:basic/authorization.mdx#authorization-code-protection @since:2025-06-18
   Scenario: the client uses PKCE with S256
@@ -112,6 +120,14 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "scope-from-metadata"
 
+  @id:client-authorization/scope-omitted @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: with no scope in the challenge and no scopes_supported, the client asks for no scope
+    Given a client connected to a protected scenario server
+      | scopes    | none     |
+      | challenge | no scope |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "scope-omitted"
+
   @id:client-authorization/step-up @SHOULD @spec:basic/authorization.mdx#step-up-authorization-flow @since:2025-11-25
   Scenario: on 403 insufficient_scope the client authorizes again for the union of scopes
     Given a client connected to a protected scenario server
@@ -127,6 +143,13 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "step-up"
 
+  @id:client-authorization/step-up-retry-limit @SHOULD @spec:basic/authorization.mdx#step-up-authorization-flow @since:2025-11-25
+  Scenario: refused for its scope whatever its token holds, the client stops stepping up
+    Given a client connected to a protected scenario server
+      | every token | lacks a scope |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "step-up-retry-limit"
+
   @id:client-authorization/no-credential-reuse @MUST @spec:basic/authorization.mdx#authorization-server-binding @since:2026-07-28
   Scenario: when the resource moves to another authorization server, the client registers there anew
     Given a client connected to a protected scenario server
@@ -138,6 +161,20 @@ Feature: Authorization: an OAuth client
   Scenario: the client does not redeem a code whose iss names another issuer
     Given a client connected to a protected scenario server
       | fault | wrong-iss |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-refused"
+
+  @id:client-authorization/iss-unadvertised @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client compares an iss the authorization server sends without advertising it
+    Given a client connected to a protected scenario server
+      | fault | wrong-iss-unadvertised |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-refused"
+
+  @id:client-authorization/iss-missing @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client does not redeem a code whose redirect leaves out the iss the authorization server advertises
+    Given a client connected to a protected scenario server
+      | fault | no-iss |
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "iss-mismatch-refused"
 
@@ -153,3 +190,30 @@ Feature: Authorization: an OAuth client
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "application-type"
+
+  @id:client-authorization/token-endpoint-auth @MUST @spec:basic/authorization.mdx#standards-compliance @since:2025-06-18
+  Scenario Outline: the client authenticates at the token endpoint the one way it takes (<method>)
+    Given a client connected to a protected scenario server
+      | token endpoint auth | <method> |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "token-endpoint-auth"
+
+    Examples:
+      | method              |
+      | client_secret_basic |
+      | client_secret_post  |
+      | none                |
+
+  @id:client-authorization/client-id-metadata-document @SHOULD @spec:basic/authorization.mdx#client-id-metadata-documents @since:2025-11-25
+  Scenario: where the authorization server takes client ID metadata documents, the client names itself by one
+    Given a client connected to a protected scenario server
+      | registration | client ID metadata document |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "client-id-metadata-document"
+
+  @id:client-authorization/client-id-metadata-document-url @MUST @spec:basic/authorization.mdx#implementation-requirements @since:2025-11-25
+  Scenario: a client named by its metadata document names an https URL with a path, whose document names it
+    Given a client connected to a protected scenario server
+      | registration | client ID metadata document |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "client-id-metadata-document-valid"

@@ -109,6 +109,9 @@ async def main() -> None:
         storage=Memory(context),
         redirect_handler=browser.redirect,
         callback_handler=browser.callback,
+        # The client ID metadata document the client names itself by where the authorization
+        # server takes one (nothing is hosted there: `.invalid` is reserved).
+        client_metadata_url="https://mcpspec-interop.invalid/python-sdk-oauth-client.json",
     )
     http = httpx2.AsyncClient(auth=provider, timeout=httpx2.Timeout(10, read=30))
     async with http:

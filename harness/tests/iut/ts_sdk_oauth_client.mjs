@@ -48,6 +48,11 @@ class HeadlessProvider {
   get redirectUrl() {
     return "http://127.0.0.1:33419/callback";
   }
+  // The client ID metadata document the client names itself by where the authorization server
+  // takes one (nothing is hosted there: `.invalid` is reserved).
+  get clientMetadataUrl() {
+    return "https://mcpspec-interop.invalid/ts-sdk-oauth-client.json";
+  }
   get clientMetadata() {
     return {
       client_name: "mcpspec-interop-ts-oauth",

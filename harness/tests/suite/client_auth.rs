@@ -54,6 +54,10 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/state",
             "client-authorization/resource-parameter",
             "client-authorization/redirect-uri",
+            "client-authorization/resource-mismatch",
+            "client-authorization/token-endpoint-auth[client_secret_basic]",
+            "client-authorization/token-endpoint-auth[client_secret_post]",
+            "client-authorization/token-endpoint-auth[none]",
         ]);
     }
     if revision >= "2025-11-25" {
@@ -64,6 +68,10 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/scope-from-challenge",
             "client-authorization/scope-from-metadata",
             "client-authorization/step-up",
+            "client-authorization/step-up-retry-limit",
+            "client-authorization/scope-omitted",
+            "client-authorization/client-id-metadata-document",
+            "client-authorization/client-id-metadata-document-url",
         ]);
     }
     if revision == "2025-11-25" {
@@ -76,6 +84,8 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/dcr-application-type",
             "client-authorization/step-up-keeps-scopes",
             "client-authorization/no-credential-reuse",
+            "client-authorization/iss-unadvertised",
+            "client-authorization/iss-missing",
         ]);
     }
     ids.sort();
@@ -152,4 +162,12 @@ caught_by! { assert_caught;
     legacy_keeps_path: "auth-legacy-keeps-path" at "2025-03-26" => "client-authorization/legacy-metadata-at-origin" "failed";
     reuses_credentials: "auth-reuses-credentials" at "2026-07-28" => "client-authorization/no-credential-reuse" "failed";
     token_in_query_2025_03_26: "auth-token-in-query" at "2025-03-26" => "client-authorization/no-token-in-query" "failed";
+    ignores_prm_resource: "auth-ignores-prm-resource" at "2025-06-18" => "client-authorization/resource-mismatch" "failed";
+    unbounded_step_up: "auth-unbounded-step-up" at "2025-11-25" => "client-authorization/step-up-retry-limit" "warning";
+    ignores_auth_method: "auth-ignores-auth-method" at "2025-06-18" => "client-authorization/token-endpoint-auth[client_secret_post]" "failed";
+    ignores_cimd: "auth-ignores-cimd" at "2025-11-25" => "client-authorization/client-id-metadata-document" "warning";
+    cimd_http_url: "auth-cimd-http-url" at "2026-07-28" => "client-authorization/client-id-metadata-document-url" "failed";
+    scope_when_undefined: "auth-scope-when-undefined" at "2025-11-25" => "client-authorization/scope-omitted" "warning";
+    ignores_missing_iss: "auth-ignores-iss" at "draft" => "client-authorization/iss-missing" "failed";
+    iss_only_when_advertised: "auth-iss-only-when-advertised" at "2026-07-28" => "client-authorization/iss-unadvertised" "failed";
 }

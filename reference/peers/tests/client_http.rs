@@ -25,7 +25,7 @@ async fn client_against(server: Vec<Revision>, scenario: Option<&str>) -> Result
     });
     let mut supported = Revision::LEGACY.to_vec();
     supported.push(Revision::V2026_07_28);
-    let run = run_http(url, Flavor::Streamable, supported, scenario, None, T);
+    let run = run_http(url, Flavor::Streamable, supported, scenario, None, T, None);
     let outcome = tokio::time::timeout(T * 3, run).await.unwrap_or_else(|_| Err("no end in time".into()));
     task.abort();
     outcome

@@ -7,6 +7,7 @@
 //!   parsed and formatted;
 //! - [`metadata`]: protected resource metadata (RFC 9728) and authorization server metadata
 //!   (RFC 8414, OpenID Connect Discovery 1.0), with what makes each valid;
+//! - [`client_id`]: client ID metadata documents (an https URL as `client_id`, its document);
 //! - [`discovery`]: the well-known URLs a client tries, per revision, in the spec's order;
 //! - [`grant`]: the authorization-code grant as a client speaks it: the authorization request,
 //!   the response read from the redirect, the token and registration responses;
@@ -17,6 +18,7 @@
 //! (2026-07-28). No randomness and no I/O here: a verifier is made from bytes its caller drew.
 
 pub mod challenge;
+pub mod client_id;
 pub mod discovery;
 pub mod grant;
 pub mod metadata;

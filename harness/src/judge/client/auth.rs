@@ -7,7 +7,7 @@
 //! their presence, never by their value.
 
 use mcpspec_protocol::auth::discovery::{as_metadata_urls, prm_urls};
-use mcpspec_protocol::auth::{metadata::is_loopback, pkce, split_scope, CanonicalResource};
+use mcpspec_protocol::auth::{client_id, metadata::is_loopback, pkce, split_scope, CanonicalResource};
 use mcpspec_protocol::Revision;
 use mcpspec_reference::auth::AsExchange;
 use mcpspec_reference::transport::http_server::Exchange;
@@ -37,6 +37,8 @@ pub struct AuthFlow<'a> {
     pub preregistered: Option<&'a str>,
     /// The authorization server the resource moved to, and its exchanges.
     pub next: Option<(&'a str, &'a [AsExchange])>,
+    /// The token endpoint's client authentication methods, as its metadata lists them.
+    pub token_auth_methods: &'a [String],
 }
 
 /// One judgement: kept or not, the rule's expectation, what was seen.
@@ -82,6 +84,8 @@ pub enum AuthRule {
     ScopeFromChallenge,
     /// Without a challenged scope, the first authorization asks for `scopes_supported`.
     ScopeFromMetadata,
+    /// With neither, the first authorization asks for no scope.
+    ScopeOmitted,
     /// A 403 `insufficient_scope` is answered by authorizing again for the union of scopes.
     StepUp,
     /// A redirect whose `iss` is not the issuer's is not redeemed (RFC 9207 §2.4).
@@ -97,10 +101,28 @@ pub enum AuthRule {
     /// After the resource moves to another authorization server, the client registers there
     /// anew: the client id of the first one is never presented to the second.
     NoCredentialReuse,
+    /// Metadata naming another resource is not used (RFC 9728 §3.3): no authorization.
+    ResourceMismatchRefused,
+    /// Refused with 403 `insufficient_scope` whatever it holds, the client stops stepping up:
+    /// at most three authorizations.
+    StepUpRetryLimit,
+    /// The token requests authenticate the client with the method the token endpoint takes
+    /// (RFC 6749 §2.3, RFC 8414 `token_endpoint_auth_methods_supported`).
+    TokenEndpointAuth,
+    /// Where the authorization server takes client ID metadata documents, the client names
+    /// itself by one rather than registering.
+    ClientIdMetadataDocument,
+    /// A `client_id` in URL form is https with a path, and its document (when the authorization
+    /// server could fetch it) names it and the redirect URI used.
+    ClientIdMetadataDocumentValid,
 }
 
+/// How many authorizations a client may make in a row while every token is refused for its
+/// scope: the first and two step-ups (the official suite's limit too).
+pub const STEP_UP_ATTEMPTS: usize = 3;
+
 impl AuthRule {
-    pub const ALL: [AuthRule; 20] = [
+    pub const ALL: [AuthRule; 26] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -114,6 +136,7 @@ impl AuthRule {
         AuthRule::NoTokenInQuery,
         AuthRule::ScopeFromChallenge,
         AuthRule::ScopeFromMetadata,
+        AuthRule::ScopeOmitted,
         AuthRule::StepUp,
         AuthRule::IssMismatchRefused,
         AuthRule::PreRegistration,
@@ -121,6 +144,11 @@ impl AuthRule {
         AuthRule::LegacyMetadataAtOrigin,
         AuthRule::LegacyDefaultEndpoints,
         AuthRule::NoCredentialReuse,
+        AuthRule::ResourceMismatchRefused,
+        AuthRule::StepUpRetryLimit,
+        AuthRule::TokenEndpointAuth,
+        AuthRule::ClientIdMetadataDocument,
+        AuthRule::ClientIdMetadataDocumentValid,
     ];
 
     pub fn name(self) -> &'static str {
@@ -138,6 +166,7 @@ impl AuthRule {
             AuthRule::NoTokenInQuery => "no-token-in-query",
             AuthRule::ScopeFromChallenge => "scope-from-challenge",
             AuthRule::ScopeFromMetadata => "scope-from-metadata",
+            AuthRule::ScopeOmitted => "scope-omitted",
             AuthRule::StepUp => "step-up",
             AuthRule::IssMismatchRefused => "iss-mismatch-refused",
             AuthRule::PreRegistration => "pre-registration",
@@ -145,6 +174,11 @@ impl AuthRule {
             AuthRule::LegacyMetadataAtOrigin => "legacy-metadata-at-origin",
             AuthRule::LegacyDefaultEndpoints => "legacy-default-endpoints",
             AuthRule::NoCredentialReuse => "no-credential-reuse",
+            AuthRule::ResourceMismatchRefused => "resource-mismatch-refused",
+            AuthRule::StepUpRetryLimit => "step-up-retry-limit",
+            AuthRule::TokenEndpointAuth => "token-endpoint-auth",
+            AuthRule::ClientIdMetadataDocument => "client-id-metadata-document",
+            AuthRule::ClientIdMetadataDocumentValid => "client-id-metadata-document-valid",
         }
     }
 
@@ -173,6 +207,16 @@ impl AuthRule {
                 "the client never turned to the authorization server the resource moved to ({issuer}): \
                  nothing to judge"
             )),
+            (AuthRule::ClientIdMetadataDocumentValid, _)
+                if !authorizations(f)
+                    .iter()
+                    .any(|a| param(a, "client_id").is_some_and(client_id::is_url_form)) =>
+            {
+                Some(
+                    "the client named itself by no URL (no client ID metadata document): nothing to judge"
+                        .into(),
+                )
+            }
             _ => None,
         }
     }
@@ -205,6 +249,11 @@ impl AuthRule {
             AuthRule::ScopeFromMetadata => {
                 first_scope(f, f.prm_scopes, "the protected resource metadata's scopes_supported")
             }
+            AuthRule::ScopeOmitted => first_scope(
+                f,
+                &[],
+                "no scope, the challenge naming none and the protected resource metadata having no scopes_supported",
+            ),
             AuthRule::StepUp => step_up(f),
             AuthRule::IssMismatchRefused => iss_refused(f),
             AuthRule::PreRegistration => pre_registration(f),
@@ -212,6 +261,14 @@ impl AuthRule {
             AuthRule::LegacyMetadataAtOrigin => legacy(f, false),
             AuthRule::LegacyDefaultEndpoints => legacy(f, true),
             AuthRule::NoCredentialReuse => no_credential_reuse(f),
+            AuthRule::ResourceMismatchRefused => not_authorized(
+                f,
+                "no authorization request after protected resource metadata whose resource is another server",
+            ),
+            AuthRule::StepUpRetryLimit => step_up_retry_limit(f),
+            AuthRule::TokenEndpointAuth => token_endpoint_auth(f),
+            AuthRule::ClientIdMetadataDocument => client_id_metadata_document(f),
+            AuthRule::ClientIdMetadataDocumentValid => client_id_metadata_document_valid(f),
         }
     }
 }
@@ -522,12 +579,96 @@ fn step_up(f: &AuthFlow<'_>) -> Judgement {
     )
 }
 
+fn step_up_retry_limit(f: &AuthFlow<'_>) -> Judgement {
+    let refused = f.mcp.iter().filter(|x| x.status == 403).count();
+    let n = authorizations(f).len();
+    judged(
+        refused > 0 && (1..=STEP_UP_ATTEMPTS).contains(&n),
+        format!(
+            "refused with 403 insufficient_scope whatever its token holds, the client stops after at \
+             most {STEP_UP_ATTEMPTS} authorizations"
+        ),
+        format!("{n} authorization request(s); {refused} request(s) refused with 403"),
+    )
+}
+
+/// How a token request authenticates the client: never quoting the secret.
+fn token_auth_method(x: &AsExchange) -> &'static str {
+    match (x.auth_scheme.as_deref(), param(x, "client_secret")) {
+        (Some(s), None) if s.eq_ignore_ascii_case("basic") => "client_secret_basic",
+        (None, Some(_)) => "client_secret_post",
+        (None, None) => "none",
+        _ => "two methods at once",
+    }
+}
+
+fn token_endpoint_auth(f: &AuthFlow<'_>) -> Judgement {
+    let expected = format!(
+        "each token request authenticates the client with a method the token endpoint takes ({})",
+        f.token_auth_methods.join(", ")
+    );
+    let redemptions = code_redemptions(f);
+    if redemptions.is_empty() {
+        return judged(false, expected, "no token request");
+    }
+    let used: Vec<&str> = redemptions.iter().map(|x| token_auth_method(x)).collect();
+    let ok = used.iter().all(|m| f.token_auth_methods.iter().any(|t| t == m));
+    judged(ok, expected, format!("token request(s) authenticated with {used:?}"))
+}
+
+fn client_id_metadata_document(f: &AuthFlow<'_>) -> Judgement {
+    let ids: Vec<&str> = authorizations(f).iter().filter_map(|a| param(a, "client_id")).collect();
+    let registered = registrations(f).len();
+    judged(
+        !ids.is_empty() && registered == 0 && ids.iter().all(|i| client_id::is_url_form(i)),
+        "a client ID metadata document URL as client_id, and no dynamic registration, where the \
+         authorization server advertises client_id_metadata_document_supported",
+        format!("{registered} registration(s); client_id {ids:?}"),
+    )
+}
+
+fn client_id_metadata_document_valid(f: &AuthFlow<'_>) -> Judgement {
+    let expected = "a client_id URL with the https scheme and a path, whose document names it as its \
+                    client_id, with client_name and the redirect URI used among its redirect_uris";
+    let urls: BTreeSet<&str> = authorizations(f)
+        .iter()
+        .filter_map(|a| param(a, "client_id"))
+        .filter(|i| client_id::is_url_form(i))
+        .collect();
+    let mut seen = Vec::new();
+    for url in &urls {
+        if let Some(why) = client_id::url_problem(url) {
+            return judged(false, expected, why);
+        }
+        // What the authorization server found there (nothing, when it could not be reached from
+        // here: only the URL's form is judged then).
+        let fetched = f.authorization_server.iter().rev().find(|x| x.method == "FETCH" && x.path == *url);
+        match fetched {
+            Some(x) if x.status != 0 => {
+                let problems: Vec<&str> =
+                    x.params.iter().filter(|(k, _)| k == "problem").map(|(_, v)| v.as_str()).collect();
+                if !problems.is_empty() {
+                    return judged(false, expected, format!("{url}: {}", problems.join("; ")));
+                }
+                seen.push(format!("{url}: fetched, valid"));
+            }
+            Some(x) => seen.push(format!(
+                "{url}: not reachable from here ({}); the URL's form was judged",
+                x.params.first().map(|(_, v)| v.as_str()).unwrap_or("no answer")
+            )),
+            None => seen.push(format!("{url}: not fetched; the URL's form was judged")),
+        }
+    }
+    judged(!urls.is_empty(), expected, seen.join("; "))
+}
+
 fn iss_refused(f: &AuthFlow<'_>) -> Judgement {
     let auths = authorizations(f);
     let redeemed = code_redemptions(f).len();
     judged(
         !auths.is_empty() && redeemed == 0,
-        "no token request with a code whose authorization response named another issuer in iss (RFC 9207)",
+        "no token request for a code whose authorization response's iss names another issuer, or is \
+         missing where the authorization server advertises it (RFC 9207 section 2.4)",
         format!("{} authorization request(s), {redeemed} code(s) redeemed", auths.len()),
     )
 }
@@ -692,6 +833,7 @@ mod tests {
                 step_up: &[],
                 preregistered: None,
                 next: None,
+                token_auth_methods: &[],
             }
         }
     }

@@ -40,7 +40,14 @@ pub struct AuthScript {
     pub at_origin: Option<bool>,
     /// Once a request was served, the resource moves to a second authorization server.
     pub migrate: bool,
+    /// Every token is refused with 403 `insufficient_scope`, however scoped.
+    pub never_sufficient: bool,
+    /// The PRM names this resource instead of the scenario server.
+    pub prm_resource: Option<String>,
 }
+
+/// The resource a PRM names when the scenario says it names another server.
+pub const OTHER_RESOURCE: &str = "https://other-server.invalid/mcp";
 
 /// The paths 2025-03-26 puts at the MCP server's origin: the metadata, the default endpoints
 /// (`#fallbacks-for-servers-without-metadata-discovery`) and the keys.
@@ -65,6 +72,8 @@ impl Default for AuthScript {
             preregistered: false,
             at_origin: None,
             migrate: false,
+            never_sufficient: false,
+            prm_resource: None,
         }
     }
 }
@@ -94,13 +103,38 @@ impl AuthScript {
             "issuer path" => self.server.issuer_path = v.to_owned(),
             "registration" => match v {
                 "dynamic" => self.server.registration = true,
+                // Dynamic registration is offered too: the client picks (`#client-registration-approaches`).
+                "client ID metadata document" => {
+                    self.server.registration = true;
+                    self.server.client_id_metadata_documents = true;
+                }
                 "pre-registered" => {
                     self.server.registration = false;
                     self.preregistered = true;
                 }
-                other => return Err(format!("no registration {other:?} (dynamic, pre-registered)")),
+                other => {
+                    return Err(format!(
+                        "no registration {other:?} (dynamic, pre-registered, client ID metadata document)"
+                    ))
+                }
             },
-            "scopes" => self.scopes = words(v),
+            "token endpoint auth" => {
+                let only = ClientAuth::from_name(v).ok_or_else(|| {
+                    format!("no token endpoint auth {v:?} (client_secret_basic, client_secret_post, none)")
+                })?;
+                self.server.token_auth_methods = vec![only];
+            }
+            "every token" => match v {
+                "lacks a scope" => self.never_sufficient = true,
+                other => return Err(format!("no token behaviour {other:?} (lacks a scope)")),
+            },
+            "protected resource metadata" => match v {
+                "names another server" => self.prm_resource = Some(OTHER_RESOURCE.to_owned()),
+                other => {
+                    return Err(format!("no protected resource metadata {other:?} (names another server)"))
+                }
+            },
+            "scopes" => self.scopes = if v == "none" { Vec::new() } else { words(v) },
             "advertised scopes" => self.advertised = words(v),
             "step-up scopes" => self.step_up = words(v),
             "step-up challenge" => match v {
@@ -142,6 +176,8 @@ impl AuthScript {
                     "no-s256" => AsFault::NoS256,
                     "no-challenge-methods" => AsFault::NoChallengeMethods,
                     "wrong-iss" => AsFault::WrongIss,
+                    "wrong-iss-unadvertised" => AsFault::WrongIssUnadvertised,
+                    "no-iss" => AsFault::NoIssParameter,
                     other => return Err(format!("no authorization server fault {other:?}")),
                 })
             }
@@ -162,6 +198,12 @@ impl AuthScript {
         let mut p = Protection::new(server.issuer().to_owned(), self.scopes.clone());
         if let Some(next) = next {
             p = p.with_migration(next.issuer().to_owned());
+        }
+        if self.never_sufficient {
+            p = p.with_scope_never_sufficient();
+        }
+        if let Some(r) = &self.prm_resource {
+            p = p.with_prm_resource(r.clone());
         }
         Arc::new(
             p.with_keys(keys)
@@ -203,7 +245,14 @@ impl SessionAuth {
                 client_id: PREREGISTERED_CLIENT_ID.into(),
                 client_secret: Some(secret.clone()),
                 redirect_uris: Vec::new(),
-                auth: ClientAuth::Basic,
+                // The method the token endpoint takes (the first, when it takes several).
+                auth: script
+                    .server
+                    .token_auth_methods
+                    .first()
+                    .copied()
+                    .filter(|a| *a != ClientAuth::None)
+                    .unwrap_or(ClientAuth::Basic),
             });
             if !context.is_object() {
                 context = json!({});

@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use base64::Engine as _;
-use mcpspec_protocol::auth::{metadata::is_loopback, pkce, split_scope};
+use mcpspec_protocol::auth::{client_id, metadata::is_loopback, pkce, split_scope};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         if let Some(s) = state {
             q.append_pair("state", s);
         }
-        if shared.fault(AsFault::WrongIss) {
+        if shared.fault(AsFault::WrongIss) || shared.fault(AsFault::WrongIssUnadvertised) {
             q.append_pair("iss", &format!("{}/other-issuer", shared.issuer));
         } else if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
             q.append_pair("iss", &shared.issuer);
@@ -125,6 +125,93 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
     st.code_order.push_back(code.clone());
     drop(st);
     redirect(shared, &redirect_uri, state, &[("code", &code)])
+}
+
+/// How long fetching a client ID metadata document may take, and how large it may be.
+const DOCUMENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+const DOCUMENT_LIMIT: usize = 16 * 1024;
+
+/// Before GET /authorize, with client ID metadata documents on: a `client_id` in URL form
+/// the server does not know yet is fetched and validated
+/// (`basic/authorization.mdx#client-id-metadata-documents`: the server SHOULD fetch it, MUST
+/// check that its `client_id` is its URL, MUST hold redirect URIs to it), then known as a public
+/// client. The fetch is logged as an exchange of its own (`FETCH` and the URL; the status 0 when
+/// nothing came back; each problem a `problem` parameter) for the client's judge to read.
+/// A document that is not there, or not valid, refuses the request with `invalid_client`.
+pub(super) async fn admit_metadata_document_client(
+    shared: &Shared,
+    q: &[(String, String)],
+) -> Result<(), Response> {
+    let Some(id) = param(q, "client_id").filter(|id| client_id::is_url_form(id)) else { return Ok(()) };
+    if !shared.options.client_id_metadata_documents || shared.lock().clients.contains_key(id) {
+        return Ok(());
+    }
+    let mut problems: Vec<String> = client_id::url_problem(id).into_iter().collect();
+    let mut status = 0;
+    let mut redirect_uris = Vec::new();
+    if problems.is_empty() {
+        match fetch_document(id).await {
+            Ok((code, doc)) => {
+                status = code;
+                problems = client_id::document_problems(&doc, id, param(q, "redirect_uri"));
+                redirect_uris = doc["redirect_uris"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect();
+            }
+            Err((code, why)) => {
+                status = code;
+                problems.push(why);
+            }
+        }
+    }
+    let mut st = shared.lock();
+    st.log.push_back(super::AsExchange {
+        method: "FETCH".into(),
+        path: id.to_owned(),
+        params: problems.iter().map(|p| ("problem".to_owned(), p.clone())).collect(),
+        auth_scheme: None,
+        status,
+        at: Instant::now(),
+    });
+    if !problems.is_empty() {
+        drop(st);
+        let why = format!("the client ID metadata document: {}", problems.join("; "));
+        return Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_client", &why));
+    }
+    if st.clients.len() < shared.options.max_entries {
+        let client = RegisteredClient {
+            client_id: id.to_owned(),
+            client_secret: None,
+            redirect_uris,
+            auth: ClientAuth::None,
+        };
+        st.clients.insert(id.to_owned(), client);
+    }
+    Ok(())
+}
+
+/// GETs a client ID metadata document: its status and JSON, or the status (0: none) and why not.
+async fn fetch_document(url: &str) -> Result<(u16, Value), (u16, String)> {
+    let client = crate::transport::http_client::client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(DOCUMENT_TIMEOUT)
+        .build()
+        .map_err(|e| (0, format!("no HTTP client: {e}")))?;
+    let r = client.get(url).header("accept", "application/json").send().await;
+    let r = r.map_err(|e| (0, format!("it could not be fetched: {e}")))?;
+    let status = r.status().as_u16();
+    if !r.status().is_success() {
+        return Err((status, format!("fetching it answered HTTP {status}")));
+    }
+    let body = r.bytes().await.map_err(|e| (status, format!("its body did not arrive: {e}")))?;
+    if body.len() > DOCUMENT_LIMIT {
+        return Err((status, format!("it is larger than {DOCUMENT_LIMIT} bytes")));
+    }
+    serde_json::from_slice(&body).map(|v| (status, v)).map_err(|e| (status, format!("it is not JSON: {e}")))
 }
 
 /// A failed client authentication: `invalid_client`, with a `Basic` challenge when the client
@@ -357,8 +444,13 @@ pub(super) fn register(shared: &Shared, body: &[u8]) -> Response {
     if uris.iter().any(|u| !redirect_allowed(u)) {
         return bad("invalid_redirect_uri", "a redirect URI is neither https nor http to loopback");
     }
+    // RFC 7591 §2: client_secret_basic when the client names none; a method the token
+    // endpoint does not take is replaced by the first it does (§3.2.1), and the response says so.
     let method = m.get("token_endpoint_auth_method").and_then(Value::as_str).unwrap_or("client_secret_basic");
-    let Some(auth) = ClientAuth::from_name(method) else {
+    let offered = &shared.options.token_auth_methods;
+    let Some(auth) =
+        ClientAuth::from_name(method).filter(|a| offered.contains(a)).or(offered.first().copied())
+    else {
         return bad("invalid_client_metadata", "token_endpoint_auth_method is not supported");
     };
     let (Ok(id), Ok(secret)) = (random_string(&shared.rng, 12), random_string(&shared.rng, 24)) else {

@@ -121,6 +121,10 @@ pub enum AsFault {
     /// The redirect's `iss` names another issuer (RFC 9207 §2.4: a mix-up the client must
     /// catch). Not a defect a server is certified by: client scenarios plant it.
     WrongIss,
+    /// As [`AsFault::WrongIss`], with `authorization_response_iss_parameter_supported` not
+    /// advertised: a client compares an `iss` that is present all the same (2026-07-28,
+    /// `#authorization-response-validation`). Client scenarios plant it.
+    WrongIssUnadvertised,
 }
 
 /// What the authorization server offers.
@@ -137,6 +141,14 @@ pub struct AuthServerOptions {
     pub documents: Vec<MetadataDocument>,
     /// Offer dynamic client registration (`registration_endpoint`).
     pub registration: bool,
+    /// The client authentication methods of the token endpoint
+    /// (`token_endpoint_auth_methods_supported`); a registration asking for another gets the
+    /// first of them (RFC 7591 §3.2.1: the server may replace a requested value).
+    pub token_auth_methods: Vec<ClientAuth>,
+    /// Take an https URL as `client_id`: fetch its client ID metadata document and hold the
+    /// authorization request to it (`client_id_metadata_document_supported`,
+    /// `basic/authorization.mdx#client-id-metadata-documents`, 2025-11-25 on).
+    pub client_id_metadata_documents: bool,
     /// RFC 9207: advertise and send `iss` in the authorization response.
     pub iss_parameter: bool,
     /// `scopes_supported`; a requested scope outside it is `invalid_scope` (unless empty).
@@ -170,6 +182,8 @@ impl Default for AuthServerOptions {
                 MetadataDocument::OpenIdAppended,
             ],
             registration: true,
+            token_auth_methods: vec![ClientAuth::Basic, ClientAuth::Post, ClientAuth::None],
+            client_id_metadata_documents: false,
             iss_parameter: true,
             scopes_supported: vec!["mcp".into()],
             clients: Vec::new(),

@@ -207,7 +207,7 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+        "token_endpoint_auth_methods_supported": o.token_auth_methods.iter().map(|a| a.name()).collect::<Vec<_>>(),
         "code_challenge_methods_supported": methods,
     });
     if shared.fault(AsFault::MetadataMissingField) {
@@ -223,7 +223,12 @@ fn metadata(shared: &Shared, doc: MetadataDocument) -> Value {
             doc.remove("code_challenge_methods_supported");
         }
     }
-    if o.iss_parameter || shared.fault(AsFault::NoIssParameter) {
+    if o.client_id_metadata_documents {
+        m["client_id_metadata_document_supported"] = json!(true);
+    }
+    if (o.iss_parameter || shared.fault(AsFault::NoIssParameter))
+        && !shared.fault(AsFault::WrongIssUnadvertised)
+    {
         m["authorization_response_iss_parameter_supported"] = json!(true);
     }
     if doc != MetadataDocument::OAuth {
@@ -298,6 +303,9 @@ async fn route(
             return json_response(StatusCode::OK, &jwks);
         }
         if path == shared.endpoint_path("authorize") {
+            if let Err(refused) = grants::admit_metadata_document_client(shared, &query).await {
+                return refused;
+            }
             return grants::authorize(shared, &query);
         }
     }

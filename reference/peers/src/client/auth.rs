@@ -17,6 +17,7 @@
 //! never reach an error message: errors name the step and the status.
 
 use super::ClientFault;
+use crate::auth::ClientAuth;
 use crate::transport::http_client::client_builder;
 use base64::Engine as _;
 use mcpspec_protocol::auth::discovery::{
@@ -45,11 +46,19 @@ const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
 /// SHOULD limit retries).
 pub const MAX_STEP_UPS: u32 = 2;
 
-/// A client id the client holds at one authorization server.
+/// The client ID metadata document URL the reference client names itself by where an
+/// authorization server takes one (`#client-id-metadata-documents`, 2025-11-25 on), unless told
+/// another. Nothing is hosted there (`.invalid` is reserved, RFC 2606): an authorization server
+/// that fetches it finds nothing, and says so.
+pub const CLIENT_METADATA_URL: &str = "https://mcpspec.invalid/reference-client.json";
+
+/// A client id the client holds at one authorization server, and how it authenticates at the
+/// token endpoint.
 #[derive(Clone)]
 struct Credentials {
     client_id: String,
     secret: Option<String>,
+    auth: ClientAuth,
 }
 
 /// The reference client's OAuth state across one run.
@@ -60,6 +69,9 @@ pub struct OAuthClient {
     fault: Option<ClientFault>,
     timeout: Duration,
     preregistered: Option<Credentials>,
+    /// The URL of the client's metadata document, its `client_id` where the authorization
+    /// server takes one.
+    client_metadata_url: String,
     /// Credentials by issuer: never used with another authorization server.
     registered: HashMap<String, Credentials>,
     granted: Vec<String>,
@@ -89,7 +101,10 @@ impl OAuthClient {
         let preregistered = context.and_then(|c| {
             let client_id = c.get("client_id")?.as_str()?.to_owned();
             let secret = c.get("client_secret").and_then(Value::as_str).map(str::to_owned);
-            Some(Credentials { client_id, secret })
+            // How a pre-registered client authenticates is settled with the authorization
+            // server's metadata, when the flow meets it.
+            let auth = if secret.is_some() { ClientAuth::Basic } else { ClientAuth::None };
+            Some(Credentials { client_id, secret, auth })
         });
         Ok(OAuthClient {
             http,
@@ -98,6 +113,7 @@ impl OAuthClient {
             fault,
             timeout,
             preregistered,
+            client_metadata_url: CLIENT_METADATA_URL.to_owned(),
             registered: HashMap::new(),
             granted: Vec::new(),
             step_ups: 0,
@@ -120,6 +136,13 @@ impl OAuthClient {
         OAuthClient::new(revision, endpoint, context_from_env().as_ref(), fault, timeout)
     }
 
+    /// Names the client by the metadata document at `url` where the authorization server takes
+    /// client ID metadata documents.
+    pub fn with_client_metadata_url(mut self, url: String) -> OAuthClient {
+        self.client_metadata_url = url;
+        self
+    }
+
     fn has(&self, f: ClientFault) -> bool {
         self.fault == Some(f)
     }
@@ -134,14 +157,18 @@ impl OAuthClient {
             if self.has(ClientFault::AuthNoStepUp) {
                 return Err(fail("step-up", "a 403 insufficient_scope ends the run"));
             }
-            if self.step_ups >= MAX_STEP_UPS {
+            if self.step_ups >= MAX_STEP_UPS && !self.has(ClientFault::AuthUnboundedStepUp) {
                 return Err(fail("step-up", format!("still refused after {MAX_STEP_UPS} step-ups")));
             }
             self.step_ups += 1;
         }
-        if !has_prm(self.revision) {
-            // 2025-03-26: no protected resource metadata; the MCP server's origin is the
-            // authorization base URL.
+        let prm = match has_prm(self.revision) {
+            true => self.protected_resource_metadata(&challenge).await?,
+            false => None,
+        };
+        let Some(prm) = prm else {
+            // 2025-03-26 (or a server of that revision, which serves no protected resource
+            // metadata): the MCP server's origin is the authorization base URL.
             let (issuer, metadata) = self.legacy_metadata().await?;
             let prm = ProtectedResourceMetadata {
                 resource: self.endpoint.to_string(),
@@ -153,11 +180,24 @@ impl OAuthClient {
             };
             let scopes = self.scopes(asked, &prm, step_up);
             let credentials = self.credentials(&issuer, &metadata).await?;
-            let token = self.code_flow(&issuer, &metadata, &credentials, &scopes).await?;
+            let resource = self.endpoint_resource()?;
+            let token = self.code_flow(&issuer, &metadata, &credentials, &scopes, &resource).await?;
             self.granted = scopes;
             return Ok(token);
-        }
-        let prm = self.protected_resource_metadata(&challenge).await?;
+        };
+        // RFC 9728 §3.3: metadata about another resource is not used. The resource the token is
+        // asked for is the one the metadata names, which is this endpoint or covers it.
+        let resource = self.endpoint_resource()?;
+        let resource = match CanonicalResource::parse(&prm.resource) {
+            Ok(named) if named.covers(&resource) => named,
+            _ if self.has(ClientFault::AuthIgnoresPrmResource) => resource,
+            _ => {
+                return Err(fail(
+                    "protected resource metadata",
+                    format!("its resource {:?} is not this server ({resource})", prm.resource),
+                ))
+            }
+        };
         let issuer = prm
             .authorization_servers
             .first()
@@ -172,9 +212,14 @@ impl OAuthClient {
         }
         let scopes = self.scopes(asked, &prm, step_up);
         let credentials = self.credentials(&issuer, &metadata).await?;
-        let token = self.code_flow(&issuer, &metadata, &credentials, &scopes).await?;
+        let token = self.code_flow(&issuer, &metadata, &credentials, &scopes, &resource).await?;
         self.granted = scopes;
         Ok(token)
+    }
+
+    /// The endpoint's canonical URI (RFC 8707 §2).
+    fn endpoint_resource(&self) -> Result<CanonicalResource, String> {
+        CanonicalResource::of_endpoint(&self.endpoint).map_err(|e| fail("resource", e))
     }
 
     /// The scope to ask for (`#scope-selection-strategy`).
@@ -189,6 +234,9 @@ impl OAuthClient {
             Some(_) if self.has(ClientFault::AuthIgnoresChallengeScope) => supported,
             Some(a) => a,
             None if self.has(ClientFault::AuthNoScopeFallback) => Vec::new(),
+            None if supported.is_empty() && self.has(ClientFault::AuthScopeWhenUndefined) => {
+                vec!["mcp".into()]
+            }
             None => supported,
         };
         if step_up && !self.has(ClientFault::AuthStepUpWithoutUnion) {
@@ -210,10 +258,11 @@ impl OAuthClient {
         serde_json::from_slice(&body).ok()
     }
 
+    /// The protected resource metadata, or `None` where none is found (a 2025-03-26 server).
     async fn protected_resource_metadata(
         &self,
         challenge: &BearerChallenge,
-    ) -> Result<ProtectedResourceMetadata, String> {
+    ) -> Result<Option<ProtectedResourceMetadata>, String> {
         let mut places = Vec::new();
         if let Some(at) = challenge.resource_metadata.as_deref().and_then(|u| Url::parse(u).ok()) {
             if !self.has(ClientFault::AuthPrmIgnoresChallenge) {
@@ -228,11 +277,11 @@ impl OAuthClient {
         for url in places {
             if let Some(doc) = self.get_json(&url).await {
                 if let Ok(prm) = ProtectedResourceMetadata::from_json(&doc) {
-                    return Ok(prm);
+                    return Ok(Some(prm));
                 }
             }
         }
-        Err(fail("protected resource metadata", "found at none of the places tried"))
+        Ok(None)
     }
 
     /// 2025-03-26 (`#authorization-base-url`, `#fallbacks-for-servers-without-metadata-discovery`):
@@ -296,10 +345,24 @@ impl OAuthClient {
         issuer: &str,
         metadata: &AuthorizationServerMetadata,
     ) -> Result<Credentials, String> {
-        if let Some(c) =
+        if let Some(mut c) =
             self.preregistered.clone().filter(|_| !self.has(ClientFault::AuthIgnoresPreRegistration))
         {
+            if c.secret.is_some() && !self.has(ClientFault::AuthIgnoresAuthMethod) {
+                c.auth = secret_method(metadata);
+            }
             return Ok(c);
+        }
+        // A client ID metadata document where the server takes one, before registering.
+        if metadata.client_id_metadata_document_supported
+            && self.revision >= Revision::V2025_11_25
+            && !self.has(ClientFault::AuthIgnoresCimd)
+        {
+            let client_id = match self.has(ClientFault::AuthCimdHttpUrl) {
+                true => self.client_metadata_url.replacen("https://", "http://", 1),
+                false => self.client_metadata_url.clone(),
+            };
+            return Ok(Credentials { client_id, secret: None, auth: ClientAuth::None });
         }
         // Credentials are keyed by issuer: never presented to another authorization server.
         let known = match self.has(ClientFault::AuthReusesCredentials) {
@@ -317,7 +380,7 @@ impl OAuthClient {
             "redirect_uris": [self.redirect_uri()],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
-            "token_endpoint_auth_method": "none",
+            "token_endpoint_auth_method": public_or_secret_method(metadata).name(),
         });
         if !self.has(ClientFault::AuthNoApplicationType) {
             body["application_type"] = json!("native");
@@ -337,10 +400,17 @@ impl OAuthClient {
         else {
             return Err(fail("registration", format!("HTTP {status}")));
         };
-        let c = Credentials {
-            client_id: client_id.to_owned(),
-            secret: answer.get("client_secret").and_then(Value::as_str).map(str::to_owned),
+        let secret = answer.get("client_secret").and_then(Value::as_str).map(str::to_owned);
+        // The method the server registered, which may not be the one asked for (RFC 7591
+        // §3.2.1); a secret without one is client_secret_basic (§2).
+        let registered_method = answer.get("token_endpoint_auth_method").and_then(Value::as_str);
+        let auth = match (registered_method.and_then(ClientAuth::from_name), &secret) {
+            _ if self.has(ClientFault::AuthIgnoresAuthMethod) && secret.is_some() => ClientAuth::Basic,
+            (Some(a), _) => a,
+            (None, Some(_)) => ClientAuth::Basic,
+            (None, None) => ClientAuth::None,
         };
+        let c = Credentials { client_id: client_id.to_owned(), secret, auth };
         self.registered.insert(issuer.to_owned(), c.clone());
         Ok(c)
     }
@@ -364,10 +434,10 @@ impl OAuthClient {
         metadata: &AuthorizationServerMetadata,
         credentials: &Credentials,
         scopes: &[String],
+        resource: &CanonicalResource,
     ) -> Result<String, String> {
         let verifier = PkceVerifier::from_random(self.random()?);
         let state = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&self.random()?[..16]);
-        let resource = CanonicalResource::of_endpoint(&self.endpoint).map_err(|e| fail("resource", e))?;
         let authorization_endpoint = metadata
             .authorization_endpoint
             .as_deref()
@@ -408,10 +478,15 @@ impl OAuthClient {
             .and_then(|l| Url::parse(l).ok())
             .ok_or_else(|| fail("authorization request", format!("HTTP {status} without a redirect")))?;
         let answer: HashMap<String, String> = location.query_pairs().into_owned().collect();
-        // RFC 9207 §2.4: before the code is used, `iss` must be the issuer, exactly, when the
-        // server says it sends it.
-        let iss_checked =
-            metadata.authorization_response_iss_parameter_supported && !self.has(ClientFault::AuthIgnoresIss);
+        // RFC 9207 §2.4 (`#authorization-response-validation`): before the code is used, `iss`
+        // must be the issuer, exactly: required when the server says it sends it, compared
+        // whenever it is there.
+        let advertised = metadata.authorization_response_iss_parameter_supported;
+        let iss_checked = match self.fault {
+            Some(ClientFault::AuthIgnoresIss) => false,
+            Some(ClientFault::AuthIssOnlyWhenAdvertised) => advertised,
+            _ => advertised || answer.contains_key("iss"),
+        };
         if iss_checked && answer.get("iss").map(String::as_str) != Some(issuer) {
             return Err(fail("authorization response", "iss is missing or names another issuer"));
         }
@@ -436,10 +511,18 @@ impl OAuthClient {
             form.push(("resource", resource.as_str().to_owned()));
         }
         let mut request = self.http.post(token_endpoint).timeout(self.timeout);
-        match &credentials.secret {
-            // client_secret_basic, as the official suite's pre-registration expects.
-            Some(secret) => request = request.basic_auth(&credentials.client_id, Some(secret)),
-            None => form.push(("client_id", credentials.client_id.clone())),
+        // RFC 6749 §2.3.1 (OAuth 2.1 §2.4.1): the method the client registered with.
+        match (&credentials.secret, credentials.auth) {
+            (Some(secret), ClientAuth::Basic) => {
+                // The id and secret are form-encoded before Basic joins them (RFC 6749 §2.3.1).
+                let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+                request = request.basic_auth(enc(&credentials.client_id), Some(enc(secret)));
+            }
+            (Some(secret), ClientAuth::Post) => {
+                form.push(("client_id", credentials.client_id.clone()));
+                form.push(("client_secret", secret.clone()));
+            }
+            _ => form.push(("client_id", credentials.client_id.clone())),
         }
         let encoded = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&form).finish();
         let r = request
@@ -457,6 +540,29 @@ impl OAuthClient {
             .filter(|_| status.is_success())
             .map(str::to_owned)
             .ok_or_else(|| fail("token request", format!("HTTP {status}")))
+    }
+}
+
+/// How a client holding a secret authenticates at `metadata`'s token endpoint: Basic where it is
+/// taken (RFC 8414 §2: the default when no list is given), else the form.
+fn secret_method(metadata: &AuthorizationServerMetadata) -> ClientAuth {
+    match metadata.token_endpoint_auth_methods_supported.as_deref() {
+        Some(list)
+            if !list.iter().any(|m| m == "client_secret_basic")
+                && list.iter().any(|m| m == "client_secret_post") =>
+        {
+            ClientAuth::Post
+        }
+        _ => ClientAuth::Basic,
+    }
+}
+
+/// The method a registration asks for: `none` (a native client keeps no secret) where the token
+/// endpoint takes it, else the method a secret would use there.
+fn public_or_secret_method(metadata: &AuthorizationServerMetadata) -> ClientAuth {
+    match metadata.token_endpoint_auth_methods_supported.as_deref() {
+        Some(list) if !list.iter().any(|m| m == "none") => secret_method(metadata),
+        _ => ClientAuth::None,
     }
 }
 

@@ -143,6 +143,20 @@ pub enum ClientFault {
     AuthLegacyKeepsPath,
     /// OAuth: uses the client id it registered at one authorization server with another.
     AuthReusesCredentials,
+    /// OAuth: uses protected resource metadata whatever resource its `resource` names (RFC 9728 §3.3).
+    AuthIgnoresPrmResource,
+    /// OAuth: steps up again on every 403 `insufficient_scope`, with no limit of its own.
+    AuthUnboundedStepUp,
+    /// OAuth: registers dynamically though the authorization server takes client ID metadata documents.
+    AuthIgnoresCimd,
+    /// OAuth: names itself by a client ID metadata document URL that is plain http.
+    AuthCimdHttpUrl,
+    /// OAuth: authenticates at the token endpoint with HTTP Basic whatever method it registered.
+    AuthIgnoresAuthMethod,
+    /// OAuth: compares the redirect's `iss` only when the authorization server advertises it.
+    AuthIssOnlyWhenAdvertised,
+    /// OAuth: asks for the scope `mcp` when neither the challenge nor the metadata names a scope.
+    AuthScopeWhenUndefined,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
     /// the `server/discover` probe.
     ModernMetaMissingVersion,
@@ -196,7 +210,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 88] = [
+    pub const ALL: [ClientFault; 95] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -264,6 +278,13 @@ impl ClientFault {
         ClientFault::AuthLegacySkipsMetadata,
         ClientFault::AuthLegacyKeepsPath,
         ClientFault::AuthReusesCredentials,
+        ClientFault::AuthIgnoresPrmResource,
+        ClientFault::AuthUnboundedStepUp,
+        ClientFault::AuthIgnoresCimd,
+        ClientFault::AuthCimdHttpUrl,
+        ClientFault::AuthIgnoresAuthMethod,
+        ClientFault::AuthIssOnlyWhenAdvertised,
+        ClientFault::AuthScopeWhenUndefined,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -356,6 +377,13 @@ impl ClientFault {
             ClientFault::AuthLegacySkipsMetadata => "auth-legacy-skips-metadata",
             ClientFault::AuthLegacyKeepsPath => "auth-legacy-keeps-path",
             ClientFault::AuthReusesCredentials => "auth-reuses-credentials",
+            ClientFault::AuthIgnoresPrmResource => "auth-ignores-prm-resource",
+            ClientFault::AuthUnboundedStepUp => "auth-unbounded-step-up",
+            ClientFault::AuthIgnoresCimd => "auth-ignores-cimd",
+            ClientFault::AuthCimdHttpUrl => "auth-cimd-http-url",
+            ClientFault::AuthIgnoresAuthMethod => "auth-ignores-auth-method",
+            ClientFault::AuthIssOnlyWhenAdvertised => "auth-iss-only-when-advertised",
+            ClientFault::AuthScopeWhenUndefined => "auth-scope-when-undefined",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",

@@ -29,6 +29,7 @@ pub async fn run_http(
     scenario: Option<&str>,
     fault: Option<ClientFault>,
     timeout: Duration,
+    client_metadata_url: Option<String>,
 ) -> Result<(), String> {
     let mut options = HttpClientOptions::new(url.clone(), flavor);
     options.request_timeout = timeout;
@@ -81,7 +82,12 @@ pub async fn run_http(
                 // basic/authorization.mdx: a 401 (or a 403 insufficient_scope) is answered by
                 // authorizing, then sending the same message again, a bounded number of times.
                 let Some((status, challenge)) = refusal(&early, n) else { break };
-                if attempts >= MAX_AUTHORIZATIONS {
+                let limit = match fault {
+                    // Bounded all the same: a wait in mcpspec is never endless.
+                    Some(ClientFault::AuthUnboundedStepUp) => 4 * MAX_AUTHORIZATIONS,
+                    _ => MAX_AUTHORIZATIONS,
+                };
+                if attempts >= limit {
                     break;
                 }
                 attempts += 1;
@@ -89,7 +95,12 @@ pub async fn run_http(
                 refused.insert(n);
                 if oauth.is_none() {
                     match OAuthClient::from_env(url.clone(), fault, timeout) {
-                        Ok(o) => oauth = Some(o),
+                        Ok(o) => {
+                            oauth = Some(match client_metadata_url.clone() {
+                                Some(u) => o.with_client_metadata_url(u),
+                                None => o,
+                            })
+                        }
                         Err(why) => {
                             auth_failed = Some(why);
                             break;

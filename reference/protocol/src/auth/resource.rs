@@ -58,6 +58,23 @@ impl CanonicalResource {
     pub fn matches(&self, other: &str) -> bool {
         Self::parse(other).is_ok_and(|o| o == *self)
     }
+
+    /// Whether this resource, as a protected resource's metadata names it, covers the MCP
+    /// endpoint `endpoint`: the same origin, and a path that is the endpoint's or one of its
+    /// ancestors, segment by segment (a server whose PRM names `https://host` is the resource
+    /// `https://host/mcp` belongs to). RFC 9728 §3.3: a client uses no metadata whose
+    /// `resource` is not the resource it asked about.
+    pub fn covers(&self, endpoint: &CanonicalResource) -> bool {
+        let (Ok(mine), Ok(theirs)) = (url::Url::parse(&self.0), url::Url::parse(&endpoint.0)) else {
+            return false;
+        };
+        if mine.origin() != theirs.origin() || mine.query().is_some() {
+            return false;
+        }
+        let base = mine.path().trim_end_matches('/');
+        let path = theirs.path();
+        path == base || path.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
+    }
 }
 
 impl fmt::Display for CanonicalResource {
@@ -70,6 +87,19 @@ impl fmt::Display for CanonicalResource {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_resource_covers_its_own_path_and_those_below_it() {
+        let r = |s: &str| CanonicalResource::parse(s).unwrap();
+        assert!(r("https://h.example").covers(&r("https://h.example/mcp")));
+        assert!(r("https://h.example/mcp").covers(&r("https://h.example/mcp")));
+        assert!(r("https://h.example/a").covers(&r("https://h.example/a/mcp")));
+        assert!(!r("https://h.example/a").covers(&r("https://h.example/ab/mcp")));
+        assert!(!r("https://h.example/mcp/x").covers(&r("https://h.example/mcp")));
+        assert!(!r("https://evil.example/mcp").covers(&r("https://h.example/mcp")));
+        assert!(!r("http://h.example/mcp").covers(&r("https://h.example/mcp")));
+        assert!(!r("https://h.example:8443/mcp").covers(&r("https://h.example/mcp")));
+    }
 
     #[test]
     fn the_spec_examples() {

@@ -80,6 +80,11 @@ pub enum ReferenceRole {
         /// The server's URL (over http or sse).
         #[arg(value_name = "URL")]
         url: Option<String>,
+        /// OAuth: the URL of the client's metadata document, its client_id where the
+        /// authorization server takes client ID metadata documents (2025-11-25 on). Default: an
+        /// address under mcpspec.invalid, where nothing is hosted.
+        #[arg(long, value_name = "URL", env = "MCPSPEC_CLIENT_METADATA_URL")]
+        client_metadata_url: Option<String>,
     },
 }
 
@@ -90,7 +95,15 @@ fn parse_fault(s: &str) -> Result<Fault, String> {
 /// `mcpspec reference server|client`.
 pub async fn run(role: ReferenceRole) -> u8 {
     match role {
-        ReferenceRole::Client { revisions, scenario, timeout, fault, transport, url } => {
+        ReferenceRole::Client {
+            revisions,
+            scenario,
+            timeout,
+            fault,
+            transport,
+            url,
+            client_metadata_url,
+        } => {
             let asked = std::env::var(mcpspec::session::client::PROTOCOL_VERSION_ENV).ok();
             let revisions = mcpspec_reference::client::supported_for(revisions, asked.as_deref());
             match transport {
@@ -101,7 +114,8 @@ pub async fn run(role: ReferenceRole) -> u8 {
                     } else {
                         Flavor::Streamable
                     };
-                    reference_client_http(flavor, url, revisions, scenario, timeout, fault).await
+                    let run = ClientRun { revisions, scenario, timeout, fault, client_metadata_url };
+                    reference_client_http(flavor, url, run).await
                 }
             }
         }
@@ -232,14 +246,17 @@ async fn reference_server_http(config: ServerConfig, options: HttpServerOptions)
 
 /// `mcpspec reference client --transport http|sse [URL]`: runs the reference client against
 /// the server at URL (else `MCP_CONFORMANCE_SERVER_URL`).
-async fn reference_client_http(
-    flavor: Flavor,
-    url: Option<String>,
+/// What the reference client does over HTTP, as its options say.
+struct ClientRun {
     revisions: Vec<Revision>,
     scenario: Option<String>,
     timeout: f64,
     fault: Option<ClientFault>,
-) -> u8 {
+    client_metadata_url: Option<String>,
+}
+
+async fn reference_client_http(flavor: Flavor, url: Option<String>, run: ClientRun) -> u8 {
+    let ClientRun { revisions, scenario, timeout, fault, client_metadata_url } = run;
     let var = mcpspec::session::client::SERVER_URL_ENV;
     let Some(text) = url.or_else(|| std::env::var(var).ok()) else {
         eprintln!("mcpspec reference client: no server URL (give it as the last argument, or set {var})");
@@ -253,8 +270,15 @@ async fn reference_client_http(
         }
     };
     let timeout = Duration::from_secs_f64(timeout);
-    let run =
-        mcpspec_reference::client::run_http(url, flavor, revisions, scenario.as_deref(), fault, timeout);
+    let run = mcpspec_reference::client::run_http(
+        url,
+        flavor,
+        revisions,
+        scenario.as_deref(),
+        fault,
+        timeout,
+        client_metadata_url,
+    );
     match run.await {
         Ok(()) => exit::OK,
         Err(why) => {

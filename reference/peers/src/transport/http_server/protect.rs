@@ -68,6 +68,12 @@ pub struct Protection {
     challenge_metadata: ChallengeMetadata,
     /// The challenge names the scopes required (RFC 6750 §3 `scope`).
     challenge_scope: bool,
+    /// Every valid token lacks a scope: 403 `insufficient_scope` for ever, as a client's
+    /// step-up retry limit is tested (`#step-up-authorization-flow`).
+    never_sufficient: bool,
+    /// The PRM's `resource` names another server than this one (RFC 9728 §3.3: a client uses
+    /// no such metadata).
+    prm_resource: Option<String>,
     served: std::sync::atomic::AtomicUsize,
     keys: tokio::sync::Mutex<(Vec<Jwk>, Option<Instant>)>,
 }
@@ -97,6 +103,8 @@ impl Protection {
             migrate_to: None,
             challenge_metadata: ChallengeMetadata::default(),
             challenge_scope: true,
+            never_sufficient: false,
+            prm_resource: None,
             served: std::sync::atomic::AtomicUsize::new(0),
             keys: tokio::sync::Mutex::new((Vec::new(), None)),
         }
@@ -139,6 +147,18 @@ impl Protection {
     /// Whether the challenge names the scopes required.
     pub fn with_challenge_scope(mut self, named: bool) -> Protection {
         self.challenge_scope = named;
+        self
+    }
+
+    /// Refuses every token with 403 `insufficient_scope`, however scoped.
+    pub fn with_scope_never_sufficient(mut self) -> Protection {
+        self.never_sufficient = true;
+        self
+    }
+
+    /// Names `resource` in the PRM instead of this server.
+    pub fn with_prm_resource(mut self, resource: String) -> Protection {
+        self.prm_resource = Some(resource);
         self
     }
 
@@ -252,10 +272,10 @@ fn prm_paths(endpoint: &Endpoint, p: &Protection) -> Vec<String> {
 }
 
 fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
-    let resource = if fault(endpoint, Fault::AuthPrmWrongResource) {
-        format!("{}/elsewhere", resource(endpoint))
-    } else {
-        resource(endpoint)
+    let resource = match &p.prm_resource {
+        Some(named) => named.clone(),
+        None if fault(endpoint, Fault::AuthPrmWrongResource) => format!("{}/elsewhere", resource(endpoint)),
+        None => resource(endpoint),
     };
     let servers = match endpoint.options.fault {
         Some(Fault::AuthPrmNoAuthorizationServers) => json!([]),
@@ -272,13 +292,17 @@ fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
     if fault(endpoint, Fault::AuthOfflineAccessAdvertised) {
         scopes.push("offline_access".into());
     }
-    json!({
+    let mut doc = json!({
         "resource": resource,
         "authorization_servers": servers,
-        "scopes_supported": scopes,
         "bearer_methods_supported": ["header"],
         "resource_name": "mcpspec reference server",
-    })
+    });
+    // A server that needs no scope lists none: `scopes_supported` is left out, not empty.
+    if !scopes.is_empty() {
+        doc["scopes_supported"] = json!(scopes);
+    }
+    doc
 }
 
 /// The challenge of a refusal.
@@ -416,7 +440,7 @@ async fn check(endpoint: &Endpoint, p: &Protection, request: Head<'_>) -> Result
             _ => Vec::new(),
         },
     };
-    let lacking = p.required().iter().any(|s| !granted.contains(s));
+    let lacking = p.never_sufficient || p.required().iter().any(|s| !granted.contains(s));
     if lacking && !fault(endpoint, Fault::AuthNoScopeCheck) {
         return Err(Denial::Scope);
     }

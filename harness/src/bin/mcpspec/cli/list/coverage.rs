@@ -187,6 +187,10 @@ mod tests {
         ("mrtr/several-inputs", "several input requests in one result: a worked example, no keyword"),
         ("stdio/message-size-limit", "mcpspec's own reading limit; the spec sets none"),
         (
+            "client-authorization/token-endpoint-auth",
+            "OAuth 2.1 section 2.4's client authentication, by the method registered (RFC 7591 section 2); MCP's pages defer to OAuth 2.1 with no sentence of their own",
+        ),
+        (
             "authorization-server/resource-audience",
             "RFC 8707 section 2's SHOULD on the authorization server; MCP's pages require `resource` of clients only",
         ),

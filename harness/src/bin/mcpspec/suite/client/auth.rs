@@ -97,6 +97,8 @@ async fn keeps(w: &mut ClientWorld, rule: String) -> Result<(), Halt> {
         ChallengeMetadata::WellKnown => Some(well_known_inserted(&url, PRM_SUFFIX).to_string()),
         ChallengeMetadata::Absent => None,
     };
+    let token_auth_methods: Vec<String> =
+        script.server.token_auth_methods.iter().map(|a| a.name().to_owned()).collect();
     let mut prm_scopes = script.scopes.clone();
     for s in script.step_up.iter().chain(&script.advertised) {
         if !prm_scopes.contains(s) {
@@ -115,6 +117,7 @@ async fn keeps(w: &mut ClientWorld, rule: String) -> Result<(), Halt> {
         step_up: &script.step_up,
         preregistered: script.preregistered.then_some(PREREGISTERED_CLIENT_ID),
         next: next_issuer.as_deref().map(|i| (i, next_exchanges.as_slice())),
+        token_auth_methods: &token_auth_methods,
     };
     if let Some(why) = rule.not_judged(&flow) {
         return Err(w.skip(why));
