@@ -48,6 +48,13 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "as-discovery-order"
 
+  @id:client-authorization/as-discovery-order-root @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2025-11-25
+  Scenario: for an issuer without a path, the client tries OAuth metadata, then OpenID Connect discovery
+    Given a client connected to a protected scenario server
+      | metadata | openid-inserted |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "as-discovery-order"
+
   @id:client-authorization/issuer-mismatch @MUST @spec:basic/authorization.mdx#authorization-server-metadata-discovery @since:2026-07-28
   Scenario: the client does not use metadata whose issuer is not the issuer it looked up
     Given a client connected to a protected scenario server
@@ -80,6 +87,12 @@ Feature: Authorization: an OAuth client
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "state"
+
+  @id:client-authorization/redirect-uri-registered @MUST @spec:basic/authorization.mdx#open-redirection @since:2025-06-18
+  Scenario: the client's authorization requests use a redirect URI it registered
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "redirect-uri-registered"
 
   @id:client-authorization/resource-parameter @MUST @spec:basic/authorization.mdx#resource-parameter-implementation @since:2025-06-18
   Scenario: the client names the server's canonical URI as resource in both requests
@@ -175,6 +188,20 @@ Feature: Authorization: an OAuth client
   Scenario: the client does not redeem a code whose redirect leaves out the iss the authorization server advertises
     Given a client connected to a protected scenario server
       | fault | no-iss |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-refused"
+
+  @id:client-authorization/no-refresh-token-assumed @MUST @spec:basic/authorization.mdx#refresh-tokens @since:2026-07-28
+  Scenario: issued no refresh token, the client goes on with its access token
+    Given a client connected to a protected scenario server
+      | refresh tokens | not issued |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "no-refresh-token-assumed"
+
+  @id:client-authorization/iss-exact @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client compares iss as a plain string: the issuer with a trailing slash is another
+    Given a client connected to a protected scenario server
+      | fault | iss-with-trailing-slash |
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "iss-mismatch-refused"
 

@@ -54,6 +54,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/state",
             "client-authorization/resource-parameter",
             "client-authorization/redirect-uri",
+            "client-authorization/redirect-uri-registered",
             "client-authorization/resource-mismatch",
             "client-authorization/token-endpoint-auth[client_secret_basic]",
             "client-authorization/token-endpoint-auth[client_secret_post]",
@@ -64,6 +65,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
         ids.extend([
             "client-authorization/prm-well-known-fallback",
             "client-authorization/as-discovery-order",
+            "client-authorization/as-discovery-order-root",
             "client-authorization/pkce-support-required",
             "client-authorization/scope-from-challenge",
             "client-authorization/scope-from-metadata",
@@ -86,6 +88,8 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/no-credential-reuse",
             "client-authorization/iss-unadvertised",
             "client-authorization/iss-missing",
+            "client-authorization/no-refresh-token-assumed",
+            "client-authorization/iss-exact",
         ]);
     }
     ids.sort();
@@ -169,5 +173,9 @@ caught_by! { assert_caught;
     cimd_http_url: "auth-cimd-http-url" at "2026-07-28" => "client-authorization/client-id-metadata-document-url" "failed";
     scope_when_undefined: "auth-scope-when-undefined" at "2025-11-25" => "client-authorization/scope-omitted" "warning";
     ignores_missing_iss: "auth-ignores-iss" at "draft" => "client-authorization/iss-missing" "failed";
+    needs_refresh_token: "auth-needs-refresh-token" at "2026-07-28" => "client-authorization/no-refresh-token-assumed" "failed";
+    unregistered_redirect: "auth-unregistered-redirect" at "2025-06-18" => "client-authorization/redirect-uri-registered" "failed";
+    iss_normalizes: "auth-iss-normalizes" at "2026-07-28" => "client-authorization/iss-exact" "failed";
+    oidc_first_root: "auth-oidc-first" at "2025-11-25" => "client-authorization/as-discovery-order-root" "failed";
     iss_only_when_advertised: "auth-iss-only-when-advertised" at "2026-07-28" => "client-authorization/iss-unadvertised" "failed";
 }

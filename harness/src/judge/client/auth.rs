@@ -112,6 +112,11 @@ pub enum AuthRule {
     /// Where the authorization server takes client ID metadata documents, the client names
     /// itself by one rather than registering.
     ClientIdMetadataDocument,
+    /// Each authorization request's `redirect_uri` is one the client registered.
+    RedirectUriRegistered,
+    /// Issued no refresh token, the client goes on with the access token it has (2026-07-28:
+    /// clients must not assume refresh tokens are issued).
+    NoRefreshTokenAssumed,
     /// A `client_id` in URL form is https with a path, and its document (when the authorization
     /// server could fetch it) names it and the redirect URI used.
     ClientIdMetadataDocumentValid,
@@ -122,7 +127,7 @@ pub enum AuthRule {
 pub const STEP_UP_ATTEMPTS: usize = 3;
 
 impl AuthRule {
-    pub const ALL: [AuthRule; 26] = [
+    pub const ALL: [AuthRule; 28] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -149,6 +154,8 @@ impl AuthRule {
         AuthRule::TokenEndpointAuth,
         AuthRule::ClientIdMetadataDocument,
         AuthRule::ClientIdMetadataDocumentValid,
+        AuthRule::NoRefreshTokenAssumed,
+        AuthRule::RedirectUriRegistered,
     ];
 
     pub fn name(self) -> &'static str {
@@ -179,6 +186,8 @@ impl AuthRule {
             AuthRule::TokenEndpointAuth => "token-endpoint-auth",
             AuthRule::ClientIdMetadataDocument => "client-id-metadata-document",
             AuthRule::ClientIdMetadataDocumentValid => "client-id-metadata-document-valid",
+            AuthRule::NoRefreshTokenAssumed => "no-refresh-token-assumed",
+            AuthRule::RedirectUriRegistered => "redirect-uri-registered",
         }
     }
 
@@ -207,6 +216,15 @@ impl AuthRule {
                 "the client never turned to the authorization server the resource moved to ({issuer}): \
                  nothing to judge"
             )),
+            // A client that never stepped up has no retry limit to show (the step-up scenario
+            // judges whether it should have).
+            (AuthRule::StepUpRetryLimit, _) if authorizations(f).len() < 2 => Some(
+                "the client never authorized again after a 403 insufficient_scope: no retry to limit"
+                    .into(),
+            ),
+            (AuthRule::RedirectUriRegistered, _) if registrations(f).is_empty() => {
+                Some("the client registered nothing here (pre-registered or named by a document): nothing to compare".into())
+            }
             (AuthRule::ClientIdMetadataDocumentValid, _)
                 if !authorizations(f)
                     .iter()
@@ -269,6 +287,8 @@ impl AuthRule {
             AuthRule::TokenEndpointAuth => token_endpoint_auth(f),
             AuthRule::ClientIdMetadataDocument => client_id_metadata_document(f),
             AuthRule::ClientIdMetadataDocumentValid => client_id_metadata_document_valid(f),
+            AuthRule::NoRefreshTokenAssumed => no_refresh_token_assumed(f),
+            AuthRule::RedirectUriRegistered => redirect_uri_registered(f),
         }
     }
 }
@@ -494,6 +514,31 @@ fn redirect_uri(f: &AuthFlow<'_>) -> Judgement {
     judged(seen > 0, expected, format!("{seen} redirect URI(s), all allowed"))
 }
 
+fn redirect_uri_registered(f: &AuthFlow<'_>) -> Judgement {
+    let expected =
+        "the redirect_uri of each authorization request among the redirect_uris the client registered";
+    let registered: BTreeSet<&str> = registrations(f)
+        .iter()
+        .flat_map(|r| r.params.iter().filter(|(k, _)| k == "redirect_uris").map(|(_, v)| v.as_str()))
+        .collect();
+    let auths = authorizations(f);
+    if auths.is_empty() {
+        return judged(false, expected, "no authorization request");
+    }
+    for a in &auths {
+        match param(a, "redirect_uri") {
+            Some(r) if registered.contains(r) => {}
+            Some(r) => {
+                return judged(false, expected, format!("redirect_uri={r}; registered {registered:?}"))
+            }
+            // The one registered URI is the default (RFC 6749 section 3.1.2.3).
+            None if registered.len() == 1 => {}
+            None => return judged(false, expected, format!("no redirect_uri; registered {registered:?}")),
+        }
+    }
+    judged(true, expected, format!("{} authorization request(s), each with a registered URI", auths.len()))
+}
+
 /// When the first access token was issued.
 fn first_token_at(f: &AuthFlow<'_>) -> Option<std::time::Instant> {
     code_redemptions(f).into_iter().find(|x| (200..300).contains(&x.status)).map(|x| x.at)
@@ -583,7 +628,7 @@ fn step_up_retry_limit(f: &AuthFlow<'_>) -> Judgement {
     let refused = f.mcp.iter().filter(|x| x.status == 403).count();
     let n = authorizations(f).len();
     judged(
-        refused > 0 && (1..=STEP_UP_ATTEMPTS).contains(&n),
+        refused > 0 && (2..=STEP_UP_ATTEMPTS).contains(&n),
         format!(
             "refused with 403 insufficient_scope whatever its token holds, the client stops after at \
              most {STEP_UP_ATTEMPTS} authorizations"
@@ -614,6 +659,13 @@ fn token_endpoint_auth(f: &AuthFlow<'_>) -> Judgement {
     let used: Vec<&str> = redemptions.iter().map(|x| token_auth_method(x)).collect();
     let ok = used.iter().all(|m| f.token_auth_methods.iter().any(|t| t == m));
     judged(ok, expected, format!("token request(s) authenticated with {used:?}"))
+}
+
+fn no_refresh_token_assumed(f: &AuthFlow<'_>) -> Judgement {
+    let expected = "issued an access token without a refresh token, the client uses it: a request served";
+    let Some(at) = first_token_at(f) else { return judged(false, expected, "no token was issued") };
+    let served = endpoint_requests(f).iter().any(|x| x.at > at && (200..300).contains(&x.status));
+    judged(served, expected, format!("a request served after the token: {served}"))
 }
 
 fn client_id_metadata_document(f: &AuthFlow<'_>) -> Judgement {

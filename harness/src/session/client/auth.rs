@@ -124,6 +124,10 @@ impl AuthScript {
                 })?;
                 self.server.token_auth_methods = vec![only];
             }
+            "refresh tokens" => match v {
+                "not issued" => self.server.refresh_tokens = false,
+                other => return Err(format!("no refresh token behaviour {other:?} (not issued)")),
+            },
             "every token" => match v {
                 "lacks a scope" => self.never_sufficient = true,
                 other => return Err(format!("no token behaviour {other:?} (lacks a scope)")),
@@ -178,6 +182,7 @@ impl AuthScript {
                     "wrong-iss" => AsFault::WrongIss,
                     "wrong-iss-unadvertised" => AsFault::WrongIssUnadvertised,
                     "no-iss" => AsFault::NoIssParameter,
+                    "iss-with-trailing-slash" => AsFault::IssWithTrailingSlash,
                     other => return Err(format!("no authorization server fault {other:?}")),
                 })
             }

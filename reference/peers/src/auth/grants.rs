@@ -32,7 +32,9 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         if let Some(s) = state {
             q.append_pair("state", s);
         }
-        if shared.fault(AsFault::WrongIss) || shared.fault(AsFault::WrongIssUnadvertised) {
+        if shared.fault(AsFault::IssWithTrailingSlash) {
+            q.append_pair("iss", &format!("{}/", shared.issuer));
+        } else if shared.fault(AsFault::WrongIss) || shared.fault(AsFault::WrongIssUnadvertised) {
             q.append_pair("iss", &format!("{}/other-issuer", shared.issuer));
         } else if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
             q.append_pair("iss", &shared.issuer);
@@ -287,7 +289,9 @@ fn issue(
         Err(_) => return oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "signing failed"),
     };
     let refresh = match refresh {
-        Some(r) => r,
+        Some(r) => Some(r),
+        // The server's discretion (2026-07-28 `#refresh-tokens`: clients must not assume one).
+        None if !shared.options.refresh_tokens => None,
         None => match random_string(&shared.rng, 24) {
             Ok(r) => {
                 let mut st = shared.lock();
@@ -301,7 +305,7 @@ fn issue(
                     Refresh { client_id: client.client_id.clone(), scopes: scopes.clone(), resource },
                 );
                 st.refresh_order.push_back(r.clone());
-                r
+                Some(r)
             }
             Err(_) => return oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "no randomness"),
         },
@@ -310,8 +314,10 @@ fn issue(
         "access_token": token,
         "token_type": "Bearer",
         "expires_in": shared.options.token_lifetime.as_secs(),
-        "refresh_token": refresh,
     });
+    if let Some(r) = refresh {
+        body["refresh_token"] = json!(r);
+    }
     if !scopes.is_empty() {
         body["scope"] = json!(scopes.join(" "));
     }

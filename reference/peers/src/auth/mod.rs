@@ -125,6 +125,10 @@ pub enum AsFault {
     /// advertised: a client compares an `iss` that is present all the same (2026-07-28,
     /// `#authorization-response-validation`). Client scenarios plant it.
     WrongIssUnadvertised,
+    /// The redirect's `iss` is the issuer with a trailing slash: equal only to a client that
+    /// normalizes, which it must not (2026-07-28 `#authorization-response-validation`). Client
+    /// scenarios plant it.
+    IssWithTrailingSlash,
 }
 
 /// What the authorization server offers.
@@ -145,6 +149,8 @@ pub struct AuthServerOptions {
     /// (`token_endpoint_auth_methods_supported`); a registration asking for another gets the
     /// first of them (RFC 7591 §3.2.1: the server may replace a requested value).
     pub token_auth_methods: Vec<ClientAuth>,
+    /// Issue refresh tokens with access tokens.
+    pub refresh_tokens: bool,
     /// Take an https URL as `client_id`: fetch its client ID metadata document and hold the
     /// authorization request to it (`client_id_metadata_document_supported`,
     /// `basic/authorization.mdx#client-id-metadata-documents`, 2025-11-25 on).
@@ -184,6 +190,7 @@ impl Default for AuthServerOptions {
             registration: true,
             token_auth_methods: vec![ClientAuth::Basic, ClientAuth::Post, ClientAuth::None],
             client_id_metadata_documents: false,
+            refresh_tokens: true,
             iss_parameter: true,
             scopes_supported: vec!["mcp".into()],
             clients: Vec::new(),

@@ -447,7 +447,11 @@ impl OAuthClient {
             let mut q = url.query_pairs_mut();
             q.append_pair("response_type", "code");
             q.append_pair("client_id", &credentials.client_id);
-            q.append_pair("redirect_uri", self.redirect_uri());
+            let redirect = match self.has(ClientFault::AuthUnregisteredRedirect) {
+                true => "http://127.0.0.1:33418/elsewhere",
+                false => self.redirect_uri(),
+            };
+            q.append_pair("redirect_uri", redirect);
             match self.fault {
                 Some(ClientFault::AuthNoPkce) => {}
                 Some(ClientFault::AuthPlainPkce) => {
@@ -487,7 +491,14 @@ impl OAuthClient {
             Some(ClientFault::AuthIssOnlyWhenAdvertised) => advertised,
             _ => advertised || answer.contains_key("iss"),
         };
-        if iss_checked && answer.get("iss").map(String::as_str) != Some(issuer) {
+        // A simple string comparison (RFC 3986 section 6.2.1), no normalization.
+        let normalized = |s: &str| s.trim_end_matches('/').to_ascii_lowercase();
+        let same = match (answer.get("iss"), self.has(ClientFault::AuthIssNormalizes)) {
+            (Some(iss), true) => normalized(iss) == normalized(issuer),
+            (Some(iss), false) => iss == issuer,
+            (None, _) => false,
+        };
+        if iss_checked && !same {
             return Err(fail("authorization response", "iss is missing or names another issuer"));
         }
         if !self.has(ClientFault::AuthNoState) && answer.get("state") != Some(&state) {
@@ -534,6 +545,9 @@ impl OAuthClient {
         let status = r.status();
         let answer: Value = serde_json::from_slice(&r.bytes().await.map_err(|e| fail("token request", e))?)
             .unwrap_or_default();
+        if self.has(ClientFault::AuthNeedsRefreshToken) && answer.get("refresh_token").is_none() {
+            return Err(fail("token response", "no refresh token"));
+        }
         answer
             .get("access_token")
             .and_then(Value::as_str)

@@ -155,6 +155,12 @@ pub enum ClientFault {
     AuthIgnoresAuthMethod,
     /// OAuth: compares the redirect's `iss` only when the authorization server advertises it.
     AuthIssOnlyWhenAdvertised,
+    /// OAuth: sends an authorization request with a redirect URI it did not register.
+    AuthUnregisteredRedirect,
+    /// OAuth: compares the redirect's `iss` with the issuer after normalizing both (case, a trailing slash).
+    AuthIssNormalizes,
+    /// OAuth: gives up when the token response carries no refresh token.
+    AuthNeedsRefreshToken,
     /// OAuth: asks for the scope `mcp` when neither the challenge nor the metadata names a scope.
     AuthScopeWhenUndefined,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
@@ -210,7 +216,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 95] = [
+    pub const ALL: [ClientFault; 98] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -285,6 +291,9 @@ impl ClientFault {
         ClientFault::AuthIgnoresAuthMethod,
         ClientFault::AuthIssOnlyWhenAdvertised,
         ClientFault::AuthScopeWhenUndefined,
+        ClientFault::AuthNeedsRefreshToken,
+        ClientFault::AuthUnregisteredRedirect,
+        ClientFault::AuthIssNormalizes,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -384,6 +393,9 @@ impl ClientFault {
             ClientFault::AuthIgnoresAuthMethod => "auth-ignores-auth-method",
             ClientFault::AuthIssOnlyWhenAdvertised => "auth-iss-only-when-advertised",
             ClientFault::AuthScopeWhenUndefined => "auth-scope-when-undefined",
+            ClientFault::AuthNeedsRefreshToken => "auth-needs-refresh-token",
+            ClientFault::AuthUnregisteredRedirect => "auth-unregistered-redirect",
+            ClientFault::AuthIssNormalizes => "auth-iss-normalizes",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",
