@@ -1,9 +1,10 @@
 //! The run report: one entry per scenario and revision with its checks, a certification
 //! verdict per revision, and a summary. The console shows it line by line as scenarios finish;
 //! `--report-dir` writes it in every format, each from the same [`Report`]: `report.json` (the
-//! contract, its schema in `harness/report.schema.json`), `junit.xml`, `report.html` and
-//! `summary.md`.
+//! contract, its schema in `harness/report.schema.json`), `junit.xml`, `report.html`,
+//! `summary.md` and `badge.json` (a shields.io endpoint badge).
 
+pub mod badge;
 pub mod console;
 pub mod html;
 pub mod junit;
@@ -30,7 +31,8 @@ impl Report {
     }
 
     /// Writes every format into `dir` (creating it), each file whole or not at all:
-    /// `report.json`, `junit.xml`, `report.html`, `summary.md`. Returns the paths written.
+    /// `report.json`, `junit.xml`, `report.html`, `summary.md`, `badge.json`. Returns the paths
+    /// written.
     pub fn write_all(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
         let value = serde_json::to_value(self).map_err(std::io::Error::other)?;
         Ok(vec![
@@ -38,6 +40,7 @@ impl Report {
             write_atomically(dir, "junit.xml", junit::render(self).as_bytes())?,
             write_atomically(dir, "report.html", html::render(&value).as_bytes())?,
             write_atomically(dir, "summary.md", markdown::render(self).as_bytes())?,
+            write_atomically(dir, "badge.json", badge::render(self).to_string().as_bytes())?,
         ])
     }
 }

@@ -134,6 +134,7 @@ fn every_format_of_a_run_with_every_verdict() {
     insta::assert_json_snapshot!("report_json", report);
     insta::assert_snapshot!("junit_xml", junit::render(&report));
     insta::assert_snapshot!("summary_md", markdown::render(&report));
+    insta::assert_json_snapshot!("badge_json", badge::render(&report));
     let mut console: Vec<String> = report.scenarios.iter().map(console_entry).collect();
     console.push(console_footer(&report));
     insta::assert_snapshot!("console", console.join("\n"));
@@ -206,9 +207,9 @@ fn a_report_is_replaced_whole() {
     let dir = tempfile::tempdir().unwrap();
     let report = every_verdict();
     let written = report.write_all(dir.path()).unwrap();
-    assert_eq!(written.len(), 4);
+    assert_eq!(written.len(), 5);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 4, "no temporary file is left: {names:?}");
+    assert_eq!(names.len(), 5, "no temporary file is left: {names:?}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert_eq!(json["summary"]["failed"], 2);

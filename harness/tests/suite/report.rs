@@ -71,7 +71,7 @@ fn every_format_is_written_and_reads_as_its_consumers_read_it() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["junit.xml", "report.html", "report.json", "summary.md"]);
+    assert_eq!(names, ["badge.json", "junit.xml", "report.html", "report.json", "summary.md"]);
     let report = run.report.as_ref().unwrap();
     assert_eq!(report["certification"][0]["verdict"], "not_conformant");
     assert_eq!(report["scenario_set"]["selection"]["scenario"], serde_json::json!(["lifecycle/*", "ping/*"]));
@@ -94,6 +94,14 @@ fn every_format_is_written_and_reads_as_its_consumers_read_it() {
             && text.contains("docs/specification/2025-06-18/"),
         "{text}"
     );
+    // shields.io reads the badge: its four members, the failing revision named, red.
+    let badge: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("badge.json")).unwrap()).unwrap();
+    assert_eq!(badge["schemaVersion"], 1);
+    assert_eq!(badge["color"], "red", "{badge}");
+    assert!(badge["label"].as_str().unwrap().contains("server"), "{badge}");
+    let failing = report["certification"][0]["revision"].as_str().unwrap();
+    assert!(badge["message"].as_str().unwrap().contains(&format!("{failing} ✗")), "{badge}");
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("❌ not conformant") && summary.contains("### Failures"), "{summary}");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();

@@ -61,7 +61,7 @@ pub struct AuthorizationArgs {
     /// authorization, 2025-03-26 … 2026-07-28.
     #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
     pub revisions: Vec<Revision>,
-    /// Write the reports (report.json, junit.xml, report.html, summary.md) to DIR.
+    /// Write the reports (report.json, junit.xml, report.html, summary.md, badge.json) to DIR.
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
     /// Seconds to wait for each answer.
