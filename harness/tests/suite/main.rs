@@ -1,6 +1,7 @@
 //! mcpspec's integration tests: the `mcpspec` binary, run as a user runs it, against the
 //! reference server and against fault-injecting test peers (`mcpspec reference server --fault`).
 
+mod action;
 mod auth;
 mod authorization_server;
 mod client;
