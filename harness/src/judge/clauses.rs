@@ -16,12 +16,12 @@ use std::sync::OnceLock;
 
 /// The inventory files, by revision, as built into the library.
 const FILES: [(Revision, &str); 6] = [
-    (Revision::V2024_11_05, include_str!("../../../scenarios/clauses/2024-11-05.toml")),
-    (Revision::V2025_03_26, include_str!("../../../scenarios/clauses/2025-03-26.toml")),
-    (Revision::V2025_06_18, include_str!("../../../scenarios/clauses/2025-06-18.toml")),
-    (Revision::V2025_11_25, include_str!("../../../scenarios/clauses/2025-11-25.toml")),
-    (Revision::V2026_07_28, include_str!("../../../scenarios/clauses/2026-07-28.toml")),
-    (Revision::Draft, include_str!("../../../scenarios/clauses/draft.toml")),
+    (Revision::V2024_11_05, include_str!("../../scenarios/clauses/2024-11-05.toml")),
+    (Revision::V2025_03_26, include_str!("../../scenarios/clauses/2025-03-26.toml")),
+    (Revision::V2025_06_18, include_str!("../../scenarios/clauses/2025-06-18.toml")),
+    (Revision::V2025_11_25, include_str!("../../scenarios/clauses/2025-11-25.toml")),
+    (Revision::V2026_07_28, include_str!("../../scenarios/clauses/2026-07-28.toml")),
+    (Revision::Draft, include_str!("../../scenarios/clauses/draft.toml")),
 ];
 
 /// The level of a clause, as the spec words it: the negative forms are kept apart from the

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The scenarios shipped inside the binary.
-static SCENARIOS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
+static SCENARIOS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/scenarios");
 
 /// A parsed feature, outlines expanded, with the plan of each of its scenarios (in the same
 /// order as `feature.scenarios`).

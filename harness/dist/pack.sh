@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Packs one release build of mcpspec for every channel, into OUT (default target/dist):
+#   - the release archive   mcpspec-VERSION-TRIPLE.tar.gz (the binary, README.md)
+#   - the Python wheel      mcpspec-VERSION-py3-none-PLATFORM.whl (maturin's `bin` bindings:
+#                           `pip install`, `pipx run` and `uvx` put `mcpspec` on the PATH)
+#   - the npm packages      mcpspec-VERSION.tgz (the launcher) and mcpspec-PLATFORM-VERSION.tgz
+#                           (the binary; the launcher's optional dependency)
+# The binary is built once (cargo build --profile dist -p mcpspec: release, stripped); maturin's
+# build of the same crate, profile and target finds it fresh and only packs it.
+#
+# Usage: harness/dist/pack.sh [OUT]. Needs cargo, npm, and maturin (pip install maturin; the
+# MATURIN variable may name it). PROFILE names another cargo profile (release, say).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/target/dist}
+maturin=${MATURIN:-maturin}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+profile=${PROFILE:-dist}
+cargo build --profile "$profile" -p mcpspec --manifest-path "$root/Cargo.toml"
+bin="$root/target/$profile/mcpspec"
+version=$("$bin" --version | awk '{print $2}')
+triple=$(rustc -vV | sed -n 's/^host: //p')
+case "$triple" in
+  x86_64-unknown-linux-gnu) npm_platform=linux-x64 os=linux cpu=x64 ;;
+  aarch64-unknown-linux-gnu) npm_platform=linux-arm64 os=linux cpu=arm64 ;;
+  x86_64-apple-darwin) npm_platform=darwin-x64 os=darwin cpu=x64 ;;
+  aarch64-apple-darwin) npm_platform=darwin-arm64 os=darwin cpu=arm64 ;;
+  *) echo "pack.sh: no npm platform for $triple" >&2; exit 1 ;;
+esac
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+# The release archive.
+mkdir "$stage/mcpspec-$version-$triple"
+cp "$bin" "$root/README.md" "$stage/mcpspec-$version-$triple/"
+tar -czf "$out/mcpspec-$version-$triple.tar.gz" -C "$stage" "mcpspec-$version-$triple"
+
+# The wheel.
+"$maturin" build --profile "$profile" --bindings bin --manifest-path "$root/harness/Cargo.toml" --out "$out" --quiet
+
+# The npm packages: the platform's binary, then the launcher naming it.
+cp -r "$root/harness/dist/npm/platform" "$stage/platform"
+mkdir -p "$stage/platform/bin"
+cp "$bin" "$stage/platform/bin/mcpspec"
+sed -i -e "s/PLATFORM/$npm_platform/g" -e "s/\"OS\"/\"$os\"/" -e "s/\"CPU\"/\"$cpu\"/" \
+  -e "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" "$stage/platform/package.json"
+cp -r "$root/harness/dist/npm/mcpspec" "$stage/launcher"
+sed -i -e "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" \
+  -e "s/\"@mcpspec\/linux-x64\": \"[^\"]*\"/\"@mcpspec\/$npm_platform\": \"$version\"/" "$stage/launcher/package.json"
+(cd "$stage/platform" && npm pack --silent --pack-destination "$out" >/dev/null)
+(cd "$stage/launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
+ls -1 "$out"
