@@ -470,7 +470,7 @@ const LOGGED_RESPONSE_HEADERS: [&str; 3] = ["mcp-session-id", "allow", "www-auth
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     if let Some((to, paths)) = &endpoint.options.authorization_relay {
         if paths.iter().any(|p| p == request.uri().path()) {
-            return relay(*to, request, endpoint.options.body_timeout).await;
+            return protect::at_origin(&endpoint, *to, request).await;
         }
     }
     let method = request.method().to_string();
