@@ -142,8 +142,8 @@ pub struct HttpServerOptions {
     /// The protected mode (`protect.rs`): an OAuth resource server trusting one issuer.
     pub protection: Option<Arc<Protection>>,
     /// 2025-03-26's authorization base URL is the MCP server's origin: requests for these
-    /// paths are relayed to the authorization server at this address (and not logged here: it
-    /// logs them).
+    /// paths are relayed to the authorization server at this address (`protect::at_origin`,
+    /// where the `auth-legacy-` faults act; not logged here: it logs them).
     pub authorization_relay: Option<(SocketAddr, Vec<String>)>,
 }
 
