@@ -465,7 +465,21 @@ async fn origin_metadata_valid(w: &mut ServerWorld) -> Result<(), Halt> {
     let m = match &d.found {
         Some((_, Ok(m))) => m.clone(),
         Some((url, Err(e))) => return Err(w.fail(expected, format!("{}; {url}: {e}", d.describe()))),
-        None => return Err(w.fail(expected, format!("none found: {}", d.describe()))),
+        None => {
+            // A common slip: the metadata where RFC 8414 puts an issuer with the endpoint's
+            // path, which no 2025-03-26 client looks at. Said, not judged.
+            let options = w.http_options()?;
+            let within = w.timeout();
+            let elsewhere = match options.url.path().trim_end_matches('/').is_empty() {
+                true => None,
+                false => oauth::discover(Revision::V2025_06_18, &options.url, within).await.found,
+            };
+            let hint = match elsewhere {
+                Some((url, _)) => format!(" (a document is at {url}, where no 2025-03-26 client looks)"),
+                None => String::new(),
+            };
+            return Err(w.fail(expected, format!("none found: {}{hint}", d.describe())));
+        }
     };
     // 2025-03-26 finds the document by the MCP server's origin, not by an issuer identifier, so
     // there is no issuer to compare `issuer` to; and it requires PKCE of clients without asking
