@@ -3,7 +3,8 @@ Feature: Authorization: a protected server
   An MCP server over HTTP that requires authorization is an OAuth 2.1 resource server. Without a
   token it answers 401 with a Bearer challenge; it says where its protected resource metadata is
   (RFC 9728), which names its authorization servers, whose metadata (RFC 8414 or OpenID
-  Connect) a client finds in the order the revision gives; it serves only tokens issued for it,
+  Connect) a client finds in the order the revision gives (at 2025-03-26, at the server's own
+  origin, else the default endpoints there); it serves only tokens issued for it,
   and only in the Authorization header. Scenarios that need a token run with --auth-token or
   --auth-issuer (mcpspec as the issuer, minting valid and flawed tokens); without either they
   are skipped, with the reason. A server that serves requests without a token, when mcpspec was
@@ -22,6 +23,26 @@ Feature: Authorization: a protected server
     Given a protected server
     When the client sends its first request without a token
     Then the challenge carries no error code
+
+  # 2025-03-26 has no protected resource metadata: the MCP server's origin (its URL, the path
+  # dropped) is the authorization base URL, where a client looks for the authorization server's
+  # RFC 8414 metadata, and, when there is none, for the default /authorize, /token and /register.
+  # Nothing here needs a user: each endpoint is asked what a client that holds nothing asks
+  # (a GET of /authorize, a code never issued at /token, a public client's registration).
+  @id:authorization/legacy-metadata-at-origin @SHOULD @spec:basic/authorization.mdx#server-metadata-discovery @until:2025-03-26
+  Scenario: the authorization server metadata is at the MCP server's origin, and the endpoints it names answer
+    Given a protected server
+    When the client looks for the authorization server metadata at the server's origin
+    Then the metadata is found there and names the endpoints of the code flow
+    When the client tries the endpoints of the code flow at the server's origin
+    Then each endpoint answers as an OAuth endpoint
+
+  @id:authorization/legacy-default-endpoints @MUST @spec:basic/authorization.mdx#server-metadata-discovery @until:2025-03-26
+  Scenario: without metadata, the default endpoints answer at the MCP server's origin
+    Given a protected server
+    And the server serves no authorization server metadata at its origin
+    When the client tries the endpoints of the code flow at the server's origin
+    Then each endpoint answers as an OAuth endpoint
 
   @id:authorization/challenge-resource-metadata @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18 @until:2025-06-18
   Scenario: the 401 challenge names the protected resource metadata

@@ -114,19 +114,20 @@ pub struct Endpoints {
 
 /// The authorization server's metadata, looked for at the revision's URLs in its order: from
 /// 2025-06-18 RFC 8414 (and, from 2025-11-25, OpenID Connect Discovery) for the issuer;
-/// 2025-03-26 looks at the issuer's origin (`#authorization-base-url`).
+/// 2025-03-26 looks at the issuer's origin (`#authorization-base-url`), saying its revision in
+/// `MCP-Protocol-Version` (`#server-metadata-discovery-headers`).
 pub async fn discover(
     revision: Revision,
     issuer: &Url,
     within: Duration,
 ) -> Discovery<AuthorizationServerMetadata> {
     let parse = |v: &serde_json::Value| AuthorizationServerMetadata::from_json(v).map_err(|e| e.to_string());
-    let urls: Vec<Url> = if revision < Revision::V2025_06_18 {
-        vec![metadata_url_2025_03_26(issuer)]
+    let (urls, version): (Vec<Url>, _) = if revision < Revision::V2025_06_18 {
+        (vec![metadata_url_2025_03_26(issuer)], Some(revision))
     } else {
-        as_metadata_urls(revision, issuer).into_iter().map(|m| m.url).collect()
+        (as_metadata_urls(revision, issuer).into_iter().map(|m| m.url).collect(), None)
     };
-    look(urls, within, parse).await
+    look(urls, version, within, parse).await
 }
 
 /// The endpoints of the flow: the metadata's, or — at 2025-03-26 without metadata — the

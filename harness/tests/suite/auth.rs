@@ -1,5 +1,7 @@
 //! Protected servers (issue #28): the reference server in its protected mode passes every
-//! authorization scenario at each revision that has authorization, over both HTTP transports;
+//! authorization scenario at each revision that has authorization, over both HTTP transports
+//! (at 2025-03-26 with its issuer relayed at its origin; without metadata there, the default
+//! endpoints are judged instead);
 //! each `auth-` fault is caught by the check that names it; a protected server mcpspec holds no
 //! token for gets one verdict, not a list of failures; and no token reaches a report or the
 //! console.
@@ -30,6 +32,11 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
         "authorization/token-refused[wrong-issuer]",
         "authorization/token-refused[bad-signature]",
     ];
+    if revision == "2025-03-26" {
+        // The reference server relays its issuer's metadata at its origin: no default endpoints
+        // are judged (authorization/legacy-default-endpoints is skipped, with the reason).
+        ids.push("authorization/legacy-metadata-at-origin");
+    }
     if revision >= "2025-06-18" {
         ids.extend([
             "authorization/prm-resource",
@@ -76,8 +83,9 @@ fn the_protected_reference_server_passes_every_authorization_scenario() {
                 .collect();
             passed.sort();
             assert_eq!(passed, expected_at(revision), "{transport} {revision}\n{}", run.describe());
-            // Each scenario judged something: none passed on zero checks.
-            for s in report["scenarios"].as_array().unwrap() {
+            // Each scenario judged something: none passed on zero checks (at 2025-03-26 the
+            // default endpoints are skipped, with the reason: the reference server has metadata).
+            for s in report["scenarios"].as_array().unwrap().iter().filter(|s| s["verdict"] != "skipped") {
                 assert!(!s["checks"].as_array().unwrap().is_empty(), "{s}");
             }
             assert_no_leftovers(&run.marker);
@@ -124,6 +132,41 @@ caught_by! { assert_caught;
     accepts_query_token: "auth-accepts-query-token" at "2025-06-18" => "authorization/no-token-in-query" "failed";
     no_scope_check: "auth-no-scope-check" at "2025-11-25" => "authorization/insufficient-scope-403" "warning";
     insufficient_scope_401: "auth-insufficient-scope-401" at "2026-07-28" => "authorization/insufficient-scope-403" "warning";
+    legacy_no_metadata: "auth-legacy-no-metadata" at "2025-03-26" => "authorization/legacy-metadata-at-origin" "warning";
+    legacy_metadata_incomplete: "auth-legacy-metadata-incomplete" at "2025-03-26" => "authorization/legacy-metadata-at-origin" "warning";
+    legacy_no_default_endpoints: "auth-legacy-no-default-endpoints" at "2025-03-26" => "authorization/legacy-default-endpoints" "failed";
+}
+
+/// 2025-03-26: a protected server whose origin serves no metadata but the default endpoints
+/// (the reference server with `auth-legacy-no-metadata`) passes the default-endpoint scenario,
+/// over both transports, and only warns that it serves no metadata; the reference server itself
+/// skips it, with the reason.
+#[test]
+fn default_endpoints_are_judged_only_without_metadata() {
+    for transport in ["http", "sse"] {
+        let run = certify_protected(transport, Some("auth-legacy-no-metadata"), "2025-03-26");
+        let verdict = |id: &str| run.scenarios(id).first().map(|s| s["verdict"].clone());
+        assert_eq!(
+            verdict("authorization/legacy-default-endpoints"),
+            Some("passed".into()),
+            "{}",
+            run.describe()
+        );
+        assert_eq!(
+            verdict("authorization/legacy-metadata-at-origin"),
+            Some("warning".into()),
+            "{}",
+            run.describe()
+        );
+        let checks = &run.scenarios("authorization/legacy-default-endpoints")[0]["checks"];
+        assert_eq!(checks.as_array().map(Vec::len), Some(3), "authorize, token, register: {checks}");
+        assert_eq!(run.code, Some(0), "{}", run.describe());
+        assert_no_leftovers(&run.marker);
+    }
+    let run = certify_protected("http", None, "2025-03-26");
+    let skipped = &run.scenarios("authorization/legacy-default-endpoints")[0];
+    assert_eq!(skipped["verdict"], "skipped", "{}", run.describe());
+    assert!(skipped.to_string().contains("legacy-metadata-at-origin judges it"), "{skipped}");
 }
 
 /// A protected server mcpspec holds no token for: the authorization scenarios that need none

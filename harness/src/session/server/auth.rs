@@ -3,14 +3,15 @@
 //! issuer), the first request a client makes without a token, a token presented (valid,
 //! flawed, tampered, in the query string), and the discovery of the protected resource metadata
 //! (RFC 9728) and of each authorization server's metadata (RFC 8414, OpenID Connect) in the
-//! order the revision gives ([`mcpspec_protocol::auth::discovery`]). What these requests show is
-//! judged by the authorization scenarios' steps.
+//! order the revision gives ([`mcpspec_protocol::auth::discovery`]), and, at 2025-03-26, what
+//! the endpoints of the code flow answer ([`try_endpoint`]). What these requests show is judged
+//! by the authorization scenarios' steps.
 //!
 //! Tokens are secrets: nothing here puts one in a description, and the run's redactor is told
 //! of every token mcpspec mints before it is used.
 
 use mcpspec_protocol::auth::challenge::ChallengeError;
-use mcpspec_protocol::auth::discovery::{as_metadata_urls, prm_urls};
+use mcpspec_protocol::auth::discovery::{as_metadata_urls, prm_urls, EndpointAnswer};
 use mcpspec_protocol::auth::{
     AuthorizationServerMetadata, BearerChallenge, CanonicalResource, ProtectedResourceMetadata,
 };
@@ -195,20 +196,23 @@ impl<T> Discovery<T> {
     }
 }
 
-/// GETs each URL in turn until one answers 200 with a JSON object, parsed with `parse`.
+/// GETs each URL in turn until one answers 200 with a JSON object, parsed with `parse`. With
+/// `version`, each request says `MCP-Protocol-Version` (2025-03-26's server metadata discovery:
+/// clients SHOULD, so that a server may answer per revision,
+/// `#server-metadata-discovery-headers`).
 pub(crate) async fn look<T>(
     urls: impl IntoIterator<Item = Url>,
+    version: Option<Revision>,
     within: Duration,
     parse: impl Fn(&serde_json::Value) -> Result<T, String>,
 ) -> Discovery<T> {
     let mut out = Discovery { tried: Vec::new(), found: None, challenge_url_failed: false };
     for url in urls {
-        let request = RawRequest {
-            method: "GET",
-            url: url.clone(),
-            headers: vec![("accept".into(), "application/json".into())],
-            body: None,
-        };
+        let mut headers = vec![("accept".to_owned(), "application/json".to_owned())];
+        if let Some(v) = version {
+            headers.push(("mcp-protocol-version".into(), v.as_str().into()));
+        }
+        let request = RawRequest { method: "GET", url: url.clone(), headers, body: None };
         match oneshot(&request, within, MAX_BODY).await {
             Ok(r) if r.status == 200 => match r.json() {
                 Some(v) if v.is_object() => {
@@ -240,7 +244,7 @@ pub async fn find_prm(
     if let Some(text) = named {
         match Url::parse(text) {
             Ok(url) => {
-                let d = look([url], within, parse).await;
+                let d = look([url], None, within, parse).await;
                 if d.found.is_some() {
                     return d;
                 }
@@ -250,7 +254,7 @@ pub async fn find_prm(
         }
         failed = true;
     }
-    let mut d = look(prm_urls(revision, endpoint), within, parse).await;
+    let mut d = look(prm_urls(revision, endpoint), None, within, parse).await;
     tried.append(&mut d.tried);
     d.tried = tried;
     d.challenge_url_failed = failed;
@@ -274,13 +278,60 @@ pub async fn find_as_metadata(
         v if v.is_empty() => Vec::new(),
         v => v.into_iter().map(|m| m.url).collect(),
     };
-    look(urls, within, parse).await
+    look(urls, None, within, parse).await
 }
 
 /// The authorization servers of a PRM mcpspec looks at (the first few).
 pub fn authorization_servers(prm: &ProtectedResourceMetadata) -> &[String] {
     let n = prm.authorization_servers.len().min(MAX_AUTHORIZATION_SERVERS);
     &prm.authorization_servers[..n]
+}
+
+/// Where the browser would return, in the requests of [`try_endpoint`]: never fetched.
+const NOWHERE_REDIRECT: &str = "http://127.0.0.1:1/mcpspec-callback";
+
+/// What the endpoint `member` (an RFC 8414 member name) of the code flow at `url` answers a
+/// client that holds nothing, as [`mcpspec_protocol::auth::discovery::endpoint_problem`] asks:
+/// the authorization endpoint a GET without parameters, the token endpoint a code grant with a
+/// code never issued, the registration endpoint a public client's registration (RFC 7591 §3.1:
+/// a client may be registered, as any client's first step; its secret, if any, is redacted).
+/// Redirects are not followed.
+pub async fn try_endpoint(member: &str, url: &Url, within: Duration) -> Result<EndpointAnswer, String> {
+    use mcpspec_protocol::auth::grant::{form, public_client_metadata};
+    let accept = ("accept".to_owned(), "application/json".to_owned());
+    let (method, headers, body) = match member {
+        "authorization_endpoint" => {
+            ("GET", vec![("accept".into(), "text/html, application/json".into())], None)
+        }
+        "token_endpoint" => {
+            let pairs = [
+                ("grant_type", "authorization_code"),
+                ("code", "mcpspec-code-never-issued"),
+                ("redirect_uri", NOWHERE_REDIRECT),
+                ("client_id", "mcpspec-never-registered"),
+                ("code_verifier", "mcpspec-verifier-of-no-request-0123456789abcdef"),
+            ];
+            let content = ("content-type".to_owned(), "application/x-www-form-urlencoded".to_owned());
+            ("POST", vec![content, accept], Some(form(&pairs)))
+        }
+        "registration_endpoint" => {
+            let content = ("content-type".to_owned(), "application/json".to_owned());
+            let body = public_client_metadata("mcpspec", NOWHERE_REDIRECT).to_string();
+            ("POST", vec![content, accept], Some(body))
+        }
+        other => return Err(format!("no endpoint {other:?} of the code flow")),
+    };
+    let request = RawRequest { method, url: url.clone(), headers, body };
+    let r = oneshot(&request, within, MAX_BODY).await?;
+    let body = r.json().filter(serde_json::Value::is_object).unwrap_or_default();
+    if let Some(secret) = body.get("client_secret").and_then(|s| s.as_str()) {
+        crate::report::redact::add(secret);
+    }
+    Ok(EndpointAnswer {
+        status: r.status,
+        error: body.get("error").and_then(|e| e.as_str()).map(str::to_owned),
+        client_id: body.get("client_id").and_then(|c| c.as_str()).is_some_and(|c| !c.is_empty()),
+    })
 }
 
 /// With mcpspec as the issuer: what a valid token carries for the server at `options.url`, learnt

@@ -378,6 +378,13 @@ faults! {
     AuthNoScopeCheck => "auth-no-scope-check",
     /// A token without the required scope gets 401 instead of 403 `insufficient_scope`.
     AuthInsufficientScope401 => "auth-insufficient-scope-401",
+    /// 2025-03-26: no authorization server metadata at the MCP server's origin (the default
+    /// endpoints are still there).
+    AuthLegacyNoMetadata => "auth-legacy-no-metadata",
+    /// 2025-03-26: the metadata at the MCP server's origin names no `token_endpoint`.
+    AuthLegacyMetadataIncomplete => "auth-legacy-metadata-incomplete",
+    /// 2025-03-26: neither metadata nor the default endpoints at the MCP server's origin.
+    AuthLegacyNoDefaultEndpoints => "auth-legacy-no-default-endpoints",
     // ---- hostile HTTP servers (issue #17), HTTP only: the endpoint is replaced by a raw
     // listener that answers every request alike (`transport::hostile_http`). A run must end on
     // time against each, bounded, with nothing left behind.

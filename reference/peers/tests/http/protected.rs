@@ -1,16 +1,21 @@
 //! The reference server's protected mode end to end, with the reference authorization server
 //! as its issuer: its PRM at both well-known URLs, 401 with a `Bearer` challenge, each flawed
-//! token refused (403 for a missing scope), a token in the query string refused, and every
-//! `auth-` fault breaking the one rule it names.
+//! token refused (403 for a missing scope), a token in the query string refused, 2025-03-26's
+//! paths at its origin relayed to the issuer, and every `auth-` fault breaking the one rule it
+//! names.
 
 use super::auth_server::get_json;
 use super::{server, within, Server, BOTH};
+use mcpspec_protocol::auth::discovery::DEFAULT_ENDPOINTS_2025_03_26;
 use mcpspec_protocol::auth::{BearerChallenge, CanonicalResource, ProtectedResourceMetadata};
 use mcpspec_reference::auth::{AuthServerOptions, AuthorizationServer, TokenFlaw};
 use mcpspec_reference::faults::Fault;
 use mcpspec_reference::transport::http_server::{Flavor, Protection};
 use serde_json::json;
 use std::sync::Arc;
+
+/// 2025-03-26's metadata path at the MCP server's origin (`#authorization-base-url`).
+const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 
 struct Protected {
     server: Server,
@@ -20,9 +25,15 @@ struct Protected {
 async fn protected(flavor: Flavor, fault: Option<Fault>) -> Protected {
     let issuer = within("AS", AuthorizationServer::bind(AuthServerOptions::default())).await.unwrap();
     let protection = Arc::new(Protection::new(issuer.issuer().to_owned(), vec!["mcp".into()]));
+    // 2025-03-26's paths at the origin, relayed to the issuer, as `mcpspec reference server
+    // --auth-issuer` does: the metadata and the default endpoints.
+    let mut paths = vec![METADATA_PATH.to_owned()];
+    paths.extend(DEFAULT_ENDPOINTS_2025_03_26.iter().map(|(_, p)| p.to_string()));
+    let relay = (issuer.local_addr(), paths);
     let server = server(flavor, |o| {
         o.protection = Some(protection);
         o.fault = fault;
+        o.authorization_relay = Some(relay);
     })
     .await;
     Protected { server, issuer }
@@ -105,6 +116,17 @@ async fn prm_challenge_and_every_token_flaw() {
     }
 }
 
+/// Without a fault, 2025-03-26's paths at the origin answer as the issuer's: its metadata and
+/// its default endpoints.
+#[tokio::test]
+async fn the_origin_relays_the_issuer_at_2025_03_26() {
+    let p = protected(Flavor::Streamable, None).await;
+    let (status, doc) = get_json(&format!("{}{METADATA_PATH}", p.server.base)).await;
+    assert_eq!((status, doc["issuer"].as_str()), (200, Some(p.issuer.issuer())));
+    let (status, error) = get_json(&format!("{}/authorize", p.server.base)).await;
+    assert_eq!((status, error["error"].as_str()), (400, Some("invalid_request")), "no client_id");
+}
+
 /// Each `auth-` fault, and what it lets through (or leaves out).
 #[tokio::test]
 async fn every_auth_fault_breaks_its_rule() {
@@ -113,6 +135,8 @@ async fn every_auth_fault_breaks_its_rule() {
         let p = protected(f, Some(fault)).await;
         let (status, challenge) = p.attempt(None, "", f).await;
         let prm_url = format!("{}/.well-known/oauth-protected-resource/mcp", p.server.base);
+        let legacy_metadata = format!("{}{METADATA_PATH}", p.server.base);
+        let authorize = format!("{}/authorize", p.server.base);
         let broken = match fault {
             Fault::AuthNoChallenge => status == 401 && challenge.is_none(),
             Fault::AuthChallengeWithoutMetadata => {
@@ -158,6 +182,16 @@ async fn every_auth_fault_breaks_its_rule() {
             }
             Fault::AuthInsufficientScope401 => {
                 p.attempt(Some(&p.token(TokenFlaw::MissingScope)), "", f).await.0 == 401
+            }
+            Fault::AuthLegacyNoMetadata => {
+                get_json(&legacy_metadata).await.0 == 404 && get_json(&authorize).await.0 != 404
+            }
+            Fault::AuthLegacyMetadataIncomplete => {
+                let (status, doc) = get_json(&legacy_metadata).await;
+                status == 200 && doc["token_endpoint"].is_null() && doc["authorization_endpoint"].is_string()
+            }
+            Fault::AuthLegacyNoDefaultEndpoints => {
+                get_json(&legacy_metadata).await.0 == 404 && get_json(&authorize).await.0 == 404
             }
             other => panic!("{other:?} has no row here"),
         };

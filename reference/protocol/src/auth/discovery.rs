@@ -12,6 +12,8 @@
 //!   (`#fallbacks-for-servers-without-metadata-discovery`); 2025-06-18 follows RFC 8414 alone
 //!   (`#server-metadata-discovery`); 2025-11-25 on tries RFC 8414 and OpenID Connect Discovery
 //!   in the order of `#authorization-server-metadata-discovery`.
+//! - Whether an endpoint of the code flow is there ([`endpoint_problem`]): what a 2025-03-26
+//!   server's default endpoints, or those its metadata names, answer a client that holds nothing.
 
 use crate::Revision;
 use url::Url;
@@ -140,6 +142,67 @@ pub fn default_endpoint_2025_03_26(endpoint: &Url, member: &str) -> Option<Url> 
     Some(u)
 }
 
+/// What an endpoint of the code flow answered a client that holds nothing (no registration, no
+/// user, no code): enough to tell whether the endpoint is there, never whether a flow succeeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointAnswer {
+    pub status: u16,
+    /// The `error` of a JSON object body (RFC 6749 §5.2, RFC 7591 §3.2.2).
+    pub error: Option<String>,
+    /// The body is a JSON object with a non-empty `client_id` (RFC 7591 §3.2.1).
+    pub client_id: bool,
+}
+
+impl EndpointAnswer {
+    /// `HTTP 400 (invalid_request)`, `HTTP 201 with a client_id`.
+    pub fn describe(&self) -> String {
+        match (&self.error, self.client_id) {
+            (Some(e), _) => format!("HTTP {} ({e})", self.status),
+            (None, true) => format!("HTTP {} with a client_id", self.status),
+            (None, false) => format!("HTTP {}", self.status),
+        }
+    }
+}
+
+/// Why `answer` shows no endpoint `member` (an RFC 8414 member name) of the code flow; `None`
+/// when it shows one. What each is asked:
+///
+/// - `authorization_endpoint`: a GET without parameters. Any answer but 404 or 405 (OAuth 2.1
+///   §3.1: the endpoint takes GET); what it shows a browser without a client is its own choice
+///   (an error page, a login page, a redirect).
+/// - `token_endpoint`: a code grant with a code never issued, for a client never registered. An
+///   OAuth error (OAuth 2.1 §3.2.4: a 4xx with a JSON `error`).
+/// - `registration_endpoint`: a public client's registration. The client's id (RFC 7591 §3.2.1)
+///   or an error object (§3.2.2, a 4xx). With `optional` (a default endpoint no metadata named:
+///   registration is a SHOULD), a 404 says none is offered, and is no problem.
+pub fn endpoint_problem(member: &str, answer: &EndpointAnswer, optional: bool) -> Option<String> {
+    let status = answer.status;
+    if status == 404 && optional {
+        return None;
+    }
+    if matches!(status, 404 | 405) {
+        return Some(format!("{}: no endpoint there", answer.describe()));
+    }
+    let oauth_error = (400..500).contains(&status) && answer.error.is_some();
+    let ok = match member {
+        "authorization_endpoint" => true,
+        "token_endpoint" => oauth_error,
+        "registration_endpoint" => oauth_error || ((200..300).contains(&status) && answer.client_id),
+        _ => false,
+    };
+    match (ok, member) {
+        (true, _) => None,
+        (false, "token_endpoint") => Some(format!(
+            "{}: not an OAuth error (a 4xx with a JSON error, OAuth 2.1 §3.2.4)",
+            answer.describe()
+        )),
+        (false, _) => Some(format!(
+            "{}: neither a registration (a client_id) nor an error object (RFC 7591 §3.2)",
+            answer.describe()
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +290,33 @@ mod tests {
         );
         assert!(default_endpoint_2025_03_26(&e, "jwks_uri").is_none());
         assert!(has_authorization(Revision::V2025_03_26) && !has_authorization(Revision::V2024_11_05));
+    }
+
+    #[test]
+    fn an_endpoint_is_there_when_it_answers_as_one() {
+        let a = |status, error: Option<&str>, client_id| EndpointAnswer {
+            status,
+            error: error.map(str::to_owned),
+            client_id,
+        };
+        for status in [200, 302, 400, 401, 500] {
+            assert_eq!(endpoint_problem("authorization_endpoint", &a(status, None, false), false), None);
+        }
+        let missing =
+            endpoint_problem("authorization_endpoint", &a(404, Some("invalid_request"), false), false);
+        assert_eq!(missing.unwrap(), "HTTP 404 (invalid_request): no endpoint there");
+        assert!(endpoint_problem("token_endpoint", &a(405, None, false), true).is_some());
+        assert_eq!(endpoint_problem("token_endpoint", &a(400, Some("invalid_grant"), false), false), None);
+        assert_eq!(endpoint_problem("token_endpoint", &a(401, Some("invalid_client"), false), false), None);
+        assert!(endpoint_problem("token_endpoint", &a(400, None, false), false).unwrap().contains("§3.2.4"));
+        assert!(endpoint_problem("token_endpoint", &a(200, Some("x"), false), false).is_some());
+        assert_eq!(endpoint_problem("registration_endpoint", &a(201, None, true), false), None);
+        assert_eq!(
+            endpoint_problem("registration_endpoint", &a(401, Some("invalid_token"), false), false),
+            None
+        );
+        assert_eq!(endpoint_problem("registration_endpoint", &a(404, None, false), true), None);
+        assert!(endpoint_problem("registration_endpoint", &a(404, None, false), false).is_some());
+        assert!(endpoint_problem("registration_endpoint", &a(200, None, false), false).is_some());
     }
 }

@@ -5,6 +5,7 @@
 use super::{parse_revision, parse_seconds, ServerTransport};
 use clap::Subcommand;
 use mcpspec::report::exit;
+use mcpspec::session::client::auth::ORIGIN_PATHS;
 use mcpspec_protocol::Revision;
 use mcpspec_reference::client::ClientFault;
 use mcpspec_reference::faults::Fault;
@@ -47,7 +48,9 @@ pub enum ReferenceRole {
         json_responses: bool,
         /// HTTP: serve as an OAuth-protected resource trusting this authorization server (its
         /// issuer URL): protected resource metadata, 401 challenges, tokens checked against the
-        /// issuer's keys. `mcpspec server --auth-issuer` sets MCPSPEC_AUTH_ISSUER for its command.
+        /// issuer's keys; an issuer at the root of an http origin is relayed from this server's
+        /// origin too (2025-03-26's metadata and default endpoints). `mcpspec server
+        /// --auth-issuer` sets MCPSPEC_AUTH_ISSUER for its command.
         #[arg(long, value_name = "URL", env = "MCPSPEC_AUTH_ISSUER")]
         auth_issuer: Option<String>,
         /// HTTP, with --auth-issuer: a scope every token must carry (repeatable; default `mcp`).
@@ -155,6 +158,7 @@ pub async fn run(role: ReferenceRole) -> u8 {
                 options.accepted_revisions = config.supported.clone();
                 if let Some(issuer) = auth_issuer {
                     let scopes = if auth_scopes.is_empty() { vec!["mcp".to_owned()] } else { auth_scopes };
+                    options.authorization_relay = origin_relay(&issuer);
                     options.protection = Some(std::sync::Arc::new(Protection::new(issuer, scopes)));
                 }
                 return reference_server_http(config, options).await;
@@ -172,6 +176,19 @@ pub async fn run(role: ReferenceRole) -> u8 {
             }
         }
     }
+}
+
+/// 2025-03-26's authorization base URL is the MCP server's origin
+/// (`basic/authorization.mdx#authorization-base-url`): the paths a client of that revision
+/// looks for there, relayed to the issuer, as the client scenarios' protected server does
+/// ([`ORIGIN_PATHS`]). Only an issuer the same paths reach: `http`, at the root of its host.
+fn origin_relay(issuer: &str) -> Option<(std::net::SocketAddr, Vec<String>)> {
+    let url = url::Url::parse(issuer).ok()?;
+    if url.scheme() != "http" || !url.path().trim_end_matches('/').is_empty() {
+        return None;
+    }
+    let to = url.socket_addrs(|| Some(80)).ok()?.into_iter().next()?;
+    Some((to, ORIGIN_PATHS.iter().map(|p| p.to_string()).collect()))
 }
 
 /// `mcpspec peer --connect SOCKET`: bridges stdin and stdout to the mcpspec run listening there.

@@ -142,8 +142,8 @@ pub struct HttpServerOptions {
     /// The protected mode (`protect.rs`): an OAuth resource server trusting one issuer.
     pub protection: Option<Arc<Protection>>,
     /// 2025-03-26's authorization base URL is the MCP server's origin: requests for these
-    /// paths are relayed to the authorization server at this address (and not logged here: it
-    /// logs them).
+    /// paths are relayed to the authorization server at this address (`protect::at_origin`,
+    /// where the `auth-legacy-` faults act; not logged here: it logs them).
     pub authorization_relay: Option<(SocketAddr, Vec<String>)>,
 }
 
@@ -470,7 +470,7 @@ const LOGGED_RESPONSE_HEADERS: [&str; 3] = ["mcp-session-id", "allow", "www-auth
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     if let Some((to, paths)) = &endpoint.options.authorization_relay {
         if paths.iter().any(|p| p == request.uri().path()) {
-            return relay(*to, request, endpoint.options.body_timeout).await;
+            return protect::at_origin(&endpoint, *to, request).await;
         }
     }
     let method = request.method().to_string();

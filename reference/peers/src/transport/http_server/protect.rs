@@ -5,7 +5,11 @@
 //! signature against the issuer's JWKS (fetched through the issuer's RFC 8414 metadata, bounded
 //! in time and cached), its `iss`, its audience (the endpoint's canonical URI, RFC 8707), its
 //! validity period and its scopes (403 `insufficient_scope`), and never takes a token from the
-//! query string. Each `auth-` fault turns exactly one of these rules off.
+//! query string. At 2025-03-26 the authorization base URL is the endpoint's origin: when the
+//! endpoint relays that revision's paths to its authorization server
+//! ([`HttpServerOptions::authorization_relay`](super::HttpServerOptions::authorization_relay)),
+//! the metadata and the default endpoints answer there ([`at_origin`]). Each `auth-` fault turns
+//! exactly one of these rules off.
 //!
 //! `jsonwebtoken` checks the signature; the claims are checked here one rule at a time, so that
 //! each fault can break exactly one.
@@ -14,11 +18,15 @@ use super::{Endpoint, Reply};
 use crate::faults::Fault;
 use crate::transport::http_client::client_builder;
 use axum::body::Body;
+use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use mcpspec_protocol::auth::discovery::{as_metadata_urls, well_known_inserted, well_known_root, PRM_SUFFIX};
+use mcpspec_protocol::auth::discovery::{
+    as_metadata_urls, metadata_url_2025_03_26, well_known_inserted, well_known_root,
+    DEFAULT_ENDPOINTS_2025_03_26, PRM_SUFFIX,
+};
 use mcpspec_protocol::auth::{split_scope, BearerChallenge, CanonicalResource};
 use mcpspec_protocol::Revision;
 use serde_json::{json, Value};
@@ -397,6 +405,34 @@ pub(super) async fn guard(endpoint: &Endpoint, request: Head<'_>) -> Option<Repl
         Ok(()) => None,
         Err(denial) => Some(refusal(endpoint, p, denial)),
     }
+}
+
+/// A request for one of 2025-03-26's paths at the MCP server's origin (its authorization base
+/// URL, `#authorization-base-url`: the metadata and the default endpoints), relayed to the
+/// authorization server, unless an `auth-legacy-` fault hides or spoils the answer.
+pub(super) async fn at_origin(endpoint: &Endpoint, to: std::net::SocketAddr, request: Request) -> Response {
+    let path = request.uri().path().to_owned();
+    let metadata = path == metadata_url_2025_03_26(&endpoint_url(endpoint)).path();
+    let default = DEFAULT_ENDPOINTS_2025_03_26.iter().any(|(_, p)| *p == path);
+    let hidden = match endpoint.options.fault {
+        Some(Fault::AuthLegacyNoMetadata) => metadata,
+        Some(Fault::AuthLegacyNoDefaultEndpoints) => metadata || default,
+        _ => false,
+    };
+    if hidden {
+        return super::status_only(StatusCode::NOT_FOUND);
+    }
+    let answer = super::relay(to, request, endpoint.options.body_timeout).await;
+    if !(metadata && fault(endpoint, Fault::AuthLegacyMetadataIncomplete)) {
+        return answer;
+    }
+    let (parts, body) = answer.into_parts();
+    let bytes = axum::body::to_bytes(body, 256 * 1024).await.unwrap_or_default();
+    let mut doc: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    if let Some(m) = doc.as_object_mut() {
+        m.remove("token_endpoint");
+    }
+    Response::from_parts(parts, Body::from(doc.to_string()))
 }
 
 /// What the guard reads of a request.

@@ -1,20 +1,27 @@
 //! Steps of the authorization scenarios (`authorization.feature`): requests outside any
 //! session to a protected server (the first one without a token, a token presented, the
 //! metadata looked for), each judged against the scenario's clause. The requests and the
-//! discovery are the library's ([`mcpspec::session::server::auth`]); the rules of the documents
-//! are the protocol crate's ([`mcpspec_protocol::auth`]). No step ever writes a token into a
+//! discovery are the library's ([`mcpspec::session::server::auth`]; at 2025-03-26 the metadata at
+//! the server's origin is found as an authorization server's, [`mcpspec::session::authorization`]);
+//! the rules of the documents and endpoints are the protocol crate's ([`mcpspec_protocol::auth`]). No step ever writes a token into a
 //! check: the checks say which kind of token was presented.
 
 use super::{Halt, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{given, then, when};
+use mcpspec::session::authorization as oauth;
 use mcpspec::session::server::auth::{self as probe, Answer, Discovery};
 use mcpspec::session::target::Target;
+use mcpspec_protocol::auth::discovery::{
+    default_endpoint_2025_03_26, endpoint_problem, EndpointAnswer, DEFAULT_ENDPOINTS_2025_03_26,
+};
 use mcpspec_protocol::auth::metadata::MetadataProblem;
 use mcpspec_protocol::auth::{AuthorizationServerMetadata, CanonicalResource, ProtectedResourceMetadata};
+use mcpspec_protocol::Revision;
 use mcpspec_reference::auth::TokenFlaw;
 use mcpspec_reference::transport::http_client::oneshot::RawRequest;
 use mcpspec_reference::transport::http_client::HttpClientOptions;
+use url::Url;
 
 /// What an authorization scenario has seen so far.
 #[derive(Debug, Default)]
@@ -26,6 +33,11 @@ pub struct AuthState {
     prm: Option<Discovery<ProtectedResourceMetadata>>,
     /// Each authorization server of the PRM, and its metadata looked for.
     servers: Vec<(String, Discovery<AuthorizationServerMetadata>)>,
+    /// 2025-03-26: the metadata looked for at the server's origin.
+    origin_metadata: Option<Discovery<AuthorizationServerMetadata>>,
+    /// 2025-03-26: each endpoint of the code flow tried (its member, URL, whether a 404 only says
+    /// it is not offered) and what it answered.
+    endpoints: Vec<(&'static str, Url, bool, Result<EndpointAnswer, String>)>,
 }
 
 /// The token string no server can take for a token of its issuer.
@@ -94,6 +106,22 @@ async fn protected_server(w: &mut ServerWorld) -> Result<(), Halt> {
         return Err(w.skip(format!(
             "the server answered HTTP {status} to a request without a token: it is not protected \
              (run with --auth-token or --auth-issuer to assert that it is)"
+        )));
+    }
+    Ok(())
+}
+
+#[given("the server serves no authorization server metadata at its origin")]
+async fn no_origin_metadata(w: &mut ServerWorld) -> Result<(), Halt> {
+    looks_at_origin(w).await?;
+    if let Some((url, parsed)) = w.auth.origin_metadata.as_ref().and_then(|d| d.found.clone()) {
+        let what = match parsed {
+            Ok(_) => String::new(),
+            Err(e) => format!(" (not valid: {e})"),
+        };
+        return Err(w.skip(format!(
+            "the server serves authorization server metadata at {url}{what}: a client uses the \
+             endpoints it names (authorization/legacy-metadata-at-origin judges it), not the defaults"
         )));
     }
     Ok(())
@@ -216,6 +244,46 @@ async fn looks_for_as(w: &mut ServerWorld) -> Result<(), Halt> {
     for issuer in probe::authorization_servers(&prm) {
         let d = probe::find_as_metadata(w.scenario.revision, issuer, within).await;
         w.auth.servers.push((issuer.clone(), d));
+    }
+    Ok(())
+}
+
+#[when("the client looks for the authorization server metadata at the server's origin")]
+async fn looks_at_origin(w: &mut ServerWorld) -> Result<(), Halt> {
+    let options = w.http_options()?;
+    let within = w.timeout();
+    // The endpoint's URL with its path dropped (`#authorization-base-url`).
+    w.auth.origin_metadata = Some(oauth::discover(Revision::V2025_03_26, &options.url, within).await);
+    Ok(())
+}
+
+#[when("the client tries the endpoints of the code flow at the server's origin")]
+async fn tries_endpoints(w: &mut ServerWorld) -> Result<(), Halt> {
+    let options = w.http_options()?;
+    let metadata = w.auth.origin_metadata.as_ref().and_then(Discovery::document).cloned();
+    // The endpoints the metadata names, or the default ones: registration, a SHOULD, may be
+    // absent from either.
+    let named: Vec<(&'static str, Url, bool)> = match &metadata {
+        Some(m) => [
+            ("authorization_endpoint", &m.authorization_endpoint),
+            ("token_endpoint", &m.token_endpoint),
+            ("registration_endpoint", &m.registration_endpoint),
+        ]
+        .into_iter()
+        .filter_map(|(member, v)| Some((member, Url::parse(v.as_deref()?).ok()?, false)))
+        .collect(),
+        None => DEFAULT_ENDPOINTS_2025_03_26
+            .iter()
+            .filter_map(|(member, _)| {
+                let url = default_endpoint_2025_03_26(&options.url, member)?;
+                Some((*member, url, *member == "registration_endpoint"))
+            })
+            .collect(),
+    };
+    let within = w.timeout();
+    for (member, url, optional) in named {
+        let answer = probe::try_endpoint(member, &url, within).await;
+        w.auth.endpoints.push((member, url, optional, answer));
     }
     Ok(())
 }
@@ -384,5 +452,78 @@ async fn no_offline_access(w: &mut ServerWorld) -> Result<(), Halt> {
         (false, true) => "scopes_supported lists offline_access".to_owned(),
     };
     w.check(!challenged && !listed, "no offline_access in the challenge's scope or scopes_supported", actual);
+    Ok(())
+}
+
+#[then("the metadata is found there and names the endpoints of the code flow")]
+async fn origin_metadata_valid(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(d) = w.auth.origin_metadata.clone() else {
+        return Err(w.harness_error("the metadata was not looked for (a When step is missing)".into()));
+    };
+    let expected = "authorization server metadata (RFC 8414) at the origin's well-known URL, naming \
+                    authorization_endpoint, token_endpoint and response_types_supported, as URLs";
+    let m = match &d.found {
+        Some((_, Ok(m))) => m.clone(),
+        Some((url, Err(e))) => return Err(w.fail(expected, format!("{}; {url}: {e}", d.describe()))),
+        None => {
+            // A common slip: the metadata where RFC 8414 puts an issuer with the endpoint's
+            // path, which no 2025-03-26 client looks at. Said, not judged.
+            let options = w.http_options()?;
+            let within = w.timeout();
+            let elsewhere = match options.url.path().trim_end_matches('/').is_empty() {
+                true => None,
+                false => oauth::discover(Revision::V2025_06_18, &options.url, within).await.found,
+            };
+            let hint = match elsewhere {
+                Some((url, _)) => format!(" (a document is at {url}, where no 2025-03-26 client looks)"),
+                None => String::new(),
+            };
+            return Err(w.fail(expected, format!("none found: {}{hint}", d.describe())));
+        }
+    };
+    // 2025-03-26 finds the document by the MCP server's origin, not by an issuer identifier, so
+    // there is no issuer to compare `issuer` to; and it requires PKCE of clients without asking
+    // the metadata to list methods (S256 in the metadata is 2025-06-18's rule).
+    let problems: Vec<String> = m
+        .problems(&m.issuer)
+        .into_iter()
+        .filter(|p| !matches!(p, MetadataProblem::IssuerMismatch { .. } | MetadataProblem::NoS256))
+        .map(|p| p.to_string())
+        .collect();
+    let actual = match problems.is_empty() {
+        true => format!("{}: valid", d.describe()),
+        false => format!("{}: {}", d.describe(), problems.join("; ")),
+    };
+    w.check(problems.is_empty(), expected, actual);
+    Ok(())
+}
+
+#[then("each endpoint answers as an OAuth endpoint")]
+async fn endpoints_answer(w: &mut ServerWorld) -> Result<(), Halt> {
+    let tried = std::mem::take(&mut w.auth.endpoints);
+    if tried.is_empty() {
+        return Err(w.fail("an endpoint of the code flow to try", "none is named"));
+    }
+    for (member, url, optional, answer) in tried {
+        let expected = match member {
+            "authorization_endpoint" => format!("{member} {url}: any answer to a GET but 404 or 405"),
+            "token_endpoint" => {
+                format!("{member} {url}: an OAuth error (4xx, JSON error) to a code never issued")
+            }
+            _ if optional => format!(
+                "{member} {url}: a registration or an error object (RFC 7591), or 404 if none is offered"
+            ),
+            _ => format!("{member} {url}: a registration or an error object (RFC 7591)"),
+        };
+        let (ok, actual) = match answer {
+            Err(e) => (false, e),
+            Ok(a) => match endpoint_problem(member, &a, optional) {
+                Some(problem) => (false, problem),
+                None if optional && a.status == 404 => (true, format!("{}: none offered", a.describe())),
+                None => (true, a.describe()),
+            },
+        };
+        w.check(ok, expected, actual);
+    }
     Ok(())
 }
