@@ -19,7 +19,8 @@ out=$(cd "$out" && pwd)
 
 profile=${PROFILE:-dist}
 cargo build --profile "$profile" -p mcpspec --manifest-path "$root/Cargo.toml"
-bin="$root/target/$profile/mcpspec"
+# cargo's `dev` profile builds into target/debug.
+bin="$root/target/$([ "$profile" = dev ] && echo debug || echo "$profile")/mcpspec"
 version=$("$bin" --version | awk '{print $2}')
 triple=$(rustc -vV | sed -n 's/^host: //p')
 case "$triple" in

@@ -53,7 +53,8 @@ fn the_action_certifies_a_server_and_reports_to_the_job() {
     assert!(outputs.contains("badge=2025-06-18 ✓ · 2025-11-25 ✓\n"), "{outputs}");
     assert!(summary.contains("## mcpspec server: ✅ passes"), "{summary}");
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("reports/report.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("reports/report.json")).unwrap())
+            .unwrap();
     let revisions: Vec<&str> =
         report["certification"].as_array().unwrap().iter().map(|c| c["revision"].as_str().unwrap()).collect();
     assert_eq!(revisions, ["2025-06-18", "2025-11-25"], "the revisions input was read");

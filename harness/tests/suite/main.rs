@@ -6,6 +6,7 @@ mod auth;
 mod authorization_server;
 mod client;
 mod client_auth;
+mod dist;
 mod faults;
 mod fuzz;
 mod fuzz_faults;

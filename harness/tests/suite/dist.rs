@@ -1,0 +1,134 @@
+//! The packages of `harness/dist/pack.sh` (issue #32), installed as their users install them,
+//! each certifying the reference server through the command it puts on the PATH: the wheel into
+//! a fresh virtual environment (`pip install`, as `uvx` and `pipx run` do), the npm tarballs into
+//! an empty project (`npx mcpspec`, exit status and all passed through the launcher), and the
+//! release archive unpacked and run with an empty environment. `.ci/run` packs the build the
+//! tests use and names the folder in MCPSPEC_DIST_DIR.
+
+use crate::support::output_within;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn dist() -> PathBuf {
+    PathBuf::from(std::env::var("MCPSPEC_DIST_DIR").expect("MCPSPEC_DIST_DIR is not set: .ci/run packs into it"))
+}
+
+/// The one file in the packages' folder whose name starts with `prefix` and ends with `suffix`.
+fn artefact(prefix: &str, suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dist())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(suffix)
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{prefix}*{suffix} in {}: {found:?}", dist().display());
+    found[0].clone()
+}
+
+/// Runs `cmd` (bounded) and returns its exit code with what it printed.
+fn run(mut cmd: Command, limit: Duration) -> (Option<i32>, String) {
+    cmd.env("NO_COLOR", "1");
+    let (status, stdout, stderr) = output_within(cmd, limit, |_, _| {});
+    (status.and_then(|s| s.code()), format!("{stdout}\n{stderr}"))
+}
+
+/// A certification of the reference server (the built-in default) small enough for a test:
+/// one revision, the lifecycle scenarios; `extra` after it.
+fn certify_args<'a>(report: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args =
+        vec!["server", "--revision", "2025-11-25", "--scenario", "lifecycle/*", "--report-dir", report.to_str().unwrap()];
+    args.extend(extra);
+    args
+}
+
+fn assert_conformant(report: &Path, log: &str) {
+    let text = std::fs::read_to_string(report.join("report.json")).unwrap_or_else(|e| panic!("{e}\n{log}"));
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["certification"][0]["verdict"], "conformant", "{log}");
+    assert!(report["summary"]["passed"].as_u64().unwrap() > 0, "{log}");
+}
+
+#[test]
+#[ignore = "needs the packages: .ci/run packs them (MCPSPEC_DIST_DIR)"]
+fn dist_the_wheel_installs_into_a_fresh_venv_and_certifies() {
+    let wheel = artefact("mcpspec-", ".whl");
+    let tmp = tempfile::tempdir().unwrap();
+    let venv = tmp.path().join("venv");
+    let mut cmd = Command::new("python3");
+    cmd.args(["-m", "venv"]).arg(&venv);
+    let (code, log) = run(cmd, Duration::from_secs(120));
+    assert_eq!(code, Some(0), "{log}");
+    let mut cmd = Command::new(venv.join("bin/pip"));
+    cmd.args(["install", "--no-index", "--quiet"]).arg(&wheel);
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(0), "pip install {}: {log}", wheel.display());
+    let installed = venv.join("bin/mcpspec");
+    let report = tmp.path().join("report");
+    let mut cmd = Command::new(&installed);
+    cmd.args(certify_args(&report, &[]));
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(0), "{log}");
+    assert_conformant(&report, &log);
+}
+
+#[test]
+#[ignore = "needs the packages: .ci/run packs them (MCPSPEC_DIST_DIR)"]
+fn dist_the_npm_packages_install_and_npx_certifies() {
+    let launcher = artefact("mcpspec-0", ".tgz");
+    let platform = artefact("mcpspec-linux-", ".tgz");
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let mut cmd = Command::new("npm");
+    cmd.current_dir(&project)
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .arg(&platform)
+        .arg(&launcher);
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(0), "npm install: {log}");
+    let report = tmp.path().join("report");
+    let mut cmd = Command::new("npx");
+    cmd.current_dir(&project).args(["--no-install", "mcpspec"]).args(certify_args(&report, &[]));
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(0), "{log}");
+    assert_conformant(&report, &log);
+    // A failing certification fails through the launcher too: its exit status is mcpspec's.
+    let report = tmp.path().join("failing");
+    let mut cmd = Command::new("npx");
+    cmd.current_dir(&project).args(["--no-install", "mcpspec"]).args(certify_args(
+        &report,
+        &["--scenario", "jsonrpc/*", "--", "npx", "--no-install", "mcpspec", "reference", "server", "--fault", "stringify-ids"],
+    ));
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(1), "{log}");
+}
+
+#[test]
+#[ignore = "needs the packages: .ci/run packs them (MCPSPEC_DIST_DIR)"]
+fn dist_the_archive_runs_in_an_empty_environment() {
+    let archive = artefact("mcpspec-", ".tar.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new("tar");
+    cmd.arg("-xzf").arg(&archive).arg("-C").arg(tmp.path());
+    let (code, log) = run(cmd, Duration::from_secs(120));
+    assert_eq!(code, Some(0), "{log}");
+    let folder = archive.file_name().unwrap().to_string_lossy().trim_end_matches(".tar.gz").to_owned();
+    let binary = tmp.path().join(&folder).join("mcpspec");
+    assert!(tmp.path().join(&folder).join("README.md").exists());
+    // Nothing but the C library and its kin: every shared library it needs is found.
+    let mut cmd = Command::new("ldd");
+    cmd.arg(&binary);
+    let (_, libraries) = run(cmd, Duration::from_secs(30));
+    assert!(!libraries.contains("not found"), "{libraries}");
+    let report = tmp.path().join("report");
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let mut cmd = Command::new(&binary);
+    cmd.env_clear().env("PATH", "/usr/bin:/bin").env("HOME", &home).args(certify_args(&report, &[]));
+    let (code, log) = run(cmd, Duration::from_secs(300));
+    assert_eq!(code, Some(0), "{log}");
+    assert_conformant(&report, &log);
+}
