@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 mod modern;
 mod negotiation;
+mod tasks;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
@@ -42,6 +43,8 @@ struct Pending {
     progress: Option<RequestId>,
     /// In the modern era: what its `_meta` declared.
     modern: Option<modern::ModernRequest>,
+    /// It carried `task` (2025-11-25: a task-augmented request).
+    augmented: bool,
 }
 
 #[derive(Debug, Default)]
@@ -77,6 +80,8 @@ pub struct SessionChecker {
     modern: modern::ModernState,
     /// The client's rules of the modern era (judged at modern revisions only).
     modern_client: crate::judge::client::modern::ModernClientRules,
+    /// The tasks each side runs, as last reported (2025-11-25).
+    tasks: tasks::TaskState,
 }
 
 impl SessionChecker {
@@ -89,6 +94,7 @@ impl SessionChecker {
             negotiation: Default::default(),
             modern: Default::default(),
             modern_client: Default::default(),
+            tasks: Default::default(),
         }
     }
 
@@ -231,8 +237,10 @@ impl SessionChecker {
                 if let Some(id) = value.get("id").and_then(RequestId::from_value) {
                     if value.get("result").is_none() && value.get("error").is_none() {
                         side.used.insert(id.clone());
-                        side.outstanding
-                            .insert(id, Pending { method: String::new(), progress: None, modern: None });
+                        side.outstanding.insert(
+                            id,
+                            Pending { method: String::new(), progress: None, modern: None, augmented: false },
+                        );
                     }
                 }
                 inspection.violations.push(envelope_violation(&e));
@@ -360,13 +368,17 @@ impl SessionChecker {
                     side.progress.insert(token.clone(), None);
                 }
                 let modern = modern_era.then(|| modern::ModernRequest::of(r));
-                side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern });
+                let augmented = r.params.as_ref().and_then(|p| p.get("task")).is_some_and(Value::is_object);
+                side.outstanding
+                    .insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern, augmented });
                 self.on_feature_request(direction, r, &mut inspection.violations);
+                self.on_task_request(direction, r, &mut inspection.violations);
             }
             Message::Notification(n) => {
                 let side = self.side_mut(direction);
                 side.notifications = side.notifications.saturating_add(1);
                 self.on_feature_notification(direction, n, &mut inspection.violations);
+                self.on_task_notification(direction, n, &mut inspection.violations);
                 if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
                     self.on_modern_notification(n, &mut inspection.violations);
                 }
@@ -455,6 +467,15 @@ impl SessionChecker {
                     self.on_modern_response(resp, pending.as_ref(), &mut inspection.violations);
                 } else if let mcpspec_protocol::wire::Outcome::Error(e) = &resp.outcome {
                     self.on_error_response(direction, e, &mut inspection.violations);
+                }
+                if let Some(p) = &pending {
+                    self.on_task_response(
+                        direction,
+                        &p.method,
+                        p.augmented,
+                        resp,
+                        &mut inspection.violations,
+                    );
                 }
                 if let Some(p) = pending {
                     if p.method == "initialize" {

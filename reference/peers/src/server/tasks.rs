@@ -30,12 +30,16 @@ struct Task {
     ttl: u64,
     /// The underlying request's answer, once the task is terminal.
     outcome: Option<Result<Value, ErrorObject>>,
+    /// `tasks/get` has reported the task terminal (for `Fault::TaskTerminalReopens`).
+    reported_terminal: bool,
 }
 
 /// The tasks of one session, in creation order.
 #[derive(Debug, Default)]
 pub(super) struct TaskStore {
     tasks: Vec<(String, Task)>,
+    /// How many tasks the session has created.
+    created: u64,
 }
 
 impl TaskStore {
@@ -55,7 +59,7 @@ fn timestamp() -> String {
 
 /// A task id no one can guess (tasks.mdx#security-considerations: without binding tasks to an
 /// authorization context, ids MUST be cryptographically secure).
-fn new_task_id() -> String {
+fn random_task_id() -> String {
     use ring::rand::SecureRandom as _;
     let mut bytes = [0u8; 16];
     // SystemRandom fails only where the OS has no randomness at all.
@@ -73,6 +77,15 @@ pub(super) fn task_of_job(id: &RequestId) -> Option<String> {
 
 fn unknown_task(id: &str) -> ErrorObject {
     invalid_params(&format!("Unknown task: {id}"))
+}
+
+/// A result with the related-task `_meta` naming `id` (`Fault::TaskResultsRelatedMeta`).
+fn with_related_meta(mut result: Value, id: &str) -> Value {
+    if let Some(o) = result.as_object_mut() {
+        let meta = o.entry("_meta").or_insert_with(|| json!({}));
+        meta[RELATED_TASK_META] = json!({ "taskId": id });
+    }
+    result
 }
 
 impl ReferenceServer {
@@ -99,13 +112,26 @@ impl ReferenceServer {
         t
     }
 
+    /// The id of the next task: random, but for the faults that make ids guessable or repeat.
+    fn new_task_id(&mut self) -> String {
+        self.tasks.created += 1;
+        match self.fault {
+            Some(Fault::TaskIdsSequential) => format!("task-{}", self.tasks.created),
+            Some(Fault::TaskIdRepeats) => match self.tasks.tasks.first() {
+                Some((first, _)) => first.clone(),
+                None => random_task_id(),
+            },
+            _ => random_task_id(),
+        }
+    }
+
     /// A task-augmented `tools/call` of a tool that may run as a task: the task is created and
     /// answered for, and the tool runs on as the task's job.
     pub(super) fn start_task(&mut self, r: Request, task_params: &Value) {
         let requested = task_params.get("ttl").and_then(Value::as_u64);
         // tasks.mdx#ttl-and-resource-management: a receiver MAY override the requested ttl.
         let ttl = requested.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
-        let id = new_task_id();
+        let id = self.new_task_id();
         let now = timestamp();
         let task = Task {
             status: TaskStatus::Working,
@@ -114,6 +140,7 @@ impl ReferenceServer {
             last_updated_at: now,
             ttl,
             outcome: None,
+            reported_terminal: false,
         };
         let created = json!({ "task": self.task_json(&id, &task) });
         self.tasks.tasks.push((id.clone(), task));
@@ -176,6 +203,12 @@ impl ReferenceServer {
         Some(match &task.outcome {
             Some(Ok(result)) => {
                 let mut result = result.clone();
+                if self.fault == Some(Fault::TaskResultAltered) {
+                    if let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) {
+                        content
+                            .push(json!({ "type": "text", "text": "(This answer was computed as a task.)" }));
+                    }
+                }
                 if self.fault != Some(Fault::TaskResultWithoutRelatedTask) {
                     if let Some(o) = result.as_object_mut() {
                         let meta = o.entry("_meta").or_insert_with(|| json!({}));
@@ -207,6 +240,11 @@ impl ReferenceServer {
     }
 
     fn task_id<'a>(&self, params: Option<&'a Value>) -> Result<&'a str, ErrorObject> {
+        if self.fault == Some(Fault::TaskMetaOverridesParam) {
+            if let Some(named) = params.and_then(mcpspec_protocol::tasks::related_task) {
+                return Ok(named);
+            }
+        }
         params
             .and_then(|p| p.get("taskId"))
             .and_then(Value::as_str)
@@ -224,10 +262,13 @@ impl ReferenceServer {
     pub(super) fn task_request(&mut self, r: Request) {
         let params = r.params.as_ref();
         let outcome = match r.method.as_str() {
-            "tasks/get" => self.task_id(params).and_then(|id| match self.tasks.get(id) {
-                Some(task) => Ok(self.task_json(id, task)),
-                None => Err(self.unknown(id)),
-            }),
+            "tasks/get" => match self.task_id(params) {
+                Ok(id) => {
+                    let id = id.to_owned();
+                    self.get_task(&id)
+                }
+                Err(e) => Err(e),
+            },
             "tasks/result" => match self.task_id(params) {
                 Ok(id) if self.tasks.get(id).is_none() => Err(self.unknown(id)),
                 Ok(id) => match self.task_result(id) {
@@ -243,7 +284,29 @@ impl ReferenceServer {
             "tasks/list" => self.list_tasks(params),
             _ => self.cancel_task(params),
         };
+        let outcome = match (outcome, self.fault, r.method.as_str()) {
+            (Ok(task), Some(Fault::TaskResultsRelatedMeta), "tasks/get" | "tasks/cancel") => {
+                let id = task.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+                Ok(with_related_meta(task, &id))
+            }
+            (outcome, ..) => outcome,
+        };
         self.respond(Some(r.id), outcome);
+    }
+
+    /// `tasks/get`: the task as it stands.
+    fn get_task(&mut self, id: &str) -> Result<Value, ErrorObject> {
+        let Some(task) = self.tasks.get(id) else { return Err(self.unknown(id)) };
+        let mut json = self.task_json(id, task);
+        let reopened = self.fault == Some(Fault::TaskTerminalReopens) && task.reported_terminal;
+        if reopened {
+            json["status"] = TaskStatus::Working.as_str().into();
+        }
+        let terminal = task.status.is_terminal();
+        if let Some(task) = self.tasks.get_mut(id) {
+            task.reported_terminal |= terminal;
+        }
+        Ok(json)
     }
 
     fn list_tasks(&self, params: Option<&Value>) -> Result<Value, ErrorObject> {
@@ -268,7 +331,7 @@ impl ReferenceServer {
         let page: Vec<Value> =
             listed.iter().skip(start).take(LIST_PAGE).map(|(id, t)| self.task_json(id, t)).collect();
         let mut result = json!({ "tasks": page });
-        if start + LIST_PAGE < listed.len() {
+        if start + LIST_PAGE < listed.len() && self.fault != Some(Fault::TaskListNoNextCursor) {
             result["nextCursor"] = format!("tasks:{}", start + LIST_PAGE).into();
         }
         Ok(result)
