@@ -572,6 +572,8 @@ fn envelope_violation(e: &EnvelopeError) -> Violation {
 #[cfg(test)]
 mod feature_tests;
 #[cfg(test)]
+mod task_tests;
+#[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]
 mod url_mode_tests;
