@@ -171,3 +171,14 @@ Feature: Tasks
     And the server lists a tool, preferably one that may run as a task
     When the client calls the tool as a task
     Then the server answers as a plain call of the tool, with no task
+
+  @id:tasks/progress-under-call-token @MUST @spec:basic/utilities/tasks.mdx#task-progress-notifications
+  Scenario: a task's progress comes under its call's progress token, and stops at the task's end
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task with the progress token "mcpspec-task-progress"
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+    And the task's progress, if any, came under the token "mcpspec-task-progress"

@@ -237,6 +237,8 @@ rules! {
         "For the tasks/get, tasks/list and tasks/cancel operations requestors and receivers SHOULD NOT include io.modelcontextprotocol/related-task metadata in their messages (nor requestors in tasks/result requests), and notifications/tasks/status SHOULD NOT include it: the taskId is already present (2025-11-25).", since V2025_11_25, until V2025_11_25;
     TASK_CAPABILITY_DECLARED = "tasks/capability-declared", MUST, "basic/utilities/tasks.mdx#capabilities", None,
         "Servers and clients that support task-augmented requests MUST declare a tasks capability during initialization; the set in capabilities.tasks.requests is exhaustive: a CreateTaskResult answers only a request type declared there (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_PROGRESS_STOPS = "progress/task-stops-at-terminal", MUST, "basic/utilities/progress.mdx#behavior-requirements", None,
+        "For task-augmented requests, the progressToken provided in the original request MUST continue to be used for progress notifications throughout the task's lifetime, even after the CreateTaskResult has been returned; progress notifications for tasks MUST stop after the task reaches a terminal status (2025-11-25).", since V2025_11_25, until V2025_11_25;
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

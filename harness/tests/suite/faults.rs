@@ -276,4 +276,6 @@ caught_by! { assert_caught_at;
     task_list_no_next_cursor: "task-list-no-next-cursor" at "2025-11-25" => "tasks/list-pages" "failed";
     task_capability_undeclared: "task-capability-undeclared" at "2025-11-25" => "tasks/undeclared-tool-call" "failed";
     task_capability_undeclared_on_the_wire: "task-capability-undeclared" at "2025-11-25" => "tasks/capability-declared" "failed";
+    task_progress_new_token: "task-progress-new-token" at "2025-11-25" => "progress/token-active" "failed";
+    task_progress_after_end: "task-progress-after-end" at "2025-11-25" => "progress/task-stops-at-terminal" "failed";
 }

@@ -68,6 +68,12 @@ struct Side {
     active_tokens: HashMap<RequestId, RequestId>,
     /// A message of this side split over lines has been reported.
     split_reported: bool,
+    /// Progress tokens of this side's task-augmented requests that created a task, by task id:
+    /// active until the task is seen terminal (2025-11-25 progress.mdx: the token is used
+    /// throughout the task's lifetime).
+    task_tokens: HashMap<String, RequestId>,
+    /// Tokens of this side's tasks that have ended (bounded).
+    task_progress_done: HashSet<RequestId>,
 }
 
 /// Tracks one session and judges each message.
@@ -432,10 +438,14 @@ impl SessionChecker {
                     requester.last_answered = Some(twin.clone().unwrap_or_else(|| id.clone()));
                 }
                 if let Some(token) = pending.as_ref().and_then(|p| p.progress.clone()) {
-                    requester.progress.remove(&token);
-                    requester.active_tokens.remove(&token);
-                    if requester.progress_done.len() < MAX_REMEMBERED_IDS {
-                        requester.progress_done.insert(token);
+                    // A task's progress goes on under the request's token until the task ends.
+                    let task =
+                        pending.as_ref().filter(|p| p.augmented).and_then(|_| tasks::created_task(resp));
+                    match task {
+                        Some(task) if requester.task_tokens.len() < MAX_REMEMBERED_IDS => {
+                            requester.task_tokens.insert(task, token);
+                        }
+                        _ => requester.complete_progress(token),
                     }
                 }
                 match (&pending, &twin) {
@@ -539,6 +549,17 @@ impl SessionChecker {
         match direction {
             Direction::ClientToServer => &mut self.client,
             Direction::ServerToClient => &mut self.server,
+        }
+    }
+}
+
+impl Side {
+    /// The request carrying `token` is over: no more progress for it.
+    fn complete_progress(&mut self, token: RequestId) {
+        self.progress.remove(&token);
+        self.active_tokens.remove(&token);
+        if self.progress_done.len() < MAX_REMEMBERED_IDS {
+            self.progress_done.insert(token);
         }
     }
 }

@@ -99,3 +99,23 @@ fn tasks_only_for_declared_request_types() {
     let mut old = session(json!({"tools":{}}), Revision::V2025_06_18);
     assert!(exchange(&mut old, 1, "tools/call", call, json!({"task":task("completed")})).is_empty());
 }
+
+#[test]
+fn a_tasks_progress_goes_on_under_its_token_until_the_task_ends() {
+    let mut c = tasks_server();
+    let progress = |p: u32| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":p}});
+    let call = json!({"name":"slow","task":{},"_meta":{"progressToken":"p1"}});
+    assert!(exchange(&mut c, 1, "tools/call", call, json!({"task":task("working")})).is_empty());
+    // After the CreateTaskResult, the token is still the task's.
+    assert!(ids(&c.on_value(S2C, &progress(1))).is_empty());
+    assert!(!c.is_quiet(), "a task's progress is in flight");
+    let result = json!({"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}});
+    assert!(exchange(&mut c, 2, "tasks/result", json!({"taskId":"t1"}), result).is_empty());
+    assert_eq!(ids(&c.on_value(S2C, &progress(2))), ["progress/task-stops-at-terminal"]);
+    assert!(c.is_quiet());
+    // A plain call's token ends with its answer, as before.
+    let plain = json!({"name":"slow","_meta":{"progressToken":"p2"}});
+    assert!(exchange(&mut c, 3, "tools/call", plain, json!({"content":[]})).is_empty());
+    let late = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1}});
+    assert_eq!(ids(&c.on_value(S2C, &late)), ["progress/stops-after-completion"]);
+}

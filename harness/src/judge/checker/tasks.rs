@@ -2,7 +2,9 @@
 //! each task's statuses follow the lifecycle, starting in `working` and never leaving a
 //! terminal status (`#task-status-lifecycle`); the task methods' messages carry no related-task
 //! `_meta` (`#associating-task-related-messages`); a task is created only for a request type the
-//! receiver declared in `tasks.requests` (`#capabilities`).
+//! receiver declared in `tasks.requests` (`#capabilities`); the progress token of the request
+//! that created a task stays in use until the task ends, and no progress comes after
+//! (`basic/utilities/progress.mdx`, 2025-11-25).
 //!
 //! Statuses are followed from responses only: a response comes after the request it answers,
 //! so two of them are in the order the receiver saw things; a `notifications/tasks/status` may
@@ -12,7 +14,7 @@ use super::SessionChecker;
 use crate::judge::rules::{self, Violation};
 use mcpspec_protocol::capabilities::declares;
 use mcpspec_protocol::tasks::{related_task, TaskStatus};
-use mcpspec_protocol::wire::{Notification, Outcome, Request, Response};
+use mcpspec_protocol::wire::{Notification, Outcome, Request, RequestId, Response};
 use mcpspec_protocol::{Direction, Era, Revision};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -23,6 +25,11 @@ const MAX_FOLLOWED_TASKS: usize = 10_000;
 /// The methods whose messages need no related-task `_meta`: the task is named in them.
 const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"];
 
+/// Whether a progress token belongs to a task that has ended (for the progress rules).
+pub(super) fn ended_task_token(checker: &SessionChecker, requester: Direction, token: &RequestId) -> bool {
+    checker.side(requester).task_progress_done.contains(token)
+}
+
 /// The last status each receiver reported for each of its tasks.
 #[derive(Debug, Default)]
 pub(super) struct TaskState {
@@ -30,6 +37,14 @@ pub(super) struct TaskState {
     server: HashMap<String, TaskStatus>,
     /// Tasks the client runs (for the server), by id.
     client: HashMap<String, TaskStatus>,
+}
+
+/// The id of the task a response creates (a `CreateTaskResult`), if it is one.
+pub(super) fn created_task(resp: &Response) -> Option<String> {
+    match &resp.outcome {
+        Outcome::Result(r) => r.pointer("/task/taskId").and_then(Value::as_str).map(str::to_owned),
+        Outcome::Error(_) => None,
+    }
 }
 
 /// The `tasks.requests` capability a task-augmented request of `method` needs.
@@ -95,6 +110,12 @@ impl SessionChecker {
         }
         let Outcome::Result(result) = &resp.outcome else { return };
         match method {
+            // tasks/result answers once the task is terminal; its `_meta` names the task.
+            "tasks/result" => {
+                if let Some(id) = related_task(result) {
+                    self.task_ended(direction, id);
+                }
+            }
             "tasks/get" | "tasks/cancel" => {
                 related_meta(direction, &format!("{method} result"), Some(result), out);
                 self.follow(direction, result, method, out);
@@ -142,6 +163,18 @@ impl SessionChecker {
         }
     }
 
+    /// The task `id`, run by `receiver`'s side, has ended: the progress token of the request
+    /// that created it is done with.
+    fn task_ended(&mut self, receiver: Direction, id: &str) {
+        let requester = self.side_mut(receiver.reverse());
+        if let Some(token) = requester.task_tokens.remove(id) {
+            if requester.task_progress_done.len() < super::MAX_REMEMBERED_IDS {
+                requester.task_progress_done.insert(token.clone());
+            }
+            requester.complete_progress(token);
+        }
+    }
+
     /// One report of a task's status: it moves only along the lifecycle.
     fn follow(&mut self, direction: Direction, task: &Value, method: &str, out: &mut Vec<Violation>) {
         let (Some(id), Some(status)) = (
@@ -158,6 +191,9 @@ impl SessionChecker {
             if tasks.len() < MAX_FOLLOWED_TASKS {
                 tasks.insert(id.to_owned(), status);
             }
+            if status.is_terminal() {
+                self.task_ended(direction, id);
+            }
             return;
         };
         if !last.may_become(status) {
@@ -169,5 +205,8 @@ impl SessionChecker {
             ));
         }
         tasks.insert(id.to_owned(), status);
+        if status.is_terminal() {
+            self.task_ended(direction, id);
+        }
     }
 }

@@ -322,6 +322,12 @@ faults! {
     /// The `tasks` capability leaves out `requests`, yet tools still run as tasks
     /// (tasks.mdx#capabilities: parties that support task-augmented requests MUST declare them).
     TaskCapabilityUndeclared => "task-capability-undeclared",
+    /// A task's progress comes under a token of the server's own, not the call's
+    /// (progress.mdx#behavior-requirements: the original token MUST be used throughout the task).
+    TaskProgressNewToken => "task-progress-new-token",
+    /// One more progress notification for a task's token right after `tasks/result` gave its
+    /// final answer (progress.mdx#behavior-requirements: MUST stop at the terminal status).
+    TaskProgressAfterEnd => "task-progress-after-end",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

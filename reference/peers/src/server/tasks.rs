@@ -32,6 +32,8 @@ struct Task {
     outcome: Option<Result<Value, ErrorObject>>,
     /// `tasks/get` has reported the task terminal (for `Fault::TaskTerminalReopens`).
     reported_terminal: bool,
+    /// The progress token of the call that created the task: its progress goes on under it.
+    progress_token: Option<Value>,
 }
 
 /// The tasks of one session, in creation order.
@@ -141,6 +143,7 @@ impl ReferenceServer {
             ttl,
             outcome: None,
             reported_terminal: false,
+            progress_token: r.params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")).cloned(),
         };
         let created = json!({ "task": self.task_json(&id, &task) });
         self.tasks.tasks.push((id.clone(), task));
@@ -234,9 +237,40 @@ impl ReferenceServer {
             .filter(|(_, j)| matches!(&j.kind, JobKind::AwaitTask { task } if task == id))
             .map(|(rid, _)| rid.clone())
             .collect();
+        let answered = !waiting.is_empty();
         for rid in waiting {
             self.finish(rid, answer.clone());
         }
+        if answered {
+            self.progress_after_end(id);
+        }
+    }
+
+    /// `Fault::TaskProgressAfterEnd`: progress for a task whose final answer has gone out.
+    fn progress_after_end(&mut self, id: &str) {
+        if self.fault != Some(Fault::TaskProgressAfterEnd) {
+            return;
+        }
+        if let Some(token) = self.tasks.get(id).and_then(|t| t.progress_token.clone()) {
+            self.notify(
+                "notifications/progress",
+                json!({ "progressToken": token, "progress": 2, "total": 2 }),
+            );
+        }
+    }
+
+    /// The progress a task's job reports before its tool answers, under the token of the call
+    /// that created the task (progress.mdx#behavior-requirements, 2025-11-25).
+    pub(super) fn task_progress(&mut self, id: &str, token: &Value) {
+        let token = match self.fault {
+            Some(Fault::TaskProgressNewToken) => json!(format!("mcpspec-task-{id}")),
+            _ => token.clone(),
+        };
+        let message = "the tool is about to answer";
+        self.notify(
+            "notifications/progress",
+            json!({ "progressToken": token, "progress": 1, "total": 1, "message": message }),
+        );
     }
 
     fn task_id<'a>(&self, params: Option<&'a Value>) -> Result<&'a str, ErrorObject> {
@@ -272,7 +306,11 @@ impl ReferenceServer {
             "tasks/result" => match self.task_id(params) {
                 Ok(id) if self.tasks.get(id).is_none() => Err(self.unknown(id)),
                 Ok(id) => match self.task_result(id) {
-                    Some(answer) => answer,
+                    Some(answer) => {
+                        let id = id.to_owned();
+                        self.respond(Some(r.id), answer);
+                        return self.progress_after_end(&id);
+                    }
                     None => {
                         // tasks.mdx#result-retrieval: it blocks until the task is terminal.
                         let kind = JobKind::AwaitTask { task: id.to_owned() };

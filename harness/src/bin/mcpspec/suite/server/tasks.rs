@@ -16,6 +16,9 @@ use mcpspec_protocol::wire::Outcome;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+/// How long the steps let late messages arrive before they look.
+const QUIET: Duration = Duration::from_millis(250);
+
 /// The lifetime a task-augmented call asks for (tasks.mdx#creating-tasks: a requestor MAY).
 const REQUESTED_TTL_MS: u64 = 60_000;
 
@@ -90,6 +93,37 @@ async fn calls_as_task(w: &mut ServerWorld, times: String) -> Result<(), Halt> {
     let params = call_params(w, true)?;
     for _ in 0..times.parse::<usize>().unwrap_or(1) {
         w.send_request("tools/call", Some(params.clone())).await?;
+    }
+    Ok(())
+}
+
+#[when(expr = "the client calls the tool as a task with the progress token {string}")]
+async fn calls_as_task_with_progress(w: &mut ServerWorld, token: String) -> Result<(), Halt> {
+    let mut params = call_params(w, true)?;
+    params["_meta"] = json!({ "progressToken": token });
+    w.send_request("tools/call", Some(params)).await.map(drop)
+}
+
+/// Progress is optional (progress.mdx: the receiver MAY send none): a task that reported none
+/// proves nothing. Whatever came is judged on the wire: under the call's token, and none once
+/// the task has ended (`progress/task-stops-at-terminal`, `progress/token-active`).
+#[then(expr = "the task's progress, if any, came under the token {string}")]
+async fn task_progress_under(w: &mut ServerWorld, token: String) -> Result<(), Halt> {
+    let _ = w.session()?.drain(QUIET).await;
+    let under = |m: &mcpspec_protocol::wire::Message| match m {
+        mcpspec_protocol::wire::Message::Notification(n) => {
+            n.method == "notifications/progress"
+                && n.params.as_ref().and_then(|p| p.get("progressToken"))
+                    == Some(&Value::from(token.as_str()))
+        }
+        _ => false,
+    };
+    let n = w.session()?.notifications.iter().filter(|m| under(m)).count();
+    let expected = format!("the task's notifications/progress under the call's token {token:?}");
+    if n == 0 {
+        w.inconclusive(expected, "no progress under the token (a receiver MAY send none)");
+    } else {
+        w.check(true, expected, format!("{n} progress notification(s) under the token"));
     }
     Ok(())
 }
@@ -303,7 +337,13 @@ async fn follows_to_end(w: &mut ServerWorld) -> Result<(), Halt> {
         let r = w.call("tasks/get", Some(json!({ "taskId": id }))).await?;
         let task = match &r.outcome {
             Outcome::Result(task) => task.clone(),
-            // A receiver MAY delete a task whose ttl ran out; not within a scenario's minute.
+            // Once over, a task MAY be deleted (its ttl may have been overridden, a cancelled
+            // one at any time): gone is not a new status.
+            Outcome::Error(e) if after_end > 0 && e.code == -32602 => {
+                let actual = format!("{}, then gone (error {}: {})", trail(&seen), e.code, e.message);
+                w.check(true, &expected, actual);
+                return Ok(());
+            }
             Outcome::Error(e) => {
                 return Err(w.fail(&expected, format!("tasks/get: error {}: {}", e.code, e.message)))
             }
@@ -312,26 +352,18 @@ async fn follows_to_end(w: &mut ServerWorld) -> Result<(), Halt> {
             return Err(w.fail(&expected, format!("tasks/get answered status {}", task["status"])));
         };
         let last = *seen.last().expect("working, at least");
-        let trail = |seen: &[TaskStatus], now: TaskStatus| {
-            let mut names: Vec<&str> = seen.iter().map(|s| s.as_str()).collect();
-            names.dedup();
-            names.push(now.as_str());
-            names.join(" → ")
-        };
-        if !last.may_become(status) {
-            return Err(w.fail(&expected, format!("tasks/get said {}", trail(&seen, status))));
-        }
         seen.push(status);
+        if !last.may_become(status) {
+            return Err(w.fail(&expected, format!("tasks/get said {}", trail(&seen))));
+        }
         if status == TaskStatus::InputRequired {
-            w.inconclusive(&expected, format!("{}: the task needs input", trail(&seen, status)));
+            w.inconclusive(&expected, format!("{}: the task needs input", trail(&seen)));
             return Ok(());
         }
         if status.is_terminal() {
             after_end += 1;
             if after_end > READS_AFTER_END {
-                let mut names: Vec<&str> = seen.iter().map(|s| s.as_str()).collect();
-                names.dedup();
-                w.check(true, &expected, format!("{}, over {} reads", names.join(" → "), seen.len() - 1));
+                w.check(true, &expected, format!("{}, over {} reads", trail(&seen), seen.len() - 1));
                 return Ok(());
             }
         }
@@ -346,6 +378,13 @@ async fn follows_to_end(w: &mut ServerWorld) -> Result<(), Halt> {
         let pause = interval.unwrap_or(Duration::from_millis(200)).clamp(POLL_AT_LEAST, POLL_AT_MOST);
         tokio::time::sleep(if status.is_terminal() { POLL_AT_LEAST } else { pause }).await;
     }
+}
+
+/// The statuses a task went through, each once: `working → completed`.
+fn trail(seen: &[TaskStatus]) -> String {
+    let mut names: Vec<&str> = seen.iter().map(|s| s.as_str()).collect();
+    names.dedup();
+    names.join(" → ")
 }
 
 /// tasks/result gives exactly what the call gives without a task (tasks.mdx#result-retrieval):
