@@ -182,3 +182,11 @@ Feature: Tasks
     When the client asks for the task's result
     Then the server answers with the tool's answer, naming the task
     And the task's progress, if any, came under the token "mcpspec-task-progress"
+
+  @id:tasks/failed-says-why @SHOULD @spec:basic/utilities/tasks.mdx#task-execution-errors
+  Scenario: a task whose tool call fails ends failed, and tasks/get says why
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task with arguments its input schema refuses
+    Then the task fails, and tasks/get says why

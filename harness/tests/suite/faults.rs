@@ -278,4 +278,5 @@ caught_by! { assert_caught_at;
     task_capability_undeclared_on_the_wire: "task-capability-undeclared" at "2025-11-25" => "tasks/capability-declared" "failed";
     task_progress_new_token: "task-progress-new-token" at "2025-11-25" => "progress/token-active" "failed";
     task_progress_after_end: "task-progress-after-end" at "2025-11-25" => "progress/task-stops-at-terminal" "failed";
+    task_failed_without_message: "task-failed-without-message" at "2025-11-25" => "tasks/failed-says-why" "warning";
 }

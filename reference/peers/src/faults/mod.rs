@@ -328,6 +328,9 @@ faults! {
     /// One more progress notification for a task's token right after `tasks/result` gave its
     /// final answer (progress.mdx#behavior-requirements: MUST stop at the terminal status).
     TaskProgressAfterEnd => "task-progress-after-end",
+    /// A failed task carries no `statusMessage` (tasks.mdx#task-execution-errors: the tasks/get
+    /// response SHOULD say why).
+    TaskFailedWithoutMessage => "task-failed-without-message",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

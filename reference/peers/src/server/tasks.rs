@@ -168,17 +168,30 @@ impl ReferenceServer {
             // A cancelled task stays cancelled (tasks.mdx#cancelling-tasks).
             return;
         }
-        task.status = match &outcome {
-            // A tool's own error result (isError) is still a completed call.
-            Ok(_) => TaskStatus::Completed,
-            Err(_) => TaskStatus::Failed,
+        // tasks.mdx#task-status: a tool call whose result has isError set is failed too.
+        let tool_error = match &outcome {
+            Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => Some(
+                result
+                    .pointer("/content/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("an error result")
+                    .to_owned(),
+            ),
+            _ => None,
+        };
+        task.status = match (&outcome, &tool_error) {
+            (Ok(_), None) => TaskStatus::Completed,
+            _ => TaskStatus::Failed,
         };
         // Every status has its message, so a task's shape never depends on when it is read
-        // (a fuzz campaign keeps inputs by the shape of their answers).
-        task.status_message = Some(match &outcome {
-            Ok(_) => "The tool finished.".to_owned(),
-            Err(e) => format!("The tool failed: {}", e.message),
-        });
+        // (a fuzz campaign keeps inputs by the shape of their answers); a failure's says why
+        // (tasks.mdx#task-execution-errors: SHOULD).
+        task.status_message = match (&outcome, tool_error) {
+            _ if fault == Some(Fault::TaskFailedWithoutMessage) && task.status == TaskStatus::Failed => None,
+            (Ok(_), None) => Some("The tool finished.".to_owned()),
+            (Ok(_), Some(why)) => Some(format!("The tool failed: {why}")),
+            (Err(e), _) => Some(format!("The tool failed: {}", e.message)),
+        };
         task.last_updated_at = timestamp();
         task.outcome = Some(outcome);
         // No status notification here (receivers MAY send one): it would come at a time no

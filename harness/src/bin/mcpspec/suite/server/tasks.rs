@@ -97,6 +97,69 @@ async fn calls_as_task(w: &mut ServerWorld, times: String) -> Result<(), Halt> {
     Ok(())
 }
 
+/// The tool as a task, with arguments its `inputSchema` refuses (one property of the wrong
+/// type); a tool whose schema declares no typed property cannot be given any.
+#[when("the client calls the tool as a task with arguments its input schema refuses")]
+async fn calls_as_task_refused(w: &mut ServerWorld) -> Result<(), Halt> {
+    let mut params = call_params(w, true)?;
+    let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+    let Some(arguments) = mcpspec_protocol::arguments::refused_object(&schema) else {
+        return Err(w.skip("the tool's inputSchema declares no typed property to get wrong".into()));
+    };
+    params["arguments"] = arguments;
+    w.send_request("tools/call", Some(params)).await.map(drop)
+}
+
+/// A task whose tool call failed (a JSON-RPC error, or a result with `isError`: tasks.mdx#task-status)
+/// says why in its `statusMessage` (#task-execution-errors: the tasks/get response SHOULD).
+/// A server that refused the call before creating a task, or whose task did not end failed,
+/// proves nothing.
+#[then("the task fails, and tasks/get says why")]
+async fn fails_saying_why(w: &mut ServerWorld) -> Result<(), Halt> {
+    let expected = "a failed task whose tasks/get result carries a statusMessage";
+    let r = w.await_answer().await?;
+    let id = match &r.outcome {
+        Outcome::Result(result) => result.pointer("/task/taskId").and_then(Value::as_str).map(str::to_owned),
+        Outcome::Error(_) => None,
+    };
+    let Some(id) = id else {
+        w.inconclusive(expected, format!("no task was created: {}", outcome_text(&r)));
+        return Ok(());
+    };
+    let started = tokio::time::Instant::now();
+    loop {
+        let r = w.call("tasks/get", Some(json!({ "taskId": id }))).await?;
+        let Outcome::Result(task) = &r.outcome else {
+            return Err(w.fail(expected, format!("tasks/get: {}", outcome_text(&r))));
+        };
+        let status = task.get("status").and_then(Value::as_str).and_then(TaskStatus::parse);
+        match status {
+            Some(TaskStatus::Failed) => {
+                let message =
+                    task.get("statusMessage").and_then(Value::as_str).filter(|m| !m.trim().is_empty());
+                let actual = match message {
+                    Some(m) => format!("failed: {m:?}"),
+                    None => format!("failed, without a statusMessage: {}", shorten(task)),
+                };
+                w.check(message.is_some(), expected, actual);
+                return Ok(());
+            }
+            Some(s) if s.is_terminal() || s == TaskStatus::InputRequired => {
+                w.inconclusive(expected, format!("the task ended {} (not failed)", s.as_str()));
+                return Ok(());
+            }
+            _ if started.elapsed() > FOLLOW_AT_MOST => {
+                w.inconclusive(
+                    expected,
+                    format!("still {} after {} s", task["status"], FOLLOW_AT_MOST.as_secs()),
+                );
+                return Ok(());
+            }
+            _ => tokio::time::sleep(POLL_AT_LEAST.max(Duration::from_millis(100))).await,
+        }
+    }
+}
+
 #[when(expr = "the client calls the tool as a task with the progress token {string}")]
 async fn calls_as_task_with_progress(w: &mut ServerWorld, token: String) -> Result<(), Halt> {
     let mut params = call_params(w, true)?;
