@@ -98,3 +98,95 @@ Feature: Tasks
     And the server lists a tool that may not run as a task
     When the client calls the tool as a task
     Then the server answers with error -32601
+
+  @id:tasks/ids-unique @MUST @spec:basic/utilities/tasks.mdx#task-id-requirements
+  Scenario: tasks created one after another each have an id of their own
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task 3 times
+    Then the server creates 3 tasks, no two with the same id
+
+  @id:tasks/ids-unguessable @MUST @spec:basic/utilities/tasks.mdx#task-isolation-and-access-control
+  Scenario: without an authorization context to bind them to, task ids cannot be guessed
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task 3 times
+    Then the server creates 3 tasks whose ids cannot be guessed
+
+  @id:tasks/terminal-final @MUST @spec:basic/utilities/tasks.mdx#task-status-lifecycle
+  Scenario: tasks/get follows a task along the lifecycle to its end, and the end is final
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    And tasks/get follows the task to its end, which is final
+
+  @id:tasks/result-as-plain-call @MUST @spec:basic/utilities/tasks.mdx#result-retrieval
+  Scenario: tasks/result gives exactly what the same call gives without a task
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may or may not run as a task
+    Then the task's result is what a plain call of the tool answers
+
+  @id:tasks/param-over-meta @MUST @spec:basic/utilities/tasks.mdx#associating-task-related-messages
+  Scenario: tasks/get reads the task its taskId names, whatever related-task _meta says
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client gets the task, its _meta naming another task
+    Then the server answers with the task
+
+  @id:tasks/list-pages @MUST @spec:basic/utilities/tasks.mdx#task-listing
+  Scenario: tasks/list leads from page to page with nextCursor to every task
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server declares the "tasks.list" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task 12 times
+    Then the server creates 12 tasks
+    When the client lists "tasks/list" to the end
+    Then the listing holds every task created
+
+  @id:tasks/undeclared-request-type @MUST @spec:basic/utilities/tasks.mdx#task-support-and-handling
+  Scenario: a request type the server runs no tasks for is processed normally, its task ignored
+    Given an initialized session
+    And the server declares the "tools" capability
+    When the client sends a "tools/list" request
+      """
+      {"task": {"ttl": 60000}}
+      """
+    Then the server answers with a result
+    And the result has the members "tools"
+
+  @id:tasks/undeclared-tool-call @MUST @spec:basic/utilities/tasks.mdx#task-support-and-handling
+  Scenario: a server that declared no tasks for tools/call answers a call as a task as a plain one
+    Given an initialized session
+    And the server declares the "tools" capability
+    And the server does not declare the "tasks.requests.tools.call" capability
+    And the server lists a tool, preferably one that may run as a task
+    When the client calls the tool as a task
+    Then the server answers as a plain call of the tool, with no task
+
+  @id:tasks/progress-under-call-token @MUST @spec:basic/utilities/tasks.mdx#task-progress-notifications
+  Scenario: a task's progress comes under its call's progress token, and stops at the task's end
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task with the progress token "mcpspec-task-progress"
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+    And the task's progress, if any, came under the token "mcpspec-task-progress"
+
+  @id:tasks/failed-says-why @SHOULD @spec:basic/utilities/tasks.mdx#task-execution-errors
+  Scenario: a task whose tool call fails ends failed, and tasks/get says why
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task with arguments its input schema refuses
+    Then the task fails, and tasks/get says why

@@ -231,6 +231,14 @@ rules! {
         "An x-mcp-header value is a non-empty HTTP token without control characters, unique ignoring case within its inputSchema, on an integer, string or boolean parameter reached from the schema root through properties keys alone (2026-07-28).", since V2026_07_28;
     SCHEMA_DIALECT_VALID = "schema/dialect-valid", MUST, "basic/index.mdx#schema-validation", None,
         "Every schema (a tool's inputSchema and outputSchema, an elicitation's requestedSchema) is valid under the dialect its $schema declares, or JSON Schema 2020-12 when it declares none (2025-11-25 on).", since V2025_11_25;
+    TASK_STATUS_LIFECYCLE = "tasks/status-lifecycle", MUST, "basic/utilities/tasks.mdx#task-status-lifecycle", None,
+        "Tasks MUST begin in the working status when created. Receivers MUST only transition tasks through the valid paths (from working or input_required to another status); tasks with a completed, failed or cancelled status are in a terminal state and MUST NOT transition to any other status (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_NO_RELATED_META = "tasks/no-related-meta-in-task-messages", SHOULD, "basic/utilities/tasks.mdx#associating-task-related-messages", None,
+        "For the tasks/get, tasks/list and tasks/cancel operations requestors and receivers SHOULD NOT include io.modelcontextprotocol/related-task metadata in their messages (nor requestors in tasks/result requests), and notifications/tasks/status SHOULD NOT include it: the taskId is already present (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_CAPABILITY_DECLARED = "tasks/capability-declared", MUST, "basic/utilities/tasks.mdx#capabilities", None,
+        "Servers and clients that support task-augmented requests MUST declare a tasks capability during initialization; the set in capabilities.tasks.requests is exhaustive: a CreateTaskResult answers only a request type declared there (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_PROGRESS_STOPS = "progress/task-stops-at-terminal", MUST, "basic/utilities/progress.mdx#behavior-requirements", None,
+        "For task-augmented requests, the progressToken provided in the original request MUST continue to be used for progress notifications throughout the task's lifetime, even after the CreateTaskResult has been returned; progress notifications for tasks MUST stop after the task reaches a terminal status (2025-11-25).", since V2025_11_25, until V2025_11_25;
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

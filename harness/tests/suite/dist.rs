@@ -11,7 +11,9 @@ use std::process::Command;
 use std::time::Duration;
 
 fn dist() -> PathBuf {
-    PathBuf::from(std::env::var("MCPSPEC_DIST_DIR").expect("MCPSPEC_DIST_DIR is not set: .ci/run packs into it"))
+    PathBuf::from(
+        std::env::var("MCPSPEC_DIST_DIR").expect("MCPSPEC_DIST_DIR is not set: .ci/run packs into it"),
+    )
 }
 
 /// The one file in the packages' folder whose name starts with `prefix` and ends with `suffix`.
@@ -38,8 +40,15 @@ fn run(mut cmd: Command, limit: Duration) -> (Option<i32>, String) {
 /// A certification of the reference server (the built-in default) small enough for a test:
 /// one revision, the lifecycle scenarios; `extra` after it.
 fn certify_args<'a>(report: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args =
-        vec!["server", "--revision", "2025-11-25", "--scenario", "lifecycle/*", "--report-dir", report.to_str().unwrap()];
+    let mut args = vec![
+        "server",
+        "--revision",
+        "2025-11-25",
+        "--scenario",
+        "lifecycle/*",
+        "--report-dir",
+        report.to_str().unwrap(),
+    ];
     args.extend(extra);
     args
 }
@@ -100,7 +109,18 @@ fn dist_the_npm_packages_install_and_npx_certifies() {
     let mut cmd = Command::new("npx");
     cmd.current_dir(&project).args(["--no-install", "mcpspec"]).args(certify_args(
         &report,
-        &["--scenario", "jsonrpc/*", "--", "npx", "--no-install", "mcpspec", "reference", "server", "--fault", "stringify-ids"],
+        &[
+            "--scenario",
+            "jsonrpc/*",
+            "--",
+            "npx",
+            "--no-install",
+            "mcpspec",
+            "reference",
+            "server",
+            "--fault",
+            "stringify-ids",
+        ],
     ));
     let (code, log) = run(cmd, Duration::from_secs(300));
     assert_eq!(code, Some(1), "{log}");

@@ -265,4 +265,18 @@ caught_by! { assert_caught_at;
     task_no_last_updated: "task-no-last-updated" at "2025-11-25" => "tasks/create-task-result" "failed";
     task_list_omits_completed: "task-list-omits-completed" at "2025-11-25" => "tasks/get-implies-list" "failed";
     task_cancelled_completes: "task-cancelled-completes" at "2025-11-25" => "tasks/cancelled-stays" "failed";
+    task_ids_sequential: "task-ids-sequential" at "2025-11-25" => "tasks/ids-unguessable" "failed";
+    task_id_repeats: "task-id-repeats" at "2025-11-25" => "tasks/ids-unique" "failed";
+    task_terminal_reopens: "task-terminal-reopens" at "2025-11-25" => "tasks/terminal-final" "failed";
+    task_terminal_reopens_on_the_wire: "task-terminal-reopens" at "2025-11-25" => "tasks/status-lifecycle" "failed";
+    task_results_related_meta: "task-results-related-meta" at "2025-11-25" => "tasks/no-related-meta-in-task-messages" "warning";
+    task_result_altered: "task-result-altered" at "2025-11-25" => "tasks/result-as-plain-call" "failed";
+    task_field_refused: "task-field-refused" at "2025-11-25" => "tasks/undeclared-request-type" "failed";
+    task_meta_overrides_param: "task-meta-overrides-param" at "2025-11-25" => "tasks/param-over-meta" "failed";
+    task_list_no_next_cursor: "task-list-no-next-cursor" at "2025-11-25" => "tasks/list-pages" "failed";
+    task_capability_undeclared: "task-capability-undeclared" at "2025-11-25" => "tasks/undeclared-tool-call" "failed";
+    task_capability_undeclared_on_the_wire: "task-capability-undeclared" at "2025-11-25" => "tasks/capability-declared" "failed";
+    task_progress_new_token: "task-progress-new-token" at "2025-11-25" => "progress/token-active" "failed";
+    task_progress_after_end: "task-progress-after-end" at "2025-11-25" => "progress/task-stops-at-terminal" "failed";
+    task_failed_without_message: "task-failed-without-message" at "2025-11-25" => "tasks/failed-says-why" "warning";
 }

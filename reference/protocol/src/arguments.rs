@@ -40,6 +40,24 @@ pub fn example_for(name: &str, schema: &Value) -> Value {
         .unwrap_or_else(|| example_value(schema))
 }
 
+/// An object the schema refuses: [`example_object`] with one property, the first whose schema
+/// declares a single type, given a value of another type (a string where a number is wanted,
+/// a number where a string is). `None` when no property declares a type.
+pub fn refused_object(schema: &Value) -> Option<Value> {
+    let mut out = example_object(schema);
+    let properties = schema.get("properties").and_then(Value::as_object)?;
+    let (name, wrong) = properties.iter().find_map(|(name, property)| {
+        let wrong = match property.get("type").and_then(Value::as_str)? {
+            "string" => json!(12345),
+            "null" => json!("mcpspec: not null"),
+            other => json!(format!("mcpspec: not {other}")),
+        };
+        Some((name.clone(), wrong))
+    })?;
+    out.as_object_mut()?.insert(name, wrong);
+    Some(out)
+}
+
 /// A value of the schema's type within its bounds (no name or description to go by).
 pub fn example_value(schema: &Value) -> Value {
     if let Some(v) = declared(schema).into_iter().next() {
@@ -241,5 +259,16 @@ mod tests {
         assert_eq!(example_for("n", &bounded), json!(5));
         let below_one = json!({"type": "number", "minimum": 0, "maximum": 0.5});
         assert_eq!(example_for("ratio", &below_one), json!(0.5));
+    }
+
+    #[test]
+    fn a_refused_object_breaks_one_declared_type() {
+        let schema = json!({ "type": "object", "properties": { "ms": { "type": "integer", "minimum": 0 } } });
+        assert_eq!(refused_object(&schema), Some(json!({ "ms": "mcpspec: not integer" })));
+        let named =
+            json!({ "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] });
+        assert_eq!(refused_object(&named), Some(json!({ "city": 12345 })));
+        assert_eq!(refused_object(&json!({ "type": "object" })), None);
+        assert_eq!(refused_object(&json!({ "type": "object", "properties": { "x": {} } })), None);
     }
 }

@@ -131,6 +131,55 @@ pub fn task_problems(task: &Value) -> Vec<String> {
     out
 }
 
+/// The fewest bits of entropy an unguessable task id must carry (tasks.mdx#task-isolation-and-access-control:
+/// without context binding, ids MUST be "cryptographically secure … with enough entropy to
+/// prevent guessing"): 64 bits, half of a UUID v4's.
+pub const MIN_TASK_ID_BITS: f64 = 64.0;
+
+/// Why ids a receiver generated one after another could be guessed, or `None` when each carries
+/// at least [`MIN_TASK_ID_BITS`]. Only the part in which the ids differ counts: the prefix and
+/// suffix all of them share (`task-`, a timestamp's leading digits) are known to a guesser.
+/// The rest is weighed by its length and the smallest alphabet it fits (digits, hex, letters and
+/// digits, anything). Two or more ids are needed; with fewer, `None`.
+pub fn guessable_ids(ids: &[&str]) -> Option<String> {
+    if ids.len() < 2 {
+        return None;
+    }
+    let chars: Vec<Vec<char>> = ids.iter().map(|id| id.chars().collect()).collect();
+    let shortest = chars.iter().map(Vec::len).min().unwrap_or(0);
+    let prefix = (0..shortest).take_while(|&i| chars.iter().all(|c| c[i] == chars[0][i])).count();
+    let suffix = (0..shortest - prefix)
+        .take_while(|&i| chars.iter().all(|c| c[c.len() - 1 - i] == chars[0][chars[0].len() - 1 - i]))
+        .count();
+    let mut weakest: Option<(f64, &str)> = None;
+    for (id, c) in ids.iter().zip(&chars) {
+        let varying = &c[prefix..c.len() - suffix];
+        let per_char = if varying.iter().all(char::is_ascii_digit) {
+            10f64.log2()
+        } else if varying.iter().all(|ch| ch.is_ascii_hexdigit() || *ch == '-') {
+            4.0
+        } else if varying.iter().all(|ch| ch.is_ascii_alphanumeric() || *ch == '-' || *ch == '_') {
+            6.0
+        } else {
+            6.5
+        };
+        let significant = varying.iter().filter(|ch| **ch != '-').count() as f64;
+        let bits = significant * per_char;
+        if weakest.is_none_or(|(b, _)| bits < b) {
+            weakest = Some((bits, id));
+        }
+    }
+    let (bits, id) = weakest?;
+    (bits < MIN_TASK_ID_BITS).then(|| {
+        let shared = chars[0][..prefix].iter().collect::<String>();
+        format!(
+            "the id {id:?} carries about {bits:.0} bits beyond what the {} ids share (prefix {shared:?}), \
+             fewer than {MIN_TASK_ID_BITS:.0}",
+            ids.len()
+        )
+    })
+}
+
 /// Whether `text` is an ISO 8601 date and time as RFC 3339 profiles it (`2025-11-25T10:30:00Z`,
 /// with optional fractional seconds, `Z` or a numeric offset).
 pub fn is_timestamp(text: &str) -> bool {
@@ -228,5 +277,23 @@ mod tests {
         let message = json!({ "_meta": { RELATED_TASK_META: { "taskId": "t9" } } });
         assert_eq!(related_task(&message), Some("t9"));
         assert_eq!(related_task(&json!({})), None);
+    }
+
+    #[test]
+    fn task_ids_are_weighed_by_the_part_that_varies() {
+        let uuids = ["786512e2-9e0d-44bd-8f29-789f320fe840", "7a0c4a51-3b8e-4c11-9d2e-55c1f0a6b1d3"];
+        assert_eq!(guessable_ids(&uuids), None);
+        let hex = ["0f3a9c2e7b1d4e6f8a9b0c1d2e3f4a5b", "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"];
+        assert_eq!(guessable_ids(&hex), None);
+        for weak in [
+            &["task-1", "task-2", "task-3"][..],
+            &["1764066600123", "1764066600456"][..],
+            &["mcp-task-000001", "mcp-task-000002"][..],
+            &["a1b2c3", "d4e5f6"][..],
+        ] {
+            let why = guessable_ids(weak).unwrap_or_else(|| panic!("{weak:?} passed"));
+            assert!(why.contains("fewer than 64"), "{why}");
+        }
+        assert_eq!(guessable_ids(&["task-1"]), None, "one id proves nothing");
     }
 }

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 mod modern;
 mod negotiation;
+mod tasks;
 
 /// How many distinct request ids per direction the checker remembers for the uniqueness rule;
 /// past that (a flood), it stops remembering instead of growing without bound.
@@ -42,6 +43,8 @@ struct Pending {
     progress: Option<RequestId>,
     /// In the modern era: what its `_meta` declared.
     modern: Option<modern::ModernRequest>,
+    /// It carried `task` (2025-11-25: a task-augmented request).
+    augmented: bool,
 }
 
 #[derive(Debug, Default)]
@@ -65,6 +68,12 @@ struct Side {
     active_tokens: HashMap<RequestId, RequestId>,
     /// A message of this side split over lines has been reported.
     split_reported: bool,
+    /// Progress tokens of this side's task-augmented requests that created a task, by task id:
+    /// active until the task is seen terminal (2025-11-25 progress.mdx: the token is used
+    /// throughout the task's lifetime).
+    task_tokens: HashMap<String, RequestId>,
+    /// Tokens of this side's tasks that have ended (bounded).
+    task_progress_done: HashSet<RequestId>,
 }
 
 /// Tracks one session and judges each message.
@@ -77,6 +86,8 @@ pub struct SessionChecker {
     modern: modern::ModernState,
     /// The client's rules of the modern era (judged at modern revisions only).
     modern_client: crate::judge::client::modern::ModernClientRules,
+    /// The tasks each side runs, as last reported (2025-11-25).
+    tasks: tasks::TaskState,
 }
 
 impl SessionChecker {
@@ -89,6 +100,7 @@ impl SessionChecker {
             negotiation: Default::default(),
             modern: Default::default(),
             modern_client: Default::default(),
+            tasks: Default::default(),
         }
     }
 
@@ -231,8 +243,10 @@ impl SessionChecker {
                 if let Some(id) = value.get("id").and_then(RequestId::from_value) {
                     if value.get("result").is_none() && value.get("error").is_none() {
                         side.used.insert(id.clone());
-                        side.outstanding
-                            .insert(id, Pending { method: String::new(), progress: None, modern: None });
+                        side.outstanding.insert(
+                            id,
+                            Pending { method: String::new(), progress: None, modern: None, augmented: false },
+                        );
                     }
                 }
                 inspection.violations.push(envelope_violation(&e));
@@ -360,13 +374,17 @@ impl SessionChecker {
                     side.progress.insert(token.clone(), None);
                 }
                 let modern = modern_era.then(|| modern::ModernRequest::of(r));
-                side.outstanding.insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern });
+                let augmented = r.params.as_ref().and_then(|p| p.get("task")).is_some_and(Value::is_object);
+                side.outstanding
+                    .insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern, augmented });
                 self.on_feature_request(direction, r, &mut inspection.violations);
+                self.on_task_request(direction, r, &mut inspection.violations);
             }
             Message::Notification(n) => {
                 let side = self.side_mut(direction);
                 side.notifications = side.notifications.saturating_add(1);
                 self.on_feature_notification(direction, n, &mut inspection.violations);
+                self.on_task_notification(direction, n, &mut inspection.violations);
                 if direction == Direction::ServerToClient && self.revision.era() == Era::Modern {
                     self.on_modern_notification(n, &mut inspection.violations);
                 }
@@ -420,10 +438,14 @@ impl SessionChecker {
                     requester.last_answered = Some(twin.clone().unwrap_or_else(|| id.clone()));
                 }
                 if let Some(token) = pending.as_ref().and_then(|p| p.progress.clone()) {
-                    requester.progress.remove(&token);
-                    requester.active_tokens.remove(&token);
-                    if requester.progress_done.len() < MAX_REMEMBERED_IDS {
-                        requester.progress_done.insert(token);
+                    // A task's progress goes on under the request's token until the task ends.
+                    let task =
+                        pending.as_ref().filter(|p| p.augmented).and_then(|_| tasks::created_task(resp));
+                    match task {
+                        Some(task) if requester.task_tokens.len() < MAX_REMEMBERED_IDS => {
+                            requester.task_tokens.insert(task, token);
+                        }
+                        _ => requester.complete_progress(token),
                     }
                 }
                 match (&pending, &twin) {
@@ -455,6 +477,15 @@ impl SessionChecker {
                     self.on_modern_response(resp, pending.as_ref(), &mut inspection.violations);
                 } else if let mcpspec_protocol::wire::Outcome::Error(e) = &resp.outcome {
                     self.on_error_response(direction, e, &mut inspection.violations);
+                }
+                if let Some(p) = &pending {
+                    self.on_task_response(
+                        direction,
+                        &p.method,
+                        p.augmented,
+                        resp,
+                        &mut inspection.violations,
+                    );
                 }
                 if let Some(p) = pending {
                     if p.method == "initialize" {
@@ -522,6 +553,17 @@ impl SessionChecker {
     }
 }
 
+impl Side {
+    /// The request carrying `token` is over: no more progress for it.
+    fn complete_progress(&mut self, token: RequestId) {
+        self.progress.remove(&token);
+        self.active_tokens.remove(&token);
+        if self.progress_done.len() < MAX_REMEMBERED_IDS {
+            self.progress_done.insert(token);
+        }
+    }
+}
+
 fn bare(direction: Direction, violation: Violation) -> Inspection {
     Inspection { direction, value: None, message: None, answered_method: None, violations: vec![violation] }
 }
@@ -550,6 +592,8 @@ fn envelope_violation(e: &EnvelopeError) -> Violation {
 
 #[cfg(test)]
 mod feature_tests;
+#[cfg(test)]
+mod task_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

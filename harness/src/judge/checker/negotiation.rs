@@ -320,6 +320,7 @@ impl SessionChecker {
         let Some(params) = &n.params else { return };
         let Some(token) = params.get("progressToken").and_then(RequestId::from_value) else { return };
         let progress = params.get("progress").and_then(Value::as_f64);
+        let task_over = super::tasks::ended_task_token(self, direction.reverse(), &token);
         let requester = self.side_mut(direction.reverse());
         match requester.progress.get_mut(&token) {
             Some(last) => {
@@ -336,6 +337,11 @@ impl SessionChecker {
                     *last = progress;
                 }
             }
+            None if task_over => out.push(Violation::new(
+                &rules::TASK_PROGRESS_STOPS,
+                format!("no progress for token {token} after its task reached a terminal status"),
+                format!("notifications/progress for token {token} after the task ended"),
+            )),
             None if requester.progress_done.contains(&token) => out.push(Violation::new(
                 &rules::PROGRESS_STOPS,
                 format!("no progress for token {token} after its request was answered"),

@@ -293,6 +293,44 @@ faults! {
     /// A cancelled task reports `completed` once its work would have finished
     /// (tasks.mdx#cancelling-tasks: it MUST stay cancelled).
     TaskCancelledCompletes => "task-cancelled-completes",
+    /// Task ids count up, `task-1`, `task-2`, …: unique, but guessable
+    /// (tasks.mdx#task-isolation-and-access-control: without context binding, MUST be
+    /// cryptographically secure).
+    TaskIdsSequential => "task-ids-sequential",
+    /// Every task of a session gets the id of its first (random) one
+    /// (tasks.mdx#task-id-requirements: ids MUST be unique).
+    TaskIdRepeats => "task-id-repeats",
+    /// A task that `tasks/get` has reported terminal reads `working` at the next `tasks/get`
+    /// (tasks.mdx#task-status-lifecycle: terminal statuses MUST NOT change).
+    TaskTerminalReopens => "task-terminal-reopens",
+    /// The results of `tasks/get` and `tasks/cancel` carry `io.modelcontextprotocol/related-task`
+    /// in their `_meta` (tasks.mdx#associating-task-related-messages: SHOULD NOT).
+    TaskResultsRelatedMeta => "task-results-related-meta",
+    /// `tasks/result` adds a text block of its own to the tool's answer
+    /// (tasks.mdx#result-retrieval: MUST return exactly what the request would have returned).
+    TaskResultAltered => "task-result-altered",
+    /// A request other than `tools/call` carrying `task` is refused with -32602
+    /// (tasks.mdx#task-support-and-handling: MUST be processed normally).
+    TaskFieldRefused => "task-field-refused",
+    /// `tasks/get`, `tasks/result` and `tasks/cancel` take their task from the related-task
+    /// `_meta` when there is one (tasks.mdx#associating-task-related-messages: the `taskId`
+    /// parameter MUST be the source of truth).
+    TaskMetaOverridesParam => "task-meta-overrides-param",
+    /// `tasks/list` pages never carry `nextCursor`: only the first page is ever listed
+    /// (tasks.mdx#task-listing: MUST include it when more tasks are available).
+    TaskListNoNextCursor => "task-list-no-next-cursor",
+    /// The `tasks` capability leaves out `requests`, yet tools still run as tasks
+    /// (tasks.mdx#capabilities: parties that support task-augmented requests MUST declare them).
+    TaskCapabilityUndeclared => "task-capability-undeclared",
+    /// A task's progress comes under a token of the server's own, not the call's
+    /// (progress.mdx#behavior-requirements: the original token MUST be used throughout the task).
+    TaskProgressNewToken => "task-progress-new-token",
+    /// One more progress notification for a task's token right after `tasks/result` gave its
+    /// final answer (progress.mdx#behavior-requirements: MUST stop at the terminal status).
+    TaskProgressAfterEnd => "task-progress-after-end",
+    /// A failed task carries no `statusMessage` (tasks.mdx#task-execution-errors: the tasks/get
+    /// response SHOULD say why).
+    TaskFailedWithoutMessage => "task-failed-without-message",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

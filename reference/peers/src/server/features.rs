@@ -51,6 +51,9 @@ impl ReferenceServer {
         }
         if catalog::has_tasks(revision) {
             capabilities["tasks"] = Self::tasks_capability();
+            if self.fault == Some(Fault::TaskCapabilityUndeclared) {
+                capabilities["tasks"].as_object_mut().map(|t| t.remove("requests"));
+            }
         }
         let mut result = json!({
             "protocolVersion": revision.as_str(),

@@ -648,6 +648,12 @@ impl ReferenceServer {
                 ),
             )),
             ("tools/call", _) => return self.tools_call(r),
+            (method, _)
+                if self.fault == Some(Fault::TaskFieldRefused)
+                    && params.and_then(|p| p.get("task")).is_some_and(Value::is_object) =>
+            {
+                Err(invalid_params(&format!("{method} cannot run as a task")))
+            }
             ("tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel", _)
                 if catalog::has_tasks(self.rev()) =>
             {

@@ -30,12 +30,18 @@ struct Task {
     ttl: u64,
     /// The underlying request's answer, once the task is terminal.
     outcome: Option<Result<Value, ErrorObject>>,
+    /// `tasks/get` has reported the task terminal (for `Fault::TaskTerminalReopens`).
+    reported_terminal: bool,
+    /// The progress token of the call that created the task: its progress goes on under it.
+    progress_token: Option<Value>,
 }
 
 /// The tasks of one session, in creation order.
 #[derive(Debug, Default)]
 pub(super) struct TaskStore {
     tasks: Vec<(String, Task)>,
+    /// How many tasks the session has created.
+    created: u64,
 }
 
 impl TaskStore {
@@ -55,7 +61,7 @@ fn timestamp() -> String {
 
 /// A task id no one can guess (tasks.mdx#security-considerations: without binding tasks to an
 /// authorization context, ids MUST be cryptographically secure).
-fn new_task_id() -> String {
+fn random_task_id() -> String {
     use ring::rand::SecureRandom as _;
     let mut bytes = [0u8; 16];
     // SystemRandom fails only where the OS has no randomness at all.
@@ -73,6 +79,15 @@ pub(super) fn task_of_job(id: &RequestId) -> Option<String> {
 
 fn unknown_task(id: &str) -> ErrorObject {
     invalid_params(&format!("Unknown task: {id}"))
+}
+
+/// A result with the related-task `_meta` naming `id` (`Fault::TaskResultsRelatedMeta`).
+fn with_related_meta(mut result: Value, id: &str) -> Value {
+    if let Some(o) = result.as_object_mut() {
+        let meta = o.entry("_meta").or_insert_with(|| json!({}));
+        meta[RELATED_TASK_META] = json!({ "taskId": id });
+    }
+    result
 }
 
 impl ReferenceServer {
@@ -99,13 +114,26 @@ impl ReferenceServer {
         t
     }
 
+    /// The id of the next task: random, but for the faults that make ids guessable or repeat.
+    fn new_task_id(&mut self) -> String {
+        self.tasks.created += 1;
+        match self.fault {
+            Some(Fault::TaskIdsSequential) => format!("task-{}", self.tasks.created),
+            Some(Fault::TaskIdRepeats) => match self.tasks.tasks.first() {
+                Some((first, _)) => first.clone(),
+                None => random_task_id(),
+            },
+            _ => random_task_id(),
+        }
+    }
+
     /// A task-augmented `tools/call` of a tool that may run as a task: the task is created and
     /// answered for, and the tool runs on as the task's job.
     pub(super) fn start_task(&mut self, r: Request, task_params: &Value) {
         let requested = task_params.get("ttl").and_then(Value::as_u64);
         // tasks.mdx#ttl-and-resource-management: a receiver MAY override the requested ttl.
         let ttl = requested.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
-        let id = new_task_id();
+        let id = self.new_task_id();
         let now = timestamp();
         let task = Task {
             status: TaskStatus::Working,
@@ -114,6 +142,8 @@ impl ReferenceServer {
             last_updated_at: now,
             ttl,
             outcome: None,
+            reported_terminal: false,
+            progress_token: r.params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")).cloned(),
         };
         let created = json!({ "task": self.task_json(&id, &task) });
         self.tasks.tasks.push((id.clone(), task));
@@ -138,17 +168,30 @@ impl ReferenceServer {
             // A cancelled task stays cancelled (tasks.mdx#cancelling-tasks).
             return;
         }
-        task.status = match &outcome {
-            // A tool's own error result (isError) is still a completed call.
-            Ok(_) => TaskStatus::Completed,
-            Err(_) => TaskStatus::Failed,
+        // tasks.mdx#task-status: a tool call whose result has isError set is failed too.
+        let tool_error = match &outcome {
+            Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => Some(
+                result
+                    .pointer("/content/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("an error result")
+                    .to_owned(),
+            ),
+            _ => None,
+        };
+        task.status = match (&outcome, &tool_error) {
+            (Ok(_), None) => TaskStatus::Completed,
+            _ => TaskStatus::Failed,
         };
         // Every status has its message, so a task's shape never depends on when it is read
-        // (a fuzz campaign keeps inputs by the shape of their answers).
-        task.status_message = Some(match &outcome {
-            Ok(_) => "The tool finished.".to_owned(),
-            Err(e) => format!("The tool failed: {}", e.message),
-        });
+        // (a fuzz campaign keeps inputs by the shape of their answers); a failure's says why
+        // (tasks.mdx#task-execution-errors: SHOULD).
+        task.status_message = match (&outcome, tool_error) {
+            _ if fault == Some(Fault::TaskFailedWithoutMessage) && task.status == TaskStatus::Failed => None,
+            (Ok(_), None) => Some("The tool finished.".to_owned()),
+            (Ok(_), Some(why)) => Some(format!("The tool failed: {why}")),
+            (Err(e), _) => Some(format!("The tool failed: {}", e.message)),
+        };
         task.last_updated_at = timestamp();
         task.outcome = Some(outcome);
         // No status notification here (receivers MAY send one): it would come at a time no
@@ -176,6 +219,12 @@ impl ReferenceServer {
         Some(match &task.outcome {
             Some(Ok(result)) => {
                 let mut result = result.clone();
+                if self.fault == Some(Fault::TaskResultAltered) {
+                    if let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) {
+                        content
+                            .push(json!({ "type": "text", "text": "(This answer was computed as a task.)" }));
+                    }
+                }
                 if self.fault != Some(Fault::TaskResultWithoutRelatedTask) {
                     if let Some(o) = result.as_object_mut() {
                         let meta = o.entry("_meta").or_insert_with(|| json!({}));
@@ -201,12 +250,48 @@ impl ReferenceServer {
             .filter(|(_, j)| matches!(&j.kind, JobKind::AwaitTask { task } if task == id))
             .map(|(rid, _)| rid.clone())
             .collect();
+        let answered = !waiting.is_empty();
         for rid in waiting {
             self.finish(rid, answer.clone());
         }
+        if answered {
+            self.progress_after_end(id);
+        }
+    }
+
+    /// `Fault::TaskProgressAfterEnd`: progress for a task whose final answer has gone out.
+    fn progress_after_end(&mut self, id: &str) {
+        if self.fault != Some(Fault::TaskProgressAfterEnd) {
+            return;
+        }
+        if let Some(token) = self.tasks.get(id).and_then(|t| t.progress_token.clone()) {
+            self.notify(
+                "notifications/progress",
+                json!({ "progressToken": token, "progress": 2, "total": 2 }),
+            );
+        }
+    }
+
+    /// The progress a task's job reports before its tool answers, under the token of the call
+    /// that created the task (progress.mdx#behavior-requirements, 2025-11-25).
+    pub(super) fn task_progress(&mut self, id: &str, token: &Value) {
+        let token = match self.fault {
+            Some(Fault::TaskProgressNewToken) => json!(format!("mcpspec-task-{id}")),
+            _ => token.clone(),
+        };
+        let message = "the tool is about to answer";
+        self.notify(
+            "notifications/progress",
+            json!({ "progressToken": token, "progress": 1, "total": 1, "message": message }),
+        );
     }
 
     fn task_id<'a>(&self, params: Option<&'a Value>) -> Result<&'a str, ErrorObject> {
+        if self.fault == Some(Fault::TaskMetaOverridesParam) {
+            if let Some(named) = params.and_then(mcpspec_protocol::tasks::related_task) {
+                return Ok(named);
+            }
+        }
         params
             .and_then(|p| p.get("taskId"))
             .and_then(Value::as_str)
@@ -224,14 +309,21 @@ impl ReferenceServer {
     pub(super) fn task_request(&mut self, r: Request) {
         let params = r.params.as_ref();
         let outcome = match r.method.as_str() {
-            "tasks/get" => self.task_id(params).and_then(|id| match self.tasks.get(id) {
-                Some(task) => Ok(self.task_json(id, task)),
-                None => Err(self.unknown(id)),
-            }),
+            "tasks/get" => match self.task_id(params) {
+                Ok(id) => {
+                    let id = id.to_owned();
+                    self.get_task(&id)
+                }
+                Err(e) => Err(e),
+            },
             "tasks/result" => match self.task_id(params) {
                 Ok(id) if self.tasks.get(id).is_none() => Err(self.unknown(id)),
                 Ok(id) => match self.task_result(id) {
-                    Some(answer) => answer,
+                    Some(answer) => {
+                        let id = id.to_owned();
+                        self.respond(Some(r.id), answer);
+                        return self.progress_after_end(&id);
+                    }
                     None => {
                         // tasks.mdx#result-retrieval: it blocks until the task is terminal.
                         let kind = JobKind::AwaitTask { task: id.to_owned() };
@@ -243,7 +335,29 @@ impl ReferenceServer {
             "tasks/list" => self.list_tasks(params),
             _ => self.cancel_task(params),
         };
+        let outcome = match (outcome, self.fault, r.method.as_str()) {
+            (Ok(task), Some(Fault::TaskResultsRelatedMeta), "tasks/get" | "tasks/cancel") => {
+                let id = task.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+                Ok(with_related_meta(task, &id))
+            }
+            (outcome, ..) => outcome,
+        };
         self.respond(Some(r.id), outcome);
+    }
+
+    /// `tasks/get`: the task as it stands.
+    fn get_task(&mut self, id: &str) -> Result<Value, ErrorObject> {
+        let Some(task) = self.tasks.get(id) else { return Err(self.unknown(id)) };
+        let mut json = self.task_json(id, task);
+        let reopened = self.fault == Some(Fault::TaskTerminalReopens) && task.reported_terminal;
+        if reopened {
+            json["status"] = TaskStatus::Working.as_str().into();
+        }
+        let terminal = task.status.is_terminal();
+        if let Some(task) = self.tasks.get_mut(id) {
+            task.reported_terminal |= terminal;
+        }
+        Ok(json)
     }
 
     fn list_tasks(&self, params: Option<&Value>) -> Result<Value, ErrorObject> {
@@ -268,7 +382,7 @@ impl ReferenceServer {
         let page: Vec<Value> =
             listed.iter().skip(start).take(LIST_PAGE).map(|(id, t)| self.task_json(id, t)).collect();
         let mut result = json!({ "tasks": page });
-        if start + LIST_PAGE < listed.len() {
+        if start + LIST_PAGE < listed.len() && self.fault != Some(Fault::TaskListNoNextCursor) {
             result["nextCursor"] = format!("tasks:{}", start + LIST_PAGE).into();
         }
         Ok(result)

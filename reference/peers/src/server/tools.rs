@@ -330,6 +330,12 @@ impl ReferenceServer {
         match &mut job.kind {
             JobKind::Slow { ms } => {
                 let text = format!("slept {ms} ms");
+                // A task reports its progress, if its call asked for it (tasks.mdx#task-progress-notifications).
+                if let (Some(task), Some(token), true) =
+                    (tasks::task_of_job(&id), job.progress_token.clone(), operating)
+                {
+                    self.task_progress(&task, &token);
+                }
                 self.finish(id, Ok(tool_text(&text)));
             }
             JobKind::Progress { done } => {

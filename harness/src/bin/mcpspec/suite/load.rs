@@ -180,7 +180,9 @@ mod tests {
                 assert!(is_page_2026(&plan.spec(modern)), "{role} {}: {}", plan.id, plan.spec(modern));
             }
         }
-        for rule in mcpspec::judge::rules::ALL.iter().chain(mcpspec::judge::client::modern::ALL) {
+        let rules = mcpspec::judge::rules::ALL.iter().chain(mcpspec::judge::client::modern::ALL);
+        // A rule that ends before 2026-07-28 (2025-11-25's tasks) cites nothing there.
+        for rule in rules.filter(|r| r.applies(modern)) {
             assert!(is_page_2026(&rule.spec(modern)), "{}: {}", rule.id, rule.spec(modern));
         }
     }

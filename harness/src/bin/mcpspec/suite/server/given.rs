@@ -147,6 +147,17 @@ async fn declares(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
     Ok(())
 }
 
+/// The server's capabilities lack `path` (or set it to false), for scenarios about what a
+/// server that did not declare something must still do.
+#[given(expr = "the server does not declare the {string} capability")]
+async fn does_not_declare(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
+    let caps = w.server_capabilities()?;
+    if mcpspec_protocol::capabilities::declares(&caps, &path) {
+        return Err(w.skip(format!("the server declares the {path:?} capability")));
+    }
+    Ok(())
+}
+
 /// Reads up to [`SEARCH_PAGES`] pages of a list and returns the first item `pick` accepts.
 pub(super) async fn find(
     w: &mut ServerWorld,

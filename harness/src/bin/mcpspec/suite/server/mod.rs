@@ -95,6 +95,8 @@ pub struct ServerWorld {
     pub auth: auth::AuthState,
     /// The task a task scenario created (its id).
     pub task: Option<String>,
+    /// Every task a scenario's repeated task-augmented calls created (their ids, in order).
+    pub tasks: Vec<String>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -190,6 +192,7 @@ impl ServerWorld {
             subscription: None,
             auth: auth::AuthState::default(),
             task: None,
+            tasks: Vec::new(),
         }
     }
 

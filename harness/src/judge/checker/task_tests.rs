@@ -1,0 +1,121 @@
+//! The checker's task rules (2025-11-25): the status lifecycle, related-task `_meta` in the task
+//! methods' messages, and tasks only for declared request types.
+
+use super::tests::{ids, C2S, S2C};
+use super::*;
+use serde_json::json;
+
+fn session(server_caps: Value, revision: Revision) -> SessionChecker {
+    let v = revision.as_str();
+    let mut c = SessionChecker::new(revision);
+    c.on_value(C2S, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":v,"capabilities":{}}}));
+    c.on_value(
+        S2C,
+        &json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":v,"capabilities":server_caps}}),
+    );
+    c.on_value(C2S, &json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    c
+}
+
+fn tasks_server() -> SessionChecker {
+    session(json!({"tools":{},"tasks":{"list":{},"requests":{"tools":{"call":{}}}}}), Revision::V2025_11_25)
+}
+
+fn task(status: &str) -> Value {
+    json!({"taskId":"t1","status":status,"createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":null})
+}
+
+/// The client sends `method` with `params` as request `id`; the server answers `result`.
+fn exchange(
+    c: &mut SessionChecker,
+    id: u64,
+    method: &str,
+    params: Value,
+    result: Value,
+) -> Vec<&'static str> {
+    let mut out = ids(&c.on_value(C2S, &json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})));
+    out.extend(ids(&c.on_value(S2C, &json!({"jsonrpc":"2.0","id":id,"result":result}))));
+    out
+}
+
+#[test]
+fn a_terminal_status_is_final() {
+    let mut c = tasks_server();
+    let call = json!({"name":"slow","task":{"ttl":1000}});
+    assert!(exchange(&mut c, 1, "tools/call", call, json!({"task":task("working")})).is_empty());
+    let get = json!({"taskId":"t1"});
+    assert!(exchange(&mut c, 2, "tasks/get", get.clone(), task("input_required")).is_empty());
+    assert!(exchange(&mut c, 3, "tasks/get", get.clone(), task("working")).is_empty());
+    assert!(exchange(&mut c, 4, "tasks/get", get.clone(), task("completed")).is_empty());
+    assert!(exchange(&mut c, 5, "tasks/list", json!({}), json!({"tasks":[task("completed")]})).is_empty());
+    assert_eq!(exchange(&mut c, 6, "tasks/get", get, task("working")), ["tasks/status-lifecycle"]);
+}
+
+#[test]
+fn a_new_task_is_working() {
+    let mut c = tasks_server();
+    let call = json!({"name":"slow","task":{}});
+    assert_eq!(
+        exchange(&mut c, 1, "tools/call", call, json!({"task":task("completed")})),
+        ["tasks/status-lifecycle"]
+    );
+}
+
+#[test]
+fn task_methods_carry_no_related_task_meta() {
+    let mut c = tasks_server();
+    let meta = json!({"io.modelcontextprotocol/related-task":{"taskId":"t1"}});
+    let mut with_meta = task("working");
+    with_meta["_meta"] = meta.clone();
+    assert_eq!(
+        exchange(&mut c, 1, "tasks/get", json!({"taskId":"t1"}), with_meta),
+        ["tasks/no-related-meta-in-task-messages"]
+    );
+    let request = json!({"taskId":"t1","_meta":meta});
+    assert_eq!(
+        exchange(&mut c, 2, "tasks/cancel", request, task("cancelled")),
+        ["tasks/no-related-meta-in-task-messages"]
+    );
+    let mut status = task("cancelled");
+    status["_meta"] = meta.clone();
+    let note = json!({"jsonrpc":"2.0","method":"notifications/tasks/status","params":status});
+    assert_eq!(ids(&c.on_value(S2C, &note)), ["tasks/no-related-meta-in-task-messages"]);
+    // tasks/result's answer MUST carry it.
+    let result = json!({"content":[],"_meta":meta});
+    assert!(exchange(&mut c, 3, "tasks/result", json!({"taskId":"t1"}), result).is_empty());
+}
+
+#[test]
+fn tasks_only_for_declared_request_types() {
+    let mut c = session(json!({"tools":{},"tasks":{"list":{}}}), Revision::V2025_11_25);
+    let call = json!({"name":"slow","task":{}});
+    assert_eq!(
+        exchange(&mut c, 1, "tools/call", call.clone(), json!({"task":task("working")})),
+        ["tasks/capability-declared"]
+    );
+    // An answer that ignores `task` is what such a server owes.
+    assert!(exchange(&mut c, 2, "tools/call", call.clone(), json!({"content":[]})).is_empty());
+    // Before 2025-11-25 there are no tasks to judge.
+    let mut old = session(json!({"tools":{}}), Revision::V2025_06_18);
+    assert!(exchange(&mut old, 1, "tools/call", call, json!({"task":task("completed")})).is_empty());
+}
+
+#[test]
+fn a_tasks_progress_goes_on_under_its_token_until_the_task_ends() {
+    let mut c = tasks_server();
+    let progress = |p: u32| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":p}});
+    let call = json!({"name":"slow","task":{},"_meta":{"progressToken":"p1"}});
+    assert!(exchange(&mut c, 1, "tools/call", call, json!({"task":task("working")})).is_empty());
+    // After the CreateTaskResult, the token is still the task's.
+    assert!(ids(&c.on_value(S2C, &progress(1))).is_empty());
+    assert!(!c.is_quiet(), "a task's progress is in flight");
+    let result = json!({"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}});
+    assert!(exchange(&mut c, 2, "tasks/result", json!({"taskId":"t1"}), result).is_empty());
+    assert_eq!(ids(&c.on_value(S2C, &progress(2))), ["progress/task-stops-at-terminal"]);
+    assert!(c.is_quiet());
+    // A plain call's token ends with its answer, as before.
+    let plain = json!({"name":"slow","_meta":{"progressToken":"p2"}});
+    assert!(exchange(&mut c, 3, "tools/call", plain, json!({"content":[]})).is_empty());
+    let late = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1}});
+    assert_eq!(ids(&c.on_value(S2C, &late)), ["progress/stops-after-completion"]);
+}

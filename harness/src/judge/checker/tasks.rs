@@ -1,0 +1,212 @@
+//! Session rules of 2025-11-25's tasks (`basic/utilities/tasks.mdx`), judged on every message:
+//! each task's statuses follow the lifecycle, starting in `working` and never leaving a
+//! terminal status (`#task-status-lifecycle`); the task methods' messages carry no related-task
+//! `_meta` (`#associating-task-related-messages`); a task is created only for a request type the
+//! receiver declared in `tasks.requests` (`#capabilities`); the progress token of the request
+//! that created a task stays in use until the task ends, and no progress comes after
+//! (`basic/utilities/progress.mdx`, 2025-11-25).
+//!
+//! Statuses are followed from responses only: a response comes after the request it answers,
+//! so two of them are in the order the receiver saw things; a `notifications/tasks/status` may
+//! travel on another HTTP stream than the answers it lies between, and is not ordered with them.
+
+use super::SessionChecker;
+use crate::judge::rules::{self, Violation};
+use mcpspec_protocol::capabilities::declares;
+use mcpspec_protocol::tasks::{related_task, TaskStatus};
+use mcpspec_protocol::wire::{Notification, Outcome, Request, RequestId, Response};
+use mcpspec_protocol::{Direction, Era, Revision};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// How many tasks per receiver the checker follows; past that, new ones are not followed.
+const MAX_FOLLOWED_TASKS: usize = 10_000;
+
+/// The methods whose messages need no related-task `_meta`: the task is named in them.
+const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"];
+
+/// Whether a progress token belongs to a task that has ended (for the progress rules).
+pub(super) fn ended_task_token(checker: &SessionChecker, requester: Direction, token: &RequestId) -> bool {
+    checker.side(requester).task_progress_done.contains(token)
+}
+
+/// The last status each receiver reported for each of its tasks.
+#[derive(Debug, Default)]
+pub(super) struct TaskState {
+    /// Tasks the server runs (for the client), by id.
+    server: HashMap<String, TaskStatus>,
+    /// Tasks the client runs (for the server), by id.
+    client: HashMap<String, TaskStatus>,
+}
+
+/// The id of the task a response creates (a `CreateTaskResult`), if it is one.
+pub(super) fn created_task(resp: &Response) -> Option<String> {
+    match &resp.outcome {
+        Outcome::Result(r) => r.pointer("/task/taskId").and_then(Value::as_str).map(str::to_owned),
+        Outcome::Error(_) => None,
+    }
+}
+
+/// The `tasks.requests` capability a task-augmented request of `method` needs.
+fn request_capability(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("tasks.requests.tools.call"),
+        "sampling/createMessage" => Some("tasks.requests.sampling.createMessage"),
+        "elicitation/create" => Some("tasks.requests.elicitation.create"),
+        _ => None,
+    }
+}
+
+fn related_meta(direction: Direction, what: &str, holder: Option<&Value>, out: &mut Vec<Violation>) {
+    if let Some(id) = holder.and_then(related_task) {
+        let who = match direction {
+            Direction::ClientToServer => "the client",
+            Direction::ServerToClient => "the server",
+        };
+        out.push(Violation::new(
+            &rules::TASK_NO_RELATED_META,
+            format!("{what} without io.modelcontextprotocol/related-task in _meta (the task is named in it)"),
+            format!("{who}'s {what} carries related-task _meta naming {id:?}"),
+        ));
+    }
+}
+
+impl SessionChecker {
+    fn tasks_apply(&self) -> bool {
+        self.revision >= Revision::V2025_11_25 && self.revision.era() == Era::Legacy
+    }
+
+    /// A request: the task methods carry no related-task `_meta`.
+    pub(super) fn on_task_request(&mut self, direction: Direction, r: &Request, out: &mut Vec<Violation>) {
+        if self.tasks_apply() && TASK_METHODS.contains(&r.method.as_str()) {
+            related_meta(direction, &format!("{} request", r.method), r.params.as_ref(), out);
+        }
+    }
+
+    /// `notifications/tasks/status` carries no related-task `_meta`.
+    pub(super) fn on_task_notification(
+        &mut self,
+        direction: Direction,
+        n: &Notification,
+        out: &mut Vec<Violation>,
+    ) {
+        if self.tasks_apply() && n.method == "notifications/tasks/status" {
+            related_meta(direction, "notifications/tasks/status", n.params.as_ref(), out);
+        }
+    }
+
+    /// A response from `direction`'s side to a request of `method` (which carried `task` when
+    /// `augmented`): the tasks it reports, and their `_meta`.
+    pub(super) fn on_task_response(
+        &mut self,
+        direction: Direction,
+        method: &str,
+        augmented: bool,
+        resp: &Response,
+        out: &mut Vec<Violation>,
+    ) {
+        if !self.tasks_apply() {
+            return;
+        }
+        let Outcome::Result(result) = &resp.outcome else { return };
+        match method {
+            // tasks/result answers once the task is terminal; its `_meta` names the task.
+            "tasks/result" => {
+                if let Some(id) = related_task(result) {
+                    self.task_ended(direction, id);
+                }
+            }
+            "tasks/get" | "tasks/cancel" => {
+                related_meta(direction, &format!("{method} result"), Some(result), out);
+                self.follow(direction, result, method, out);
+            }
+            "tasks/list" => {
+                related_meta(direction, "tasks/list result", Some(result), out);
+                for task in result.get("tasks").and_then(Value::as_array).into_iter().flatten() {
+                    self.follow(direction, task, method, out);
+                }
+            }
+            _ if augmented => {
+                let Some(task) = result.get("task").filter(|t| t.get("taskId").is_some()) else { return };
+                if let Some(cap) = request_capability(method) {
+                    let receiver = match direction {
+                        Direction::ServerToClient => self.negotiation.server_capabilities.as_ref(),
+                        Direction::ClientToServer => self.negotiation.client_capabilities.as_ref(),
+                    };
+                    if let Some(caps) = receiver.filter(|caps| !declares(caps, cap)) {
+                        let declared =
+                            caps.get("tasks").map_or("no tasks capability".to_owned(), |t| t.to_string());
+                        out.push(Violation::new(
+                            &rules::TASK_CAPABILITY_DECLARED,
+                            format!("a task for {method} only from a receiver declaring {cap}"),
+                            format!(
+                                "a CreateTaskResult for {method} from a receiver that declared {declared}"
+                            ),
+                        ));
+                    }
+                }
+                let status = task.get("status").and_then(Value::as_str).and_then(TaskStatus::parse);
+                if status.is_some_and(|s| s != TaskStatus::Working) {
+                    let id = task.get("taskId").map(Value::to_string).unwrap_or_default();
+                    out.push(Violation::new(
+                        &rules::TASK_STATUS_LIFECYCLE,
+                        "a new task in the working status",
+                        format!(
+                            "the CreateTaskResult of {method} gives task {id} the status {}",
+                            task["status"]
+                        ),
+                    ));
+                }
+                self.follow(direction, task, method, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// The task `id`, run by `receiver`'s side, has ended: the progress token of the request
+    /// that created it is done with.
+    fn task_ended(&mut self, receiver: Direction, id: &str) {
+        let requester = self.side_mut(receiver.reverse());
+        if let Some(token) = requester.task_tokens.remove(id) {
+            if requester.task_progress_done.len() < super::MAX_REMEMBERED_IDS {
+                requester.task_progress_done.insert(token.clone());
+            }
+            requester.complete_progress(token);
+        }
+    }
+
+    /// One report of a task's status: it moves only along the lifecycle.
+    fn follow(&mut self, direction: Direction, task: &Value, method: &str, out: &mut Vec<Violation>) {
+        let (Some(id), Some(status)) = (
+            task.get("taskId").and_then(Value::as_str),
+            task.get("status").and_then(Value::as_str).and_then(TaskStatus::parse),
+        ) else {
+            return;
+        };
+        let tasks = match direction {
+            Direction::ServerToClient => &mut self.tasks.server,
+            Direction::ClientToServer => &mut self.tasks.client,
+        };
+        let Some(last) = tasks.get(id).copied() else {
+            if tasks.len() < MAX_FOLLOWED_TASKS {
+                tasks.insert(id.to_owned(), status);
+            }
+            if status.is_terminal() {
+                self.task_ended(direction, id);
+            }
+            return;
+        };
+        if !last.may_become(status) {
+            let why = if last.is_terminal() { ", a terminal status, which is final" } else { "" };
+            out.push(Violation::new(
+                &rules::TASK_STATUS_LIFECYCLE,
+                format!("task {id:?} moving from {} only along the lifecycle", last.as_str()),
+                format!("the {method} result says {}, after {}{why}", status.as_str(), last.as_str()),
+            ));
+        }
+        tasks.insert(id.to_owned(), status);
+        if status.is_terminal() {
+            self.task_ended(direction, id);
+        }
+    }
+}
