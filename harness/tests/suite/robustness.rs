@@ -21,7 +21,8 @@ struct Row {
     fault: &'static str,
     /// The exit code of the run.
     code: i32,
-    /// Text the run's verdict (report.json `not_tested`, else the console) must hold.
+    /// Text the run's verdict (report.json `not_tested`, else the console) must hold; an entry
+    /// `a|b` is held by either.
     says: &'static [&'static str],
     /// The run ends within this, margin included.
     within: Duration,
@@ -115,7 +116,8 @@ fn judge(row: &Row, args: &[String]) -> Measured {
         .and_then(|r| r["not_tested"].as_str().map(str::to_owned))
         .unwrap_or_else(|| run.stdout.lines().last().unwrap_or("").to_owned());
     for says in row.says {
-        if !text.contains(says) && !verdict.contains(says) {
+        let held = says.split('|').any(|alt| text.contains(alt) || verdict.contains(alt));
+        if !held {
             problems.push(format!("the run does not say {says:?}"));
         }
     }
@@ -233,7 +235,13 @@ fn hostile_http_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
         // table's other rows running at once (8 scenarios each reading a stream as fast as the
         // loopback delivers). Bounded here above what it reaches, so that it cannot grow unnoticed.
         Row { max_rss_kib: 96 * 1024, ..row("http-endless-sse", 1, &["no response within 1s"], 60) },
-        row("http-endless-chunked", 1, &["maximum message size"], 60),
+        // Which comes first depends on how fast the machine reads: the message size limit, or
+        // the 1 s wait (seen in a full test run at load 9, at 82 MiB peak RSS: the same
+        // buffering as the endless stream's, so the same bound).
+        Row {
+            max_rss_kib: 96 * 1024,
+            ..row("http-endless-chunked", 1, &["maximum message size|no response within 1s"], 60)
+        },
         row("http-stalled-body", 1, &["no response within 1s"], 60),
         row("http-wrong-content-type", 1, &["200 text/html"], 30),
         row("http-redirect-loop", 3, &["cannot reach the server", "too many redirects"], 20),
