@@ -45,11 +45,11 @@ tar -czf "$out/mcpspec-$version-$triple.tar.gz" -C "$stage" "mcpspec-$version-$t
 cp -r "$root/harness/dist/npm/platform" "$stage/platform"
 mkdir -p "$stage/platform/bin"
 cp "$bin" "$stage/platform/bin/mcpspec"
-sed -i -e "s/PLATFORM/$npm_platform/g" -e "s/\"OS\"/\"$os\"/" -e "s/\"CPU\"/\"$cpu\"/" \
-  -e "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" "$stage/platform/package.json"
+(cd "$stage/platform" && npm pkg set "name=@mcpspec/$npm_platform" "version=$version" "os[0]=$os" "cpu[0]=$cpu" \
+  "description=The mcpspec binary for $npm_platform (installed by the mcpspec package)")
 cp -r "$root/harness/dist/npm/mcpspec" "$stage/launcher"
-sed -i -e "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" \
-  -e "s/\"@mcpspec\/linux-x64\": \"[^\"]*\"/\"@mcpspec\/$npm_platform\": \"$version\"/" "$stage/launcher/package.json"
+(cd "$stage/launcher" && npm pkg delete optionalDependencies \
+  && npm pkg set "version=$version" "optionalDependencies.@mcpspec/$npm_platform=$version")
 (cd "$stage/platform" && npm pack --silent --pack-destination "$out" >/dev/null)
 (cd "$stage/launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
 ls -1 "$out"

@@ -170,8 +170,7 @@ pub(super) async fn admit_metadata_document_client(
             }
         }
     }
-    let mut st = shared.lock();
-    st.log.push_back(super::AsExchange {
+    shared.record(super::AsExchange {
         method: "FETCH".into(),
         path: id.to_owned(),
         params: problems.iter().map(|p| ("problem".to_owned(), p.clone())).collect(),
@@ -180,10 +179,10 @@ pub(super) async fn admit_metadata_document_client(
         at: Instant::now(),
     });
     if !problems.is_empty() {
-        drop(st);
         let why = format!("the client ID metadata document: {}", problems.join("; "));
         return Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_client", &why));
     }
+    let mut st = shared.lock();
     if st.clients.len() < shared.options.max_entries {
         let client = RegisteredClient {
             client_id: id.to_owned(),

@@ -84,6 +84,15 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Keeps `x` in the log, the oldest entry dropped beyond `max_entries`.
+    pub fn record(&self, x: AsExchange) {
+        let mut state = self.lock();
+        if state.log.len() >= self.options.max_entries {
+            state.log.pop_front();
+        }
+        state.log.push_back(x);
+    }
+
     pub fn fault(&self, f: AsFault) -> bool {
         self.options.fault == Some(f)
     }
@@ -270,11 +279,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         .map(str::to_owned);
     let mut params = query.clone();
     let response = route(&shared, &method, &path, query, request, &mut params).await;
-    let mut state = shared.lock();
-    if state.log.len() >= shared.options.max_entries {
-        state.log.pop_front();
-    }
-    state.log.push_back(AsExchange {
+    shared.record(AsExchange {
         method: method.to_string(),
         path,
         params,
