@@ -149,7 +149,7 @@ pub struct CampaignResult {
 pub async fn discover(config: &Arc<DriverConfig>) -> Result<Catalog, StartError> {
     let mut driver = Driver::new(config.clone());
     driver.ensure_started().await?;
-    let description = driver.server_description.clone().unwrap_or(Value::Null);
+    let description = driver.server_description().cloned().unwrap_or(Value::Null);
     let capabilities = description.get("capabilities").cloned().unwrap_or_else(|| json!({}));
     // A legacy server may counter-offer: the campaign speaks what was agreed.
     let negotiated = description.get("protocolVersion").and_then(Value::as_str).and_then(|v| v.parse().ok());
@@ -227,7 +227,8 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
         None => Vec::new(),
     };
     let generator = Generator::new(catalog.clone(), mcpspec_schema::SchemaSet::shared_builtin())
-        .with_destructive(config.destructive);
+        .with_destructive(config.destructive)
+        .with_http(config.driver.target.transport() != "stdio");
     let jobs = config.jobs.max(1);
     let shared = Arc::new(Shared {
         generator,
@@ -272,6 +273,7 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
         .iter()
         .copied()
         .filter(|o| *o != Oracle::SchemaInvalid || shared.config.driver.schemas.is_some())
+        .filter(|o| o.watches(shared.config.driver.target.transport()))
         .collect();
     Ok(CampaignResult {
         catalog,
@@ -316,7 +318,7 @@ async fn worker(shared: Arc<Shared>) -> Result<(), StartError> {
     let mut main = Driver::new(shared.config.driver.clone());
     let mut alone = Driver::new(shared.config.driver.clone());
     let result = work(&shared, &mut main, &mut alone).await;
-    shared.starts.fetch_add(main.starts + alone.starts, Ordering::Relaxed);
+    shared.starts.fetch_add(main.starts() + alone.starts(), Ordering::Relaxed);
     main.stop().await;
     alone.stop().await;
     result
@@ -431,6 +433,7 @@ async fn investigate(
                 ),
                 writes: window.iter().flat_map(|entry| entry.1.writes.iter().cloned()).collect(),
                 fresh: window[0].1.fresh,
+                http: window.iter().find_map(|entry| entry.1.http.clone()),
             };
             (window[0].0, together, outcome.clone(), false)
         }
@@ -513,6 +516,10 @@ fn joined(entries: &[&(u64, Input)]) -> Input {
         label,
         writes: entries.iter().flat_map(|e| e.1.writes.iter().cloned()).collect(),
         fresh: first.fresh,
+        // One shape for all: over HTTP, inputs bent differently join as the first bent one's.
+        // A join is only ever kept when it still trips (a probe runs it), so this can lose a
+        // reproducer, never make a wrong one.
+        http: entries.iter().find_map(|e| e.1.http.clone()),
     }
 }
 
@@ -530,6 +537,21 @@ async fn bisect(
     let mut run: &[&(u64, Input)] = candidates;
     if run.is_empty() {
         return None;
+    }
+    // Over HTTP, inputs bent differently do not join (one shape covers a joined input): those
+    // that carry a shape of their own are tried alone first, newest first, a bounded few.
+    let shapes: std::collections::HashSet<_> = run.iter().map(|entry| &entry.1.http).collect();
+    if shapes.len() > 1 {
+        const SHAPED_PROBES: usize = 16;
+        for entry in run.iter().rev().filter(|entry| entry.1.http.is_some()).take(SHAPED_PROBES) {
+            if shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let outcome = alone.run_alone(&entry.1).await;
+            if trips(&outcome) {
+                return Some((entry.0, entry.1.clone(), outcome.expect("tripped")));
+            }
+        }
     }
     let whole = joined(run);
     let mut found = match alone.run_alone(&whole).await {
@@ -608,7 +630,9 @@ const NO_REQUEST: &str = "(no request)";
 fn signature_of(trip: &Trip, stderr: &str) -> Signature {
     let method = trip.method.clone().unwrap_or_else(|| NO_REQUEST.to_owned());
     let frame = match trip.oracle {
-        Oracle::Crash | Oracle::Hang | Oracle::StderrPanic => top_frame(stderr),
+        Oracle::Crash | Oracle::Hang | Oracle::StderrPanic | Oracle::Reset | Oracle::ServerError => {
+            top_frame(stderr)
+        }
         _ => String::new(),
     };
     Signature { oracle: trip.oracle, method, frame }
@@ -657,7 +681,7 @@ fn write_input(dir: &Path, input: &Input) -> std::io::Result<()> {
 
 /// The reproducer file of a finding: readable, and what `mcpspec replay` runs.
 pub fn reproducer_json(finding: &Finding, driver: &DriverConfig, seed: u64) -> Value {
-    let rule = super::rule_of(finding.signature.oracle);
+    let rule = super::rule_of(finding.signature.oracle, driver.revision);
     json!({
         "mcpspec": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")},
         "finding": finding.id,
@@ -672,7 +696,9 @@ pub fn reproducer_json(finding: &Finding, driver: &DriverConfig, seed: u64) -> V
         "reproduced": finding.reproduced,
         "seed": seed,
         "input_index": finding.input_index,
-        "command": driver.command.display(),
+        "command": driver.target.display(),
+        "transport": driver.target.transport(),
+        "url": driver.target.url(),
         "input": InputFile::from(&finding.reproducer),
         "message": finding.message,
         "stderr": finding.stderr,

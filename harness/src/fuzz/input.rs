@@ -24,12 +24,63 @@ pub struct Input {
     /// input wants (none, a broken one, requests before it). Otherwise the input is written
     /// into a session the driver has already set up (initialized in the legacy era).
     pub fresh: bool,
+    /// Over HTTP, how each of its writes is sent when not as a correct client would POST it
+    /// (another method, bent headers); ignored over stdio.
+    pub http: Option<HttpShape>,
+}
+
+/// How an input's writes travel over HTTP: each write is one request body, and the request is
+/// bent as this says. What a correct client sends stays unless a header here replaces it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct HttpShape {
+    /// The request method instead of POST (one of [`HTTP_METHODS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Headers replacing the client's own of the same name (lower-case names); an empty value
+    /// leaves the header out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+}
+
+/// The methods an input may send its bodies with.
+pub const HTTP_METHODS: [&str; 7] = ["POST", "GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"];
+
+impl HttpShape {
+    /// The method, as the transport takes it: a name not in [`HTTP_METHODS`] is an error.
+    pub fn method(&self) -> Result<Option<&'static str>, String> {
+        match &self.method {
+            None => Ok(None),
+            Some(m) => {
+                HTTP_METHODS.iter().copied().find(|known| known.eq_ignore_ascii_case(m)).map(Some).ok_or_else(
+                    || format!("{m:?} is not an HTTP method mcpspec sends ({})", HTTP_METHODS.join(", ")),
+                )
+            }
+        }
+    }
+
+    /// For people: `PUT, accept: application/json, no mcp-session-id`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.method.iter().cloned().collect();
+        for (name, value) in &self.headers {
+            parts.push(match value.is_empty() {
+                true => format!("no {name}"),
+                false if value.len() > 40 => format!("{name}: ({} bytes)", value.len()),
+                false => format!("{name}: {value}"),
+            });
+        }
+        parts.join(", ")
+    }
 }
 
 impl Input {
     /// An input of whole messages, one line each.
     pub fn messages(label: impl Into<String>, messages: &[Value]) -> Input {
-        Input { label: label.into(), writes: messages.iter().map(framing::encode).collect(), fresh: false }
+        Input {
+            label: label.into(),
+            writes: messages.iter().map(framing::encode).collect(),
+            fresh: false,
+            http: None,
+        }
     }
 
     /// Every byte of the input, in order (what the implementation reads).
@@ -113,6 +164,8 @@ pub struct InputFile {
     pub label: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpShape>,
     pub writes: Vec<WriteRepr>,
 }
 
@@ -121,6 +174,7 @@ impl From<&Input> for InputFile {
         InputFile {
             label: input.label.clone(),
             fresh: input.fresh,
+            http: input.http.clone(),
             writes: input.writes.iter().map(|w| WriteRepr::of(w)).collect(),
         }
     }
@@ -132,6 +186,10 @@ impl TryFrom<&InputFile> for Input {
         Ok(Input {
             label: file.label.clone(),
             fresh: file.fresh,
+            http: match &file.http {
+                Some(shape) => shape.method().map(|_| Some(shape.clone()))?,
+                None => None,
+            },
             writes: file.writes.iter().map(WriteRepr::to_bytes).collect::<Result<_, _>>()?,
         })
     }
@@ -159,7 +217,8 @@ mod tests {
             Input::messages("h", &[handshake[0].clone(), handshake[1].clone(), complete.clone(), complete]);
         assert_eq!(fresh.request_methods(), ["completion/complete"], "the handshake is not the culprit");
         assert_eq!(Input::messages("i", &handshake[..1]).request_methods(), ["initialize"]);
-        let garbage = Input { label: "g".into(), writes: vec![b"{\"id\":".to_vec()], fresh: false };
+        let garbage =
+            Input { label: "g".into(), writes: vec![b"{\"id\":".to_vec()], fresh: false, http: None };
         assert!(garbage.request_methods().is_empty());
     }
 
@@ -174,6 +233,7 @@ mod tests {
                 vec![0xff, b'{', 0, b'\n'],           // not UTF-8
             ],
             fresh: true,
+            http: None,
         };
         let file = InputFile::from(&input);
         assert!(matches!(file.writes[0], WriteRepr::Message(_)));

@@ -66,11 +66,12 @@ const JSON_BYTE_GRANULARITY: usize = 16;
 /// `fresh` are kept; a shrunk input's label says it was minimized.
 pub async fn minimize(input: Input, probe: &mut impl Probe, budget: Budget) -> Input {
     let mut shrinker = Shrinker::new(input.clone(), probe, budget);
+    shrinker.shape().await;
     shrinker.writes().await;
     shrinker.json().await;
     shrinker.bytes().await;
     let mut best = shrinker.best;
-    if best.writes != input.writes {
+    if best.writes != input.writes || best.http != input.http {
         best.label = format!("{}, minimized", input.label);
     }
     best
@@ -124,7 +125,12 @@ impl<'p, P: Probe> Shrinker<'p, P> {
         }
         self.probes_left -= 1;
         self.probes_run += 1;
-        let candidate = Input { label: self.best.label.clone(), writes, fresh: self.best.fresh };
+        let candidate = Input {
+            label: self.best.label.clone(),
+            writes,
+            fresh: self.best.fresh,
+            http: self.best.http.clone(),
+        };
         if self.probe.still_fails(&candidate).await {
             self.best = candidate;
             true
@@ -162,6 +168,45 @@ impl<'p, P: Probe> Shrinker<'p, P> {
             }
         }
         hi
+    }
+
+    /// Phase 0, over HTTP: the input sent as a correct client sends it, or with one bent
+    /// header fewer at a time (an HTTP shape is never what makes a reproducer big, but a
+    /// header that plays no part in the failure misleads whoever reads it).
+    async fn shape(&mut self) {
+        let Some(shape) = self.best.http.clone() else { return };
+        if self.attempt_shape(None).await {
+            return;
+        }
+        for name in shape.headers.iter().map(|(name, _)| name.clone()) {
+            let Some(mut fewer) = self.best.http.clone() else { return };
+            fewer.headers.retain(|(n, _)| *n != name);
+            let fewer = (fewer.method.is_some() || !fewer.headers.is_empty()).then_some(fewer);
+            self.attempt_shape(fewer).await;
+            if self.exhausted {
+                return;
+            }
+        }
+    }
+
+    /// The best input with another HTTP shape: true when it still fails (and is now the best).
+    async fn attempt_shape(&mut self, http: Option<crate::fuzz::HttpShape>) -> bool {
+        if self.exhausted {
+            return false;
+        }
+        if self.probes_left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.exhausted = true;
+            return false;
+        }
+        self.probes_left -= 1;
+        self.probes_run += 1;
+        let candidate = Input { http, ..self.best.clone() };
+        if self.probe.still_fails(&candidate).await {
+            self.best = candidate;
+            true
+        } else {
+            false
+        }
     }
 
     /// Phase 1: ddmin over the writes.

@@ -24,7 +24,7 @@ pub mod replay;
 pub mod report;
 pub mod signature;
 
-pub use input::{Input, InputFile, WriteRepr};
+pub use input::{HttpShape, Input, InputFile, WriteRepr};
 
 use crate::judge::rules::{self, Rule};
 use mcpspec_protocol::Revision;
@@ -50,11 +50,17 @@ pub struct Catalog {
     pub templates: Vec<Value>,
 }
 
-/// The rule each oracle's findings rest on.
-pub fn rule_of(oracle: Oracle) -> &'static Rule {
+/// The rule each oracle's findings rest on, at `revision`.
+pub fn rule_of(oracle: Oracle, revision: Revision) -> &'static Rule {
     match oracle {
         Oracle::Crash => &rules::NO_CRASH,
         Oracle::Hang => &rules::NO_HANG,
+        // The request got no answer: the connection ended without one.
+        Oracle::Reset => &rules::NO_CRASH,
+        // A request answered 5xx with neither JSON nor an SSE stream (Streamable HTTP); before
+        // it, HTTP+SSE answered over the stream, and a 5xx is an error that escaped its handler.
+        Oracle::ServerError if revision >= Revision::V2025_03_26 => &rules::HTTP_RESPONSE_CONTENT_TYPE,
+        Oracle::ServerError => &rules::NO_UNCAUGHT_ERROR,
         Oracle::IdDesync => &rules::RESPONSE_ID_MATCHES,
         Oracle::AnsweredNotification => &rules::NOTIFICATION_UNANSWERED,
         Oracle::SchemaInvalid => &rules::SCHEMA_VALID,

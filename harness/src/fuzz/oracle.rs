@@ -43,6 +43,8 @@ struct Sent {
     /// How many requests carried this id (an input may reuse ids on purpose).
     count: u32,
     answered: u32,
+    /// Refused by the transport (an HTTP error status): not awaited.
+    refused: bool,
 }
 
 /// Judges one session's traffic.
@@ -136,6 +138,35 @@ impl Watch {
         self.partial.extend_from_slice(&rest[..rest.len().min(room)]);
     }
 
+    /// One HTTP request body, judged whole (newlines inside it are JSON whitespace, not
+    /// framing, over HTTP).
+    pub fn sent_body(&mut self, body: &[u8]) {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            self.sent_line(&line);
+        }
+        self.sent_line(body.strip_suffix(b"\n").unwrap_or(body));
+    }
+
+    /// A trip the transport saw (an HTTP status), judged with the window's others.
+    pub fn push_trip(&mut self, trip: Trip) {
+        self.trips.push(trip);
+    }
+
+    /// The transport refused a message (an HTTP 4xx): the JSON-RPC error without an id its
+    /// body may hold answers that refusal (`basic/transports.mdx#sending-messages-to-the-server`),
+    /// not a request that was never sent.
+    /// The requests it carried (`ids`) were refused: no longer awaited, though the refusal's
+    /// body may still answer each (once).
+    pub fn refused(&mut self, ids: &[RequestId]) {
+        self.malformed_sent = true;
+        for id in ids {
+            if let Some(sent) = self.requests.get_mut(id) {
+                sent.refused = true;
+            }
+        }
+    }
+
     /// Whether the bytes sent end inside a line (a newline is owed before the next message).
     pub fn in_line(&self) -> bool {
         !self.partial.is_empty()
@@ -187,6 +218,7 @@ impl Watch {
                         input,
                         count: 0,
                         answered: 0,
+                        refused: false,
                     });
                     sent.count += 1;
                     sent.method = method.to_owned();
@@ -356,7 +388,7 @@ impl Watch {
         let mut waiting: Vec<(u64, &str)> = self
             .requests
             .iter()
-            .filter(|(id, s)| s.answered < s.count && !is_drivers(id))
+            .filter(|(id, s)| s.answered < s.count && !s.refused && !is_drivers(id))
             .map(|(_, s)| (s.order, s.method.as_str()))
             .collect();
         waiting.sort();

@@ -7,6 +7,7 @@ use super::driver::{tail, DriverConfig};
 use super::rule_of;
 use crate::judge::verdict::{Check, Verdict};
 use crate::report::{Policy, Report, RunInfo, ScenarioReport};
+use mcpspec_protocol::Revision;
 use std::path::Path;
 
 /// The report of a campaign (`role` server).
@@ -25,7 +26,7 @@ pub fn report(
         .iter()
         .filter(|o| !tripped.contains(o))
         .map(|&o| {
-            let rule = rule_of(o);
+            let rule = rule_of(o, revision);
             Check::judge(
                 rule.id,
                 rule.level_at(revision),
@@ -75,8 +76,8 @@ pub fn report(
     }
     let info = RunInfo {
         role: "server",
-        command: driver.command.display(),
-        transport: "stdio",
+        command: driver.target.display(),
+        transport: driver.target.transport(),
         started_at: std::time::SystemTime::now() - result.elapsed,
         duration_ms: result.elapsed.as_millis() as u64,
         revisions: vec![revision.as_str().to_owned()],
@@ -94,7 +95,7 @@ fn finding_entry(
     order: usize,
 ) -> ScenarioReport {
     let revision = driver.revision;
-    let rule = rule_of(finding.signature.oracle);
+    let rule = rule_of(finding.signature.oracle, revision);
     let level = rule.level_at(revision);
     let reproducer = match findings_dir {
         Some(dir) => format!("; reproducer {}", dir.join(format!("{}.json", finding.id)).display()),
@@ -153,7 +154,7 @@ fn finding_entry(
 pub fn console(result: &CampaignResult, findings_dir: Option<&Path>) -> String {
     let mut out = String::new();
     for f in &result.findings {
-        let rule = rule_of(f.signature.oracle);
+        let rule = rule_of(f.signature.oracle, result.catalog.revision.unwrap_or(Revision::latest_legacy()));
         out.push_str(&format!(
             "FINDING {}  {} on {}: {}\n  rule {} ({}), hit {} time(s), reproducer {} bytes{}\n",
             f.id,

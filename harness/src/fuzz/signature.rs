@@ -17,8 +17,14 @@ use std::sync::LazyLock;
 pub enum Oracle {
     /// The process exited or was killed.
     Crash,
-    /// The barrier (ping, or `server/discover` in the modern era) went unanswered.
+    /// The barrier (ping, or `server/discover` in the modern era) went unanswered; over HTTP,
+    /// also a request that got no response head in time.
     Hang,
+    /// Over HTTP: the connection closed without a response, the server living on (or, at a
+    /// URL, where mcpspec cannot see it).
+    Reset,
+    /// Over HTTP: a 5xx answer, an error that escaped the server's handlers.
+    ServerError,
     /// An answer with an id that was never sent, or a second answer to one request.
     IdDesync,
     /// A response to a notification.
@@ -31,9 +37,11 @@ pub enum Oracle {
 
 impl Oracle {
     /// Every oracle, most telling first.
-    pub const ALL: [Oracle; 6] = [
+    pub const ALL: [Oracle; 8] = [
         Oracle::Crash,
         Oracle::Hang,
+        Oracle::Reset,
+        Oracle::ServerError,
         Oracle::IdDesync,
         Oracle::AnsweredNotification,
         Oracle::SchemaInvalid,
@@ -45,11 +53,19 @@ impl Oracle {
         match self {
             Oracle::Crash => "crash",
             Oracle::Hang => "hang",
+            Oracle::Reset => "reset",
+            Oracle::ServerError => "server-error",
             Oracle::IdDesync => "id-desync",
             Oracle::AnsweredNotification => "answered-notification",
             Oracle::SchemaInvalid => "schema-invalid",
             Oracle::StderrPanic => "stderr-panic",
         }
+    }
+
+    /// Whether the oracle watches a campaign over `transport` (`stdio`, `http`, `sse`): the
+    /// HTTP layer's own only over HTTP.
+    pub fn watches(self, transport: &str) -> bool {
+        !matches!(self, Oracle::Reset | Oracle::ServerError) || transport != "stdio"
     }
 }
 

@@ -218,7 +218,7 @@ rules! {
     SUBSCRIPTION_ONLY_REQUESTED = "subscriptions/only-requested", MUST, "basic/patterns/subscriptions.mdx#opening-a-stream", None,
         "The server MUST NOT send notification types the client has not explicitly requested.", since V2026_07_28;
     NO_CRASH = "robustness/no-crash", MUST, "basic/index.mdx#responses", MESSAGES_2024,
-        "Every request MUST be answered with a result or an error (JSON-RPC 2.0). An implementation that dies on its input answers none of the requests in flight; ending the connection is the client's to begin (basic/lifecycle.mdx#shutdown).";
+        "Every request MUST be answered with a result or an error (JSON-RPC 2.0). An implementation that dies on its input answers none of the requests in flight, and an HTTP server that drops the connection without a response answers none of its request; ending the connection is the client's to begin (basic/lifecycle.mdx#shutdown).";
     NO_HANG = "robustness/no-hang", MUST, "basic/index.mdx#responses", MESSAGES_2024,
         "Every request MUST be answered with a result or an error; a ping MUST be answered promptly (basic/utilities/ping.mdx). After the input, the fuzzer's barrier request (ping; server/discover in the modern era) went unanswered.";
     NO_UNCAUGHT_ERROR = "robustness/no-uncaught-error", SHOULD, "basic/index.mdx#responses", MESSAGES_2024,

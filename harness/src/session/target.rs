@@ -188,6 +188,27 @@ impl ServedProcess {
     pub fn stderr_tail(&self) -> String {
         self.child.stderr_tail()
     }
+
+    /// How it ended, if it has (without waiting).
+    pub fn try_exit(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_exit()
+    }
+
+    /// How it ended, waiting at most `within` for it to be reaped.
+    pub async fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        self.child.wait_exit(within).await
+    }
+
+    /// What it wrote to stderr since the last call.
+    pub fn take_stderr(&self) -> String {
+        self.child.take_stderr()
+    }
+
+    /// What it wrote to stderr since the last call, to the end of the stream (a process that
+    /// died), waiting at most `within`.
+    pub async fn take_stderr_to_end(&mut self, within: Duration) -> String {
+        self.child.take_stderr_to_end(within).await
+    }
 }
 
 /// A port on 127.0.0.1 free a moment ago (the kernel's choice for port 0).

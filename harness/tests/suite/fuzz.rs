@@ -8,12 +8,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The findings of a run's report (every entry but the campaign's).
-fn findings(run: &Run) -> Vec<Value> {
+pub(crate) fn findings(run: &Run) -> Vec<Value> {
     let all = run.report.as_ref().and_then(|r| r["scenarios"].as_array()).cloned().unwrap_or_default();
     all.into_iter().filter(|s| s["id"] != "fuzz/campaign").collect()
 }
 
-fn campaign(run: &Run) -> Value {
+pub(crate) fn campaign(run: &Run) -> Value {
     run.scenarios("fuzz/campaign")
         .into_iter()
         .next()
@@ -21,7 +21,7 @@ fn campaign(run: &Run) -> Value {
 }
 
 /// A file's permission bits.
-fn mode(path: &Path) -> u32 {
+pub(crate) fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).permissions().mode() & 0o777
 }

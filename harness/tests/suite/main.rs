@@ -10,6 +10,7 @@ mod dist;
 mod faults;
 mod fuzz;
 mod fuzz_faults;
+mod fuzz_http;
 mod http;
 mod interop;
 mod official;

@@ -23,15 +23,17 @@
 //! with `mcpspec-` are the driver's (its barriers and handshake) and never generated.
 
 mod framing;
+mod http;
 mod mutate;
 mod schema_values;
 mod sequences;
 
 pub use framing::Framing;
+pub use http::HttpMutation;
 pub use mutate::Mutation;
 pub use sequences::Sequence;
 
-use super::{Catalog, Input};
+use super::{Catalog, HttpShape, Input};
 use mcpspec_protocol::framing::encode;
 use mcpspec_protocol::{modern, Era, Revision};
 use mcpspec_schema::SchemaSet;
@@ -51,12 +53,18 @@ pub enum Kind {
     Structural(Mutation),
     Framing(Framing),
     Sequence(Sequence),
+    /// Over HTTP only: a valid message with the HTTP layer bent (`http.rs`).
+    Http(HttpMutation),
 }
 
 /// The weights of the four kinds (per 1 000 inputs), split among their variants by the
 /// variants' own weights.
 pub const KIND_WEIGHTS: [(&str, u32); 4] =
     [("generated", 300), ("structural", 300), ("framing", 200), ("sequence", 200)];
+
+/// The weight of HTTP mutations over HTTP, against the 1 000 of the four kinds: a third of the
+/// inputs bend the HTTP layer, the rest reach the server's message handling as over stdio.
+pub const HTTP_WEIGHT: u32 = 500;
 
 /// One generated input and how it was made.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,7 +200,7 @@ impl Generator {
         Generator {
             sources: source_table(&methods, &catalog, &tools),
             tools,
-            kinds: kind_table(revision.era()),
+            kinds: kind_table(revision.era(), false),
             mutations: Table::new(Mutation::WEIGHTED),
             framings: Table::new(Framing::WEIGHTED),
             catalog,
@@ -210,6 +218,12 @@ impl Generator {
         self.destructive = destructive;
         self.tools = callable_tools(&self.catalog, destructive);
         self.sources = source_table(&self.methods, &self.catalog, &self.tools);
+        self
+    }
+
+    /// Whether the campaign runs over HTTP: HTTP mutations join the kinds ([`HTTP_WEIGHT`]).
+    pub fn with_http(mut self, http: bool) -> Generator {
+        self.kinds = kind_table(self.revision.era(), http);
         self
     }
 
@@ -247,18 +261,49 @@ impl Generator {
             Kind::Structural(mutation) => {
                 let valid = self.valid(&mut d);
                 let (line, what) = mutate::mutate(&valid.message, mutation, &mut d.rng);
-                Input { label: format!("{}: {what}", valid.label), writes: vec![line], fresh: false }
+                Input {
+                    label: format!("{}: {what}", valid.label),
+                    writes: vec![line],
+                    fresh: false,
+                    http: None,
+                }
             }
             Kind::Framing(framing) => {
                 let count = if framing == Framing::CoalescedWrites { d.rng.random_range(2..=5) } else { 1 };
                 let valid: Vec<Valid> = (0..count).map(|_| self.valid(&mut d)).collect();
                 let lines = valid.iter().map(|v| encode(&v.message)).collect();
                 let (writes, what) = framing::apply(framing, lines, 0, &mut d.rng);
-                Input { label: format!("framing: {what} ({})", valid[0].label), writes, fresh: false }
+                Input {
+                    label: format!("framing: {what} ({})", valid[0].label),
+                    writes,
+                    fresh: false,
+                    http: None,
+                }
             }
             Kind::Sequence(sequence) => self.sequence(sequence, &mut d),
+            Kind::Http(mutation) => self.bent(mutation, &mut d),
         };
         Generated { input, kind, from_corpus: false }
+    }
+
+    /// A valid message with the HTTP layer bent, or a churn of sessions.
+    fn bent(&self, mutation: HttpMutation, d: &mut Draw) -> Input {
+        match http::shape(mutation, &mut d.rng) {
+            Some(shape) => {
+                let valid = self.valid(d);
+                let label = format!("{} over HTTP: {}", valid.label, shape.describe());
+                Input { http: Some(shape), ..Input::messages(label, &[valid.message]) }
+            }
+            None => {
+                let count = http::churn_count(&mut d.rng);
+                let sessions: Vec<Value> = (0..count).map(|_| self.initialize(d)).collect();
+                let label = format!("fresh: {count} sessions opened, none ended");
+                // Without the session header, each `initialize` opens a session of its own.
+                let shape =
+                    HttpShape { method: None, headers: vec![("mcp-session-id".into(), String::new())] };
+                Input { fresh: true, http: Some(shape), ..Input::messages(label, &sessions) }
+            }
+        }
     }
 
     /// A corpus entry mutated: one of its messages structurally when its writes are whole
@@ -278,13 +323,19 @@ impl Generator {
                 let mut writes = entry.writes.clone();
                 writes[target] = line;
                 let label = format!("corpus ({origin}): {what}");
-                (Input { label, writes, fresh: entry.fresh }, Kind::Structural(mutation))
+                (
+                    Input { label, writes, fresh: entry.fresh, http: entry.http.clone() },
+                    Kind::Structural(mutation),
+                )
             }
             None => {
                 let framing = self.framings.draw(&mut d.rng);
                 let (writes, what) = framing::apply(framing, entry.writes.clone(), target, &mut d.rng);
                 let label = format!("corpus ({origin}): framing: {what}");
-                (Input { label, writes, fresh: entry.fresh }, Kind::Framing(framing))
+                (
+                    Input { label, writes, fresh: entry.fresh, http: entry.http.clone() },
+                    Kind::Framing(framing),
+                )
             }
         }
     }
@@ -511,7 +562,7 @@ fn notification(method: &str, params: Option<Value>) -> Value {
 }
 
 /// The weighted kinds of an era (sequences that only make sense in the other era weigh 0).
-fn kind_table(era: Era) -> Table<Kind> {
+fn kind_table(era: Era, http: bool) -> Table<Kind> {
     let [generated, structural, framing, sequence] = KIND_WEIGHTS.map(|(_, w)| w);
     let share =
         |weights: &[u32], own: u32, total: u32| (own * total).div_ceil(weights.iter().sum::<u32>().max(1));
@@ -534,6 +585,14 @@ fn kind_table(era: Era) -> Table<Kind> {
     kinds.extend(
         sequences.iter().map(|(s, w)| (Kind::Sequence(*s), share(&sequence_weights, *w, sequence * 100))),
     );
+    if http {
+        let http_weights: Vec<u32> = HttpMutation::WEIGHTED.iter().map(|(_, w)| *w).collect();
+        kinds.extend(
+            HttpMutation::WEIGHTED
+                .iter()
+                .map(|(m, w)| (Kind::Http(*m), share(&http_weights, *w, HTTP_WEIGHT * 100))),
+        );
+    }
     Table::new(kinds)
 }
 

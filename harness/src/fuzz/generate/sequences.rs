@@ -230,7 +230,7 @@ impl Generator {
                 (format!("{label} at version {version:?}"), self.lines(&[message, after], d), false)
             }
         };
-        super::Input { label, writes, fresh }
+        super::Input { label, writes, fresh, http: None }
     }
 
     /// Lines of messages: one write each, or all in one write.
@@ -243,7 +243,7 @@ impl Generator {
         }
     }
 
-    fn initialize(&self, d: &mut Draw) -> Value {
+    pub(super) fn initialize(&self, d: &mut Draw) -> Value {
         let info = json!({"name": "mcpspec-fuzz", "version": env!("CARGO_PKG_VERSION")});
         let params =
             json!({"protocolVersion": self.revision.as_str(), "capabilities": {}, "clientInfo": info});

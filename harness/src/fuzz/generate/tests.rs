@@ -97,7 +97,7 @@ fn a_third_of_inputs_mutate_the_corpus_when_there_is_one() {
     let g = generator(Revision::V2025_06_18);
     let corpus = [
         Input::messages("two pings", &vec![json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}); 2]),
-        Input { label: "garbage".into(), writes: vec![vec![0xff, b'{', b'\n']], fresh: false },
+        Input { label: "garbage".into(), writes: vec![vec![0xff, b'{', b'\n']], fresh: false, http: None },
     ];
     let generated: Vec<Generated> = (0..600).map(|i| g.generate(3, i, &corpus)).collect();
     let from_corpus: Vec<&Generated> = generated.iter().filter(|g| g.from_corpus).collect();

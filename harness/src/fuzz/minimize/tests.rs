@@ -75,7 +75,7 @@ fn deep_nesting_shrinks_to_near_the_failing_depth_in_logarithmic_probes() {
     );
     let mut writes = session_noise();
     writes.insert(1, deep.into_bytes());
-    let input = Input { label: "deep".into(), writes, fresh: false };
+    let input = Input { label: "deep".into(), writes, fresh: false, http: None };
     let mut probe = predicate(|c: &Input| c.writes.iter().any(|w| depth(w) >= 500));
     let out = block_on(minimize(input, &mut probe, PLENTY));
     eprintln!(
@@ -95,6 +95,7 @@ fn a_100_000_deep_document_alone_shrinks_without_recursion() {
         label: "deeper".into(),
         writes: vec![format!("{}\n", nested(100_000)).into_bytes()],
         fresh: true,
+        http: None,
     };
     let mut probe = predicate(|c: &Input| c.writes.iter().any(|w| depth(w) >= 64));
     let out = block_on(minimize(input, &mut probe, PLENTY));
@@ -108,7 +109,7 @@ fn a_long_id_shrinks_to_about_the_length_that_fails() {
     let id = "x".repeat(60_000);
     let mut writes = session_noise();
     writes.push(framing::encode(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"})));
-    let input = Input { label: "long id".into(), writes, fresh: false };
+    let input = Input { label: "long id".into(), writes, fresh: false, http: None };
     let long_id = |w: &Vec<u8>| {
         serde_json::from_slice::<Value>(w).ok().and_then(|m| m["id"].as_str().map(|s| s.len() >= 1_000))
             == Some(true)
@@ -130,7 +131,7 @@ fn a_bad_byte_shrinks_to_a_tiny_write() {
     bad.extend_from_slice(b" world, and a good deal more text after the byte\"}}}\n");
     let mut writes = session_noise();
     writes.insert(2, bad);
-    let input = Input { label: "invalid utf-8".into(), writes, fresh: false };
+    let input = Input { label: "invalid utf-8".into(), writes, fresh: false, http: None };
     let mut probe = predicate(|c: &Input| c.writes.iter().any(|w| w.contains(&0xff)));
     let out = block_on(minimize(input, &mut probe, PLENTY));
     eprintln!("bad byte: {} probes, {:?}", probe.calls, out.writes);
@@ -147,7 +148,7 @@ fn a_tools_call_keeps_only_what_makes_it_fail() {
     let mut writes = session_noise();
     writes.insert(1, framing::encode(&tools_call(3, "add", json!({"a": 1, "b": 2}))));
     writes.insert(3, framing::encode(&culprit));
-    let input = Input { label: "tools/call add, b zero".into(), writes, fresh: true };
+    let input = Input { label: "tools/call add, b zero".into(), writes, fresh: true, http: None };
     let divides_by_zero = |w: &Vec<u8>| {
         serde_json::from_slice::<Value>(w).is_ok_and(|m| {
             m["method"] == "tools/call" && m["params"]["name"] == "add" && m["params"]["arguments"]["b"] == 0
@@ -174,6 +175,7 @@ fn the_probe_budget_is_spent_exactly() {
             .map(|i| framing::encode(&json!({"jsonrpc": "2.0", "id": i, "method": "ping"})))
             .collect(),
         fresh: false,
+        http: None,
     };
     let fails = |c: &Input| c.writes.len() >= 3;
     let mut unlimited = predicate(fails);
@@ -253,7 +255,7 @@ proptest! {
     ) {
         let mut all = writes;
         all.extend(json_writes.iter().map(framing::encode));
-        let input = Input { label: "any".into(), writes: all, fresh };
+        let input = Input { label: "any".into(), writes: all, fresh, http: None };
         let fails = move |c: &Input| match rule {
             0 => c.stream().contains(&needle),
             1 => c.writes.iter().filter(|w| w.contains(&needle)).count() >= 2,

@@ -309,14 +309,7 @@ fn signature_ids_are_pinned() {
 
 #[test]
 fn oracle_names_are_their_serialized_names() {
-    for oracle in [
-        Oracle::Crash,
-        Oracle::Hang,
-        Oracle::IdDesync,
-        Oracle::AnsweredNotification,
-        Oracle::SchemaInvalid,
-        Oracle::StderrPanic,
-    ] {
+    for oracle in Oracle::ALL {
         assert_eq!(serde_json::to_value(oracle).unwrap(), oracle.name());
     }
 }

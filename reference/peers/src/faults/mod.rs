@@ -463,6 +463,32 @@ faults! {
     /// is read or answered, and the end of stdin is ignored. Found only by a fuzzer that tells a
     /// hang from a slow answer.
     FuzzHangOnInput => "fuzz-hang-on-input",
+    // ---- planted bugs of the HTTP layer for `mcpspec fuzz --transport http` ----
+    // Each trips only on its trigger (`transport/http_server/planted.rs`); otherwise the server
+    // is the clean reference server over HTTP. An HTTP fuzzer must find each within a minute.
+    /// An `Mcp-Session-Id` longer than 256 bytes overflows a fixed buffer: a panic in `main`
+    /// (exit status 101).
+    FuzzHttpCrashSessionId => "fuzz-http-crash-session-id",
+    /// A `Content-Type` naming a charset other than UTF-8 is looked up in a table that lacks
+    /// it: a panic in `main` (exit status 101).
+    FuzzHttpCrashCharset => "fuzz-http-crash-charset",
+    /// A JSON array body (a batch, or any array) is indexed as an object: a panic in `main`
+    /// (exit status 101).
+    FuzzHttpCrashBatch => "fuzz-http-crash-batch",
+    /// Sessions go into a table of 24 slots that are never freed: creating the 25th panics
+    /// (exit status 101). A leak per session, found only by opening many.
+    FuzzHttpCrashSessionLeak => "fuzz-http-crash-session-leak",
+    /// A POST whose `Accept` lacks `text/event-stream` is answered 500 Internal Server Error
+    /// (the handler's error escaped), where a 406 was due.
+    FuzzHttp500Accept => "fuzz-http-500-accept",
+    /// An `MCP-Protocol-Version` that names no revision is answered 500, where a 400 was due.
+    FuzzHttp500ProtocolVersion => "fuzz-http-500-protocol-version",
+    /// A request with an `Origin` of another site panics in its handler's task: the connection
+    /// drops without a response, and the process lives on.
+    FuzzHttpResetOrigin => "fuzz-http-reset-origin",
+    /// A GET takes the endpoint's lock and blocks its thread for good: every request after it
+    /// hangs, the process alive.
+    FuzzHttpHangGet => "fuzz-http-hang-get",
 }
 
 impl FromStr for Fault {

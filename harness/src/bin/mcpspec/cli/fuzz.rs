@@ -1,16 +1,17 @@
 //! `mcpspec fuzz` and `mcpspec replay`: the command line around `mcpspec::fuzz`.
 
-use super::{parse_revision, parse_seconds, schema_set};
+use super::{parse_header, parse_revision, parse_seconds, schema_set, ServerTransport};
 use clap::Args;
 use mcpspec::fuzz::campaign::{self, CampaignConfig, Limit};
-use mcpspec::fuzz::driver::{tail, DriverConfig};
+use mcpspec::fuzz::driver::{tail, DriverConfig, FuzzTarget, HttpTarget};
 use mcpspec::fuzz::minimize::Budget;
 use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
 use mcpspec::report::Policy;
 use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_protocol::Revision;
-use mcpspec_reference::transport::CommandSpec;
+use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
+use mcpspec_reference::transport::{CommandSpec, Flavor};
 use std::ffi::OsString;
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -74,7 +75,26 @@ pub struct FuzzArgs {
     /// The longest line read from the implementation, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
-    /// The implementation's command line.
+    #[command(flatten)]
+    pub reach: Reach,
+}
+
+/// Where the server is and how it is reached: the same words as `mcpspec server`.
+#[derive(Args)]
+pub struct Reach {
+    /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (HTTP+SSE).
+    /// Over http and sse, CMD is started on a free port: `{port}` in it (and `PORT` in its
+    /// environment) says which.
+    #[arg(long, value_enum)]
+    pub transport: Option<ServerTransport>,
+    /// A server already running over HTTP (`{port}` in it stands for the port CMD is started
+    /// on). With no --transport, Streamable HTTP, falling back to HTTP+SSE.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent with every HTTP request (repeatable), e.g. 'Authorization: Bearer …'.
+    #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The implementation's command line (default: the reference server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<OsString>,
 }
@@ -90,20 +110,67 @@ pub struct ReplayArgs {
     /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
     #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
     pub schema_dir: Option<PathBuf>,
-    /// The implementation's command line (default: the reference server).
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<OsString>,
+    #[command(flatten)]
+    pub reach: Reach,
 }
 
-/// The implementation's command, or the reference server's.
-fn command_or_reference(argv: Vec<OsString>) -> Result<CommandSpec, String> {
-    if let Some(command) = CommandSpec::from_argv(argv) {
-        return Ok(command);
+/// What is fuzzed: the command over stdio, a server at `--url`, or the command started on a
+/// free port over HTTP (`--transport http|sse`); the built-in reference server when no command
+/// or URL is given.
+async fn fuzz_target(reach: Reach) -> Result<FuzzTarget, String> {
+    let http = match (reach.transport, &reach.url) {
+        (Some(ServerTransport::Stdio), Some(_)) => return Err("--url needs --transport http or sse".into()),
+        (Some(ServerTransport::Http | ServerTransport::Sse), _) | (None, Some(_)) => true,
+        _ => false,
+    };
+    if !http && !reach.headers.is_empty() {
+        return Err("--header is for servers over HTTP (--url or --transport http|sse)".into());
     }
-    let me = std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
-    eprintln!("mcpspec: no server command given; using the built-in reference server");
-    Ok(CommandSpec::from_argv([me.into_os_string(), "reference".into(), "server".into()])
-        .expect("non-empty argv"))
+    let command = match CommandSpec::from_argv(reach.command) {
+        Some(command) => Some(command),
+        None if reach.url.is_some() => None,
+        None => {
+            let me =
+                std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
+            eprintln!("mcpspec: no server command given; using the built-in reference server");
+            let mut argv = vec![me.into_os_string(), "reference".into(), "server".into()];
+            if http {
+                let transport = if reach.transport == Some(ServerTransport::Sse) { "sse" } else { "http" };
+                argv.extend(["--transport".into(), transport.into(), "--port".into(), "{port}".into()]);
+            }
+            Some(CommandSpec::from_argv(argv).expect("non-empty argv"))
+        }
+    };
+    if !http {
+        return Ok(FuzzTarget::Stdio(command.expect("a command unless --url")));
+    }
+    let legacy = reach.transport == Some(ServerTransport::Sse);
+    let url = reach
+        .url
+        .unwrap_or_else(|| format!("http://127.0.0.1:{{port}}/{}", if legacy { "sse" } else { "mcp" }));
+    let mut flavor = if legacy { Flavor::LegacySse } else { Flavor::Streamable };
+    // A running server named by URL alone: which transport it speaks is found out, as
+    // `mcpspec server --url` does.
+    if let (None, None) = (reach.transport, &command) {
+        let parsed = url::Url::parse(&url).map_err(|e| format!("--url {url}: {e}"))?;
+        let mut options = HttpClientOptions::new(parsed, Flavor::Streamable);
+        options.headers = reach.headers.clone();
+        match mcpspec::session::target::detect(&options).await {
+            Ok((found, note)) => {
+                if let Some(note) = note {
+                    eprintln!("mcpspec: {note}");
+                }
+                flavor = found;
+            }
+            Err(mcpspec::session::target::Detection::Unreachable(why)) => {
+                return Err(format!("cannot reach the server: {why}"))
+            }
+            Err(mcpspec::session::target::Detection::Unclear(why)) => {
+                eprintln!("mcpspec: cannot tell the HTTP transport ({why}); trying Streamable HTTP")
+            }
+        }
+    }
+    Ok(FuzzTarget::Http(HttpTarget { flavor, url, command, headers: reach.headers }))
 }
 
 pub async fn fuzz(args: FuzzArgs) -> u8 {
@@ -111,8 +178,8 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         eprintln!("mcpspec fuzz: {why}");
         exit::USAGE
     };
-    let command = match command_or_reference(args.command) {
-        Ok(c) => c,
+    let target = match fuzz_target(args.reach).await {
+        Ok(t) => t,
         Err(why) => return usage(why),
     };
     let schemas = match schema_set(args.schema_dir.as_ref()) {
@@ -126,7 +193,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
-        command,
+        target,
         revision: args.revision.unwrap_or(Revision::latest_legacy()),
         schemas: Some(schemas),
         hang_timeout,
@@ -212,8 +279,8 @@ pub async fn replay(args: ReplayArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let command = match command_or_reference(args.command) {
-        Ok(c) => c,
+    let target = match fuzz_target(args.reach).await {
+        Ok(t) => t,
         Err(why) => {
             eprintln!("mcpspec replay: {why}");
             return exit::USAGE;
@@ -228,7 +295,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
     };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let config = DriverConfig {
-        command,
+        target,
         revision,
         schemas: Some(schemas),
         hang_timeout,

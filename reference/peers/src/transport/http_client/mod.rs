@@ -105,8 +105,10 @@ pub struct Tweaks {
     /// Send this `Last-Event-ID` (GET).
     pub last_event_id: Option<String>,
     /// More headers (lower-case names), replacing any of mcpspec's own of the same name
-    /// (`accept`, `origin`, …); an empty value leaves the header out.
+    /// (`accept`, `content-type`, `origin`, …); an empty value leaves the header out.
     pub headers: Vec<(String, String)>,
+    /// Send a message with this HTTP method instead of POST (what a fuzzer tries).
+    pub method: Option<&'static str>,
 }
 
 /// One HTTP request and the head of its response.
@@ -352,20 +354,20 @@ impl HttpClientTransport {
     pub fn send_with(&mut self, body: Vec<u8>, kind: BodyKind, tweaks: &Tweaks) -> u64 {
         let n = self.number();
         let body_value = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
-        let mut request = self.http.post(self.post_url.clone()).body(body);
+        let method = tweaks.method.unwrap_or("POST");
+        let verb = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::POST);
+        let mut request = self.http.request(verb, self.post_url.clone()).body(body);
         let modern = modern_request_headers(&body_value);
         let mut headers = self.headers_for(tweaks, POST_ACCEPT, modern.as_deref());
-        headers.push(("content-type".into(), "application/json".into()));
+        // A tweak names its own content type, or none (an empty value).
+        if !tweaks.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+            headers.push(("content-type".into(), "application/json".into()));
+        }
         request = apply(request, &headers, &self.options.headers);
         self.forget_cancelled(&body_value);
         let ids = request_ids(&body_value);
-        let head = Head {
-            method: "POST",
-            url: self.post_url.to_string(),
-            headers,
-            body: kind,
-            requests: ids.clone(),
-        };
+        let head =
+            Head { method, url: self.post_url.to_string(), headers, body: kind, requests: ids.clone() };
         self.spawn(n, request, head, Duration::ZERO);
         if !ids.is_empty() && self.options.flavor == Flavor::Streamable {
             // A modern request is never resumed: 2026-07-28 has no `Last-Event-ID` resumption

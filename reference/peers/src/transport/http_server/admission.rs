@@ -139,6 +139,12 @@ pub(super) fn create_session(
             return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR, &why));
         }
     };
+    state.created += 1;
+    if let Some(crash) = super::planted::session_leak_trips(endpoint, state.created) {
+        // Dies as the bug would, here and now: the lock and the runtime with it.
+        eprint!("{}", crash.stderr());
+        std::process::exit(101);
+    }
     let (tx, rx) = mpsc::channel(options.limits.queued_messages.max(1));
     let mut session = Session::new(flavor, options.fault, tx, options.limits, Instant::now());
     session.hidden = hidden;

@@ -29,6 +29,7 @@
 mod admission;
 mod legacy;
 mod modern;
+mod planted;
 mod protect;
 mod rules;
 mod session;
@@ -254,6 +255,8 @@ struct EndpointState {
     log: VecDeque<HttpRecord>,
     /// The latest session created (fault `http-missing-session-id-served`).
     latest: Option<String>,
+    /// Sessions created since the endpoint started (fault `fuzz-http-crash-session-leak`).
+    created: u64,
 }
 
 impl Endpoint {
@@ -296,10 +299,21 @@ impl HttpListener {
         let endpoint = Arc::new(Endpoint {
             options,
             listening: local_addr,
-            state: Mutex::new(EndpointState { sessions: HashMap::new(), log: VecDeque::new(), latest: None }),
+            state: Mutex::new(EndpointState {
+                sessions: HashMap::new(),
+                log: VecDeque::new(),
+                latest: None,
+                created: 0,
+            }),
             new_sessions: tx,
         });
         let router = axum::Router::new().fallback(handle).with_state(endpoint.clone());
+        // Without TCP_NODELAY an SSE answer (its head, then an event, then the end, each a
+        // small write) waits for the client's delayed ACK: about 40 ms per request on Linux,
+        // which made every exchange over HTTP cost that much.
+        let tcp = axum::serve::ListenerExt::tap_io(tcp, |stream: &mut tokio::net::TcpStream| {
+            let _ = stream.set_nodelay(true);
+        });
         let server = tokio::spawn(async move {
             // Errors of single connections are handled inside; this ends only with the task.
             let _ = axum::serve(tcp, router).await;
@@ -472,6 +486,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         if paths.iter().any(|p| p == request.uri().path()) {
             return protect::at_origin(&endpoint, *to, request).await;
         }
+    }
+    if let Some(planted) = planted::at_head(&endpoint, request.method(), request.headers()).await {
+        return planted;
     }
     let method = request.method().to_string();
     let path = logged_path(request.uri());

@@ -44,6 +44,7 @@ pub(super) async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Bo
         Ok(v) => v,
         Err(refused) => return refused.into(),
     };
+    super::planted::on_body(endpoint, &value).await;
     if fault == Some(Fault::HttpRefuseBatches) && value.is_array() {
         let why = "Invalid Request: batches are not supported";
         return error(StatusCode::BAD_REQUEST, INVALID_REQUEST, why).into();

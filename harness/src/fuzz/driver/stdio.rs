@@ -11,67 +11,25 @@
 //! Setup is the legacy handshake (`initialize`, its answer awaited, `notifications/initialized`)
 //! or nothing in the modern era, where every request carries its own `_meta`.
 
-use super::oracle::{Trip, Watch};
-use super::signature::{has_panic, Oracle};
-use super::Input;
+use super::{
+    answer_to, discover, initialize, is_answer_to, request_meta, tail, DriverConfig, Outcome, StartError,
+};
+use crate::fuzz::oracle::{Trip, Watch};
+use crate::fuzz::signature::{has_panic, Oracle};
+use crate::fuzz::Input;
 use mcpspec_protocol::framing::{self, Frame, FrameContent};
-use mcpspec_protocol::{modern, Era, Revision};
+use mcpspec_protocol::{modern, Era};
 use mcpspec_reference::transport::{
     child::describe_status, ChildOptions, ChildTransport, CommandSpec, RecvError, SendError, StdoutUse,
 };
-use mcpspec_schema::SchemaSet;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The name every fuzzing client uses.
-pub const CLIENT_NAME: &str = "mcpspec-fuzz";
-
-/// What every driver of a campaign shares.
-#[derive(Clone)]
-pub struct DriverConfig {
-    pub command: CommandSpec,
-    pub revision: Revision,
-    /// Judge what the implementation sends (none: no schema oracle).
-    pub schemas: Option<Arc<SchemaSet>>,
-    /// How long a barrier may take before the implementation is said to hang.
-    pub hang_timeout: Duration,
-    /// How long the implementation may take to start and answer `initialize`.
-    pub start_timeout: Duration,
-    pub max_message_bytes: usize,
-}
-
-/// What one window (or one probe) came to.
-#[derive(Debug, Clone, Default)]
-pub struct Outcome {
-    /// Every oracle that tripped, crash and hang included.
-    pub trips: Vec<Trip>,
-    /// What the implementation wrote to stderr during the window.
-    pub stderr: String,
-    /// From the first write to the barrier's answer.
-    pub elapsed: Duration,
-}
-
-impl Outcome {
-    /// The trip that matters most: a crash explains a hang, a hang explains the rest.
-    pub fn primary(&self) -> Option<&Trip> {
-        self.trips.iter().min_by_key(|t| t.oracle)
-    }
-}
-
-/// Why a driver could not get a session going: no verdict on the implementation, a campaign
-/// cannot run.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error("{0}")]
-    Spawn(String),
-    #[error("the implementation did not complete initialize: {0}")]
-    Setup(String),
-}
-
 /// One implementation process and its session.
-pub struct Driver {
+pub struct StdioDriver {
     config: Arc<DriverConfig>,
+    command: CommandSpec,
     child: Option<ChildTransport>,
     watch: Watch,
     barriers: u64,
@@ -83,11 +41,12 @@ pub struct Driver {
     pub server_description: Option<Value>,
 }
 
-impl Driver {
-    pub fn new(config: Arc<DriverConfig>) -> Driver {
+impl StdioDriver {
+    pub fn new(config: Arc<DriverConfig>, command: CommandSpec) -> StdioDriver {
         let watch = Watch::new(config.revision, config.schemas.clone());
-        Driver {
+        StdioDriver {
             config,
+            command,
             child: None,
             watch,
             barriers: 0,
@@ -122,7 +81,7 @@ impl Driver {
 
     async fn start(&mut self, setup: bool) -> Result<(), StartError> {
         self.stop().await;
-        let child = ChildTransport::spawn(&self.config.command, self.options())
+        let child = ChildTransport::spawn(&self.command, self.options())
             .map_err(|e| StartError::Spawn(e.to_string()))?;
         self.starts += 1;
         self.child = Some(child);
@@ -464,65 +423,5 @@ impl std::fmt::Display for Ended {
             Ended::NotReading => "the write timed out",
             Ended::Silent => "no answer",
         })
-    }
-}
-
-fn is_answer_to(frame: &Frame, id: &str) -> bool {
-    let FrameContent::Json { value, .. } = &frame.content else { return false };
-    value.get("id").and_then(Value::as_str) == Some(id) && value.get("method").is_none()
-}
-
-/// The fuzzer's answer to a request from the implementation: an empty result to `ping`, no
-/// roots, and "not supported" for the rest (it declares no capabilities).
-fn answer_to(request: &Value) -> Value {
-    let id = request.get("id").cloned().unwrap_or(Value::Null);
-    match request.get("method").and_then(Value::as_str) {
-        Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-        _ => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not supported by mcpspec fuzz"}})
-        }
-    }
-}
-
-/// The `initialize` request of the fuzzing client (no capabilities: the implementation has no
-/// reason to send requests of its own).
-pub fn initialize(revision: Revision) -> Value {
-    json!({"jsonrpc": "2.0", "id": "mcpspec-init", "method": "initialize", "params": {
-        "protocolVersion": revision.as_str(),
-        "capabilities": {},
-        "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")},
-    }})
-}
-
-/// The `_meta` every modern-era request of the fuzzing client carries.
-pub fn request_meta(revision: Revision) -> Value {
-    modern::request_meta(
-        modern::wire_version(revision),
-        &json!({}),
-        Some(&json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")})),
-    )
-}
-
-fn discover(revision: Revision, id: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
-           "params": modern::with_request_meta(None, &request_meta(revision))})
-}
-
-/// The last lines of a stderr text, for one-line details.
-pub fn tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let start = lines.len().saturating_sub(3);
-    let mut text = lines[start..].join(" | ");
-    if text.len() > 300 {
-        let mut cut = text.len() - 300;
-        while !text.is_char_boundary(cut) {
-            cut += 1;
-        }
-        text = format!("…{}", &text[cut..]);
-    }
-    if text.is_empty() {
-        "(nothing)".to_owned()
-    } else {
-        text
     }
 }

@@ -1,0 +1,173 @@
+//! `mcpspec fuzz --transport http` and `mcpspec replay --transport http` as a user runs them: the
+//! planted bugs of the reference server's HTTP layer (`--fault fuzz-http-…`: crashes on a header
+//! or a body, a leak per session, 500s, a reset connection, a wedged endpoint) are each found
+//! within a minute with a fixed seed, reported once, minimized and replayed; the clean reference
+//! server over HTTP yields nothing in a minute.
+
+use crate::fuzz::{campaign, findings, mode};
+use crate::support::{assert_no_leftovers, run, Run, MCPSPEC};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// `mcpspec fuzz --transport http` of `mcpspec reference server --transport http [--fault F]`,
+/// seed 1.
+fn fuzz(findings_dir: &Path, fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
+    let dir = findings_dir.display().to_string();
+    let mut args = vec!["fuzz", "--transport", "http", "--seed", "1", "--findings", dir.as_str()];
+    args.extend(extra);
+    args.extend(["--", MCPSPEC, "reference", "server", "--transport", "http", "--port", "{port}"]);
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, true, limit)
+}
+
+fn replay(file: &Path, fault: Option<&str>) -> Run {
+    let file = file.display().to_string();
+    let mut args = vec!["replay", file.as_str(), "--transport", "http", "--hang-timeout", "1", "--"];
+    args.extend([MCPSPEC, "reference", "server", "--transport", "http", "--port", "{port}"]);
+    if let Some(f) = fault {
+        args.extend(["--fault", f]);
+    }
+    run(&args, false, Duration::from_secs(60))
+}
+
+/// A planted bug: found within 60 s, once, by the expected rule, minimized to at most
+/// `max_bytes`, and replayed over HTTP: failing against the faulty server, fixed against the
+/// clean one. Returns the reproducer.
+fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
+    let top = tempfile::tempdir().expect("tempdir");
+    let dir = top.path().join("findings");
+    let extra = ["--duration", "60", "--max-findings", "1", "--hang-timeout", "1"];
+    let run = fuzz(&dir, Some(fault), &extra, Duration::from_secs(200));
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let found = findings(&run);
+    assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
+    let finding = &found[0];
+    assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
+    assert!(
+        finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")),
+        "{finding:#}"
+    );
+    assert!(
+        finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000),
+        "found and minimized after {} ms",
+        finding["duration_ms"]
+    );
+    assert_eq!(
+        run.report.as_ref().map(|r| r["transport"].clone()),
+        Some("http".into()),
+        "{}",
+        run.describe()
+    );
+    let id = finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
+    let file = dir.join(format!("{id}.json"));
+    assert_eq!((mode(&dir), mode(&file)), (0o700, 0o600), "the findings folder and the reproducer");
+    let reproducer: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
+            .expect("JSON");
+    assert_eq!(reproducer["rule"], rule);
+    assert_eq!(reproducer["transport"], "http");
+    assert_eq!(reproducer["reproduced"], true, "{reproducer:#}");
+    let bytes = reproducer["input"].to_string().len();
+    assert!(bytes <= max_bytes, "a reproducer input of {bytes} bytes (at most {max_bytes}): {reproducer:#}");
+    let again = replay(&file, Some(fault));
+    assert_eq!(again.code, Some(1), "still fails against the faulty server: {}", again.describe());
+    assert!(again.stdout.contains("still fails"), "{}", again.describe());
+    let fixed = replay(&file, None);
+    assert_eq!(fixed.code, Some(0), "fixed against the clean server: {}", fixed.describe());
+    assert_no_leftovers(&run.marker);
+    reproducer
+}
+
+/// The header that the reproducer bends, by name.
+fn bent_header(reproducer: &Value, name: &str) -> Option<String> {
+    reproducer["input"]["http"]["headers"]
+        .as_array()?
+        .iter()
+        .find(|h| h[0] == name)
+        .and_then(|h| h[1].as_str().map(str::to_owned))
+}
+
+#[test]
+fn fuzz_http_a_crash_on_a_long_session_id_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-crash-session-id", "robustness/no-crash", 9000);
+    assert!(bent_header(&r, "mcp-session-id").is_some_and(|v| v.len() > 256), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_crash_on_a_charset_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-crash-charset", "robustness/no-crash", 600);
+    assert!(bent_header(&r, "content-type").is_some_and(|v| v.contains("charset=")), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_crash_on_an_array_body_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-crash-batch", "robustness/no-crash", 1200);
+    assert!(r["frame"].as_str().is_some_and(|f| f.contains("rust panic")), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_leak_per_session_is_found_by_opening_many_and_replayed() {
+    let r = planted("fuzz-http-crash-session-leak", "robustness/no-crash", 4000);
+    assert_eq!(r["input"]["fresh"], true, "{r:#}");
+    let writes = r["input"]["writes"].as_array().map_or(0, Vec::len);
+    assert_eq!(writes, 25, "the 25th session is the one the table has no slot for: {r:#}");
+}
+
+#[test]
+fn fuzz_http_a_500_on_an_accept_header_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-500-accept", "http/response-content-type", 600);
+    assert!(bent_header(&r, "accept").is_some_and(|v| !v.contains("text/event-stream")), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_500_on_a_protocol_version_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-500-protocol-version", "http/response-content-type", 600);
+    assert!(bent_header(&r, "mcp-protocol-version").is_some(), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_reset_on_a_foreign_origin_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-reset-origin", "robustness/no-crash", 600);
+    assert_eq!(r["oracle"], "reset", "{r:#}");
+    assert!(bent_header(&r, "origin").is_some(), "{r:#}");
+}
+
+#[test]
+fn fuzz_http_a_hang_on_a_get_is_found_minimized_and_replayed() {
+    let r = planted("fuzz-http-hang-get", "robustness/no-hang", 600);
+    assert_eq!(r["input"]["http"]["method"], "GET", "{r:#}");
+}
+
+/// The no-finding baseline over HTTP: a minute of fuzzing the clean reference server.
+#[test]
+fn fuzz_http_the_clean_reference_server_yields_no_finding_in_a_minute() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let extra = ["--duration", "60", "--hang-timeout", "5"];
+    let run = fuzz(dir.path(), None, &extra, Duration::from_secs(180));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(findings(&run).is_empty(), "{}", run.describe());
+    let campaign = campaign(&run);
+    assert_eq!(campaign["verdict"], "passed", "{campaign:#}");
+    let checks: Vec<&str> =
+        campaign["checks"].as_array().into_iter().flatten().filter_map(|c| c["id"].as_str()).collect();
+    assert!(checks.contains(&"http/response-content-type"), "the HTTP oracles watched: {checks:?}");
+    let inputs: u64 =
+        campaign["name"].as_str().and_then(|n| n.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(inputs >= 500, "a minute of fuzzing over HTTP ran {inputs} inputs: {}", run.describe());
+    assert_eq!(std::fs::read_dir(dir.path()).map(|d| d.count()).unwrap_or(0), 0, "no reproducer written");
+    assert_no_leftovers(&run.marker);
+}
+
+#[test]
+fn fuzz_http_a_url_with_stdio_is_a_usage_error() {
+    let r = run(
+        &["fuzz", "--transport", "stdio", "--url", "http://127.0.0.1:9/mcp"],
+        false,
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{}", r.describe());
+    assert!(r.stderr.contains("--url needs --transport http or sse"), "{}", r.describe());
+}
