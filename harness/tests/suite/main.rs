@@ -18,6 +18,7 @@ mod report;
 mod report_html;
 mod robustness;
 mod security;
+mod shard;
 mod support;
 mod usage;
 mod verdicts;

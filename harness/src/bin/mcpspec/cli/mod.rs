@@ -6,6 +6,7 @@ pub mod authorization;
 pub mod certify;
 pub mod fuzz;
 pub mod list;
+pub mod merge;
 pub mod reference;
 pub mod signals;
 pub mod validate;
@@ -66,6 +67,12 @@ pub enum Command {
     Validate(validate::ValidateArgs),
     /// List every scenario and wire rule: level, revisions, transports, tags and clause.
     List(list::ListArgs),
+    /// Merge the report directories of a run's shards (`--shard I/N`) into one report, in every
+    /// format: `mcpspec merge DIR... --report-dir OUT`.
+    ///
+    /// The certification, the baseline (stale entries are judged over every shard) and the exit
+    /// code are those of the run on one machine. Shards of different runs are refused.
+    Merge(merge::MergeArgs),
     /// Run mcpspec's reference implementation.
     Reference {
         #[command(subcommand)]
@@ -98,6 +105,7 @@ pub async fn run(cli: Cli) -> u8 {
         Command::Reference { role } => reference::run(role).await,
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Fuzz(args) => fuzz::fuzz(args).await,
         Command::Replay(args) => fuzz::replay(args).await,
     }
