@@ -11,6 +11,7 @@ mod faults;
 mod fuzz;
 mod fuzz_faults;
 mod http;
+mod init;
 mod interop;
 mod official;
 mod reference;
