@@ -152,3 +152,98 @@ fn dist_the_archive_runs_in_an_empty_environment() {
     assert_eq!(code, Some(0), "{log}");
     assert_conformant(&report, &log);
 }
+
+/// The files that name a release archive, read from the repository.
+fn repo_file(path: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The targets the release workflow builds, from its matrix.
+fn release_targets() -> Vec<String> {
+    let workflow: serde_json::Value =
+        yaml_serde::from_str(&repo_file(".github/workflows/release.yml")).unwrap();
+    let matrix = workflow["jobs"]["archive"]["strategy"]["matrix"]["include"].as_array().expect("a matrix");
+    matrix.iter().map(|m| m["target"].as_str().expect("a target").to_owned()).collect()
+}
+
+#[test]
+fn release_archives_are_named_alike_by_pack_sh_the_workflow_and_binstall() {
+    // What the issue asks for: Linux x86_64 and aarch64, macOS, Windows.
+    let targets = release_targets();
+    for wanted in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "apple-darwin", "windows"] {
+        assert!(targets.iter().any(|t| t.contains(wanted)), "no {wanted} in {targets:?}");
+    }
+    let workflow = repo_file(".github/workflows/release.yml");
+    assert!(
+        workflow.contains("CHANNELS=archive harness/dist/pack.sh dist"),
+        "the workflow packs with pack.sh"
+    );
+    assert!(workflow.contains("tags: [\"v*\"]"), "releases are tagged v<version>, as binstall's URL says");
+
+    let manifest: toml::Table = toml::from_str(&repo_file("harness/Cargo.toml")).unwrap();
+    let binstall = &manifest["package"]["metadata"]["binstall"];
+    let (url, bin_dir) = (binstall["pkg-url"].as_str().unwrap(), binstall["bin-dir"].as_str().unwrap());
+    assert_eq!(binstall["pkg-fmt"].as_str(), Some("tgz"));
+
+    // pack.sh run for each target, with stand-ins for cargo, rustc and the binary: the archive
+    // it writes is the one binstall asks for, holding the binary where binstall looks.
+    let version = "9.8.7";
+    for target in &targets {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        std::fs::create_dir_all(r.join("harness/dist")).unwrap();
+        std::fs::create_dir_all(r.join("target/dist")).unwrap();
+        std::fs::create_dir_all(r.join("bin")).unwrap();
+        std::fs::write(r.join("harness/dist/pack.sh"), repo_file("harness/dist/pack.sh")).unwrap();
+        std::fs::write(r.join("README.md"), "readme").unwrap();
+        let exe = if target.contains("windows") { ".exe" } else { "" };
+        let script = |path: PathBuf, body: &str| {
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        script(r.join(format!("target/dist/mcpspec{exe}")), &format!("echo mcpspec {version}"));
+        script(r.join("bin/cargo"), "exit 0");
+        script(r.join("bin/rustc"), &format!("echo 'host: {target}'"));
+        let out = r.join("out");
+        let mut cmd = Command::new("bash");
+        cmd.arg(r.join("harness/dist/pack.sh")).arg(&out).env("CHANNELS", "archive").env(
+            "PATH",
+            format!("{}:{}", r.join("bin").display(), std::env::var("PATH").unwrap_or_default()),
+        );
+        let (code, log) = run(cmd, Duration::from_secs(30));
+        assert_eq!(code, Some(0), "{target}: {log}");
+
+        let render = |template: &str| {
+            template
+                .replace("{ repo }", "https://github.com/mcpspec/mcpspec")
+                .replace("{ version }", version)
+                .replace("{ target }", target)
+                .replace("{ archive-suffix }", ".tar.gz")
+                .replace("{ bin }", "mcpspec")
+                .replace("{ binary-ext }", exe)
+        };
+        let url = render(url);
+        assert!(
+            url.starts_with(&format!("https://github.com/mcpspec/mcpspec/releases/download/v{version}/")),
+            "{url}"
+        );
+        let archive = out.join(url.rsplit('/').next().unwrap());
+        assert!(archive.is_file(), "{target}: pack.sh did not write {} ({log})", archive.display());
+        let (code, listing) = run(
+            {
+                let mut tar = Command::new("tar");
+                tar.arg("-tzf").arg(&archive);
+                tar
+            },
+            Duration::from_secs(10),
+        );
+        assert_eq!(code, Some(0), "{listing}");
+        assert!(
+            listing.lines().any(|l| l == render(bin_dir)),
+            "{target}: {} not in {listing}",
+            render(bin_dir)
+        );
+    }
+}
