@@ -247,3 +247,69 @@ fn release_archives_are_named_alike_by_pack_sh_the_workflow_and_binstall() {
         );
     }
 }
+
+/// `harness/dist/container.sh OUT` with `env`, no container runtime (the static checks): its
+/// exit code and what it printed.
+fn container_sh(out: &Path, env: &[(&str, &Path)]) -> (Option<i32>, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist/container.sh");
+    let mut cmd = Command::new("bash");
+    cmd.arg(script).arg(out).env("CONTAINER_RUNTIME", "none");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run(cmd, Duration::from_secs(30))
+}
+
+/// A folder as pack.sh leaves it: the Linux archive of version 9.8.7, holding `inside`.
+fn packed(inside: &str) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    let name = "mcpspec-9.8.7-x86_64-unknown-linux-gnu";
+    let stage = out.path().join("stage");
+    std::fs::create_dir_all(stage.join(name)).unwrap();
+    std::fs::write(stage.join(name).join(inside), "binary").unwrap();
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(out.path().join(format!("{name}.tar.gz")))
+        .arg("-C")
+        .arg(&stage)
+        .arg(name)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::remove_dir_all(stage).unwrap();
+    out
+}
+
+#[test]
+fn container_sh_holds_the_dockerfile_to_pack_sh_and_a_pinned_base() {
+    let out = packed("mcpspec");
+    let (code, log) = container_sh(out.path(), &[]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("debian:12.8-slim: pinned") && log.contains("ADDs pack.sh's archive"), "{log}");
+    assert!(log.contains("holds mcpspec-9.8.7-x86_64-unknown-linux-gnu/mcpspec (version 9.8.7"), "{log}");
+    assert!(log.contains("checked the Dockerfile statically only"), "{log}");
+    // Demanded, a build that cannot happen fails.
+    let (code, log) = container_sh(out.path(), &[("CONTAINER_REQUIRED", Path::new("1"))]);
+    assert_eq!(code, Some(1), "{log}");
+
+    // What it refuses: an archive without the binary, a floating base, another archive name.
+    let (code, log) = container_sh(packed("README.md").path(), &[]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(log.contains("does not hold mcpspec-9.8.7-x86_64-unknown-linux-gnu/mcpspec"), "{log}");
+    let dockerfile =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("dist/Dockerfile")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, says) in [
+        ("ARG BASE=debian:12.8-slim", "ARG BASE=debian:bookworm-slim", "is not pinned"),
+        ("ARG BASE=debian:12.8-slim", "ARG BASE=debian:latest", "latest moves"),
+        ("ADD mcpspec-${VERSION}-${TARGET}.tar.gz", "ADD mcpspec-${TARGET}.tar.gz", "but pack.sh writes"),
+        ("/opt/mcpspec-${VERSION}-${TARGET}/mcpspec", "/opt/mcpspec/mcpspec", "but pack.sh's archive holds"),
+    ] {
+        assert!(dockerfile.contains(from), "the Dockerfile has no {from:?}");
+        let changed = dir.path().join("Dockerfile");
+        std::fs::write(&changed, dockerfile.replace(from, to)).unwrap();
+        let (code, log) = container_sh(out.path(), &[("DOCKERFILE", &changed)]);
+        assert_eq!(code, Some(1), "{to}: {log}");
+        assert!(log.contains(says), "{to}: {log}");
+    }
+}
