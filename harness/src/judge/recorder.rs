@@ -12,7 +12,7 @@ use mcpspec_protocol::{Direction, Revision};
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Flavor, HttpEvent};
 use mcpspec_reference::transport::http_server::HttpRecord;
 use mcpspec_schema::{SchemaSet, Validation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
@@ -41,11 +41,21 @@ const SHOWN_HEADERS: &[&str] = &["content-type", "mcp-session-id", "content-leng
 /// The `dir` of a wire-log line that is mcpspec's note, not a message.
 pub const NOTE: &str = "·";
 
+/// A transcript line's `dir`, read back from a report.
+fn transcript_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use mcpspec_protocol::wire::Direction;
+    crate::judge::verdict::one_of(
+        d,
+        &[Direction::ClientToServer.arrow(), Direction::ServerToClient.arrow(), NOTE],
+    )
+}
+
 /// One line of the wire log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TranscriptEntry {
     /// `→` client to server, `←` server to client, [`NOTE`] for a note of mcpspec's.
-    pub dir: &'static str,
+    #[serde(deserialize_with = "transcript_dir")]
+    pub dir: crate::judge::verdict::Word,
     /// The line number on the receiving side's stream, when it came from a byte stream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,

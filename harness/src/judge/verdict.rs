@@ -1,10 +1,10 @@
 //! Levels, verdicts and checks: the vocabulary of every result mcpspec reports.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The requirement level of a rule, as the spec words it (RFC 2119).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Level {
     MUST,
     SHOULD,
@@ -41,7 +41,7 @@ impl std::str::FromStr for Level {
 
 /// The verdict of a check or a scenario. Ordered by severity, so the verdict of a group is its
 /// maximum (with [`Verdict::Skipped`] below [`Verdict::Passed`]: one pass outweighs skips).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Not run: not applicable, or the implementation does not offer the feature.
@@ -79,7 +79,7 @@ impl fmt::Display for Verdict {
 }
 
 /// One judged requirement: what was expected, what was seen, and the clause it rests on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
     /// Stable id, e.g. `lifecycle/initialize-result` or `jsonrpc/response-id-matches-request`.
     pub id: String,
@@ -91,14 +91,14 @@ pub struct Check {
     pub expected: String,
     pub actual: String,
     /// The index, in its scenario's transcript, of the message that broke the rule (wire rules).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<usize>,
     /// Listed in the baseline: a failure expected (`--expected-failures`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
     /// The ids of the clauses of the entry's revision that name this check in the clause
     /// inventory ([`crate::judge::clauses`]); filled in by the report.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clauses: Vec<String>,
 }
 
@@ -129,4 +129,25 @@ impl Check {
     pub fn broken(&self) -> bool {
         matches!(self.verdict, Verdict::Failed | Verdict::Warning)
     }
+}
+
+/// A word of a fixed vocabulary (a transport, an era, an arrow) that reports hold. Named so
+/// that serde reads it with [`one_of`] rather than borrowing it from the input, which a
+/// `&'static str` written out would make it try (and no owned JSON can lend for `'static`).
+pub type Word = &'static str;
+
+/// Reads back a word a report was written with from a fixed vocabulary (`known`): the
+/// report's types hold such words as `&'static str`, which owned JSON cannot lend, so a word is
+/// matched to its constant (`mcpspec merge` reads shards' reports). Any other word is an error
+/// naming it and what was expected.
+pub fn one_of<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    known: &[&'static str],
+) -> Result<&'static str, D::Error> {
+    let word = String::deserialize(d)?;
+    known
+        .iter()
+        .find(|k| **k == word)
+        .copied()
+        .ok_or_else(|| serde::de::Error::custom(format!("{word:?} is not one of {}", known.join(", "))))
 }

@@ -178,6 +178,9 @@ fn split_check(id: &str) -> (&str, Option<&str>) {
 #[derive(Debug, Clone)]
 pub struct Baseline {
     pub path: PathBuf,
+    /// The SHA-256 of the file's text, hex: shards of one run must have read the same file
+    /// (`mcpspec merge` reads it again, and checks it is still that file).
+    pub sha256: String,
     pub server: Vec<Entry>,
     pub client: Vec<Entry>,
     pub authorization_server: Vec<Entry>,
@@ -230,8 +233,14 @@ impl Baseline {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
+        let sha256 = ring::digest::digest(&ring::digest::SHA256, text.as_bytes())
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok(Baseline {
             path: path.to_owned(),
+            sha256,
             server: entries("server", file.server)?,
             client: entries("client", file.client)?,
             authorization_server: entries("authorization-server", file.authorization_server)?,
@@ -243,6 +252,19 @@ impl Baseline {
     /// entry that matched no failure, and that passed, fails as stale. `strict`: warnings fail
     /// (they have already been turned into failures).
     pub fn apply(&self, role: &str, scenarios: &mut [ScenarioReport], strict: bool) -> Outcome {
+        self.judge(role, scenarios, strict, true)
+    }
+
+    /// [`Baseline::apply`] for one shard of a run (`--shard`): no entry is judged stale, for
+    /// one that matched no failure here may match one in another shard. Such entries are
+    /// listed as unexercised; `mcpspec merge` judges them over every shard's scenarios.
+    pub fn apply_in_shard(&self, role: &str, scenarios: &mut [ScenarioReport], strict: bool) -> Outcome {
+        self.judge(role, scenarios, strict, false)
+    }
+
+    /// Judges by the baseline; `stale`: whether entries that matched no failure but named a
+    /// scenario that ran are stale (a whole run) or undecided (a shard).
+    fn judge(&self, role: &str, scenarios: &mut [ScenarioReport], strict: bool, stale: bool) -> Outcome {
         let entries = match role {
             "client" => &self.client,
             "authorization-server" => &self.authorization_server,
@@ -289,7 +311,7 @@ impl Baseline {
                 continue;
             }
             let mut ran = scenarios.iter_mut().filter(|s| s.ran() && entry.names(s)).peekable();
-            if ran.peek().is_none() || entry.intermittent {
+            if ran.peek().is_none() || entry.intermittent || !stale {
                 outcome.unexercised.push(entry.text.clone());
                 continue;
             }

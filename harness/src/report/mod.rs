@@ -2,7 +2,8 @@
 //! verdict per revision, and a summary. The console shows it line by line as scenarios finish;
 //! `--report-dir` writes it in every format, each from the same [`Report`]: `report.json` (the
 //! contract, its schema in `harness/report.schema.json`), `junit.xml`, `report.html`,
-//! `summary.md` and `badge.json` (a shields.io endpoint badge).
+//! `summary.md` and `badge.json` (a shields.io endpoint badge). A run split over machines
+//! (`--shard I/N`, [`shard`]) is made one report again by [`merge`].
 
 pub mod badge;
 pub mod console;
@@ -11,10 +12,12 @@ pub mod junit;
 pub mod markdown;
 
 pub mod baseline;
+pub mod merge;
 pub mod redact;
 pub mod results;
 pub mod run;
 pub mod scenario;
+pub mod shard;
 
 pub use results::Results;
 pub use run::{exit, Certification, Conformance, Policy, Report, RunInfo, ScenarioSet, Selection, Summary};

@@ -4,7 +4,7 @@
 use super::redact::Redactor;
 use super::scenario::ScenarioReport;
 use crate::judge::verdict::{Level, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// Exit codes of `mcpspec server` (and every certifying command).
@@ -76,7 +76,7 @@ pub struct ToolInfo {
 }
 
 /// Which scenarios a run was made of.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioSet {
     /// `built-in`, or the folder of `--scenarios`.
     pub source: String,
@@ -86,7 +86,7 @@ pub struct ScenarioSet {
 }
 
 /// `--scenario GLOB` and `--tag TAG`: a part of the suite. Empty lists select everything.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Selection {
     pub scenario: Vec<String>,
     pub tag: Vec<String>,
@@ -146,7 +146,13 @@ pub struct Policy<'a> {
     pub baseline: Option<&'a crate::report::baseline::Baseline>,
     /// SHOULD failures fail.
     pub strict: bool,
+    /// The run is one shard of a run (`--shard`): the baseline judges no entry stale
+    /// ([`crate::report::baseline::Baseline::apply_in_shard`]).
+    pub shard: bool,
 }
+
+/// The reason a SHOULD failure gets under `--strict` when it has none of its own.
+pub const STRICT_REASON: &str = "--strict: a broken SHOULD fails";
 
 /// What the run was: whom it judged, how, and when.
 pub struct RunInfo {
@@ -194,6 +200,9 @@ pub struct Report {
     /// scenarios that finished before it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<&'static str>,
+    /// The shard of a run this report holds (`--shard I/N`), for `mcpspec merge`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::report::shard::ShardInfo>,
 }
 
 impl Report {
@@ -207,10 +216,13 @@ impl Report {
         if policy.strict {
             for s in scenarios.iter_mut().filter(|s| s.verdict == Verdict::Warning) {
                 s.verdict = Verdict::Failed;
-                s.reason.get_or_insert_with(|| "--strict: a broken SHOULD fails".to_owned());
+                s.reason.get_or_insert_with(|| STRICT_REASON.to_owned());
             }
         }
-        let baseline = policy.baseline.map(|b| b.apply(info.role, &mut scenarios, policy.strict));
+        let baseline = policy.baseline.map(|b| match policy.shard {
+            true => b.apply_in_shard(info.role, &mut scenarios, policy.strict),
+            false => b.apply(info.role, &mut scenarios, policy.strict),
+        });
         let mut summary = Summary::of(&scenarios);
         summary.stale = baseline.as_ref().map_or(0, |b| b.stale.len());
         Report {
@@ -228,6 +240,7 @@ impl Report {
             duration_ms: info.duration_ms,
             not_tested: info.not_tested,
             interrupted: info.interrupted,
+            shard: None,
         }
     }
 

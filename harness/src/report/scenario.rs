@@ -1,8 +1,8 @@
 //! One scenario run at one revision, as every report format shows it.
 
 use crate::judge::recorder::TranscriptEntry;
-use crate::judge::verdict::{Check, Level, Verdict};
-use serde::Serialize;
+use crate::judge::verdict::{Check, Level, Verdict, Word};
+use serde::{Deserialize, Serialize};
 
 /// The tag of the scenarios about version negotiation itself, which run also at a revision the
 /// server counter-offered (what it answers with is evidence of what it speaks) and so never
@@ -10,7 +10,7 @@ use serde::Serialize;
 pub const NEGOTIATION_TAG: &str = "negotiation";
 
 /// One scenario run at one revision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioReport {
     /// Stable id from the scenario's `@id:` tag; outline examples append `[values]`.
     pub id: String,
@@ -19,10 +19,12 @@ pub struct ScenarioReport {
     pub feature: String,
     pub revision: String,
     /// `stdio`, `http` (Streamable HTTP) or `sse` (HTTP+SSE): the transport it ran over.
-    pub transport: &'static str,
+    #[serde(deserialize_with = "transport")]
+    pub transport: Word,
     /// `legacy` (the initialize handshake, 2024-11-05 … 2025-11-25) or `modern` (stateless,
     /// 2026-07-28 on): the era the verdict belongs to (`basic/versioning.mdx#terminology`).
-    pub era: &'static str,
+    #[serde(deserialize_with = "era")]
+    pub era: Word,
     pub level: Level,
     pub spec: String,
     /// The tags of the scenario and its feature, without `@` (what `--tag` selects by).
@@ -54,6 +56,18 @@ pub struct ScenarioReport {
     pub order: (usize, usize, usize),
 }
 
+/// The transports a scenario runs over, as reports name them.
+pub const TRANSPORTS: [&str; 3] = ["stdio", "http", "sse"];
+
+fn transport<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    crate::judge::verdict::one_of(d, &TRANSPORTS)
+}
+
+fn era<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use mcpspec_protocol::Era;
+    crate::judge::verdict::one_of(d, &[Era::Legacy.name(), Era::Modern.name()])
+}
+
 impl ScenarioReport {
     /// The verdict of a scenario from its checks: an error reason wins, a scenario that
     /// exercised no check is an error (never a pass), otherwise the worst check decides.
@@ -76,14 +90,14 @@ impl ScenarioReport {
 }
 
 /// The baseline's word on a scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BaselineMark {
     pub status: BaselineStatus,
     /// The entries that matched, as the baseline file words them.
     pub entries: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BaselineStatus {
     /// Every broken check is listed: the failure is known.

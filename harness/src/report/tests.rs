@@ -67,7 +67,7 @@ pub(crate) fn scenario(id: &str, revision: &str, checks: Vec<Check>) -> Scenario
     }
 }
 
-fn info(revisions: &[&str]) -> RunInfo {
+pub(crate) fn info(revisions: &[&str]) -> RunInfo {
     RunInfo {
         role: "server",
         command: "node server.js --token=abc123".to_owned(),
@@ -122,7 +122,7 @@ fn every_verdict() -> Report {
     let mut report = Report::new(
         info(&["2025-06-18", "2024-11-05"]),
         scenarios,
-        &Policy { baseline: Some(&baseline), strict: false },
+        &Policy { baseline: Some(&baseline), strict: false, shard: false },
     );
     report.redact(&crate::report::redact::Redactor::new([("MY_TOKEN", "abc123")], []));
     report
@@ -160,7 +160,8 @@ fn conformance_of_one_revision() {
     use Verdict::*;
     let verdict = |checks: Vec<Vec<Check>>, strict: bool| {
         let scenarios: Vec<_> = checks.into_iter().map(|c| scenario("s", "2025-06-18", c)).collect();
-        let report = Report::new(info(&["2025-06-18"]), scenarios, &Policy { baseline: None, strict });
+        let report =
+            Report::new(info(&["2025-06-18"]), scenarios, &Policy { baseline: None, strict, shard: false });
         (report.certification[0].verdict, report.exit_code())
     };
     let pass = || check("a", MUST, Passed);

@@ -11,11 +11,11 @@ use clap::Parser as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let command = cli::Cli::parse().into_command();
     // The fuzzer's work is a pipe ping-pong with its children: on one thread, a frame read
     // from a child reaches the window that waits for it without a wakeup across threads
     // (which cost more than the work itself). The children run on the other cores.
-    let runtime = if cli.command.single_threaded() {
+    let runtime = if command.single_threaded() {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
         tokio::runtime::Runtime::new()
@@ -28,13 +28,13 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        if cli.command.handles_signals() {
+        if command.handles_signals() {
             // These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process
             // they started and write the reports of what ran.
-            return cli::run(cli).await;
+            return cli::run(command).await;
         }
         tokio::select! {
-            code = cli::run(cli) => code,
+            code = cli::run(command) => code,
             _ = tokio::signal::ctrl_c() => {
                 // Dropping the run ends every session; each kills its process group.
                 eprintln!("mcpspec: interrupted");

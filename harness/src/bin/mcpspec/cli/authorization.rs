@@ -216,7 +216,10 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
         not_tested: run.not_tested,
         interrupted: stop.map(|s| s.name()),
     };
-    let report =
-        Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    let report = Report::new(
+        info,
+        run.scenarios,
+        &Policy { baseline: baseline.as_ref(), strict: args.strict, shard: false },
+    );
     report_and_exit(report, args.report_dir.as_deref(), args.quiet, started, stop)
 }

@@ -6,6 +6,7 @@ use super::{parse_header, parse_revision, parse_seconds, schema_set, signals, Se
 use crate::suite;
 use anyhow::Context as _;
 use clap::Args;
+use mcpspec::report::shard::{Shard, ShardInfo};
 use mcpspec::report::{Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::server::auth::{self, AuthSetup};
 use mcpspec::session::target::{Detection, Target};
@@ -115,6 +116,11 @@ pub struct CertifyArgs {
     /// variables. Without it CMD is run directly, never by a shell.
     #[arg(long)]
     pub shell: bool,
+    /// Run shard I of N of the scenario runs (e.g. `2/3`, one job of a CI matrix): each run, a
+    /// scenario at a revision, falls in one shard by its id and revision alone. `mcpspec merge`
+    /// makes the shards' report directories one report, certified as one run.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
     /// The implementation's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -153,6 +159,10 @@ const CLIENT_JOBS: usize = 16;
 /// 34 s at 32 and 38 s at 64; the Python SDK server's in 89 s at 16 and 75 s at 32, with the
 /// same verdicts at every value.
 const SERVER_JOBS: usize = 32;
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse()
+}
 
 /// Runs a certification; returns the exit code (a usage error: 2).
 pub async fn run(role: Role, args: CertifyArgs) -> u8 {
@@ -203,8 +213,11 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         not_tested: run.not_tested,
         interrupted: stop.map(|s| s.name()),
     };
-    let report =
-        Report::new(info, run.scenarios, &Policy { baseline: baseline.as_ref(), strict: args.strict });
+    let policy = Policy { baseline: baseline.as_ref(), strict: args.strict, shard: args.shard.is_some() };
+    let mut report = Report::new(info, run.scenarios, &policy);
+    if let Some(shard) = args.shard {
+        ShardInfo::stamp(&mut report, shard, args.strict, baseline.as_ref());
+    }
     report_and_exit(report, args.report_dir.as_deref(), args.quiet, started, stop)
 }
 
@@ -296,7 +309,11 @@ async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
         None => None,
     };
     let selection = mcpspec::report::Selection { scenario: args.scenario.clone(), tag: args.tag.clone() };
-    let filter = suite::plan::Filter::new(selection.clone()).map_err(UsageError)?;
+    let mut filter = suite::plan::Filter::new(selection.clone()).map_err(UsageError)?;
+    filter.shard = args.shard;
+    if args.shard.is_some() && args.report_dir.is_none() {
+        eprintln!("mcpspec: --shard without --report-dir: this shard's report is not written, so no merge can use it");
+    }
     // The official files (or any others) on request; otherwise mcpspec's own schemas.
     let schemas = Some(schema_set(args.schema_dir.as_ref()).map_err(UsageError)?);
     let timeout = Duration::from_secs_f64(args.timeout);

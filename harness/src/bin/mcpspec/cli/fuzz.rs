@@ -246,7 +246,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     };
     let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
-    let policy = Policy { baseline: baseline.as_ref(), strict: false };
+    let policy = Policy { baseline: baseline.as_ref(), strict: false, shard: false };
     let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
     report.redact(&mcpspec::report::redact::run());
     if let Some(dir) = &args.report_dir {

@@ -4,8 +4,11 @@
 
 pub mod authorization;
 pub mod certify;
+pub mod config;
 pub mod fuzz;
+pub mod init;
 pub mod list;
+pub mod merge;
 pub mod reference;
 pub mod signals;
 pub mod validate;
@@ -18,15 +21,36 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Conformance test suite and protocol fuzzer for the Model Context Protocol.
+///
+/// Without a command: `mcpspec run`, which certifies the implementations mcpspec.toml lists.
 #[derive(Parser)]
 #[command(name = "mcpspec", version, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The command to run: the one given, else `mcpspec run`.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or_else(|| Command::Run(config::RunArgs::default()))
+    }
 }
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// Certify each implementation the config file lists (mcpspec.toml, or --config FILE):
+    /// `mcpspec run [--only NAME]... [FLAGS...]`, the flags overriding the file's.
+    ///
+    /// Each implementation is certified as `mcpspec server` or `mcpspec client` would certify it
+    /// with the flags its keys name. The exit code is the worst of theirs.
+    Run(config::RunArgs),
+    /// Write mcpspec.toml (and .github/workflows/mcpspec.yml) for the implementation in the
+    /// current directory, detected from package.json, pyproject.toml or Cargo.toml.
+    ///
+    /// Asks on stdin only for what it cannot detect; with --yes (or without a terminal) takes
+    /// the defaults and says what it assumed. Never overwrites a file without --force.
+    Init(init::InitArgs),
     /// Certify an MCP server: `mcpspec server -- CMD [ARGS...]` (stdio), `mcpspec server --url
     /// URL` (HTTP), or `mcpspec server --transport http -- CMD` (a command serving HTTP on
     /// `{port}`).
@@ -66,6 +90,12 @@ pub enum Command {
     Validate(validate::ValidateArgs),
     /// List every scenario and wire rule: level, revisions, transports, tags and clause.
     List(list::ListArgs),
+    /// Merge the report directories of a run's shards (`--shard I/N`) into one report, in every
+    /// format: `mcpspec merge DIR... --report-dir OUT`.
+    ///
+    /// The certification, the baseline (stale entries are judged over every shard) and the exit
+    /// code are those of the run on one machine. Shards of different runs are refused.
+    Merge(merge::MergeArgs),
     /// Run mcpspec's reference implementation.
     Reference {
         #[command(subcommand)]
@@ -84,13 +114,22 @@ impl Command {
     /// These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process they
     /// started and write the reports of what ran.
     pub fn handles_signals(&self) -> bool {
-        matches!(self, Command::Fuzz(_) | Command::Server(_) | Command::Client(_) | Command::Authorization(_))
+        matches!(
+            self,
+            Command::Fuzz(_)
+                | Command::Server(_)
+                | Command::Client(_)
+                | Command::Authorization(_)
+                | Command::Run(_)
+        )
     }
 }
 
 /// Runs the command; returns its exit code.
-pub async fn run(cli: Cli) -> u8 {
-    match cli.command {
+pub async fn run(command: Command) -> u8 {
+    match command {
+        Command::Run(args) => config::run(args).await,
+        Command::Init(args) => init::run(args),
         Command::Server(args) => certify::run(certify::Role::Server, args).await,
         Command::Client(args) => certify::run(certify::Role::Client, args).await,
         Command::Authorization(args) => authorization::run(args).await,
@@ -98,6 +137,7 @@ pub async fn run(cli: Cli) -> u8 {
         Command::Reference { role } => reference::run(role).await,
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Fuzz(args) => fuzz::fuzz(args).await,
         Command::Replay(args) => fuzz::replay(args).await,
     }

@@ -23,6 +23,11 @@ impl Stop {
         }
     }
 
+    /// The signal a report names (`SIGINT`, …), as [`Stop::name`] writes it.
+    pub fn named(name: &str) -> Option<Stop> {
+        [Stop::Interrupt, Stop::Terminate, Stop::Hangup].into_iter().find(|s| s.name() == name)
+    }
+
     /// The exit code of a process ended by this signal, as shells report it (128 + its number).
     pub fn exit_code(self) -> u8 {
         match self {

@@ -169,11 +169,13 @@ pub fn transport_carries(transport: &str, revision: Revision) -> Option<&'static
 
 /// `--scenario GLOB` and `--tag TAG`, ready to match: a scenario runs when its id (or the id
 /// of its outline, without `[values]`) matches one of the globs, and it or its feature carries
-/// one of the tags; an empty list does not narrow.
+/// one of the tags; an empty list does not narrow. With `--shard I/N`, of what they select, a
+/// run (scenario and revision) runs only in the shard its id and revision fall in.
 #[derive(Clone)]
 pub struct Filter {
     pub asked: mcpspec::report::Selection,
     globs: globset::GlobSet,
+    pub shard: Option<mcpspec::report::shard::Shard>,
 }
 
 impl Filter {
@@ -183,7 +185,12 @@ impl Filter {
             globs.add(globset::Glob::new(g).map_err(|e| format!("--scenario {g:?}: {e}"))?);
         }
         let globs = globs.build().map_err(|e| format!("--scenario: {e}"))?;
-        Ok(Filter { asked, globs })
+        Ok(Filter { asked, globs, shard: None })
+    }
+
+    /// Whether the run of `plan` at `revision` is this run's: selected, and in its shard.
+    pub fn runs(&self, plan: &ScenarioPlan, revision: mcpspec_protocol::Revision) -> bool {
+        self.selects(plan) && self.shard.is_none_or(|s| s.holds(&plan.id, revision.as_str()))
     }
 
     pub fn selects(&self, plan: &ScenarioPlan) -> bool {

@@ -220,7 +220,7 @@ fn plan(
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
-                .filter(|(_, p)| ctx.selection.selects(p))
+                .filter(|(_, p)| ctx.selection.runs(p, *revision))
                 .map(|(s, p)| {
                     let run = ScenarioRun {
                         plan: p.clone(),
