@@ -11,11 +11,13 @@ pub mod junit;
 pub mod markdown;
 
 pub mod baseline;
+pub mod cost;
 pub mod redact;
 pub mod results;
 pub mod run;
 pub mod scenario;
 
+pub use cost::Cost;
 pub use results::Results;
 pub use run::{exit, Certification, Conformance, Policy, Report, RunInfo, ScenarioSet, Selection, Summary};
 pub use scenario::{BaselineMark, BaselineStatus, ScenarioReport};

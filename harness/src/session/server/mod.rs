@@ -171,7 +171,11 @@ impl ServerSession {
         schemas: Option<Arc<SchemaSet>>,
     ) -> Result<ServerSession, StartError> {
         let link = match target {
-            Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
+            Target::Stdio(command) => {
+                let child = ChildTransport::spawn(command, options)?;
+                crate::session::starts::count_start();
+                Link::Stdio(child)
+            }
             Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
             Target::AuthorizationServer(t) => {
                 return Err(StartError::NotAServer(format!("{} (an authorization server)", t.issuer)))
