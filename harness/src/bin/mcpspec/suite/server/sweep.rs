@@ -402,9 +402,10 @@ fn choose(n: usize, budget: usize) -> Vec<bool> {
 /// ([`choose`]), and those left out are listed as one entry that says how they were chosen.
 ///
 /// Each request gets `--timeout` to be answered, counted from when it was sent or from the last
-/// answer to any request of the batch, whichever is later: a server that works through requests
-/// one at a time gets as long for each as when the sweep sent them one by one, and a request
-/// still unanswered then is cancelled (`notifications/cancelled`) and listed as inconclusive.
+/// answer to (or cancellation of) any request of the batch, whichever is later: a server that
+/// works through requests one at a time gets as long for each as when the sweep sent them one by
+/// one, and a request still unanswered then is cancelled (`notifications/cancelled`) and listed
+/// as inconclusive, one at a time.
 /// What the server asks of the client meanwhile is answered by the persona whatever the session
 /// waits for; the report ties it to its request ([`attribute`]).
 async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
@@ -505,10 +506,21 @@ async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
                 outcomes[at] = Some(answered(&response, f));
             }
             Err(WaitError::Timeout(_)) => {
+                // Only the request due first is given up on; the others get a fresh --timeout,
+                // as the next request did when they were sent one by one. A server stalled for
+                // a while (a starved machine) then costs at most as many requests as before,
+                // never all those in flight at once.
                 let now = Instant::now();
-                let (late, on_time): (Vec<InFlight>, Vec<InFlight>) =
-                    flight.into_iter().partition(|f| f.due(last_answer, within) <= now);
-                flight = on_time;
+                let first = flight
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.due(last_answer, within) <= now)
+                    .min_by_key(|(_, f)| f.due(last_answer, within))
+                    .map(|(i, _)| i);
+                let late: Vec<InFlight> = first.map(|i| flight.remove(i)).into_iter().collect();
+                if !late.is_empty() {
+                    last_answer = now;
+                }
                 for f in late {
                     let cancel = Message::notification(
                         "notifications/cancelled",
