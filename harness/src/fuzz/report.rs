@@ -84,6 +84,12 @@ pub fn report(
         scenario_set: None,
         not_tested: None,
         interrupted: None,
+        // The campaign's processes are all the target's (every one ended by now).
+        cost: crate::report::Cost::measure(
+            result.elapsed,
+            result.starts,
+            crate::report::cost::Implementation::Children,
+        ),
     };
     Report::new(info, scenarios, policy)
 }

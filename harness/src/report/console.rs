@@ -165,8 +165,8 @@ pub fn console_digest(report: &Report) -> String {
     out
 }
 
-/// What the console shows once every scenario has: the certification of each revision, and
-/// what the baseline made of its entries.
+/// What the console shows once every scenario has: the certification of each revision, what
+/// the baseline made of its entries, and what the run cost.
 pub fn console_footer(report: &Report) -> String {
     let mut out = format!(
         "mcpspec {} certified the {} {} over {}, started {}",
@@ -209,6 +209,7 @@ pub fn console_footer(report: &Report) -> String {
             let _ = writeln!(out, "  unexercised: {entry} matched nothing that ran");
         }
     }
+    let _ = writeln!(out, "{}", report.cost.line());
     out
 }
 

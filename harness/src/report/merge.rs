@@ -70,6 +70,8 @@ struct ShardReport {
     interrupted: Option<String>,
     #[serde(default)]
     shard: Option<ShardInfo>,
+    #[serde(default)]
+    cost: Option<super::Cost>,
 }
 
 #[derive(Deserialize)]
@@ -210,6 +212,8 @@ fn merge(shards: Vec<(PathBuf, ShardReport)>) -> Result<Merged, MergeError> {
         scenario_set,
         not_tested,
         interrupted: interrupted.flatten(),
+        // What the shards cost together (a shard written before costs were kept counts none).
+        cost: super::Cost::summed(shards.iter().filter_map(|(_, r)| r.cost.as_ref())),
     };
     let (strict, baseline) = (infos[0].strict, infos[0].baseline.clone());
 

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 
 pub mod baseline;
+pub mod cost;
 pub mod merge;
 pub mod redact;
 pub mod results;
@@ -19,6 +20,7 @@ pub mod run;
 pub mod scenario;
 pub mod shard;
 
+pub use cost::Cost;
 pub use results::Results;
 pub use run::{exit, Certification, Conformance, Policy, Report, RunInfo, ScenarioSet, Selection, Summary};
 pub use scenario::{BaselineMark, BaselineStatus, ScenarioReport};

@@ -170,6 +170,8 @@ pub struct RunInfo {
     pub not_tested: Option<String>,
     /// The signal that stopped the run.
     pub interrupted: Option<&'static str>,
+    /// What the run cost (measured at its end: [`crate::report::Cost::measure`]).
+    pub cost: crate::report::Cost,
 }
 
 /// A whole run.
@@ -193,6 +195,8 @@ pub struct Report {
     pub baseline: Option<crate::report::baseline::Outcome>,
     pub scenarios: Vec<ScenarioReport>,
     pub duration_ms: u64,
+    /// What the run cost: wall time, processes started, CPU of mcpspec and the implementation.
+    pub cost: crate::report::Cost,
     /// Why no revision could be tested, when none could: the run then has no verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_tested: Option<String>,
@@ -238,6 +242,7 @@ impl Report {
             baseline,
             scenarios,
             duration_ms: info.duration_ms,
+            cost: info.cost,
             not_tested: info.not_tested,
             interrupted: info.interrupted,
             shard: None,

@@ -82,6 +82,7 @@ pub(crate) fn info(revisions: &[&str]) -> RunInfo {
         }),
         not_tested: None,
         interrupted: None,
+        cost: Cost::new(1234, 7, 310, Some(2_100), None),
     }
 }
 

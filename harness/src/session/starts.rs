@@ -4,7 +4,8 @@
 //! implementation. So many scenarios may run at once (`-j`) while their starts take turns, a few
 //! per core, and a start is not slowed by a crowd of others into looking like an implementation
 //! that never answers (or never connects). The time spent waiting for a turn is not charged to
-//! the implementation: its timeouts start once it is spawned.
+//! the implementation: its timeouts start once it is spawned. Every start is counted
+//! ([`started`]), for the run's cost.
 
 /// Implementations that may be starting at once, per core: a start is not all CPU (an
 /// interpreter reads its files, a relay is exec'd), so a core takes two at a time.
@@ -20,4 +21,18 @@ pub async fn turn() -> Option<StartTurn> {
     static TURNS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     TURNS.get_or_init(|| tokio::sync::Semaphore::new(TURNS_PER_CORE * cores)).acquire().await.ok()
+}
+
+/// Processes of the implementation under test started in this run (mcpspec runs one
+/// certification per process).
+static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts a process of the implementation under test, once it is spawned.
+pub fn count_start() {
+    STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many processes of the implementation under test this run has started.
+pub fn started() -> u64 {
+    STARTED.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -157,6 +157,7 @@ impl ServedProcess {
         // Its stdout is a log (a line per request, for many web frameworks), never messages.
         let options = ChildOptions { stdout: StdoutUse::Log, ..options };
         let mut child = ChildTransport::spawn(&spec, options).map_err(|e| e.to_string())?;
+        crate::session::starts::count_start();
         let deadline = Instant::now() + within;
         loop {
             if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {

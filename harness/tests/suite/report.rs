@@ -38,7 +38,46 @@ fn report_json_shape() {
         ".scenarios[].transcript[].at_ms" => "[ms]",
         ".mcpspec.version" => "[version]",
         ".scenarios[].duration_ms" => "[ms]",
+        ".cost.wall_ms" => "[ms]",
+        ".cost.starts" => "[n]",
+        ".cost.mcpspec_cpu_ms" => "[ms]",
+        ".cost.implementation_cpu_ms" => "[ms]",
+        ".cost.implementation_cpu_per_start_ms" => "[ms]",
     });
+    // What the redactions hide: the figures a run over stdio measures.
+    let cost = &report["cost"];
+    assert!(cost["starts"].as_u64().is_some_and(|n| n >= 1), "{cost}");
+    assert!(cost["implementation_cpu_ms"].as_u64().is_some_and(|ms| ms > 0), "{cost}");
+    assert!(cost["mcpspec_cpu_ms"].as_u64().is_some_and(|ms| ms > 0), "{cost}");
+    assert!(cost.get("implementation_cpu_unknown").is_none(), "{cost}");
+    let line = format!(
+        "cost: {:.1} s wall, {} process",
+        cost["wall_ms"].as_u64().unwrap() as f64 / 1000.0,
+        cost["starts"]
+    );
+    assert!(run.stdout.contains(&line), "the console's closing lines say the cost: {}", run.stdout);
+}
+
+/// A server given by URL runs outside mcpspec: its CPU is unknown, and the report says so
+/// rather than 0.
+#[test]
+fn the_cpu_of_a_server_at_a_url_is_unknown() {
+    let server = ServedReference::start(&[]);
+    let args = ["server", "--url", &server.url, "--revision", "2025-06-18", "--scenarios", SCENARIOS];
+    let run = run(&args, true, Duration::from_secs(120));
+    let report = run.report.as_ref().unwrap_or_else(|| panic!("{}", run.describe()));
+    let cost = &report["cost"];
+    assert!(
+        cost["implementation_cpu_ms"].is_null() && cost["implementation_cpu_per_start_ms"].is_null(),
+        "{cost}"
+    );
+    assert_eq!(cost["starts"], 0, "{cost}");
+    assert_eq!(cost["implementation_cpu_unknown"], "the server at the URL runs outside mcpspec");
+    assert!(
+        run.stdout.contains("the implementation unknown (the server at the URL runs outside mcpspec)"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// `mcpspec server --report-dir` with a fault at one revision, over the lifecycle scenarios:

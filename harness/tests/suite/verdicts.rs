@@ -209,6 +209,48 @@ fn the_sweep_catches_roots_asked_through_a_tool_of_a_client_without_roots() {
     );
 }
 
+/// The sweep's calls run a few at once (issue #31): eight tools that take 1.5 s each cost a
+/// sweep scenario about one of them, not 12 s, and every call is still answered and listed.
+#[test]
+fn the_sweep_calls_tools_concurrently() {
+    let args = [
+        "server",
+        "--revision",
+        "2025-06-18",
+        "--timeout",
+        "5",
+        "--scenario",
+        "sweep/tools",
+        "--",
+        MCPSPEC,
+        "reference",
+        "server",
+        "--catalogue",
+        "8",
+        "--tool-delay-ms",
+        "1500",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let report = run.report.as_ref().unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 4, "{}", run.describe());
+    for s in scenarios {
+        assert_eq!(s["verdict"], "passed", "{s:#}");
+        let grown: Vec<&serde_json::Value> = s["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["expected"].as_str().is_some_and(|e| e.contains("tools/call bulk_tool_")))
+            .collect();
+        assert_eq!(grown.len(), 8, "every grown tool called and listed: {s:#}");
+        assert!(grown.iter().all(|c| c["verdict"] == "passed"), "{s:#}");
+        // One by one the grown tools alone take 8 x 1.5 s.
+        let ms = s["duration_ms"].as_u64().unwrap();
+        assert!(ms < 8_000, "{} took {ms} ms: the calls did not overlap", s["id"]);
+    }
+}
+
 /// `fault` breaks `check` in the sweep scenario `persona` (and nowhere but the sweep); without
 /// the sweep the run passes.
 fn assert_only_the_sweep_catches(fault: &str, check: &str, persona: &str) {

@@ -697,7 +697,9 @@ fn spawn_client(
     spec.env.extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
     let mut options = options;
     options.shutdown_grace = options.shutdown_grace.min(Duration::from_millis(500));
-    Ok((ChildTransport::spawn(&spec, options.clone())?, options))
+    let child = ChildTransport::spawn(&spec, options.clone())?;
+    crate::session::starts::count_start();
+    Ok((child, options))
 }
 
 /// Waits at most `within` for the client's first contact (`contact`: its relay connecting, or

@@ -95,6 +95,7 @@ impl ServerSession {
         let event = http.transport.recv(left).await?;
         match &event {
             HttpEvent::Message { n, frame, .. } => {
+                self.read_from = Some(*n);
                 // `basic/transports.mdx`: input the server does not accept gets an HTTP error
                 // status, whose body MAY be a JSON-RPC error without an id. That error answers
                 // the POST, not a message: kept aside, it answers the requests the POST carried

@@ -134,6 +134,11 @@ pub struct ServerSession {
     pub notifications: Vec<Message>,
     /// Requests the server sent (answered by the persona).
     pub server_requests: Vec<Request>,
+    /// For each of [`Self::server_requests`], the client request the transport says it was
+    /// sent for: over Streamable HTTP, the one request of the POST whose response stream
+    /// carried it (`basic/transports.mdx`: a server's requests on that stream relate to the
+    /// client's request); `None` over stdio, on the GET stream, or for a POST of several.
+    pub server_requests_for: Vec<Option<RequestId>>,
     /// The `InputRequiredResult`s the server answered with, in the modern era (each
     /// answered by the persona and retried: [`ServerSession::complete_input`]).
     pub input_required: Vec<Value>,
@@ -148,6 +153,8 @@ pub struct ServerSession {
     /// What the server has written so far, by kind: what a session that never started was
     /// given instead ([`crate::bounds`]).
     heard: Heard,
+    /// Over HTTP: the exchange whose body carried the last frame read.
+    read_from: Option<u64>,
 }
 
 /// What a server has written on a session, counted by kind.
@@ -171,7 +178,11 @@ impl ServerSession {
         schemas: Option<Arc<SchemaSet>>,
     ) -> Result<ServerSession, StartError> {
         let link = match target {
-            Target::Stdio(command) => Link::Stdio(ChildTransport::spawn(command, options)?),
+            Target::Stdio(command) => {
+                let child = ChildTransport::spawn(command, options)?;
+                crate::session::starts::count_start();
+                Link::Stdio(child)
+            }
             Target::ClientOverHttp(command, _) => return Err(StartError::NotAServer(command.display())),
             Target::AuthorizationServer(t) => {
                 return Err(StartError::NotAServer(format!("{} (an authorization server)", t.issuer)))
@@ -189,12 +200,14 @@ impl ServerSession {
             next_id: 1,
             notifications: Vec::new(),
             server_requests: Vec::new(),
+            server_requests_for: Vec::new(),
             input_required: Vec::new(),
             early: Vec::new(),
             shutdown: None,
             footprint: Footprint::default(),
             barriers: Vec::new(),
             heard: Heard::default(),
+            read_from: None,
         })
     }
 
@@ -265,6 +278,7 @@ impl ServerSession {
         self.recorder.begin_segment(note);
         self.notifications.clear();
         self.server_requests.clear();
+        self.server_requests_for.clear();
         self.input_required.clear();
         self.early.clear();
         self.footprint.handed_over();
@@ -481,6 +495,17 @@ impl ServerSession {
         }
     }
 
+    /// Waits for the answer to any of the requests `ids` (several in flight at once); returns
+    /// which one it answered, and the answer.
+    pub async fn wait_any(
+        &mut self,
+        ids: &[RequestId],
+        within: Duration,
+    ) -> Result<(usize, Response), WaitError> {
+        let targets: Vec<(Option<&RequestId>, bool)> = ids.iter().map(|id| (Some(id), false)).collect();
+        self.wait_first(&targets, within).await
+    }
+
     /// Waits for the first answer to one of `targets` (an id, and whether an error without an
     /// id counts); returns which target it answered.
     async fn wait_first(
@@ -552,6 +577,9 @@ impl ServerSession {
                 let answer = self.persona.answer(&r);
                 if self.server_requests.len() < KEPT_MESSAGES {
                     self.server_requests.push(r);
+                    let carried = self.read_from.and_then(|n| self.recorder.exchange(n));
+                    let one = carried.filter(|x| x.requests.len() == 1).map(|x| x.requests[0].clone());
+                    self.server_requests_for.push(one);
                 }
                 self.send(&answer).await?;
             }

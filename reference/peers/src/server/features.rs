@@ -83,15 +83,26 @@ impl ReferenceServer {
                         "inputSchema": { "type": "object" } }),
                     );
                 }
+                if let Some(bulk) = &self.config.bulk {
+                    tools.extend(bulk.tools(rev >= Revision::V2025_03_26));
+                }
                 ("tools/list", "tools", tools)
             }
-            "resources/list" => ("resources/list", "resources", catalog::resources(rev)),
+            "resources/list" => {
+                let mut resources = catalog::resources(rev);
+                resources.extend(self.config.bulk.iter().flat_map(|b| b.resources()));
+                ("resources/list", "resources", resources)
+            }
             // resources/templates/list is paginated in every revision (utilities/pagination.mdx;
             // digest §T11 for 2025-11-25).
             "resources/templates/list" => {
                 ("resources/templates/list", "resourceTemplates", catalog::templates(rev))
             }
-            _ => ("prompts/list", "prompts", catalog::prompts(rev)),
+            _ => {
+                let mut prompts = catalog::prompts(rev);
+                prompts.extend(self.config.bulk.iter().flat_map(|b| b.prompts()));
+                ("prompts/list", "prompts", prompts)
+            }
         };
         if self.fault == Some(Fault::FuzzHangOnInput)
             && list == "prompts/list"
@@ -128,9 +139,24 @@ impl ReferenceServer {
 
     pub(super) fn read_resource(&mut self, params: Option<&Value>) -> Result<Value, ErrorObject> {
         let uri = self.resource_uri(params)?;
-        match catalog::read_resource(uri, self.watched_version) {
+        match self.contents(uri) {
             Some(contents) => Ok(json!({ "contents": contents })),
             None => Err(resource_not_found(uri)),
+        }
+    }
+
+    /// The `contents` of a resource of the fixture or of the grown catalogue.
+    pub(super) fn contents(&self, uri: &str) -> Option<Value> {
+        let grown = self.config.bulk.as_ref().and_then(|b| b.read(uri));
+        grown.or_else(|| catalog::read_resource(uri, self.watched_version))
+    }
+
+    /// `prompts/get` of a prompt of the fixture or of the grown catalogue.
+    pub(super) fn get_prompt(&self, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
+        match self.config.bulk.as_ref().and_then(|b| b.prompt(name)) {
+            Some(result) => Ok(result),
+            None => catalog::get_prompt(params, self.fault),
         }
     }
 

@@ -18,6 +18,7 @@
 //! sampling, elicitation, roots), `serve.rs` is the loop that runs the handler over a byte
 //! stream. Choices the spec leaves open are documented where they are made.
 
+mod bulk;
 mod catalog;
 #[cfg(test)]
 mod fault_tests;
@@ -46,6 +47,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+pub use bulk::Bulk;
 pub use catalog::MAX_COMPLETION_VALUES;
 pub use http::serve_http;
 pub use serve::serve_stdio;
@@ -81,6 +83,8 @@ pub struct ServerConfig {
     /// a `notifications/cancelled` naming it (2026-07-28 `basic/patterns/cancellation.mdx`: a
     /// server tearing a listen stream down MUST send one); `None`: until the client ends it.
     pub listen_lifetime: Option<Duration>,
+    /// A grown catalogue beside the fixture's (`bulk.rs`); `None`: the fixture's alone.
+    pub bulk: Option<Bulk>,
 }
 
 impl Default for ServerConfig {
@@ -95,6 +99,7 @@ impl Default for ServerConfig {
             max_sampling_rounds: 3,
             request_state_ttl: Duration::from_secs(600),
             listen_lifetime: None,
+            bulk: None,
         }
     }
 }
@@ -175,6 +180,8 @@ enum JobKind {
     Slow { ms: u64 },
     /// `test_tool_with_progress`: one step per deadline.
     Progress { done: u32 },
+    /// A tool of the grown catalogue (`bulk.rs`): answers at the deadline.
+    Bulk,
     /// A tool waiting on its own request to the client.
     Ask {
         purpose: Purpose,
@@ -670,7 +677,7 @@ impl ReferenceServer {
             ("resources/read", _) => self.read_resource(params),
             ("resources/subscribe", _) => self.subscribe(params, true),
             ("resources/unsubscribe", _) => self.subscribe(params, false),
-            ("prompts/get", _) => catalog::get_prompt(params, self.fault),
+            ("prompts/get", _) => self.get_prompt(params),
             ("logging/setLevel", _) => self.set_level(params),
             // completion/complete is a method of every legacy revision; the `completions`
             // capability that announces it exists from 2025-03-26.

@@ -189,7 +189,7 @@ impl ReferenceServer {
             "resources/read" => self.modern_read(params),
             "prompts/get" => match params.and_then(|p| p.get("name")).and_then(Value::as_str) {
                 Some(name @ catalog::MRTR_PROMPT) => self.mrtr("prompts/get", name, params),
-                _ => catalog::get_prompt(params, fault),
+                _ => self.get_prompt(params),
             },
             "completion/complete" => catalog::complete(params, fault),
             // Only with the fault `modern-removed-method-served`.
@@ -218,7 +218,7 @@ impl ReferenceServer {
         if uri == catalog::MRTR_RESOURCE {
             return self.mrtr("resources/read", uri, params);
         }
-        match catalog::read_resource(uri, self.watched_version) {
+        match self.contents(uri) {
             Some(contents) => Ok(json!({ "contents": contents })),
             None => match self.fault {
                 Some(Fault::ModernUnknownResourceEmptyContents) => Ok(json!({ "contents": [] })),

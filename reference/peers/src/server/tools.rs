@@ -27,6 +27,12 @@ impl ReferenceServer {
         if self.unnamed_fault_tool().is_some_and(|t| t["name"] == name) {
             return self.start_sampling(id, &args, self.fault);
         }
+        if let Some(bulk) = self.config.bulk.filter(|b| b.is_tool(name)) {
+            let deadline = self.now + bulk.delay;
+            let token = params.and_then(|p| p.pointer("/_meta/progressToken")).cloned();
+            let token = token.filter(|t| RequestId::from_value(t).is_some());
+            return self.start_job(id, token, Some(deadline), JobKind::Bulk);
+        }
         if !catalog::has_tool(rev, name) {
             // server/tools.mdx: unknown tools are a protocol error (example: -32602).
             let why = format!("Unknown tool: {name}");
@@ -336,6 +342,10 @@ impl ReferenceServer {
                 {
                     self.task_progress(&task, &token);
                 }
+                self.finish(id, Ok(tool_text(&text)));
+            }
+            JobKind::Bulk => {
+                let text = self.config.bulk.map(|b| b.text()).unwrap_or_default();
                 self.finish(id, Ok(tool_text(&text)));
             }
             JobKind::Progress { done } => {

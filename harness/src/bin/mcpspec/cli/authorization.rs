@@ -202,9 +202,22 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
     };
     let suite = suite::run::run_authorization_suite(config);
     let served = reached.served;
+    // An authorization server given by URL alone runs outside mcpspec, the built-in one inside
+    // it: the CPU of neither can be told apart.
+    let implementation = match (&served, &reached._reference) {
+        (Some(_), _) => mcpspec::report::cost::Implementation::Children,
+        (None, Some(_)) => mcpspec::report::cost::Implementation::Elsewhere(
+            "the built-in reference authorization server runs inside mcpspec's process".to_owned(),
+        ),
+        (None, None) => mcpspec::report::cost::Implementation::Elsewhere(
+            "the authorization server at the URL runs outside mcpspec".to_owned(),
+        ),
+    };
     let (run, stop) =
         run_until_stopped(suite, stopped, served, "authorization server", &results, &args.revisions).await?;
     let source = scenario_source(args.scenarios.as_ref());
+    let starts = mcpspec::session::starts::started();
+    let cost = mcpspec::report::Cost::measure(started.elapsed(), starts, implementation);
     let info = RunInfo {
         role,
         command: reached.issuer,
@@ -215,6 +228,7 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
         scenario_set: Some(ScenarioSet { source, scenarios: results.planned_count(), selection }),
         not_tested: run.not_tested,
         interrupted: stop.map(|s| s.name()),
+        cost,
     };
     let report = Report::new(
         info,

@@ -6,8 +6,9 @@ use super::{parse_header, parse_revision, parse_seconds, schema_set, signals, Se
 use crate::suite;
 use anyhow::Context as _;
 use clap::Args;
+use mcpspec::report::cost::Implementation;
 use mcpspec::report::shard::{Shard, ShardInfo};
-use mcpspec::report::{Policy, Report, RunInfo, ScenarioSet};
+use mcpspec::report::{Cost, Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::server::auth::{self, AuthSetup};
 use mcpspec::session::target::{Detection, Target};
 use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
@@ -193,6 +194,13 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     // The authorization server lives as long as the run (`_issuer`: dropped at the end).
     let Plan { config, baseline, selection, served, issuer: _issuer } = plan;
     let (display, transport) = (config.target.display(), config.target.transport());
+    // A server given by URL alone runs outside mcpspec: its CPU cannot be measured.
+    let implementation = match (&config.target, &served) {
+        (Target::Http(_), None) => {
+            Implementation::Elsewhere("the server at the URL runs outside mcpspec".to_owned())
+        }
+        _ => Implementation::Children,
+    };
     let results = config.results.clone();
     let suite = async {
         match role {
@@ -202,6 +210,8 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
     };
     let (run, stop) = run_until_stopped(suite, stopped, served, "server", &results, &args.revisions).await?;
     let source = scenario_source(args.scenarios.as_ref());
+    // Measured once every process of the run has ended (sessions shut down, `served` stopped).
+    let cost = Cost::measure(started.elapsed(), mcpspec::session::starts::started(), implementation);
     let info = RunInfo {
         role: role.name(),
         command: display,
@@ -212,6 +222,7 @@ async fn certify(role: Role, args: CertifyArgs) -> anyhow::Result<u8> {
         scenario_set: Some(ScenarioSet { source, scenarios: results.planned_count(), selection }),
         not_tested: run.not_tested,
         interrupted: stop.map(|s| s.name()),
+        cost,
     };
     let policy = Policy { baseline: baseline.as_ref(), strict: args.strict, shard: args.shard.is_some() };
     let mut report = Report::new(info, run.scenarios, &policy);

@@ -56,6 +56,22 @@ pub enum ReferenceRole {
         /// HTTP, with --auth-issuer: a scope every token must carry (repeatable; default `mcp`).
         #[arg(long = "auth-scope", value_name = "SCOPE")]
         auth_scopes: Vec<String>,
+        /// Benchmarks: N more tools, and as many resources and prompts, beside the fixture's
+        /// (`bench/growth.sh`).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        catalogue: Option<u32>,
+        /// Benchmarks, with --catalogue: the bytes of text each grown tool, resource and prompt
+        /// answers with.
+        #[arg(long, value_name = "BYTES", default_value_t = 1024, requires = "catalogue",
+              value_parser = clap::value_parser!(u32).range(0..=64 * 1024 * 1024))]
+        result_bytes: u32,
+        /// Benchmarks, with --catalogue: milliseconds each grown tool takes to answer.
+        #[arg(long, value_name = "MS", default_value_t = 0, requires = "catalogue",
+              value_parser = clap::value_parser!(u32).range(0..=600_000))]
+        tool_delay_ms: u32,
+        /// Items per page of every list (small by default, so that every list paginates).
+        #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        page_size: u32,
     },
     /// The reference MCP client: spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND
     /// (a JSON array), initializes, lists and calls a tool, then closes the server's stdin.
@@ -133,9 +149,20 @@ pub async fn run(role: ReferenceRole) -> u8 {
             json_responses,
             auth_issuer,
             auth_scopes,
+            catalogue,
+            result_bytes,
+            tool_delay_ms,
+            page_size,
         } => {
+            let bulk = catalogue.map(|n| mcpspec_reference::server::Bulk {
+                items: n as usize,
+                result_bytes: result_bytes as usize,
+                delay: Duration::from_millis(tool_delay_ms.into()),
+            });
             let mut config = ServerConfig {
                 listen_lifetime: listen_lifetime.map(Duration::from_millis),
+                page_size: page_size as usize,
+                bulk,
                 ..ServerConfig::default()
             };
             revisions.extend(supported);

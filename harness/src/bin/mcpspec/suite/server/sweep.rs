@@ -3,20 +3,22 @@
 //! (sampling, elicitation, roots, progress, logging) is judged without fixture names. The sweep
 //! expects nothing of the output: the session rules judge every message the server sends
 //! meanwhile, and the client persona answers the server's requests as in the scripted scenarios.
-//! Bounded: a timeout per request (then the request is cancelled), a cap on requests, and tools
-//! that say they are destructive are left alone unless the run allows them.
+//! Bounded: a timeout per request (then the request is cancelled), a cap on requests, a few
+//! requests in flight at once (so a scenario costs about its slowest request, not their sum),
+//! and tools that say they are destructive are left alone unless the run allows them.
 
 use super::when::list_all;
 use super::{outcome_text, Halt, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{given, then, when};
 use mcpspec::judge::verdict::{Check, Level};
-use mcpspec::session::server::WaitError;
+use mcpspec::session::server::{input_required, WaitError, MAX_INPUT_ROUNDS};
 use mcpspec_protocol::arguments::{example_for, example_object};
-use mcpspec_protocol::wire::{Message, Outcome};
+use mcpspec_protocol::wire::{Message, Outcome, Request, RequestId};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// The most requests one sweep scenario sends.
 pub const MAX_SWEEP_REQUESTS: usize = 64;
@@ -93,9 +95,8 @@ async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), H
     }
     w.sweep.lists_before = keys_of(&lists);
     w.sweep.notifications_before = w.session()?.notifications.len();
-    for (n, tool) in tools.iter().enumerate() {
-        call_tool(w, n, tool, with_token).await?;
-    }
+    let calls = tools.iter().enumerate().map(|(n, tool)| plan_call(w, n, tool, with_token)).collect();
+    run_all(w, calls).await?;
     // A server may add tools once it knows the client (after notifications/initialized, say),
     // racing the first tools/list: those listed only now are called too, so what the sweep
     // exercises does not hang on that race. (A change nobody announced is still judged, in
@@ -104,15 +105,13 @@ async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), H
         tools.iter().filter_map(|t| t.get("name").cloned()).collect();
     let later: Vec<Value> = listed(w, "tools/list").await?;
     let added = later.iter().filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
-    for (n, tool) in added.enumerate() {
-        call_tool(w, tools.len() + n, tool, with_token).await?;
-    }
-    Ok(())
+    let calls = added.enumerate().map(|(n, tool)| plan_call(w, tools.len() + n, tool, with_token)).collect();
+    run_all(w, calls).await
 }
 
-/// Calls one tool of the sweep (the `n`th) with generated arguments (and, `with_token`, a
+/// The call of one tool of the sweep (the `n`th) with generated arguments (and, `with_token`, a
 /// progress token), unless it says it is destructive and the run does not allow that.
-async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value, with_token: bool) -> Result<(), Halt> {
+fn plan_call(w: &ServerWorld, n: usize, tool: &Value, with_token: bool) -> Planned {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
     // Only a tool that says outright it is destructive is left alone. The spec's default
     // (destructiveHint true for any tool that is not read-only) would leave unannotated
@@ -120,20 +119,15 @@ async fn call_tool(w: &mut ServerWorld, n: usize, tool: &Value, with_token: bool
     let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
     let destructive = !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
     if destructive && !w.ctx().sweep.destructive {
-        w.sweep.requests.push(SweepRequest {
-            what: format!("tools/call {name}"),
-            outcome: SweepOutcome::NotSent(
-                "its annotations say destructiveHint: true (allow with --sweep-destructive)".into(),
-            ),
-        });
-        return Ok(());
+        let why = "its annotations say destructiveHint: true (allow with --sweep-destructive)";
+        return Planned::not_sent("tools/call", &name, why);
     }
     let arguments = example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
     let mut params = json!({ "name": name, "arguments": arguments });
     if with_token {
         params["_meta"] = json!({ "progressToken": format!("mcpspec-sweep-{n}") });
     }
-    sweep_request(w, "tools/call", &name, params).await
+    Planned::request("tools/call", &name, params)
 }
 
 #[when("the client gets every prompt with generated arguments")]
@@ -142,6 +136,7 @@ async fn gets_every_prompt(w: &mut ServerWorld) -> Result<(), Halt> {
     if prompts.is_empty() {
         return Err(w.skip("the server lists no prompts".into()));
     }
+    let mut gets = Vec::new();
     for prompt in prompts {
         let name = prompt.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let mut arguments = serde_json::Map::new();
@@ -152,9 +147,9 @@ async fn gets_every_prompt(w: &mut ServerWorld) -> Result<(), Halt> {
             arguments.insert(arg.to_owned(), example_for(arg, &schema));
         }
         let params = json!({ "name": name, "arguments": arguments });
-        sweep_request(w, "prompts/get", &name, params).await?;
+        gets.push(Planned::request("prompts/get", &name, params));
     }
-    Ok(())
+    run_all(w, gets).await
 }
 
 #[when("the client reads every resource and one URI per template")]
@@ -168,21 +163,23 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     // subscriptions/listen, which its own scenarios exercise).
     let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
         && w.scenario.revision.era() == mcpspec_protocol::Era::Legacy;
+    let mut reads = Vec::new();
     for (n, resource) in resources.iter().enumerate() {
         let Some(uri) = resource.get("uri").and_then(Value::as_str) else { continue };
-        sweep_request(w, "resources/read", uri, json!({ "uri": uri })).await?;
-        // One subscription (and its end) where the server declares subscribe.
+        reads.push(Planned::request("resources/read", uri, json!({ "uri": uri })));
+        // One subscription (and its end) where the server declares subscribe: each alone, so
+        // the end follows the subscription's answer.
         if subscribe && n == 0 {
-            sweep_request(w, "resources/subscribe", uri, json!({ "uri": uri })).await?;
-            sweep_request(w, "resources/unsubscribe", uri, json!({ "uri": uri })).await?;
+            reads.push(Planned::request("resources/subscribe", uri, json!({ "uri": uri })).alone());
+            reads.push(Planned::request("resources/unsubscribe", uri, json!({ "uri": uri })).alone());
         }
     }
     for template in templates {
         let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
         let uri = expand_template(pattern);
-        sweep_request(w, "resources/read", &uri, json!({ "uri": uri })).await?;
+        reads.push(Planned::request("resources/read", &uri, json!({ "uri": uri })));
     }
-    Ok(())
+    run_all(w, reads).await
 }
 
 #[when("the client asks to complete every prompt argument and template variable")]
@@ -210,13 +207,13 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
     if refs.is_empty() {
         return Err(w.skip("the server lists no prompt argument and no template variable to complete".into()));
     }
-    for (reference, argument) in refs {
+    let completions = refs.into_iter().map(|(reference, argument)| {
         let subject =
             format!("{} {argument}", reference.get("name").or(reference.get("uri")).unwrap_or(&Value::Null));
         let params = json!({ "ref": reference, "argument": { "name": argument, "value": "" } });
-        sweep_request(w, "completion/complete", &subject, params).await?;
-    }
-    Ok(())
+        Planned::request("completion/complete", &subject, params)
+    });
+    run_all(w, completions.collect()).await
 }
 
 #[then("every request of the sweep is answered")]
@@ -312,71 +309,302 @@ async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<Value>, Halt> {
     Ok(list_all(w, method).await?.items)
 }
 
-/// Sends one request of the sweep and waits for its answer (requests the server sends
-/// meanwhile are answered by the persona); a request unanswered in time is cancelled.
-async fn sweep_request(w: &mut ServerWorld, method: &str, subject: &str, params: Value) -> Result<(), Halt> {
-    let what = format!("{method} {subject}");
-    if w.sweep.requests.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count()
-        >= MAX_SWEEP_REQUESTS
-    {
-        let why = format!("the sweep sends at most {MAX_SWEEP_REQUESTS} requests per scenario");
-        w.sweep.requests.push(SweepRequest { what, outcome: SweepOutcome::NotSent(why) });
-        return Ok(());
+/// Requests of the sweep in flight at once: a sweep scenario costs about its slowest request
+/// rather than the sum of all (issue #31), and a server is not flooded with every call at once.
+pub const MAX_IN_FLIGHT: usize = 8;
+
+/// A request the sweep means to send, or one it will not send, and why.
+pub struct Planned {
+    method: &'static str,
+    subject: String,
+    params: Value,
+    /// Why it is not sent (a destructive tool).
+    not_sent: Option<String>,
+    /// Sent only once nothing else is in flight, and nothing else is sent until it is answered
+    /// (a subscription and its end).
+    alone: bool,
+}
+
+impl Planned {
+    fn request(method: &'static str, subject: &str, params: Value) -> Planned {
+        Planned { method, subject: subject.to_owned(), params, not_sent: None, alone: false }
     }
+
+    fn not_sent(method: &'static str, subject: &str, why: &str) -> Planned {
+        Planned { not_sent: Some(why.to_owned()), ..Planned::request(method, subject, Value::Null) }
+    }
+
+    fn alone(self) -> Planned {
+        Planned { alone: true, ..self }
+    }
+
+    /// `tools/call get_weather`.
+    fn what(&self) -> String {
+        format!("{} {}", self.method, self.subject)
+    }
+
+    fn progress_token(&self) -> Option<&Value> {
+        self.params.pointer("/_meta/progressToken")
+    }
+}
+
+/// A request of the sweep in flight.
+struct InFlight {
+    /// Its place in its batch.
+    at: usize,
+    /// The id of its latest round.
+    id: RequestId,
+    /// When it was first sent.
+    started: Instant,
+    /// When its latest round was sent.
+    sent: Instant,
+    /// Rounds of input given (modern era).
+    rounds: usize,
+    /// What the server asked of the client for it, on the way.
+    asked: Vec<String>,
+    /// What the server asked while it and other requests were in flight, tied to none alone.
+    meanwhile: Vec<String>,
+}
+
+impl InFlight {
+    /// When it has waited long enough: `--timeout` after it was sent or after the last answer
+    /// to any request of the batch, whichever is later.
+    fn due(&self, last_answer: Instant, within: Duration) -> Instant {
+        self.sent.max(last_answer) + within
+    }
+}
+
+/// The seed of the sample the sweep takes of a large catalogue: fixed, so every run of the same
+/// catalogue sends the same requests.
+pub const SAMPLE_SEED: u64 = 31;
+
+/// Which of `n` requests planned (in plan order) are sent within `budget`: every one when they
+/// fit; else the first half of the budget, in order, and the rest of it sampled with
+/// [`SAMPLE_SEED`] from those after them. A catalogue of any size then costs the same, and
+/// items past the first ones are exercised too.
+fn choose(n: usize, budget: usize) -> Vec<bool> {
+    use rand::SeedableRng as _;
+    if n <= budget {
+        return vec![true; n];
+    }
+    let first = budget / 2;
+    let mut chosen: Vec<bool> = (0..n).map(|i| i < first).collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(SAMPLE_SEED);
+    for i in rand::seq::index::sample(&mut rng, n - first, budget - first) {
+        chosen[first + i] = true;
+    }
+    chosen
+}
+
+/// Sends the requests of one step of the sweep, at most [`MAX_IN_FLIGHT`] at once, and records
+/// how each ended, in the order planned (so the report does not depend on which answer came
+/// first). Past the cap of [`MAX_SWEEP_REQUESTS`] the requests sent are a deterministic sample
+/// ([`choose`]), and those left out are listed as one entry that says how they were chosen.
+///
+/// Each request gets `--timeout` to be answered, counted from when it was sent or from the last
+/// answer to (or cancellation of) any request of the batch, whichever is later: a server that
+/// works through requests one at a time gets as long for each as when the sweep sent them one by
+/// one, and a request still unanswered then is cancelled (`notifications/cancelled`) and listed
+/// as inconclusive, one at a time.
+/// What the server asks of the client meanwhile is answered by the persona whatever the session
+/// waits for; the report ties it to its request ([`attribute`]).
+async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
     let within = w.timeout();
-    let asked_before = w.session()?.server_requests.len();
-    let inputs_before = w.session()?.input_required.len();
-    let started = Instant::now();
-    let sent = w.session()?.send_request(method, Some(params.clone())).await;
-    let id = match sent {
-        Ok(id) => id,
-        Err(e) => return Err(w.not_sent(&format!("the {what} request"), e).await),
-    };
-    let mut answer = w.session()?.wait_response(&id, within).await;
-    // In the modern era the input a tool asks for is given as a client would, round by round.
-    if let Ok(first) = &answer {
-        if mcpspec::session::server::input_required(first).is_some() {
-            let first = first.clone();
-            answer = w.session()?.complete_input(method, Some(params), first, within).await;
+    let sent = w.sweep.requests.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count();
+    let budget = MAX_SWEEP_REQUESTS.saturating_sub(sent);
+    let sendable = batch.iter().filter(|p| p.not_sent.is_none()).count();
+    let mut chosen = choose(sendable, budget).into_iter();
+    let mut outcomes: Vec<Option<SweepOutcome>> = Vec::with_capacity(batch.len());
+    let mut left_out = vec![false; batch.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (at, planned) in batch.iter().enumerate() {
+        outcomes.push(match &planned.not_sent {
+            Some(why) => Some(SweepOutcome::NotSent(why.clone())),
+            None if chosen.next() == Some(true) => {
+                queue.push_back(at);
+                None
+            }
+            None => {
+                left_out[at] = true;
+                None
+            }
+        });
+    }
+    let mut flight: Vec<InFlight> = Vec::new();
+    let mut last_answer = Instant::now();
+    loop {
+        while let Some(&at) = queue.front() {
+            let full = flight.len() >= MAX_IN_FLIGHT || flight.iter().any(|f| batch[f.at].alone);
+            if full || (batch[at].alone && !flight.is_empty()) {
+                break;
+            }
+            queue.pop_front();
+            let planned = &batch[at];
+            let id = match w.session()?.send_request(planned.method, Some(planned.params.clone())).await {
+                Ok(id) => id,
+                Err(e) => return Err(w.not_sent(&format!("the {} request", planned.what()), e).await),
+            };
+            let now = Instant::now();
+            flight.push(InFlight {
+                at,
+                id,
+                started: now,
+                sent: now,
+                rounds: 0,
+                asked: vec![],
+                meanwhile: vec![],
+            });
+        }
+        let Some(next_due) = flight.iter().map(|f| f.due(last_answer, within)).min() else { break };
+        let ids: Vec<RequestId> = flight.iter().map(|f| f.id.clone()).collect();
+        let asked_before = w.session()?.server_requests.len();
+        let answer = w.session()?.wait_any(&ids, next_due.saturating_duration_since(Instant::now())).await;
+        let session = w.session()?;
+        let since = asked_before.min(session.server_requests.len());
+        let arrived = session.server_requests[since..].iter();
+        let related = session.server_requests_for.get(since..).unwrap_or_default();
+        attribute(arrived.zip(related.iter().cloned().chain(std::iter::repeat(None))), &batch, &mut flight);
+        match answer {
+            Ok((which, response)) => {
+                last_answer = Instant::now();
+                // In the modern era the input a request asks for is given as a client would,
+                // round by round (`basic/patterns/mrtr.mdx#client-requirements-basic-workflow`),
+                // up to MAX_INPUT_ROUNDS; the last answer is the request's.
+                let more = flight[which].rounds < MAX_INPUT_ROUNDS;
+                if let Some(asked) = input_required(&response).filter(|_| more) {
+                    let f = &mut flight[which];
+                    let inputs = asked.get("inputRequests").and_then(Value::as_object).into_iter().flatten();
+                    f.asked.extend(
+                        inputs
+                            .filter_map(|(_, i)| i.get("method").and_then(Value::as_str).map(str::to_owned)),
+                    );
+                    let mut retry = batch[f.at].params.as_object().cloned().unwrap_or_default();
+                    let session = w.session()?;
+                    if let Some(inputs) = asked.get("inputRequests") {
+                        retry.insert("inputResponses".into(), session.persona_answer_inputs(inputs));
+                    }
+                    if let Some(state) = asked.get("requestState") {
+                        retry.insert("requestState".into(), state.clone());
+                    }
+                    let method = batch[flight[which].at].method;
+                    match w.session()?.send_request(method, Some(Value::Object(retry))).await {
+                        Ok(id) => {
+                            let f = &mut flight[which];
+                            (f.id, f.sent, f.rounds) = (id, Instant::now(), f.rounds + 1);
+                        }
+                        Err(e) => {
+                            let what = batch[flight[which].at].what();
+                            return Err(w
+                                .not_sent(&format!("the {what} request (with the input asked for)"), e)
+                                .await);
+                        }
+                    }
+                    continue;
+                }
+                let f = flight.remove(which);
+                let at = f.at;
+                outcomes[at] = Some(answered(&response, f));
+            }
+            Err(WaitError::Timeout(_)) => {
+                // Only the request due first is given up on; the others get a fresh --timeout,
+                // as the next request did when they were sent one by one. A server stalled for
+                // a while (a starved machine) then costs at most as many requests as before,
+                // never all those in flight at once.
+                let now = Instant::now();
+                let first = flight
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.due(last_answer, within) <= now)
+                    .min_by_key(|(_, f)| f.due(last_answer, within))
+                    .map(|(i, _)| i);
+                let late: Vec<InFlight> = first.map(|i| flight.remove(i)).into_iter().collect();
+                if !late.is_empty() {
+                    last_answer = now;
+                }
+                for f in late {
+                    let cancel = Message::notification(
+                        "notifications/cancelled",
+                        Some(
+                            json!({ "requestId": f.id.to_value(), "reason": "mcpspec's sweep gave up waiting" }),
+                        ),
+                    );
+                    if let Err(e) = w.session()?.send(&cancel).await {
+                        return Err(w.not_sent("notifications/cancelled", e).await);
+                    }
+                    outcomes[f.at] = Some(SweepOutcome::TimedOut(within));
+                }
+            }
+            Err(e) => {
+                let what: Vec<String> = flight.iter().map(|f| batch[f.at].what()).collect();
+                let mut actual = e.to_string();
+                w.append_stderr(&mut actual);
+                return Err(
+                    w.fail(format!("an answer to {} (a result or an error)", what.join(", ")), actual)
+                );
+            }
         }
     }
-    let outcome = match answer {
-        Ok(r) => {
-            // What the server asked of the client on the way, for the report.
-            let session = w.session()?;
-            let inputs = session.input_required[inputs_before..]
-                .iter()
-                .flat_map(|r| r.get("inputRequests").and_then(Value::as_object).into_iter().flatten())
-                .filter_map(|(_, i)| i.get("method").and_then(Value::as_str));
-            let asked: Vec<&str> = session.server_requests[asked_before..]
-                .iter()
-                .map(|r| r.method.as_str())
-                .chain(inputs)
-                .collect();
-            let mut answer = brief(&r);
-            if !asked.is_empty() {
-                answer = format!("{answer}, having sent {}", asked.join(", "));
-            }
-            SweepOutcome::Answered { answer, after: started.elapsed() }
-        }
-        Err(WaitError::Timeout(_)) => {
-            let cancel = Message::notification(
-                "notifications/cancelled",
-                Some(json!({ "requestId": id.to_value(), "reason": "mcpspec's sweep gave up waiting" })),
-            );
-            if let Err(e) = w.session()?.send(&cancel).await {
-                return Err(w.not_sent("notifications/cancelled", e).await);
-            }
-            SweepOutcome::TimedOut(within)
-        }
-        Err(e) => {
-            let mut actual = e.to_string();
-            w.append_stderr(&mut actual);
-            return Err(w.fail(format!("an answer to {what} (a result or an error)"), actual));
-        }
-    };
-    w.sweep.requests.push(SweepRequest { what, outcome });
+    for ((planned, outcome), _) in batch.iter().zip(outcomes).zip(&left_out).filter(|(_, out)| !**out) {
+        // Every request sent ends answered or timed out above; none is left without one.
+        let outcome = outcome.unwrap_or_else(|| SweepOutcome::NotSent("not sent (a harness error)".into()));
+        w.sweep.requests.push(SweepRequest { what: planned.what(), outcome });
+    }
+    let skipped = left_out.iter().filter(|out| **out).count();
+    if skipped > 0 {
+        let method = batch.iter().zip(&left_out).find(|(_, out)| **out).map_or("", |(p, _)| p.method);
+        let how = match budget {
+            0 => "the scenario's earlier requests had reached it".to_owned(),
+            _ => format!(
+                "of the {sendable} planned here it sent the first {} and {} more sampled from the rest \
+                 with the fixed seed {SAMPLE_SEED}",
+                budget / 2,
+                budget - budget / 2
+            ),
+        };
+        let why = format!("the sweep sends at most {MAX_SWEEP_REQUESTS} requests per scenario: {how}");
+        let what = format!("{method} of {skipped} more");
+        w.sweep.requests.push(SweepRequest { what, outcome: SweepOutcome::NotSent(why) });
+    }
     Ok(())
+}
+
+/// Ties each request the server sent during a wait (with the client request the transport says
+/// it was sent for) to the request of the sweep it belongs to: by the transport's relation (over
+/// Streamable HTTP, the POST whose response stream carried it), by the progress token of one of
+/// them in its `_meta`, or, with one request in flight, to that one. One that none of these ties
+/// to a single request is listed with every request then in flight as sent meanwhile, never as
+/// any one's own.
+fn attribute<'a>(
+    arrived: impl Iterator<Item = (&'a Request, Option<RequestId>)>,
+    batch: &[Planned],
+    flight: &mut [InFlight],
+) {
+    for (request, related) in arrived {
+        let by_relation = related.and_then(|id| flight.iter().position(|f| f.id == id));
+        let token = request.params.as_ref().and_then(|p| p.pointer("/_meta/progressToken"));
+        let by_token =
+            token.and_then(|t| flight.iter().position(|f| batch[f.at].progress_token() == Some(t)));
+        let only = (flight.len() == 1).then_some(0);
+        match by_relation.or(by_token).or(only) {
+            Some(i) => flight[i].asked.push(request.method.clone()),
+            None => flight.iter_mut().for_each(|f| f.meanwhile.push(request.method.clone())),
+        }
+    }
+}
+
+/// How a request ended with an answer, with what the server asked of the client on the way.
+fn answered(response: &mcpspec_protocol::wire::Response, f: InFlight) -> SweepOutcome {
+    let mut answer = brief(response);
+    if !f.asked.is_empty() {
+        answer = format!("{answer}, having sent {}", f.asked.join(", "));
+    }
+    if !f.meanwhile.is_empty() {
+        answer = format!(
+            "{answer}; while other requests of the sweep were in flight too, the server sent {} (for one of them)",
+            f.meanwhile.join(", ")
+        );
+    }
+    SweepOutcome::Answered { answer, after: f.started.elapsed() }
 }
 
 /// A short account of an answer: the error, or the result with `isError` when set.
@@ -428,5 +656,59 @@ mod tests {
         assert_eq!(expand_template("test://template/{id}/data"), "test://template/1/data");
         assert_eq!(expand_template("test://greeting/{name}"), "test://greeting/mcpspec");
         assert_eq!(expand_template("file:///{+path}"), "file:////tmp");
+    }
+
+    fn in_flight(at: usize, id: i64) -> InFlight {
+        let now = Instant::now();
+        InFlight { at, id: id.into(), started: now, sent: now, rounds: 0, asked: vec![], meanwhile: vec![] }
+    }
+
+    fn server_request(method: &str, params: Value) -> Request {
+        Request { id: RequestId::from(900), method: method.into(), params: Some(params) }
+    }
+
+    /// Server requests are tied to a call by the transport's relation or a progress token; with
+    /// several calls in flight and neither, to none of them (listed with each as meanwhile);
+    /// with one in flight, to that one.
+    #[test]
+    fn server_requests_are_attributed_only_when_they_can_be() {
+        let token = |n: usize| json!({ "name": format!("t{n}"), "_meta": { "progressToken": format!("mcpspec-sweep-{n}") } });
+        let batch: Vec<Planned> =
+            (0..3).map(|n| Planned::request("tools/call", &format!("t{n}"), token(n))).collect();
+        let mut flight = vec![in_flight(0, 10), in_flight(1, 11), in_flight(2, 12)];
+        let sampling = server_request("sampling/createMessage", json!({}));
+        let roots = server_request("roots/list", json!({ "_meta": { "progressToken": "mcpspec-sweep-2" } }));
+        let elicit = server_request("elicitation/create", json!({}));
+        let arrived = [(&sampling, Some(RequestId::from(11))), (&roots, None), (&elicit, None)].into_iter();
+        attribute(arrived, &batch, &mut flight);
+        assert_eq!(flight[1].asked, ["sampling/createMessage"], "by the POST that carried it");
+        assert_eq!(flight[2].asked, ["roots/list"], "by its progress token");
+        assert!(flight[0].asked.is_empty());
+        assert!(flight.iter().all(|f| f.meanwhile == ["elicitation/create"]), "tied to none");
+        let mut alone = vec![in_flight(0, 10)];
+        attribute([(&elicit, None)].into_iter(), &batch, &mut alone);
+        assert_eq!(alone[0].asked, ["elicitation/create"], "the only call in flight");
+        let SweepOutcome::Answered { answer, .. } = answered(&answer_to(10), flight.remove(0)) else {
+            panic!()
+        };
+        assert_eq!(
+            answer,
+            "a result; while other requests of the sweep were in flight too, the server sent elicitation/create (for one of them)"
+        );
+    }
+
+    #[test]
+    fn a_large_catalogue_is_sampled_the_same_way_every_time() {
+        assert_eq!(choose(5, 64), vec![true; 5]);
+        let chosen = choose(1000, 64);
+        assert_eq!(chosen.iter().filter(|c| **c).count(), 64);
+        assert!(chosen[..32].iter().all(|c| *c), "the first half of the budget, in order");
+        assert!(chosen[32..].iter().filter(|c| **c).count() == 32 && chosen[500..].iter().any(|c| *c));
+        assert_eq!(chosen, choose(1000, 64), "the same sample every run");
+        assert_eq!(choose(3, 0), vec![false; 3]);
+    }
+
+    fn answer_to(id: i64) -> mcpspec_protocol::wire::Response {
+        mcpspec_protocol::wire::Response { id: Some(id.into()), outcome: Outcome::Result(json!({})) }
     }
 }
