@@ -50,6 +50,7 @@ fn target(transport: &str) -> FuzzTarget {
 fn config(transport: &str, revision: Revision, window: usize, runs: u64) -> CampaignConfig {
     CampaignConfig {
         driver: Arc::new(DriverConfig {
+            role: mcpspec::fuzz::driver::FuzzRole::Server,
             target: target(transport),
             revision,
             schemas: Some(SchemaSet::shared_builtin()),

@@ -580,20 +580,20 @@ async fn bisect(
 
 /// What a probe must trip to be "the same failure".
 #[derive(Debug, Clone)]
-struct Target {
-    oracle: Oracle,
-    method: Option<String>,
-    frame: String,
+pub(super) struct Target {
+    pub(super) oracle: Oracle,
+    pub(super) method: Option<String>,
+    pub(super) frame: String,
 }
 
 impl Target {
-    fn of(trip: &Trip, outcome: &Outcome) -> Target {
+    pub(super) fn of(trip: &Trip, outcome: &Outcome) -> Target {
         Target { oracle: trip.oracle, method: trip.method.clone(), frame: top_frame(&outcome.stderr) }
     }
 
     /// The same oracle, with the same stderr frame when there was one; for oracles that judge
     /// a message, on the same method.
-    fn matches(&self, outcome: &Outcome) -> bool {
+    pub(super) fn matches(&self, outcome: &Outcome) -> bool {
         let judges_a_message = !matches!(self.oracle, Oracle::Crash | Oracle::Hang | Oracle::StderrPanic);
         outcome.trips.iter().any(|t| {
             t.oracle == self.oracle
@@ -627,7 +627,7 @@ impl Probe for SameFailure<'_> {
 /// The signature method of a trip that names no request.
 const NO_REQUEST: &str = "(no request)";
 
-fn signature_of(trip: &Trip, stderr: &str) -> Signature {
+pub(super) fn signature_of(trip: &Trip, stderr: &str) -> Signature {
     let method = trip.method.clone().unwrap_or_else(|| NO_REQUEST.to_owned());
     let frame = match trip.oracle {
         Oracle::Crash | Oracle::Hang | Oracle::StderrPanic | Oracle::Reset | Oracle::ServerError => {
@@ -696,6 +696,7 @@ pub fn reproducer_json(finding: &Finding, driver: &DriverConfig, seed: u64) -> V
         "reproduced": finding.reproduced,
         "seed": seed,
         "input_index": finding.input_index,
+        "role": driver.role.name(),
         "command": driver.target.display(),
         "transport": driver.target.transport(),
         "url": driver.target.url(),
@@ -705,7 +706,7 @@ pub fn reproducer_json(finding: &Finding, driver: &DriverConfig, seed: u64) -> V
     })
 }
 
-fn write_reproducer(
+pub(super) fn write_reproducer(
     dir: &Path,
     finding: &Finding,
     driver: &DriverConfig,

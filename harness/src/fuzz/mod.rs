@@ -15,6 +15,7 @@
 //!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports.
 
 pub mod campaign;
+pub mod client;
 pub mod driver;
 pub mod generate;
 pub mod input;

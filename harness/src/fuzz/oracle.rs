@@ -50,6 +50,8 @@ struct Sent {
 /// Judges one session's traffic.
 pub struct Watch {
     schemas: Option<Arc<SchemaSet>>,
+    /// The direction of what the implementation sends: a server's answers, or a client's.
+    judged: Direction,
     revision: Revision,
     /// Bytes written since the last newline: lines are judged whole, however they were split.
     partial: Vec<u8>,
@@ -89,6 +91,7 @@ impl Watch {
     pub fn new(revision: Revision, schemas: Option<Arc<SchemaSet>>) -> Watch {
         Watch {
             schemas,
+            judged: Direction::ServerToClient,
             revision,
             partial: Vec::new(),
             line_tail: Vec::new(),
@@ -101,6 +104,12 @@ impl Watch {
             input: 0,
             shapes: Vec::new(),
         }
+    }
+
+    /// A watch for a client under fuzzing: what it sends is judged as a client's messages
+    /// (its requests to the fuzzer's server, its answers to the fuzzer's requests).
+    pub fn of_client(revision: Revision, schemas: Option<Arc<SchemaSet>>) -> Watch {
+        Watch { judged: Direction::ClientToServer, ..Watch::new(revision, schemas) }
     }
 
     /// What follows is written by the input at `place` in the window.
@@ -354,7 +363,7 @@ impl Watch {
             return;
         }
         if let Validation::Invalid { definition, violations } =
-            schema.validate(Direction::ServerToClient, &crate::judge::recorder::schema_form(message), answers)
+            schema.validate(self.judged, &crate::judge::recorder::schema_form(message), answers)
         {
             if violations.iter().all(|v| v.format.is_some()) {
                 return;

@@ -3,7 +3,8 @@
 //! another); it is fixed when nothing trips. So a reproducer checked into an SDK's repository
 //! is a regression test.
 
-use super::driver::{Driver, DriverConfig, Outcome, StartError};
+use super::client::ClientCampaign;
+use super::driver::{Driver, DriverConfig, FuzzRole, Outcome, StartError};
 use super::signature::top_frame;
 use super::{Input, InputFile};
 use mcpspec_protocol::Revision;
@@ -18,6 +19,9 @@ pub struct Reproducer {
     #[serde(default)]
     pub frame: String,
     pub revision: String,
+    /// `server` or `client` (reproducers written before clients were fuzzed have none: servers).
+    #[serde(default)]
+    pub role: Option<String>,
     pub input: InputFile,
 }
 
@@ -46,8 +50,23 @@ pub async fn replay(
     reproducer: &Reproducer,
     input: &Input,
 ) -> Result<Replayed, StartError> {
-    let mut driver = Driver::new(Arc::new(config));
-    let outcome = driver.run_alone(input).await?;
+    let outcome = match config.role {
+        FuzzRole::Server => Driver::new(Arc::new(config)).run_alone(input).await?,
+        FuzzRole::Client => {
+            let me = std::env::current_exe().map_err(|e| StartError::Spawn(e.to_string()))?;
+            let campaign = ClientCampaign {
+                driver: Arc::new(config),
+                relay: vec![me.display().to_string(), "peer".into()],
+                seed: 0,
+                limit: super::campaign::Limit::Runs(0),
+                shard: super::campaign::Shard::default(),
+                findings_dir: None,
+                minimize: super::minimize::Budget::default(),
+                max_findings: None,
+            };
+            campaign.replay(input).await?
+        }
+    };
     let same = outcome.trips.iter().any(|t| t.oracle.name() == reproducer.oracle)
         && (reproducer.frame.is_empty() || top_frame(&outcome.stderr) == reproducer.frame);
     Ok(if same {

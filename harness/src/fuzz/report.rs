@@ -75,7 +75,7 @@ pub fn report(
         scenarios.push(finding_entry(finding, driver, findings_dir, i + 1));
     }
     let info = RunInfo {
-        role: "server",
+        role: driver.role.name(),
         command: driver.target.display(),
         transport: driver.target.transport(),
         started_at: std::time::SystemTime::now() - result.elapsed,

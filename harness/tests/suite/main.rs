@@ -9,6 +9,7 @@ mod client_auth;
 mod dist;
 mod faults;
 mod fuzz;
+mod fuzz_client;
 mod fuzz_faults;
 mod fuzz_http;
 mod http;

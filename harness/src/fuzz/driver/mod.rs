@@ -22,6 +22,23 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Which side of the protocol the implementation under fuzzing is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuzzRole {
+    Server,
+    Client,
+}
+
+impl FuzzRole {
+    /// `server` or `client`, as reports name a role.
+    pub fn name(self) -> &'static str {
+        match self {
+            FuzzRole::Server => "server",
+            FuzzRole::Client => "client",
+        }
+    }
+}
+
 /// What is fuzzed, and over which transport.
 #[derive(Debug, Clone)]
 pub enum FuzzTarget {
@@ -78,6 +95,9 @@ pub const CLIENT_NAME: &str = "mcpspec-fuzz";
 /// What every driver of a campaign shares.
 #[derive(Clone)]
 pub struct DriverConfig {
+    /// Which side the implementation is: a server (fuzzed by a [`Driver`]), or a client
+    /// (fuzzed by [`crate::fuzz::client`], mcpspec its server over stdio).
+    pub role: FuzzRole,
     pub target: FuzzTarget,
     pub revision: Revision,
     /// Judge what the implementation sends (none: no schema oracle).

@@ -22,6 +22,7 @@
 //! at the edges of what an id may hold are the point of the inputs that send them. Ids starting
 //! with `mcpspec-` are the driver's (its barriers and handshake) and never generated.
 
+pub mod client;
 mod framing;
 mod http;
 mod mutate;
@@ -599,9 +600,14 @@ fn kind_table(era: Era, http: bool) -> Table<Kind> {
 /// The client requests and notifications of a schema document, from its `ClientRequest` and
 /// `ClientNotification` unions: each member's `method` const and `params` schema.
 fn client_methods(document: &Value) -> Vec<MethodTemplate> {
+    methods_of(document, "ClientRequest", "ClientNotification")
+}
+
+/// The requests and notifications of the schema's unions `requests` and `notifications`.
+fn methods_of(document: &Value, requests: &str, notifications: &str) -> Vec<MethodTemplate> {
     let defs = document.get("$defs").or_else(|| document.get("definitions"));
     let mut out = Vec::new();
-    for (union, request) in [("ClientRequest", true), ("ClientNotification", false)] {
+    for (union, request) in [(requests, true), (notifications, false)] {
         let Some(union) = defs.and_then(|d| d.get(union)) else { continue };
         let members: Vec<&Value> = match union.get("anyOf").or_else(|| union.get("oneOf")) {
             Some(Value::Array(members)) => members.iter().collect(),

@@ -382,10 +382,25 @@ impl ClientSession {
     /// The scenario server's answer to a client message (the reference server's, as scripted),
     /// sent to the client. Responses to the harness's own requests are dropped.
     pub async fn serve(&mut self, inspection: &Inspection) -> Result<(), ClientWaitError> {
-        let Some(value) = &inspection.value else { return Ok(()) };
+        for answer in self.answers(inspection) {
+            self.send_value(&answer).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` to a client over stdio as they are, unrecorded: what a fuzzer sends
+    /// (broken lines, answers bent out of shape). Over HTTP, an error.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientWaitError> {
+        self.send_stdio_bytes(bytes).await
+    }
+
+    /// What [`Self::serve`] sends in answer to a client message, not sent: the reference
+    /// server's answers, as scripted (it has moved on as if they were sent).
+    pub fn answers(&mut self, inspection: &Inspection) -> Vec<Value> {
+        let Some(value) = &inspection.value else { return Vec::new() };
         if let Some(Message::Response(r)) = &inspection.message {
             if r.id.as_ref().is_some_and(|id| self.own_requests.contains(id)) {
-                return Ok(());
+                return Vec::new();
             }
         }
         let method = value.get("method").and_then(Value::as_str);
@@ -399,17 +414,16 @@ impl ClientSession {
                 .unwrap_or("");
             let supported = [mcpspec_protocol::modern::wire_version(self.recorder.revision())];
             let error = mcpspec_protocol::modern::unsupported_version(requested, &supported);
-            let refusal = Message::error(RequestId::from_value(id), error).to_value();
-            return self.send_value(&refusal).await;
+            return vec![Message::error(RequestId::from_value(id), error).to_value()];
         }
         if let (Some(method), Some(id)) = (method, value.get("id")) {
             if let Some(error) = self.script.refusal(method, self.recorder.revision()) {
-                let refusal = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
-                return self.send_value(&refusal).await;
+                return vec![serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error })];
             }
         }
         let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
+        let mut answers = Vec::with_capacity(out.len());
         for mut answer in out {
             if self.script.strip_request_state {
                 if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
@@ -427,9 +441,9 @@ impl ClientSession {
                     self.server_capabilities = result.get("capabilities").cloned();
                 }
             }
-            self.send_value(&answer).await?;
+            answers.push(answer);
         }
-        Ok(())
+        answers
     }
 
     /// Every tool of the scenario server, read page by page from the reference server behind
@@ -602,6 +616,11 @@ impl ClientSession {
                 }
             }
         }
+    }
+
+    /// How the client process ended, waiting at most `within` for it.
+    pub async fn client_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        self.client.wait_exit(within).await
     }
 
     /// How the client ended, if it has (waiting briefly).

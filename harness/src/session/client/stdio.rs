@@ -174,13 +174,19 @@ impl ClientSession {
 
     /// Writes one message to the relay, as one line.
     pub(super) async fn send_stdio(&mut self, value: &Value) -> Result<(), ClientWaitError> {
-        let super::Link::Stdio(link) = &mut self.link else { return Ok(()) };
+        self.send_stdio_bytes(&mcpspec_protocol::framing::encode(value)).await
+    }
+
+    /// Writes `bytes` to the client as they are (a fuzzer's broken lines); not recorded.
+    pub(super) async fn send_stdio_bytes(&mut self, bytes: &[u8]) -> Result<(), ClientWaitError> {
+        let super::Link::Stdio(link) = &mut self.link else {
+            return Err(ClientWaitError::Send("raw bytes go over stdio only".into()));
+        };
         let Some(writer) = link.writer.as_mut() else {
             return Err(ClientWaitError::Send("the client is not connected".into()));
         };
-        let bytes = mcpspec_protocol::framing::encode(value);
         let write = async {
-            writer.write_all(&bytes).await?;
+            writer.write_all(bytes).await?;
             writer.flush().await
         };
         match tokio::time::timeout(self.options.write_timeout, write).await {

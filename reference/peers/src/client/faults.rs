@@ -213,10 +213,35 @@ pub enum ClientFault {
     NotificationFlood,
     /// Starts the server and writes lines that are not UTF-8, without end.
     InvalidUtf8,
+    // ---- planted bugs for `mcpspec fuzz --role client` ----
+    // Each looks, from outside, like a real bug of a Rust client, and trips only on its
+    // trigger (`client/planted.rs`); otherwise the client is the clean reference client.
+    /// A string longer than 64 KiB anywhere in a message overflows a fixed buffer: a panic
+    /// (exit status 101).
+    FuzzCrashLongString,
+    /// A `tools/list` result whose `tools` is not an array, or a tool whose `name` is not a
+    /// string, is unwrapped: a panic (exit status 101).
+    FuzzCrashWrongType,
+    /// A message nesting deeper than 64 levels overflows the stack of a recursive walk:
+    /// Rust's stack overflow message, then SIGABRT.
+    FuzzCrashDeepNesting,
+    /// A response to an id it never sent is looked up and unwrapped: a panic (exit status 101).
+    FuzzCrashUnknownId,
+    /// An `elicitation/create` whose `requestedSchema` has a property with a `default` that is
+    /// not a string (a boolean's, a number's) takes it for text: a panic (exit status 101).
+    FuzzCrashElicitationSchema,
+    /// A `sampling/createMessage` with an empty `messages` array is indexed at 0: a panic
+    /// (exit status 101).
+    FuzzCrashSamplingEmpty,
+    /// A `notifications/progress` for a token it never sent loops forever: it reads and answers
+    /// nothing more.
+    FuzzHangProgress,
+    /// Answers a `ping` twice.
+    FuzzDoubleAnswer,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 98] = [
+    pub const ALL: [ClientFault; 106] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -315,6 +340,14 @@ impl ClientFault {
         ClientFault::EndlessLine,
         ClientFault::NotificationFlood,
         ClientFault::InvalidUtf8,
+        ClientFault::FuzzCrashLongString,
+        ClientFault::FuzzCrashWrongType,
+        ClientFault::FuzzCrashDeepNesting,
+        ClientFault::FuzzCrashUnknownId,
+        ClientFault::FuzzCrashElicitationSchema,
+        ClientFault::FuzzCrashSamplingEmpty,
+        ClientFault::FuzzHangProgress,
+        ClientFault::FuzzDoubleAnswer,
     ];
 
     pub fn name(self) -> &'static str {
@@ -417,6 +450,14 @@ impl ClientFault {
             ClientFault::EndlessLine => "endless-line",
             ClientFault::NotificationFlood => "notification-flood",
             ClientFault::InvalidUtf8 => "invalid-utf8",
+            ClientFault::FuzzCrashLongString => "fuzz-crash-long-string",
+            ClientFault::FuzzCrashWrongType => "fuzz-crash-wrong-type",
+            ClientFault::FuzzCrashDeepNesting => "fuzz-crash-deep-nesting",
+            ClientFault::FuzzCrashUnknownId => "fuzz-crash-unknown-id",
+            ClientFault::FuzzCrashElicitationSchema => "fuzz-crash-elicitation-schema",
+            ClientFault::FuzzCrashSamplingEmpty => "fuzz-crash-sampling-empty",
+            ClientFault::FuzzHangProgress => "fuzz-hang-progress",
+            ClientFault::FuzzDoubleAnswer => "fuzz-double-answer",
         }
     }
 }

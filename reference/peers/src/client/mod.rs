@@ -14,6 +14,7 @@ mod faults;
 mod http;
 mod modern;
 mod persona;
+mod planted;
 
 pub use faults::ClientFault;
 pub use http::run_http;
@@ -92,6 +93,8 @@ pub struct ReferenceClient {
     /// The ids of the requests sent in the modern era (bounded): after a fall back to
     /// `initialize`, their late answers or failures are no concern of the legacy session.
     modern_ids: Vec<RequestId>,
+    /// How a planted bug (a `fuzz-` fault) ends the process, once it tripped.
+    crash: Option<crate::faults::injection::Crash>,
 }
 
 impl ReferenceClient {
@@ -133,7 +136,13 @@ impl ReferenceClient {
             modern: None,
             scenario: None,
             modern_ids: Vec::new(),
+            crash: None,
         }
+    }
+
+    /// How a planted bug ends the process, once one tripped (taken once).
+    pub(crate) fn take_crash(&mut self) -> Option<crate::faults::injection::Crash> {
+        self.crash.take()
     }
 
     /// Opts into what scenario `name` (from `MCP_CONFORMANCE_SCENARIO`) asks of a client
@@ -219,6 +228,13 @@ impl ReferenceClient {
     /// [`on_message`](Self::on_message) at time `now` (the time a cacheable result is fresh
     /// from, in the modern era).
     pub fn on_message_at(&mut self, value: &Value, now: std::time::Instant) -> Vec<Value> {
+        if let Some(fault) = self.fault {
+            let known = |id: &RequestId| self.outstanding.contains_key(id) || self.cancelled.contains(id);
+            if let Some(crash) = planted::trips(fault, value, known) {
+                self.crash = Some(crash);
+                return Vec::new();
+            }
+        }
         if self.modern.is_some() {
             return self.on_modern_message(value, now);
         }
@@ -229,6 +245,9 @@ impl ReferenceClient {
                     return Vec::new();
                 }
                 let mut answer = self.persona.answer(&r).to_value();
+                if self.fault == Some(ClientFault::FuzzDoubleAnswer) && r.method == "ping" {
+                    return vec![answer.clone(), answer];
+                }
                 if self.fault == Some(ClientFault::RootsNotFile) && r.method == "roots/list" {
                     answer["result"]["roots"] = json!([{ "uri": "https://example.com/project" }]);
                 }
@@ -561,6 +580,15 @@ pub async fn run_stdio(
         let wait = due.map_or(timeout, |at| at.saturating_duration_since(tokio::time::Instant::now()));
         match server.recv(wait).await {
             Ok(frame) => {
+                // A line nested past serde_json's own recursion limit is no value to look at:
+                // a recursive parser would have overflowed its stack on it all the same.
+                if let mcpspec_protocol::framing::FrameContent::Invalid(e) = &frame.content {
+                    if fault == Some(ClientFault::FuzzCrashDeepNesting)
+                        && e.to_string().contains("recursion limit")
+                    {
+                        match crate::faults::injection::Crash::StackOverflow.happen().await {}
+                    }
+                }
                 if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
                     let values = match value {
                         Value::Array(items) => items.clone(),
@@ -568,6 +596,9 @@ pub async fn run_stdio(
                     };
                     for v in &values {
                         let answers = client.on_message(v);
+                        if let Some(crash) = client.take_crash() {
+                            match crash.happen().await {}
+                        }
                         let ponders = fault == Some(ClientFault::AnswerAfterCancel)
                             && v.get("id").is_some()
                             && v.get("method").is_some_and(|m| m != "ping");

@@ -3,7 +3,8 @@
 use super::{parse_header, parse_revision, parse_seconds, schema_set, ServerTransport};
 use clap::Args;
 use mcpspec::fuzz::campaign::{self, CampaignConfig, Limit};
-use mcpspec::fuzz::driver::{tail, DriverConfig, FuzzTarget, HttpTarget};
+use mcpspec::fuzz::client::ClientCampaign;
+use mcpspec::fuzz::driver::{tail, DriverConfig, FuzzRole, FuzzTarget, HttpTarget};
 use mcpspec::fuzz::minimize::Budget;
 use mcpspec::fuzz::replay::{self, Replayed, Reproducer};
 use mcpspec::report::exit;
@@ -79,9 +80,13 @@ pub struct FuzzArgs {
     pub reach: Reach,
 }
 
-/// Where the server is and how it is reached: the same words as `mcpspec server`.
+/// Which implementation and how it is reached: the same words as `mcpspec server|client`.
 #[derive(Args)]
 pub struct Reach {
+    /// What the implementation is: a server (default), or a client, which mcpspec serves over
+    /// stdio (the client is given `mcpspec peer` as its server command, as in `mcpspec client`).
+    #[arg(long, value_enum)]
+    pub role: Option<Role>,
     /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (HTTP+SSE).
     /// Over http and sse, CMD is started on a free port: `{port}` in it (and `PORT` in its
     /// environment) says which.
@@ -112,6 +117,40 @@ pub struct ReplayArgs {
     pub schema_dir: Option<PathBuf>,
     #[command(flatten)]
     pub reach: Reach,
+}
+
+/// The side of the protocol the implementation is.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    Server,
+    Client,
+}
+
+/// A client to fuzz: its command (the reference client when none is given), over stdio only.
+fn client_target(reach: Reach) -> Result<FuzzTarget, String> {
+    if reach.url.is_some()
+        || reach.transport.is_some_and(|t| t != ServerTransport::Stdio)
+        || !reach.headers.is_empty()
+    {
+        return Err("a client is fuzzed over stdio only: HTTP clients are not fuzzed yet (no --url, --header or --transport http|sse)".into());
+    }
+    let command = match CommandSpec::from_argv(reach.command) {
+        Some(command) => command,
+        None => {
+            let me =
+                std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
+            eprintln!("mcpspec: no client command given; using the built-in reference client");
+            CommandSpec::from_argv([me.into_os_string(), "reference".into(), "client".into()])
+                .expect("non-empty argv")
+        }
+    };
+    Ok(FuzzTarget::Stdio(command))
+}
+
+/// The relay a client under fuzzing spawns as its server: this very mcpspec, `peer`.
+fn relay() -> Result<Vec<String>, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
+    Ok(vec![me.display().to_string(), "peer".into()])
 }
 
 /// What is fuzzed: the command over stdio, a server at `--url`, or the command started on a
@@ -178,7 +217,15 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         eprintln!("mcpspec fuzz: {why}");
         exit::USAGE
     };
-    let target = match fuzz_target(args.reach).await {
+    let role = match args.reach.role {
+        Some(Role::Client) => FuzzRole::Client,
+        _ => FuzzRole::Server,
+    };
+    let target = match role {
+        FuzzRole::Client => client_target(args.reach),
+        FuzzRole::Server => fuzz_target(args.reach).await,
+    };
+    let target = match target {
         Ok(t) => t,
         Err(why) => return usage(why),
     };
@@ -193,6 +240,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
+        role,
         target,
         revision: args.revision.unwrap_or(Revision::latest_legacy()),
         schemas: Some(schemas),
@@ -237,7 +285,27 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         let again = crate::cli::signals::stopped().await;
         std::process::exit(again.exit_code().into());
     });
-    let result = match campaign::run(config, stop.clone()).await {
+    let result = match role {
+        FuzzRole::Server => campaign::run(config, stop.clone()).await,
+        FuzzRole::Client => {
+            let relay = match relay() {
+                Ok(r) => r,
+                Err(why) => return usage(why),
+            };
+            let client = ClientCampaign {
+                driver: driver.clone(),
+                relay,
+                seed: args.seed,
+                limit: config.limit,
+                shard: config.shard,
+                findings_dir: config.findings_dir.clone(),
+                minimize: config.minimize,
+                max_findings: config.max_findings,
+            };
+            client.campaign(stop.clone()).await
+        }
+    };
+    let result = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mcpspec fuzz: {e}");
@@ -279,7 +347,16 @@ pub async fn replay(args: ReplayArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let target = match fuzz_target(args.reach).await {
+    // The role the reproducer was found in, unless --role says otherwise.
+    let role = match (args.reach.role, reproducer.role.as_deref()) {
+        (Some(Role::Client), _) | (None, Some("client")) => FuzzRole::Client,
+        _ => FuzzRole::Server,
+    };
+    let target = match role {
+        FuzzRole::Client => client_target(args.reach),
+        FuzzRole::Server => fuzz_target(args.reach).await,
+    };
+    let target = match target {
         Ok(t) => t,
         Err(why) => {
             eprintln!("mcpspec replay: {why}");
@@ -295,6 +372,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
     };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let config = DriverConfig {
+        role,
         target,
         revision,
         schemas: Some(schemas),

@@ -1,0 +1,407 @@
+//! Fuzzing a client (`mcpspec fuzz --role client -- CMD`): mcpspec is the client's server over
+//! stdio, as in client certification (the client spawns `mcpspec peer`, which relays its pipes
+//! to mcpspec), and the reference server's answers are what the client reads — but for what
+//! each input bends: one answer replaced by a mutated one, and server requests, notifications,
+//! answers to nothing and broken lines written once the client has initialized
+//! ([`crate::fuzz::generate::client`]).
+//!
+//! A client runs its own course and ends, so every input is one run of the client, from its
+//! start. The first run is clean (no input): what the client asks and is answered there is
+//! what answers are drawn from, and how it ends there (its exit status, whether stderr shows an
+//! uncaught error) is what the other runs are compared with. The oracles:
+//! - **crash**: killed by a signal, or an exit status other than the clean run's with an
+//!   uncaught error on stderr (a panic, a traceback): the client died on what it read;
+//! - **hang**: silent for the hang timeout and then not answering a `ping` within it either, or
+//!   not done within the clean run's time plus a margin;
+//! - **uncaught error** on stderr while it ends as in the clean run;
+//! - **id desync** (an answer to a request never sent, a second answer) and **schema** (a
+//!   message of the client's the revision's schema rejects), by the same [`Watch`] as servers.
+//!
+//! Investigation is simpler than a server's: an input is its own run, so it reproduces by
+//! running again, and [`minimize`] shrinks it with each probe a run of its own.
+
+use super::campaign::{signature_of, write_reproducer, CampaignResult, Finding, Limit, Shard, Target};
+use super::driver::{DriverConfig, Outcome, StartError};
+use super::generate::client::{answer_method, with_id, ClientGenerator};
+use super::minimize::{self, Budget, Probe};
+use super::oracle::{Trip, Watch};
+use super::signature::{has_panic, Oracle};
+use super::{Catalog, Input};
+use crate::session::client::{ClientSession, ClientWaitError, ServerScript};
+use mcpspec_protocol::framing::{encode, Frame, FrameContent};
+use mcpspec_protocol::{Era, Revision};
+use mcpspec_reference::transport::child::describe_status;
+use mcpspec_reference::transport::{ChildOptions, CommandSpec, Stage};
+use serde_json::{json, Value};
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A client campaign's settings.
+pub struct ClientCampaign {
+    /// The revision, the schemas, the timeouts; its target is the client's command.
+    pub driver: Arc<DriverConfig>,
+    /// The relay the client spawns as its server (`mcpspec peer`), without `--connect`.
+    pub relay: Vec<String>,
+    pub seed: u64,
+    pub limit: Limit,
+    pub shard: Shard,
+    pub findings_dir: Option<PathBuf>,
+    pub minimize: Budget,
+    pub max_findings: Option<usize>,
+}
+
+/// How the clean run went: what the fuzzed runs are compared with.
+#[derive(Debug, Clone)]
+pub struct CleanRun {
+    pub exit: Option<i32>,
+    pub panicked: bool,
+    pub elapsed: Duration,
+    /// `(method, result)` of each request the client made, as the reference server answered.
+    pub answers: Vec<(String, Value)>,
+}
+
+/// What one run of the client came to.
+struct Run {
+    outcome: Outcome,
+    /// How it ended, when it ended on its own.
+    exit: Option<std::process::ExitStatus>,
+    answers: Vec<(String, Value)>,
+}
+
+impl ClientCampaign {
+    fn command(&self) -> Result<&CommandSpec, StartError> {
+        match &self.driver.target {
+            super::driver::FuzzTarget::Stdio(command) => Ok(command),
+            _ => Err(StartError::Spawn("a client is fuzzed over stdio only (for now)".into())),
+        }
+    }
+
+    /// The clean run: no input.
+    pub async fn clean_run(&self) -> Result<CleanRun, StartError> {
+        let started = Instant::now();
+        let run = self.run(&Input::default(), None).await?;
+        if let Some(trip) = run.outcome.trips.iter().find(|t| matches!(t.oracle, Oracle::Hang)) {
+            return Err(StartError::Setup(format!("the client's clean run hung: {}", trip.detail)));
+        }
+        Ok(CleanRun {
+            exit: run.exit.and_then(|s| s.code()),
+            panicked: has_panic(&run.outcome.stderr),
+            elapsed: started.elapsed(),
+            answers: run.answers,
+        })
+    }
+
+    /// One run of the client with `input`, judged against `clean` (none: the clean run itself).
+    async fn run(&self, input: &Input, clean: Option<&CleanRun>) -> Result<Run, StartError> {
+        let config = &self.driver;
+        let revision = config.revision;
+        let options = ChildOptions {
+            max_message_bytes: config.max_message_bytes,
+            write_timeout: config.hang_timeout,
+            shutdown_grace: Duration::from_millis(500),
+            stderr_tail_bytes: 16 * 1024,
+            ..ChildOptions::default()
+        };
+        let started = Instant::now();
+        let mut session = ClientSession::start(
+            self.command()?,
+            &self.relay,
+            options,
+            revision,
+            None,
+            "fuzz",
+            &json!({}),
+            ServerScript::default(),
+        )
+        .map_err(|e| StartError::Spawn(e.to_string()))?;
+        if let Err(e) = session.accept(config.start_timeout, None).await {
+            let note = session.exit_note().await;
+            session.shutdown().await;
+            return Err(StartError::Setup(format!("the client never connected to its server: {e}{note}")));
+        }
+        let mut watch = Watch::of_client(revision, config.schemas.clone());
+        // Answers held for the client's first request of their method; the rest is injected.
+        let mut answers: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut injections: Vec<&Vec<u8>> = Vec::new();
+        for write in input.writes.iter().filter(|w| !w.is_empty()) {
+            match answer_method(write) {
+                Some(method) => answers.push((method, write.clone())),
+                None => injections.push(write),
+            }
+        }
+        let mut injected = injections.is_empty();
+        let mut seen: Vec<(String, Value)> = Vec::new();
+        // A client may take the clean run's time again, and the hang timeout more.
+        let budget = clean.map_or(config.hang_timeout * 4, |c| c.elapsed * 2 + config.hang_timeout * 2);
+        let deadline = started + budget;
+        let mut quiet_since = Instant::now();
+        let mut ping: Option<(String, Instant)> = None;
+        let mut pings = 0u32;
+        let mut trips: Vec<Trip> = Vec::new();
+        loop {
+            let now = Instant::now();
+            // A client still at work when the time is up (waiting for an answer an input took
+            // away, say) is ended, no finding: only silence towards a ping is a hang.
+            if now >= deadline {
+                break;
+            }
+            let slice = (deadline - now).min(Duration::from_millis(100));
+            match session.recv(slice).await {
+                Ok(inspection) => {
+                    quiet_since = Instant::now();
+                    let Some(value) = inspection.value.clone() else { continue };
+                    let frame = Frame {
+                        line: 0,
+                        content: FrameContent::Json { value: value.clone(), crlf: false, lines: 1 },
+                    };
+                    watch.received(&frame);
+                    if let Some((id, _)) = &ping {
+                        if value.get("id") == Some(&json!(id)) && value.get("method").is_none() {
+                            ping = None;
+                        }
+                    }
+                    let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
+                    let reference = session.answers(&inspection);
+                    if let (Some(method), Some(id)) = (&method, value.get("id")) {
+                        if let Some(answer) = reference.iter().find(|a| a.get("id") == Some(id)) {
+                            if let Some(result) = answer.get("result") {
+                                seen.push((method.clone(), result.clone()));
+                            }
+                        }
+                        if let Some(at) = answers.iter().position(|(m, _)| m == method) {
+                            let (_, bytes) = answers.remove(at);
+                            let bytes = with_id(&bytes, method, id);
+                            let line =
+                                if bytes.ends_with(b"\n") { bytes } else { [bytes, b"\n".to_vec()].concat() };
+                            watch.sent(&line);
+                            if session.send_raw(&line).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                    for answer in &reference {
+                        watch.sent(&encode(answer));
+                        if session.send_value(answer).await.is_err() {
+                            break;
+                        }
+                    }
+                    // Once the client has initialized (the modern era has no handshake: once it
+                    // made its first request), what the input injects is written.
+                    let ready = match revision.era() {
+                        Era::Legacy => method.as_deref() == Some("notifications/initialized"),
+                        Era::Modern => method.is_some(),
+                    };
+                    if ready && !injected {
+                        injected = true;
+                        for write in &injections {
+                            let line = if write.ends_with(b"\n") {
+                                (*write).clone()
+                            } else {
+                                [write.as_slice(), b"\n"].concat()
+                            };
+                            watch.sent(&line);
+                            if session.send_raw(&line).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(ClientWaitError::Closed(_) | ClientWaitError::Ended(_)) => break,
+                Err(_) => {
+                    let quiet = quiet_since.elapsed();
+                    match &ping {
+                        Some((_, sent)) if sent.elapsed() >= config.hang_timeout => {
+                            trips.push(hang(format!(
+                                "silent for {quiet:?}, and a ping went unanswered for {:?}",
+                                config.hang_timeout
+                            )));
+                            break;
+                        }
+                        None if quiet >= config.hang_timeout && revision.era() == Era::Legacy => {
+                            pings += 1;
+                            let id = format!("mcpspec-fuzz-ping-{pings}");
+                            let request = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+                            watch.sent(&encode(&request));
+                            if session.send_raw(&encode(&request)).await.is_err() {
+                                break;
+                            }
+                            ping = Some((id, Instant::now()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // Closing the connection ends the relay, and a client whose server is gone ends: how it
+        // ended is judged only when it ended on its own (a client mcpspec had to signal was
+        // still at work, which is no crash).
+        let end = session.shutdown().await;
+        let exit = match end.stage {
+            Stage::AlreadyExited | Stage::StdinClosed => end.status,
+            _ => None,
+        };
+        let stderr = session.stderr_tail();
+        trips.extend(watch.take_trips());
+        let panicked = has_panic(&stderr);
+        if let Some(status) = exit {
+            let died = status.signal().is_some()
+                || clean.is_some_and(|c| status.code() != c.exit && panicked && !c.panicked);
+            if died {
+                trips.push(Trip {
+                    oracle: Oracle::Crash,
+                    method: None,
+                    detail: format!(
+                        "the client {} (its clean run: {})",
+                        describe_status(status),
+                        clean.and_then(|c| c.exit).map_or("no status".into(), |c| format!("status {c}"))
+                    ),
+                    message: None,
+                });
+            } else if panicked && clean.is_some_and(|c| !c.panicked) {
+                trips.push(Trip {
+                    oracle: Oracle::StderrPanic,
+                    method: None,
+                    detail: format!("stderr shows an uncaught error: {}", super::driver::tail(&stderr)),
+                    message: None,
+                });
+            }
+        }
+        let outcome = Outcome { trips, stderr, elapsed: started.elapsed() };
+        Ok(Run { outcome, exit, answers: seen })
+    }
+
+    /// Runs the campaign until its limit or `stop`.
+    pub async fn campaign(&self, stop: Arc<AtomicBool>) -> Result<CampaignResult, StartError> {
+        let started = Instant::now();
+        let clean = self.clean_run().await?;
+        let schemas = self.driver.schemas.clone().unwrap_or_else(mcpspec_schema::SchemaSet::shared_builtin);
+        let generator = ClientGenerator::new(self.driver.revision, &schemas, clean.answers.clone());
+        let mut findings: Vec<Finding> = Vec::new();
+        let mut inputs = 0u64;
+        let mut starts = 1u64;
+        let mut slot = 0u64;
+        loop {
+            let over = match self.limit {
+                Limit::Runs(runs) => slot >= runs,
+                Limit::Duration(d) => started.elapsed() >= d,
+            };
+            if over || stop.load(Ordering::Relaxed) || self.max_findings.is_some_and(|m| findings.len() >= m)
+            {
+                break;
+            }
+            let index = self.shard.index_of(slot);
+            slot += 1;
+            let input = generator.input(self.seed, index);
+            let run = match self.run(&input, Some(&clean)).await {
+                Ok(run) => run,
+                Err(e) if inputs == 0 => return Err(e),
+                Err(_) => continue,
+            };
+            starts += 1;
+            inputs += 1;
+            let Some(primary) = run.outcome.primary().cloned() else { continue };
+            let seen_as = signature_of(&primary, &run.outcome.stderr);
+            if let Some(known) = findings.iter_mut().find(|f| f.signature == seen_as) {
+                known.hits += 1;
+                continue;
+            }
+            let target = Target::of(&primary, &run.outcome);
+            let mut probe = Again { campaign: self, clean: &clean, target, stop: &stop, probes: 0 };
+            let reproduced = probe.still_fails(&input).await;
+            let minimized = match reproduced {
+                true => minimize::minimize(input.clone(), &mut probe, self.minimize).await,
+                false => input.clone(),
+            };
+            let probes = probe.probes;
+            starts += probes as u64;
+            let last = match self.run(&minimized, Some(&clean)).await {
+                Ok(r) if probe.target.matches(&r.outcome) => r.outcome,
+                _ => run.outcome.clone(),
+            };
+            let trip = last.trips.iter().find(|t| t.oracle == primary.oracle).cloned().unwrap_or(primary);
+            let signature = signature_of(&trip, &last.stderr);
+            if let Some(known) = findings.iter_mut().find(|f| f.signature == signature) {
+                known.hits += 1;
+                continue;
+            }
+            let finding = Finding {
+                id: signature.id(),
+                signature,
+                detail: trip.detail.clone(),
+                hits: 1,
+                reproducer: minimized,
+                reproduced,
+                stderr: last.stderr.clone(),
+                message: trip.message.clone(),
+                found_after: started.elapsed(),
+                input_index: index,
+                probes,
+            };
+            if let Some(dir) = &self.findings_dir {
+                if let Err(e) = write_reproducer(dir, &finding, &self.driver, self.seed) {
+                    eprintln!("mcpspec fuzz: cannot write the reproducer of {}: {e}", finding.id);
+                }
+            }
+            findings.push(finding);
+        }
+        let oracles =
+            [Oracle::Crash, Oracle::Hang, Oracle::IdDesync, Oracle::SchemaInvalid, Oracle::StderrPanic]
+                .into_iter()
+                .filter(|o| *o != Oracle::SchemaInvalid || self.driver.schemas.is_some())
+                .collect();
+        Ok(CampaignResult {
+            catalog: Catalog { revision: Some(self.driver.revision), ..Catalog::default() },
+            inputs,
+            windows: inputs,
+            starts,
+            elapsed: started.elapsed(),
+            findings,
+            slowest: Vec::new(),
+            interrupted: stop.load(Ordering::Relaxed),
+            corpus_loaded: 0,
+            corpus_added: 0,
+            oracles,
+        })
+    }
+
+    /// Runs a reproducer once more (after a clean run, to compare with): its outcome.
+    pub async fn replay(&self, input: &Input) -> Result<Outcome, StartError> {
+        let clean = self.clean_run().await?;
+        Ok(self.run(input, Some(&clean)).await?.outcome)
+    }
+}
+
+fn hang(detail: String) -> Trip {
+    Trip { oracle: Oracle::Hang, method: None, detail, message: None }
+}
+
+/// A probe: the candidate as a run of its own, failing as the target did.
+struct Again<'a> {
+    campaign: &'a ClientCampaign,
+    clean: &'a CleanRun,
+    target: Target,
+    stop: &'a AtomicBool,
+    probes: usize,
+}
+
+impl Probe for Again<'_> {
+    async fn still_fails(&mut self, candidate: &Input) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.probes += 1;
+        match self.campaign.run(candidate, Some(self.clean)).await {
+            Ok(run) => self.target.matches(&run.outcome),
+            Err(_) => false,
+        }
+    }
+}
+
+/// The revision a client campaign speaks when none is named.
+pub fn default_revision() -> Revision {
+    Revision::latest_legacy()
+}
