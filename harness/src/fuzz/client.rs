@@ -136,16 +136,20 @@ impl ClientCampaign {
         let mut seen: Vec<(String, Value)> = Vec::new();
         // A client may take the clean run's time again, and the hang timeout more.
         let budget = clean.map_or(config.hang_timeout * 4, |c| c.elapsed * 2 + config.hang_timeout * 2);
-        let deadline = started + budget;
+        let mut deadline = started + budget;
         let mut quiet_since = Instant::now();
         let mut ping: Option<(String, Instant)> = None;
         let mut pings = 0u32;
         let mut trips: Vec<Trip> = Vec::new();
+        // Whether mcpspec ended the run (time up, a hang): how the client then exits is what it
+        // does when its server goes away mid-request, no crash of its own.
+        let mut ended_by_us = false;
         loop {
             let now = Instant::now();
             // A client still at work when the time is up (waiting for an answer an input took
             // away, say) is ended, no finding: only silence towards a ping is a hang.
             if now >= deadline {
+                ended_by_us = true;
                 break;
             }
             let slice = (deadline - now).min(Duration::from_millis(100));
@@ -160,7 +164,12 @@ impl ClientCampaign {
                     watch.received(&frame);
                     if let Some((id, _)) = &ping {
                         if value.get("id") == Some(&json!(id)) && value.get("method").is_none() {
+                            // Alive, and quiet for the hang timeout: waiting for something an
+                            // input took away (an answer), or done without closing. Either way
+                            // the run has shown what it can: it ends after a moment more (what
+                            // the client still writes, a second answer say, is judged), no finding.
                             ping = None;
+                            deadline = deadline.min(Instant::now() + Duration::from_millis(300));
                         }
                     }
                     let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
@@ -219,6 +228,7 @@ impl ClientCampaign {
                                 "silent for {quiet:?}, and a ping went unanswered for {:?}",
                                 config.hang_timeout
                             )));
+                            ended_by_us = true;
                             break;
                         }
                         None if quiet >= config.hang_timeout && revision.era() == Era::Legacy => {
@@ -241,7 +251,7 @@ impl ClientCampaign {
         // still at work, which is no crash).
         let end = session.shutdown().await;
         let exit = match end.stage {
-            Stage::AlreadyExited | Stage::StdinClosed => end.status,
+            Stage::AlreadyExited | Stage::StdinClosed if !ended_by_us => end.status,
             _ => None,
         };
         let stderr = session.stderr_tail();

@@ -215,7 +215,11 @@ impl Watch {
     }
 
     fn sent_message(&mut self, value: &Value) {
-        let well_formed = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+        // A message that is both a request and a response (a method beside a result or an
+        // error) is no well-formed request: a reader may refuse it with an id-less error.
+        let both =
+            value.get("method").is_some() && (value.get("result").is_some() || value.get("error").is_some());
+        let well_formed = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0") && !both;
         match (value.get("method").and_then(Value::as_str), value.get("id")) {
             (Some(method), Some(id)) if well_formed => match RequestId::from_value(id) {
                 Some(id) => {

@@ -9,6 +9,7 @@ use crate::transport::http_server::{HttpListener, SessionLink};
 use crate::transport::{RecvError, SendError};
 use mcpspec_protocol::framing::FrameContent;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::task::JoinSet;
 
@@ -40,7 +41,7 @@ where
 /// Serves one session until it ends.
 async fn serve_session(mut server: ReferenceServer, fault: Option<Fault>, link: SessionLink) {
     let mut fault = fault.map(FaultState::new);
-    let mut pipe = HttpPipe { link, origin: None };
+    let mut pipe = HttpPipe { link, origin: None, tokens: HashMap::new() };
     // An error here is the session ending (the client deleted it or went away).
     let _ = drive(&mut server, fault.as_mut(), &mut pipe).await;
 }
@@ -49,7 +50,15 @@ struct HttpPipe {
     link: SessionLink,
     /// The POST stream of the message being handled.
     origin: Option<u64>,
+    /// The POST stream of each request that asked for progress, by its token (as JSON text):
+    /// a timer's progress goes on the stream of the request it reports on
+    /// (`basic/transports.mdx`: messages on a POST's stream relate to its request), never on
+    /// another request's, which may end first.
+    tokens: HashMap<String, u64>,
 }
+
+/// How many progress tokens a session remembers (the oldest are forgotten past it).
+const TOKENS_KEPT: usize = 1024;
 
 impl Pipe for HttpPipe {
     async fn next_frame(&mut self) -> std::io::Result<Option<FrameContent>> {
@@ -58,6 +67,14 @@ impl Pipe for HttpPipe {
             match self.link.recv_from(Duration::from_secs(60)).await {
                 Ok((frame, origin)) => {
                     self.origin = origin;
+                    if let (FrameContent::Json { value, .. }, Some(origin)) = (&frame.content, origin) {
+                        if let Some(token) = value.pointer("/params/_meta/progressToken") {
+                            if self.tokens.len() >= TOKENS_KEPT {
+                                self.tokens.clear();
+                            }
+                            self.tokens.insert(token.to_string(), origin);
+                        }
+                    }
                     return Ok(Some(frame.content));
                 }
                 Err(RecvError::Timeout(_)) => continue,
@@ -80,7 +97,11 @@ impl Pipe for HttpPipe {
         // is routed by id or to the latest stream waiting.
         let origin = incoming.and(self.origin);
         for message in &messages {
-            match self.link.send_in_reply(message, origin) {
+            let by_token = message
+                .pointer("/params/progressToken")
+                .filter(|_| message["method"] == "notifications/progress")
+                .and_then(|token| self.tokens.get(&token.to_string()).copied());
+            match self.link.send_in_reply(message, by_token.or(origin)) {
                 Ok(()) => {}
                 // Nobody listens for server-initiated messages: this one is dropped, the session
                 // goes on (the client may still POST).
