@@ -61,3 +61,13 @@ Feature: Streamable HTTP in the modern era
     Given the client has discovered the server
     When the client POSTs a "server/discover" request with the header "Origin: http://mcpspec-rebinding.example"
     Then the HTTP status is 403
+
+  # A server that serves no client of a revision before 2025-06-18 (which had no such header)
+  # rejects a request without MCP-Protocol-Version as #server-validation says: 400 and -32020.
+  @id:http/version-header-required @MUST @spec:basic/transports/streamable-http.mdx#protocol-version-header
+  Scenario: a modern-only server rejects a request without MCP-Protocol-Version with 400 and -32020
+    Given the client has discovered the server
+    And the server speaks only the modern era
+    When the client POSTs a "server/discover" request without the protocol version header
+    Then the HTTP status is 400
+    And the server answers with error -32020
