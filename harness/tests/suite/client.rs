@@ -121,6 +121,8 @@ caught! {
         => "client-sampling/create-message" "failed", "schema/message-valid" "failed";
     client_fault_offer_oldest: "offer-oldest" at FAULT_REVISION in "client-version/offers-latest"
         => "client-version/offers-latest" "warning";
+    client_fault_offer_unsupported: "offer-unsupported" at FAULT_REVISION in "client-version/offer-supported"
+        => "client-version/offer-supported" "failed";
     client_fault_cursor_altered: "cursor-altered" at FAULT_REVISION in "client-pagination/cursor-opaque"
         => "client-pagination/cursor-opaque" "failed";
     client_fault_pages_past_end: "pages-past-end" at FAULT_REVISION in "client-pagination/end-of-results"
@@ -129,6 +131,8 @@ caught! {
         => "cancellation/not-initialize" "failed";
     client_fault_cancel_unissued: "cancel-unissued" at FAULT_REVISION in "client-lifecycle/request-ids"
         => "cancellation/in-flight-only" "failed";
+    client_fault_cancel_without_request_id: "cancel-without-request-id" at "2025-11-25" in "client-lifecycle/request-ids"
+        => "cancellation/request-id-required" "failed";
     // In a scenario that holds the tool call unanswered: elsewhere the answer to the call may be
     // written before the ping that reuses its token is read, and the token is free again then
     // (a CI run showed it, in client-lifecycle/request-ids).
@@ -269,7 +273,7 @@ fn client_reference_passes_every_default_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 19 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
+    // 20 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
     // 2025-03-26; client-lifecycle/negotiated-capabilities, client-elicitation/form,
     // client-sampling/undeclared and client-elicitation/undeclared from 2025-06-18 on; and 8 more
     // sampling and elicitation scenarios at 2025-11-25 (`@since`, `@until`). Skipped, because the
@@ -279,9 +283,9 @@ fn client_reference_passes_every_default_revision() {
     // sampling.tools) and client-elicitation/undeclared-mode (it declares elicitation.url).
     // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`).
     assert_eq!(run.summary("skipped"), 12, "{}", run.describe());
-    assert_eq!(scenarios.len(), 104, "{}", run.describe());
+    assert_eq!(scenarios.len(), 108, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 20), ("2025-03-26", 20), ("2025-06-18", 23), ("2025-11-25", 31), ("2026-07-28", 10)]
+        [("2024-11-05", 21), ("2025-03-26", 21), ("2025-06-18", 24), ("2025-11-25", 32), ("2026-07-28", 10)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }

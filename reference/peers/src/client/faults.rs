@@ -22,6 +22,9 @@ pub enum ClientFault {
     AcceptAnyVersion,
     /// Offers its oldest revision instead of its latest.
     OfferOldest,
+    /// Offers its latest legacy revision, then disconnects from a server that accepts it, as
+    /// from a revision it does not support.
+    OfferUnsupported,
     /// Never closes the server's stdin (and never exits on its own).
     NoShutdown,
     /// Exits at once, without starting the server.
@@ -45,6 +48,8 @@ pub enum ClientFault {
     CancelInitialize,
     /// Cancels a request id it never used.
     CancelUnissued,
+    /// Sends `notifications/cancelled` without `requestId` (only a reason) once initialized.
+    CancelWithoutRequestId,
     /// Sends a ping carrying the progress token of its tool call while the call is active.
     ReuseProgressToken,
     /// Lists tools even when the server did not declare the tools capability.
@@ -216,7 +221,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 98] = [
+    pub const ALL: [ClientFault; 100] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -225,6 +230,7 @@ impl ClientFault {
         ClientFault::IgnoreRequests,
         ClientFault::AcceptAnyVersion,
         ClientFault::OfferOldest,
+        ClientFault::OfferUnsupported,
         ClientFault::NoShutdown,
         ClientFault::ExitEarly,
         ClientFault::Silent,
@@ -236,6 +242,7 @@ impl ClientFault {
         ClientFault::PagesPastEnd,
         ClientFault::CancelInitialize,
         ClientFault::CancelUnissued,
+        ClientFault::CancelWithoutRequestId,
         ClientFault::ReuseProgressToken,
         ClientFault::UndeclaredRequests,
         ClientFault::ExitOnCancel,
@@ -327,6 +334,7 @@ impl ClientFault {
             ClientFault::IgnoreRequests => "ignore-requests",
             ClientFault::AcceptAnyVersion => "accept-any-version",
             ClientFault::OfferOldest => "offer-oldest",
+            ClientFault::OfferUnsupported => "offer-unsupported",
             ClientFault::NoShutdown => "no-shutdown",
             ClientFault::ExitEarly => "exit-early",
             ClientFault::Silent => "silent",
@@ -338,6 +346,7 @@ impl ClientFault {
             ClientFault::PagesPastEnd => "pages-past-end",
             ClientFault::CancelInitialize => "cancel-initialize",
             ClientFault::CancelUnissued => "cancel-unissued",
+            ClientFault::CancelWithoutRequestId => "cancel-without-request-id",
             ClientFault::ReuseProgressToken => "reuse-progress-token",
             ClientFault::UndeclaredRequests => "undeclared-requests",
             ClientFault::ExitOnCancel => "exit-on-cancel",

@@ -357,7 +357,13 @@ impl ReferenceClient {
 
     fn on_initialized(&mut self, result: &Value) -> Vec<Value> {
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
-        let revision = version.parse::<Revision>().ok().filter(|r| self.supported.contains(r));
+        let offered_unsupported = |r: &Revision| {
+            self.fault == Some(ClientFault::OfferUnsupported) && *r == Revision::latest_legacy()
+        };
+        let revision = version
+            .parse::<Revision>()
+            .ok()
+            .filter(|r| self.supported.contains(r) && !offered_unsupported(r));
         let revision = match (revision, self.fault) {
             (Some(r), _) => r,
             (None, Some(ClientFault::AcceptAnyVersion)) => Revision::latest_legacy(),
@@ -381,6 +387,10 @@ impl ReferenceClient {
         }
         if self.fault == Some(ClientFault::CancelUnissued) {
             out.push(cancel(&RequestId::from("never-sent"), "cancel-unissued fault"));
+        }
+        if self.fault == Some(ClientFault::CancelWithoutRequestId) {
+            let params = json!({ "reason": "cancel-without-request-id fault" });
+            out.push(Message::notification("notifications/cancelled", Some(params)).to_value());
         }
         // lifecycle.mdx#operation: only capabilities the server declared are used.
         let has_tools = result.pointer("/capabilities/tools").is_some()
