@@ -56,6 +56,9 @@ pub enum ClientFault {
     UndeclaredRequests,
     /// Gives up the session when the server cancels one of its requests.
     ExitOnCancel,
+    /// Gives up the session on `notifications/elicitation/complete` for an elicitation it never
+    /// saw, instead of ignoring it.
+    ExitOnUnknownElicitationComplete,
     /// Answers a response to a request it cancelled with an error.
     LateResponseError,
     /// Declares roots without listChanged, then sends notifications/roots/list_changed.
@@ -68,6 +71,9 @@ pub enum ClientFault {
     SamplingAcceptsMixedToolResults,
     /// Uses tools in sampling without declaring `sampling.tools`.
     SamplingToolsUndeclared,
+    /// Declares `sampling` without `sampling.tools`, and answers a sampling request carrying
+    /// tools with a text result instead of an error.
+    SamplingToolsIgnored,
     /// Answers sampling/createMessage without `stopReason`, tool uses included.
     SamplingWithoutStopReason,
     /// Accepts form elicitations with content of the wrong types for the requested schema.
@@ -221,7 +227,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 100] = [
+    pub const ALL: [ClientFault; 102] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -246,12 +252,14 @@ impl ClientFault {
         ClientFault::ReuseProgressToken,
         ClientFault::UndeclaredRequests,
         ClientFault::ExitOnCancel,
+        ClientFault::ExitOnUnknownElicitationComplete,
         ClientFault::LateResponseError,
         ClientFault::RootsChangedUndeclared,
         ClientFault::SamplingAcceptsUnbalanced,
         ClientFault::SamplingAcceptsUnknownToolUseId,
         ClientFault::SamplingAcceptsMixedToolResults,
         ClientFault::SamplingToolsUndeclared,
+        ClientFault::SamplingToolsIgnored,
         ClientFault::SamplingWithoutStopReason,
         ClientFault::ElicitContentOffSchema,
         ClientFault::ElicitIgnoresDefaults,
@@ -350,12 +358,14 @@ impl ClientFault {
             ClientFault::ReuseProgressToken => "reuse-progress-token",
             ClientFault::UndeclaredRequests => "undeclared-requests",
             ClientFault::ExitOnCancel => "exit-on-cancel",
+            ClientFault::ExitOnUnknownElicitationComplete => "exit-on-unknown-elicitation-complete",
             ClientFault::LateResponseError => "late-response-error",
             ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
             ClientFault::SamplingAcceptsUnbalanced => "sampling-accepts-unbalanced",
             ClientFault::SamplingAcceptsUnknownToolUseId => "sampling-accepts-unknown-tool-use-id",
             ClientFault::SamplingAcceptsMixedToolResults => "sampling-accepts-mixed-tool-results",
             ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
+            ClientFault::SamplingToolsIgnored => "sampling-tools-ignored",
             ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
             ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",

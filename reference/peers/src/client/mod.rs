@@ -107,6 +107,11 @@ impl ReferenceClient {
         let capabilities = match fault {
             Some(ClientFault::DeclareNothing) => json!({}),
             Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
+            Some(ClientFault::SamplingToolsIgnored) => {
+                let mut c = capabilities_at(offer);
+                c["sampling"] = json!({});
+                c
+            }
             _ => capabilities_at(offer),
         };
         let mut declared = capabilities.clone();
@@ -249,6 +254,13 @@ impl ReferenceClient {
                 if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {
                     self.phase = Phase::Gave("exit-on-cancel: the server cancelled a request".into());
                 }
+                // elicitation.mdx: a completion for an elicitation the client does not know is
+                // ignored; the fault gives up the session instead.
+                if n.method == "notifications/elicitation/complete"
+                    && self.fault == Some(ClientFault::ExitOnUnknownElicitationComplete)
+                {
+                    self.phase = Phase::Gave("exit-on-unknown-elicitation-complete".into());
+                }
                 Vec::new()
             }
             Message::Response(r) => {
@@ -305,6 +317,18 @@ impl ReferenceClient {
             let reply = json!({
                 "role": "assistant",
                 "content": { "type": "text", "text": "mcpspec sampled it anyway" },
+                "model": "mcpspec-scripted",
+                "stopReason": "endTurn",
+            });
+            let id = answer.get("id").cloned().unwrap_or(Value::Null);
+            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+        }
+        // Tools offered to a client that did not declare sampling.tools: the fault samples in
+        // text instead of answering with the error the persona gives.
+        if self.fault == Some(ClientFault::SamplingToolsIgnored) && params.get("tools").is_some() {
+            let reply = json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcpspec sampled it without its tools" },
                 "model": "mcpspec-scripted",
                 "stopReason": "endTurn",
             });
