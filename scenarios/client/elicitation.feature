@@ -75,6 +75,17 @@ Feature: Elicitation
       """
     Then the client answers it with accept, decline or cancel and no content
 
+  @id:client-elicitation/unknown-complete-ignored @MUST @since:2025-11-25 @spec:client/elicitation.mdx#completion-notifications-for-url-mode-elicitation @until:2025-11-25
+  Scenario: a completion notification for an elicitation the client never saw is ignored
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation.url" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server announces the completion of an elicitation it never sent
+    And the scenario server sends a "ping" request
+    Then the client answers it with the result {}
+
   @id:client-elicitation/undeclared-mode @MUST @since:2025-11-25 @spec:client/elicitation.mdx#error-handling @until:2025-11-25
   Scenario: a URL mode elicitation to a client that did not declare URL mode is answered with -32602
     Given a client connected to the scenario server

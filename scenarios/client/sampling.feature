@@ -135,6 +135,26 @@ Feature: Sampling
       """
     Then the client answers it without using a tool
 
+  # schema.ts, CreateMessageRequestParams.tools: "The client MUST return an error if this field
+  # is provided but ClientCapabilities.sampling.tools is not declared."
+  @id:client-sampling/tools-undeclared-error @MUST @since:2025-11-25 @spec:schema.mdx#createmessagerequestparams @until:2025-11-25
+  Scenario: a client that did not declare sampling.tools answers a request with tools with an error
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "sampling" capability
+    And the client did not declare the "sampling.tools" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the weather in Paris?" } }],
+        "tools": [{ "name": "get_weather", "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } } } }],
+        "maxTokens": 200
+      }
+      """
+    Then the client answers it with an error, not a result
+
   # basic/lifecycle.mdx#operation: both parties "only use capabilities that were successfully
   # negotiated" (MUST from 2025-06-18, SHOULD before): a client that did not declare sampling
   # does not sample; it answers with an error (the spec names no code; -32601 as for roots). The

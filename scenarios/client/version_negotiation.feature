@@ -20,6 +20,15 @@ Feature: Client version negotiation
     When the scenario server answers it
     Then the client sends notifications/initialized
 
+  # The offer is a revision the client supports: answered with that very revision, the client
+  # carries on (a client that then disconnects offered what it does not speak).
+  @id:client-version/offer-supported @MUST @spec:basic/lifecycle.mdx#version-negotiation @until:2025-11-25
+  Scenario: the client carries on at the revision it offered
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    When the scenario server answers it with the revision the client offered
+    Then the client sends notifications/initialized
+
   @id:client-version/counter-offer-unsupported @SHOULD @spec:basic/lifecycle.mdx#version-negotiation @until:2025-11-25
   Scenario: the client disconnects from a revision it does not support
     Given a client connected to the scenario server

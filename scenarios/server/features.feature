@@ -1,6 +1,7 @@
 Feature: Server features
   Tools, resources, prompts, logging and completion, each tested only when the server declares
-  its capability (otherwise skipped, with the reason).
+  its capability (otherwise skipped, with the reason), but for the probes that a server which
+  did not declare a feature serves none of it.
 
   @id:tools/unknown-tool @SHOULD @spec:server/tools.mdx#error-handling
   Scenario: calling a tool that does not exist is a protocol error
@@ -118,3 +119,57 @@ Feature: Server features
     When the client calls the tool
     Then the server answers with a result
     And no log message below "error" arrived
+
+  # What a server serves it declares: mcpspec asks for a feature the server did not declare
+  # (knowingly, as a probe) and accepts any error or an empty answer; items served fail.
+  # From 2026-07-28, discover/capabilities-honest judges the same for tools, prompts and resources.
+  @id:tools/served-only-if-declared @MUST @spec:server/tools.mdx#capabilities @until:2025-11-25
+  Scenario: a server that did not declare tools lists none
+    Given an initialized session
+    And the server does not declare the "tools" capability
+    When the client sends a "tools/list" request
+    Then the server serves nothing it did not declare
+
+  @id:prompts/served-only-if-declared @MUST @spec:server/prompts.mdx#capabilities @until:2025-11-25
+  Scenario: a server that did not declare prompts lists none
+    Given an initialized session
+    And the server does not declare the "prompts" capability
+    When the client sends a "prompts/list" request
+    Then the server serves nothing it did not declare
+
+  @id:resources/served-only-if-declared @MUST @spec:server/resources.mdx#capabilities @until:2025-11-25
+  Scenario Outline: a server that did not declare resources lists none (<method>)
+    Given an initialized session
+    And the server does not declare the "resources" capability
+    When the client sends a "<method>" request
+    Then the server serves nothing it did not declare
+    Examples:
+      | method                   |
+      | resources/list           |
+      | resources/templates/list |
+
+  @id:completion/served-only-if-declared @MUST @spec:server/utilities/completion.mdx#capabilities @since:2025-03-26
+  Scenario: a server that did not declare completions completes nothing
+    Given an initialized session
+    And the server does not declare the "completions" capability
+    And the server declares the "prompts" capability
+    And the server lists a prompt with an argument
+    When the client asks to complete the prompt's first argument
+    Then the server serves nothing it did not declare
+
+  @id:tools/validate-inputs @MUST @spec:server/tools.mdx#security-considerations
+  Scenario: a tool called with arguments its input schema refuses does not succeed
+    Given an initialized session
+    And the server declares the "tools" capability
+    And the server lists a tool with a required typed argument
+    When the client calls the tool with arguments its input schema refuses
+    Then the server refuses the call with an error or a tool error
+
+  @id:completion/validate-inputs @MUST @spec:server/utilities/completion.mdx#security
+  Scenario: a completion request without the argument's value is refused
+    Given an initialized session
+    And the server declares the "completions" capability, where its revision has it
+    And the server declares the "prompts" capability
+    And the server lists a prompt with an argument
+    When the client asks to complete the prompt's first argument without a value
+    Then the server answers with an error, preferably -32602

@@ -69,6 +69,15 @@ Feature: Streamable HTTP transport
     When the client POSTs a "ping" request with the header "Mcp-Session-Id: mcpspec-never-issued-session"
     Then the HTTP status is 404
 
+  # A POST of notifications or responses the server cannot accept gets an HTTP error status
+  # ("e.g., 400 Bad Request"); one for a session it never issued has nowhere to go.
+  @id:http/refused-notification-error @MUST @spec:basic/transports.mdx#sending-messages-to-the-server
+  Scenario: a notification for a session the server never issued gets an HTTP error status
+    Given an initialized session
+    And the server issued a session id
+    When the client POSTs the "notifications/initialized" notification with the header "Mcp-Session-Id: mcpspec-never-issued-session"
+    Then the HTTP status is an error status
+
   @id:http/protocol-version-invalid @MUST @spec:basic/transports.mdx#protocol-version-header @since:2025-06-18
   Scenario: an invalid MCP-Protocol-Version header gets 400
     Given an initialized session

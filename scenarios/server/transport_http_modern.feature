@@ -61,3 +61,15 @@ Feature: Streamable HTTP in the modern era
     Given the client has discovered the server
     When the client POSTs a "server/discover" request with the header "Origin: http://mcpspec-rebinding.example"
     Then the HTTP status is 403
+
+  # A server that serves no client of a revision before 2025-06-18 (which had no such header)
+  # rejects a request without MCP-Protocol-Version as #server-validation says: 400 and -32020.
+  # One that serves such clients MAY take the request as 2025-03-26: an initialize offering
+  # 2025-03-26 tells them apart.
+  @id:http/version-header-required @MUST @spec:basic/transports/streamable-http.mdx#protocol-version-header
+  Scenario: a server that serves no client before 2025-06-18 rejects a request without MCP-Protocol-Version with 400 and -32020
+    Given the client has discovered the server
+    And the server serves no client of a revision before 2025-06-18
+    When the client POSTs a "server/discover" request without the protocol version header
+    Then the HTTP status is 400
+    And the server answers with error -32020

@@ -147,6 +147,8 @@ rules! {
         "Progress tokens MUST be unique across all active requests.";
     CANCEL_IN_FLIGHT = "cancellation/in-flight-only", MUST, "basic/utilities/cancellation.mdx", None,
         "Cancellation notifications MUST only reference requests that were previously issued in the same direction and are believed to still be in-progress.";
+    CANCEL_REQUEST_ID = "cancellation/request-id-required", MUST, "schema.mdx#cancellednotificationparams", None,
+        "requestId: the ID of the request to cancel; it MUST be provided for cancelling non-task requests (tasks are cancelled with tasks/cancel, never by this notification) (2025-11-25).", since V2025_11_25, until V2025_11_25;
     CANCEL_NOT_INITIALIZE = "cancellation/not-initialize", MUST, "basic/utilities/cancellation.mdx", None,
         "The initialize request MUST NOT be cancelled by clients.";
     SERVER_CAPABILITY_USED = "capabilities/client-uses-negotiated", MUST / SHOULD, "basic/lifecycle.mdx#operation", None,

@@ -121,6 +121,8 @@ caught! {
         => "client-sampling/create-message" "failed", "schema/message-valid" "failed";
     client_fault_offer_oldest: "offer-oldest" at FAULT_REVISION in "client-version/offers-latest"
         => "client-version/offers-latest" "warning";
+    client_fault_offer_unsupported: "offer-unsupported" at FAULT_REVISION in "client-version/offer-supported"
+        => "client-version/offer-supported" "failed";
     client_fault_cursor_altered: "cursor-altered" at FAULT_REVISION in "client-pagination/cursor-opaque"
         => "client-pagination/cursor-opaque" "failed";
     client_fault_pages_past_end: "pages-past-end" at FAULT_REVISION in "client-pagination/end-of-results"
@@ -129,6 +131,12 @@ caught! {
         => "cancellation/not-initialize" "failed";
     client_fault_cancel_unissued: "cancel-unissued" at FAULT_REVISION in "client-lifecycle/request-ids"
         => "cancellation/in-flight-only" "failed";
+    #[alone] client_fault_exit_on_unknown_elicitation_complete: "exit-on-unknown-elicitation-complete" at "2025-11-25"
+        in "client-elicitation/unknown-complete-ignored" => "client-elicitation/unknown-complete-ignored" "failed";
+    #[alone] client_fault_sampling_tools_ignored: "sampling-tools-ignored" at "2025-11-25"
+        in "client-sampling/tools-undeclared-error" => "client-sampling/tools-undeclared-error" "failed";
+    client_fault_cancel_without_request_id: "cancel-without-request-id" at "2025-11-25" in "client-lifecycle/request-ids"
+        => "cancellation/request-id-required" "failed";
     // In a scenario that holds the tool call unanswered: elsewhere the answer to the call may be
     // written before the ping that reuses its token is read, and the token is free again then
     // (a CI run showed it, in client-lifecycle/request-ids).
@@ -148,8 +156,12 @@ caught! {
         => "client-sampling/unknown-tool-use-id" "warning";
     #[alone] client_fault_sampling_accepts_mixed_tool_results: "sampling-accepts-mixed-tool-results"
         at "2025-11-25" in "client-sampling/tool-results-mixed" => "client-sampling/tool-results-mixed" "warning";
-    #[alone] client_fault_sampling_tools_undeclared: "sampling-tools-undeclared" at "2025-11-25"
+    // Using the tools of a request it had no right to, it answers with a result, not the error
+    // the schema asks for: both sampling checks of an undeclared sampling.tools catch it.
+    client_fault_sampling_tools_undeclared: "sampling-tools-undeclared" at "2025-11-25"
         in "client-sampling/tools-undeclared" => "client-sampling/tools-undeclared" "failed";
+    client_fault_sampling_tools_undeclared_error: "sampling-tools-undeclared" at "2025-11-25"
+        in "client-sampling/tools-undeclared-error" => "client-sampling/tools-undeclared-error" "failed";
     #[alone] client_fault_sampling_without_stop_reason: "sampling-without-stop-reason" at "2025-11-25"
         in "client-sampling/tool-loop" => "client-sampling/stop-reason" "warning";
     #[alone] client_fault_elicit_content_off_schema_at_2025_06_18: "elicit-content-off-schema" at FAULT_REVISION
@@ -269,25 +281,30 @@ fn client_reference_passes_every_default_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 19 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
+    // 20 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
     // 2025-03-26; client-lifecycle/negotiated-capabilities, client-elicitation/form,
-    // client-sampling/undeclared and client-elicitation/undeclared from 2025-06-18 on; and 8 more
+    // client-sampling/undeclared and client-elicitation/undeclared from 2025-06-18 on; and 10 more
     // sampling and elicitation scenarios at 2025-11-25 (`@since`, `@until`). Skipped, because the
     // reference client declares what they need absent: client-roots/undeclared and one
     // client-sampling/undeclared… at each revision, client-elicitation/undeclared from
-    // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared (it declares
-    // sampling.tools) and client-elicitation/undeclared-mode (it declares elicitation.url).
+    // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
+    // client-sampling/tools-undeclared-error (it declares sampling.tools) and
+    // client-elicitation/undeclared-mode (it declares elicitation.url).
     // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`).
-    assert_eq!(run.summary("skipped"), 12, "{}", run.describe());
-    assert_eq!(scenarios.len(), 104, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
+    assert_eq!(scenarios.len(), 110, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 20), ("2025-03-26", 20), ("2025-06-18", 23), ("2025-11-25", 31), ("2026-07-28", 10)]
+        [("2024-11-05", 21), ("2025-03-26", 21), ("2025-06-18", 24), ("2025-11-25", 34), ("2026-07-28", 10)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
     let skipped: Vec<_> =
         scenarios.iter().filter(|s| s["verdict"] == "skipped").map(|s| s["id"].clone()).collect();
-    for id in ["client-sampling/tools-undeclared", "client-elicitation/undeclared-mode"] {
+    for id in [
+        "client-sampling/tools-undeclared",
+        "client-sampling/tools-undeclared-error",
+        "client-elicitation/undeclared-mode",
+    ] {
         assert!(skipped.contains(&serde_json::json!(id)), "{id} not skipped: {skipped:?}");
     }
     // The client's own messages were judged: envelope and schema, at the negotiated revision.
@@ -351,7 +368,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 31, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 34, "{}", run.describe());
 }
 
 #[test]
@@ -400,8 +417,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    // 31 scenarios at 2025-11-25, 5 skipped (see client_reference_passes_every_legacy_revision).
-    assert_eq!(run.summary("passed"), 26, "{}", run.describe());
+    // 34 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
+    assert_eq!(run.summary("passed"), 28, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 

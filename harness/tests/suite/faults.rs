@@ -151,6 +151,13 @@ caught_by! { assert_caught_at;
     error_code_string: "error-code-string" at "2025-11-25" => "jsonrpc/error-code-integer" "failed";
     ping_non_empty_result: "ping-non-empty-result" at "2025-11-25" => "ping/after-initialize" "failed";
     progress_token_zero: "progress-token-zero" at "2025-11-25" => "progress/token-active" "failed";
+    features_served_undeclared_tools: "features-served-undeclared" at "2025-06-18" => "tools/served-only-if-declared" "failed";
+    features_served_undeclared_prompts: "features-served-undeclared" at "2024-11-05" => "prompts/served-only-if-declared" "failed";
+    features_served_undeclared_resources: "features-served-undeclared" at "2025-11-25" => "resources/served-only-if-declared[resources/list]" "failed";
+    completions_served_undeclared: "completions-served-undeclared" at "2025-03-26" => "completion/served-only-if-declared" "failed";
+    completions_served_undeclared_modern: "completions-served-undeclared" at "2026-07-28" => "completion/served-only-if-declared" "failed";
+    tool_arguments_unchecked: "tool-arguments-unchecked" at "2025-11-25" => "tools/validate-inputs" "failed";
+    completion_inputs_unchecked: "completion-inputs-unchecked" at "2024-11-05" => "completion/validate-inputs" "failed";
 }
 
 // The modern era (2026-07-28): each deliberate defect of the reference server's modern

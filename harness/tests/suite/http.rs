@@ -128,6 +128,7 @@ caught_over! {
     deleted_session_served: "http" "http-deleted-session-served" at "2025-06-18" => "http/session-terminated-404" "failed";
     missing_session_id_served: "http" "http-missing-session-id-served" at "2025-11-25" => "http/session-required" "warning";
     unknown_session_400: "http" "http-unknown-session-400" at "2025-03-26" => "http/unknown-session-404" "warning";
+    refused_notification_accepted: "http" "http-refused-notification-accepted" at "2025-06-18" => "http/refused-notification-error" "failed";
     protocol_version_unchecked: "http" "http-protocol-version-unchecked" at "2025-06-18" => "http/protocol-version-invalid" "failed";
     foreign_origin_accepted: "http" "http-foreign-origin-accepted" at "2025-11-25" => "http/origin-forbidden" "failed";
     foreign_origin_accepted_before_403: "http" "http-foreign-origin-accepted" at "2025-03-26" => "http/origin-validated" "failed";
@@ -143,6 +144,29 @@ caught_over! {
     wrong_event_type: "sse" "sse-wrong-event-type" at "2024-11-05" => "sse/message-events" "failed";
     modern_header_unchecked: "http" "modern-http-header-unchecked" at "2026-07-28" => "http/header-method-mismatch[names another method]" "failed";
     modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
+}
+
+/// streamable-http.mdx#protocol-version-header (2026-07-28): a server that serves no client of
+/// a revision before 2025-06-18 MUST reject a request without MCP-Protocol-Version (400,
+/// -32020); a dual-era one MAY serve it as 2025-03-26, so the check runs against a modern-only
+/// reference server, which passes it, and fails it with `modern-http-version-header-optional`.
+#[test]
+fn a_modern_only_server_requires_the_version_header() {
+    let verdict = |fault: Option<&str>| {
+        let mut args = vec!["server", "--transport", "http", "--timeout", "2", "--revision", "2026-07-28"];
+        args.extend(["--scenario", "http/version-header-required", "--", MCPSPEC, "reference", "server"]);
+        args.extend(["--transport", "http", "--port", "{port}", "--supported", "2026-07-28"]);
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        let run = run(&args, true, Duration::from_secs(120));
+        let scenario = run.scenarios("http/version-header-required");
+        assert_eq!(scenario.len(), 1, "{}", run.describe());
+        assert_no_leftovers(&run.marker);
+        (scenario[0]["verdict"].as_str().unwrap_or_default().to_owned(), run.code)
+    };
+    assert_eq!(verdict(None), ("passed".to_owned(), Some(0)));
+    assert_eq!(verdict(Some("modern-http-version-header-optional")), ("failed".to_owned(), Some(1)));
 }
 
 /// A server that refused a POSTed batch with 400 and one JSON-RPC error without an id once

@@ -40,22 +40,48 @@ pub fn example_for(name: &str, schema: &Value) -> Value {
         .unwrap_or_else(|| example_value(schema))
 }
 
-/// An object the schema refuses: [`example_object`] with one property, the first whose schema
-/// declares a single type, given a value of another type (a string where a number is wanted,
-/// a number where a string is). `None` when no property declares a type.
+/// An object the schema refuses: [`example_object`] with one property, the first required one
+/// whose schema declares a single type (else the first such property at all), given a value of
+/// another type (a string where a number is wanted, a number where a string is). A required
+/// property is what the tool cannot do without, so a tool that ignores the wrong value cannot
+/// seem to refuse it. `None` when no property declares a type.
 pub fn refused_object(schema: &Value) -> Option<Value> {
+    let (name, wrong) = refused_property(schema)?;
     let mut out = example_object(schema);
+    out.as_object_mut()?.insert(name, wrong);
+    Some(out)
+}
+
+/// The property [`refused_object`] gets wrong, and the value it gives it.
+fn refused_property(schema: &Value) -> Option<(String, Value)> {
     let properties = schema.get("properties").and_then(Value::as_object)?;
-    let (name, wrong) = properties.iter().find_map(|(name, property)| {
-        let wrong = match property.get("type").and_then(Value::as_str)? {
+    let required = |name: &str| {
+        schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let wrong = |property: &Value| {
+        Some(match property.get("type").and_then(Value::as_str)? {
             "string" => json!(12345),
             "null" => json!("mcpspec: not null"),
             other => json!(format!("mcpspec: not {other}")),
-        };
-        Some((name.clone(), wrong))
-    })?;
-    out.as_object_mut()?.insert(name, wrong);
-    Some(out)
+        })
+    };
+    let typed = |want_required: bool| {
+        properties
+            .iter()
+            .filter(|(name, _)| !want_required || required(name))
+            .find_map(|(name, property)| Some((name.clone(), wrong(property)?)))
+    };
+    typed(true).or_else(|| typed(false))
+}
+
+/// Whether the schema requires a property of a single declared type: arguments
+/// [`refused_object`] builds for it then get wrong what the tool cannot do without.
+pub fn requires_typed_property(schema: &Value) -> bool {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return false };
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
+    required
+        .filter_map(Value::as_str)
+        .any(|name| properties.get(name).and_then(|p| p.get("type")).is_some_and(Value::is_string))
 }
 
 /// A value of the schema's type within its bounds (no name or description to go by).
@@ -269,6 +295,11 @@ mod tests {
             json!({ "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] });
         assert_eq!(refused_object(&named), Some(json!({ "city": 12345 })));
         assert_eq!(refused_object(&json!({ "type": "object" })), None);
+        let required_second = json!({ "type": "object", "required": ["b"],
+            "properties": { "a": { "type": "string" }, "b": { "type": "number" } } });
+        assert_eq!(refused_object(&required_second), Some(json!({ "b": "mcpspec: not number" })));
+        assert!(requires_typed_property(&required_second));
+        assert!(!requires_typed_property(&schema));
         assert_eq!(refused_object(&json!({ "type": "object", "properties": { "x": {} } })), None);
     }
 }

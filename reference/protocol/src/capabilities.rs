@@ -32,3 +32,50 @@ pub fn declares(caps: &Value, path: &str) -> bool {
     }
     !matches!(at, Value::Null | Value::Bool(false))
 }
+
+/// What a successful result of the client request `method` shows the server serves (the
+/// items a list holds, the completion values it offers, the tool it called, the prompt or
+/// resource it got), which the server's capabilities must then declare (server/tools.mdx,
+/// prompts.mdx, resources.mdx and utilities/completion.mdx, #capabilities: a server that
+/// supports the feature MUST declare it). `None` when the result shows nothing served: an
+/// empty list or no completion values is what a server without the feature may answer.
+pub fn served(method: &str, result: &Value) -> Option<String> {
+    let count = |pointer: &str| result.pointer(pointer).and_then(Value::as_array).map_or(0, Vec::len);
+    let listed = |pointer: &str, what: &str| {
+        let n = count(pointer);
+        (n > 0).then(|| format!("{n} {what}"))
+    };
+    match method {
+        "tools/list" => listed("/tools", "tools"),
+        "prompts/list" => listed("/prompts", "prompts"),
+        "resources/list" => listed("/resources", "resources"),
+        "resources/templates/list" => listed("/resourceTemplates", "resource templates"),
+        "completion/complete" => listed("/completion/values", "completion values"),
+        "tools/call" => Some("a tool call's result".to_owned()),
+        "prompts/get" => Some("a prompt".to_owned()),
+        "resources/read" => Some("a resource's contents".to_owned()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_empty_list_shows_nothing_served() {
+        assert_eq!(served("prompts/list", &json!({ "prompts": [] })), None);
+        assert_eq!(served("completion/complete", &json!({ "completion": { "values": [] } })), None);
+        assert_eq!(served("ping", &json!({})), None);
+    }
+
+    #[test]
+    fn items_or_an_item_show_the_feature_served() {
+        let tools = json!({ "tools": [{ "name": "a" }, { "name": "b" }] });
+        assert_eq!(served("tools/list", &tools).as_deref(), Some("2 tools"));
+        let values = json!({ "completion": { "values": ["x"] } });
+        assert_eq!(served("completion/complete", &values).as_deref(), Some("1 completion values"));
+        assert!(served("resources/read", &json!({ "contents": [] })).is_some());
+    }
+}

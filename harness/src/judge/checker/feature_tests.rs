@@ -142,3 +142,20 @@ fn an_error_without_id_answers_only_malformed_input() {
     c.on_frame(C2S, &mcpspec_protocol::framing::decode_line(b"y"));
     assert!(ids(&c.on_value(S2C, &parse_error)).is_empty());
 }
+
+/// 2025-11-25's schema leaves requestId optional, for tasks, which this notification MUST NOT
+/// cancel: a cancellation without it, from either side, names nothing it may cancel.
+#[test]
+fn a_cancellation_names_its_request_at_2025_11_25() {
+    let mut c = initialized(json!({}), json!({}));
+    let bare = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"r"}});
+    assert_eq!(ids(&c.on_value(C2S, &bare)), ["cancellation/request-id-required"]);
+    assert_eq!(ids(&c.on_value(S2C, &bare)), ["cancellation/request-id-required"]);
+    let ping = json!({"jsonrpc":"2.0","id":5,"method":"ping"});
+    c.on_value(C2S, &ping);
+    let named = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}});
+    assert!(ids(&c.on_value(C2S, &named)).is_empty());
+    // Before 2025-11-25 the schema requires requestId and judges its absence.
+    let mut old = SessionChecker::new(Revision::V2025_06_18);
+    assert!(ids(&old.on_value(C2S, &bare)).is_empty());
+}

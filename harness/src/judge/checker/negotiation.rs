@@ -265,10 +265,21 @@ impl SessionChecker {
     /// (basic/utilities/cancellation.mdx). A request already answered is tolerated: the
     /// answer may have crossed the cancel.
     fn on_cancelled(&mut self, direction: Direction, n: &Notification, out: &mut Vec<Violation>) {
-        // 2025-11-25 makes requestId optional (tasks are cancelled with tasks/cancel); a
-        // missing one is the schema's to judge.
-        let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value)
-        else {
+        // 2025-11-25 makes requestId optional in the schema, but only for tasks, which this
+        // notification MUST NOT cancel (tasks/cancel does): a cancellation without it cancels
+        // nothing. Before, the schema requires it; after, the modern era cancels otherwise.
+        let request_id = n.params.as_ref().and_then(|p| p.get("requestId"));
+        if request_id.is_none() && rules::CANCEL_REQUEST_ID.applies(self.revision) {
+            out.push(Violation::new(
+                &rules::CANCEL_REQUEST_ID,
+                "notifications/cancelled naming the request it cancels (requestId)",
+                format!(
+                    "notifications/cancelled without requestId: {}",
+                    n.params.as_ref().map_or("no params".into(), |p| p.to_string())
+                ),
+            ));
+        }
+        let Some(id) = request_id.and_then(RequestId::from_value) else {
             return;
         };
         if direction == Direction::ClientToServer && self.negotiation.initialize_id.as_ref() == Some(&id) {

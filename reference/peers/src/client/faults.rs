@@ -22,6 +22,9 @@ pub enum ClientFault {
     AcceptAnyVersion,
     /// Offers its oldest revision instead of its latest.
     OfferOldest,
+    /// Offers its latest legacy revision, then disconnects from a server that accepts it, as
+    /// from a revision it does not support.
+    OfferUnsupported,
     /// Never closes the server's stdin (and never exits on its own).
     NoShutdown,
     /// Exits at once, without starting the server.
@@ -45,12 +48,17 @@ pub enum ClientFault {
     CancelInitialize,
     /// Cancels a request id it never used.
     CancelUnissued,
+    /// Sends `notifications/cancelled` without `requestId` (only a reason) once initialized.
+    CancelWithoutRequestId,
     /// Sends a ping carrying the progress token of its tool call while the call is active.
     ReuseProgressToken,
     /// Lists tools even when the server did not declare the tools capability.
     UndeclaredRequests,
     /// Gives up the session when the server cancels one of its requests.
     ExitOnCancel,
+    /// Gives up the session on `notifications/elicitation/complete` for an elicitation it never
+    /// saw, instead of ignoring it.
+    ExitOnUnknownElicitationComplete,
     /// Answers a response to a request it cancelled with an error.
     LateResponseError,
     /// Declares roots without listChanged, then sends notifications/roots/list_changed.
@@ -63,6 +71,9 @@ pub enum ClientFault {
     SamplingAcceptsMixedToolResults,
     /// Uses tools in sampling without declaring `sampling.tools`.
     SamplingToolsUndeclared,
+    /// Declares `sampling` without `sampling.tools`, and answers a sampling request carrying
+    /// tools with a text result instead of an error.
+    SamplingToolsIgnored,
     /// Answers sampling/createMessage without `stopReason`, tool uses included.
     SamplingWithoutStopReason,
     /// Accepts form elicitations with content of the wrong types for the requested schema.
@@ -241,7 +252,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 106] = [
+    pub const ALL: [ClientFault; 110] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -250,6 +261,7 @@ impl ClientFault {
         ClientFault::IgnoreRequests,
         ClientFault::AcceptAnyVersion,
         ClientFault::OfferOldest,
+        ClientFault::OfferUnsupported,
         ClientFault::NoShutdown,
         ClientFault::ExitEarly,
         ClientFault::Silent,
@@ -261,15 +273,18 @@ impl ClientFault {
         ClientFault::PagesPastEnd,
         ClientFault::CancelInitialize,
         ClientFault::CancelUnissued,
+        ClientFault::CancelWithoutRequestId,
         ClientFault::ReuseProgressToken,
         ClientFault::UndeclaredRequests,
         ClientFault::ExitOnCancel,
+        ClientFault::ExitOnUnknownElicitationComplete,
         ClientFault::LateResponseError,
         ClientFault::RootsChangedUndeclared,
         ClientFault::SamplingAcceptsUnbalanced,
         ClientFault::SamplingAcceptsUnknownToolUseId,
         ClientFault::SamplingAcceptsMixedToolResults,
         ClientFault::SamplingToolsUndeclared,
+        ClientFault::SamplingToolsIgnored,
         ClientFault::SamplingWithoutStopReason,
         ClientFault::ElicitContentOffSchema,
         ClientFault::ElicitIgnoresDefaults,
@@ -360,6 +375,7 @@ impl ClientFault {
             ClientFault::IgnoreRequests => "ignore-requests",
             ClientFault::AcceptAnyVersion => "accept-any-version",
             ClientFault::OfferOldest => "offer-oldest",
+            ClientFault::OfferUnsupported => "offer-unsupported",
             ClientFault::NoShutdown => "no-shutdown",
             ClientFault::ExitEarly => "exit-early",
             ClientFault::Silent => "silent",
@@ -371,15 +387,18 @@ impl ClientFault {
             ClientFault::PagesPastEnd => "pages-past-end",
             ClientFault::CancelInitialize => "cancel-initialize",
             ClientFault::CancelUnissued => "cancel-unissued",
+            ClientFault::CancelWithoutRequestId => "cancel-without-request-id",
             ClientFault::ReuseProgressToken => "reuse-progress-token",
             ClientFault::UndeclaredRequests => "undeclared-requests",
             ClientFault::ExitOnCancel => "exit-on-cancel",
+            ClientFault::ExitOnUnknownElicitationComplete => "exit-on-unknown-elicitation-complete",
             ClientFault::LateResponseError => "late-response-error",
             ClientFault::RootsChangedUndeclared => "roots-changed-undeclared",
             ClientFault::SamplingAcceptsUnbalanced => "sampling-accepts-unbalanced",
             ClientFault::SamplingAcceptsUnknownToolUseId => "sampling-accepts-unknown-tool-use-id",
             ClientFault::SamplingAcceptsMixedToolResults => "sampling-accepts-mixed-tool-results",
             ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
+            ClientFault::SamplingToolsIgnored => "sampling-tools-ignored",
             ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
             ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",

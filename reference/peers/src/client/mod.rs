@@ -110,6 +110,11 @@ impl ReferenceClient {
         let capabilities = match fault {
             Some(ClientFault::DeclareNothing) => json!({}),
             Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
+            Some(ClientFault::SamplingToolsIgnored) => {
+                let mut c = capabilities_at(offer);
+                c["sampling"] = json!({});
+                c
+            }
             _ => capabilities_at(offer),
         };
         let mut declared = capabilities.clone();
@@ -268,6 +273,13 @@ impl ReferenceClient {
                 if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {
                     self.phase = Phase::Gave("exit-on-cancel: the server cancelled a request".into());
                 }
+                // elicitation.mdx: a completion for an elicitation the client does not know is
+                // ignored; the fault gives up the session instead.
+                if n.method == "notifications/elicitation/complete"
+                    && self.fault == Some(ClientFault::ExitOnUnknownElicitationComplete)
+                {
+                    self.phase = Phase::Gave("exit-on-unknown-elicitation-complete".into());
+                }
                 Vec::new()
             }
             Message::Response(r) => {
@@ -330,6 +342,18 @@ impl ReferenceClient {
             let id = answer.get("id").cloned().unwrap_or(Value::Null);
             *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
         }
+        // Tools offered to a client that did not declare sampling.tools: the fault samples in
+        // text instead of answering with the error the persona gives.
+        if self.fault == Some(ClientFault::SamplingToolsIgnored) && params.get("tools").is_some() {
+            let reply = json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcpspec sampled it without its tools" },
+                "model": "mcpspec-scripted",
+                "stopReason": "endTurn",
+            });
+            let id = answer.get("id").cloned().unwrap_or(Value::Null);
+            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+        }
         if self.fault == Some(ClientFault::SamplingWithoutStopReason) {
             if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
                 result.remove("stopReason");
@@ -376,7 +400,13 @@ impl ReferenceClient {
 
     fn on_initialized(&mut self, result: &Value) -> Vec<Value> {
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
-        let revision = version.parse::<Revision>().ok().filter(|r| self.supported.contains(r));
+        let offered_unsupported = |r: &Revision| {
+            self.fault == Some(ClientFault::OfferUnsupported) && *r == Revision::latest_legacy()
+        };
+        let revision = version
+            .parse::<Revision>()
+            .ok()
+            .filter(|r| self.supported.contains(r) && !offered_unsupported(r));
         let revision = match (revision, self.fault) {
             (Some(r), _) => r,
             (None, Some(ClientFault::AcceptAnyVersion)) => Revision::latest_legacy(),
@@ -400,6 +430,10 @@ impl ReferenceClient {
         }
         if self.fault == Some(ClientFault::CancelUnissued) {
             out.push(cancel(&RequestId::from("never-sent"), "cancel-unissued fault"));
+        }
+        if self.fault == Some(ClientFault::CancelWithoutRequestId) {
+            let params = json!({ "reason": "cancel-without-request-id fault" });
+            out.push(Message::notification("notifications/cancelled", Some(params)).to_value());
         }
         // lifecycle.mdx#operation: only capabilities the server declared are used.
         let has_tools = result.pointer("/capabilities/tools").is_some()

@@ -121,6 +121,14 @@ impl ClientPersona {
                 format!("{what}: {}", unbalanced.join("; ")),
             ));
         }
+        // schema.ts (2025-11-25) CreateMessageRequestParams.tools: "The client MUST return an
+        // error if this field is provided but ClientCapabilities.sampling.tools is not declared."
+        if params.get("tools").is_some() && !self.uses_tools() {
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                "Invalid params: tools in a sampling request to a client that did not declare sampling.tools",
+            ));
+        }
         let tools = match self.uses_tools() {
             true => params.get("tools").and_then(Value::as_array).cloned().unwrap_or_default(),
             false => Vec::new(),
@@ -253,11 +261,15 @@ mod tests {
         assert_eq!(error_code(&mut p, "sampling/createMessage", params), Some(-32602));
     }
 
+    /// schema.ts (2025-11-25): a client that did not declare sampling.tools MUST return an error
+    /// for a request that carries tools; without tools it samples as ever.
     #[test]
-    fn tools_are_used_only_when_declared() {
+    fn tools_offered_to_a_persona_without_sampling_tools_get_an_error() {
         let mut p = ClientPersona::new(json!({"sampling": {}}));
         let params = json!({"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
-        let Message::Response(r) = p.answer(&request("sampling/createMessage", params)) else { panic!() };
+        assert_eq!(error_code(&mut p, "sampling/createMessage", params), Some(-32602));
+        let plain = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
+        let Message::Response(r) = p.answer(&request("sampling/createMessage", plain)) else { panic!() };
         let mcpspec_protocol::wire::Outcome::Result(v) = r.outcome else { panic!() };
         assert_eq!(v["stopReason"], "endTurn");
     }

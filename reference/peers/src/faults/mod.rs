@@ -188,6 +188,17 @@ faults! {
     /// The initialize result's `serverInfo.websiteUrl` is `"not a uri"`: from 2025-11-25 on,
     /// where it has `format: uri`, a message whose only defect is a format.
     WebsiteUrlNotUri => "website-url-not-uri",
+    /// The initialize result declares no `tools`, `prompts` or `resources`, which the server
+    /// serves all the same.
+    FeaturesServedUndeclared => "features-served-undeclared",
+    /// The initialize and `server/discover` results declare no `completions`, which the server
+    /// serves all the same.
+    CompletionsServedUndeclared => "completions-served-undeclared",
+    /// Tool arguments are not validated against the tool's inputSchema; `echo` echoes a message
+    /// of any type as its JSON text.
+    ToolArgumentsUnchecked => "tool-arguments-unchecked",
+    /// A completion argument without its `value` is completed as if the value were empty.
+    CompletionInputsUnchecked => "completion-inputs-unchecked",
     // ---- the modern era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
     // Each acts only on requests served by the modern era's rules; legacy sessions are untouched.
     /// `server/discover` answers without `ttlMs` and `cacheScope` (caching.mdx: MUST include).
@@ -272,6 +283,10 @@ faults! {
     ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
     /// HTTP: errors of modern requests are answered with status 200 (not 400 / 404).
     ModernHttpStatus200OnError => "modern-http-status-200-on-error",
+    /// HTTP: a modern request without `MCP-Protocol-Version` is served as if the header named
+    /// its `_meta`'s version, also by a server that speaks no revision before 2025-06-18 (which
+    /// MUST reject it with 400 + -32020).
+    ModernHttpVersionHeaderOptional => "modern-http-version-header-optional",
     // ---- tasks (2025-11-25, `server/tasks.rs`) ----
     /// The `tasks/result` answer carries no `io.modelcontextprotocol/related-task` in its
     /// `_meta` (tasks.mdx#associating-task-related-messages: MUST).
@@ -376,6 +391,9 @@ faults! {
     SseNoEndpointEvent => "sse-no-endpoint-event",
     /// Legacy: messages go out as `event: mcp-message` instead of `message`.
     SseWrongEventType => "sse-wrong-event-type",
+    /// A POST holding only notifications or responses for a session the server does not know
+    /// (none, or one it never issued) is answered 202 and dropped, not refused with 400 or 404.
+    HttpRefusedNotificationAccepted => "http-refused-notification-accepted",
     // ---- the protected mode (`transport::http_server::protect`, issue #28): each breaks one rule
     // of an OAuth resource server; they act only when the server is protected (`--auth-issuer`).
     /// A 401 carries no `WWW-Authenticate` header.

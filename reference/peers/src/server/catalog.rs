@@ -224,6 +224,44 @@ pub(crate) fn tools(rev: Revision) -> Vec<Value> {
         .collect()
 }
 
+/// The inputSchema of the tool `name` at `rev`.
+pub(crate) fn input_schema(rev: Revision, name: &str) -> Option<Value> {
+    tool_table().into_iter().find(|t| t.0 == name && served(rev, t.0, t.4)).map(|t| t.3)
+}
+
+/// Why the tool's inputSchema refuses `args`, if it does (server/tools.mdx#security-
+/// considerations: servers MUST validate all tool inputs). The reference's schemas use only
+/// `type`, `properties`, `required`, `minimum` and `maximum`, which this reads; a general
+/// validator would do, but compiling its first schema costs a quarter of a second in a debug
+/// build, enough to delay a tool's first progress past a cancellation scenario's timing.
+pub(crate) fn argument_problem(schema: &Value, args: &Value) -> Option<String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
+    if let Some(missing) = required.filter_map(Value::as_str).find(|name| args.get(*name).is_none()) {
+        return Some(format!("the required argument {missing:?} is missing"));
+    }
+    for (name, property) in properties.into_iter().flatten() {
+        let Some(value) = args.get(name) else { continue };
+        let fits = match property.get("type").and_then(Value::as_str) {
+            Some("string") => value.is_string(),
+            Some("number") => value.is_number(),
+            Some("integer") => value.as_f64().is_some_and(|n| n.fract() == 0.0),
+            Some("boolean") => value.is_boolean(),
+            Some("object") => value.is_object(),
+            Some("array") => value.is_array(),
+            _ => true,
+        };
+        let n = value.as_f64();
+        let below = property.get("minimum").and_then(Value::as_f64).is_some_and(|m| n.is_some_and(|n| n < m));
+        let above = property.get("maximum").and_then(Value::as_f64).is_some_and(|m| n.is_some_and(|n| n > m));
+        if !fits || below || above {
+            let value = mcpspec_protocol::wire::describe(Some(value));
+            return Some(format!("the argument {name:?} does not match its schema {property}: {value}"));
+        }
+    }
+    None
+}
+
 /// Whether `rev` has a tool named `name`.
 pub(crate) fn has_tool(rev: Revision, name: &str) -> bool {
     tool_table().iter().any(|t| t.0 == name && served(rev, t.0, t.4))
@@ -428,10 +466,14 @@ pub(crate) fn complete(params: Option<&Value>, fault: Option<Fault>) -> Result<V
     let p = params.ok_or_else(|| invalid_params("completion/complete needs params"))?;
     let reference = p.get("ref").ok_or_else(|| invalid_params("completion/complete needs params.ref"))?;
     let argument = p.get("argument").and_then(Value::as_object);
-    let (Some(arg_name), Some(prefix)) = (
-        argument.and_then(|a| a.get("name")).and_then(Value::as_str),
-        argument.and_then(|a| a.get("value")).and_then(Value::as_str),
-    ) else {
+    let value = argument.and_then(|a| a.get("value"));
+    let value = match value {
+        None if fault == Some(Fault::CompletionInputsUnchecked) => Some(""),
+        v => v.and_then(Value::as_str),
+    };
+    let (Some(arg_name), Some(prefix)) =
+        (argument.and_then(|a| a.get("name")).and_then(Value::as_str), value)
+    else {
         return Err(invalid_params("params.argument needs name and value, strings"));
     };
     let ids: Vec<String> = (1..=250).map(|i| i.to_string()).collect();

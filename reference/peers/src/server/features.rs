@@ -46,8 +46,13 @@ impl ReferenceServer {
             "prompts": { "listChanged": true },
             "logging": {},
         });
-        if revision >= Revision::V2025_03_26 {
+        if revision >= Revision::V2025_03_26 && self.fault != Some(Fault::CompletionsServedUndeclared) {
             capabilities["completions"] = json!({});
+        }
+        if let (Some(Fault::FeaturesServedUndeclared), Some(c)) = (self.fault, capabilities.as_object_mut()) {
+            for feature in ["tools", "prompts", "resources"] {
+                c.remove(feature);
+            }
         }
         if catalog::has_tasks(revision) {
             capabilities["tasks"] = Self::tasks_capability();

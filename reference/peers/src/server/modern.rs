@@ -200,9 +200,15 @@ impl ReferenceServer {
 
     /// `server/discover` (`server/discover.mdx`): what this server really serves.
     fn discover(&self) -> Value {
+        let mut capabilities = server_capabilities();
+        if let (Some(Fault::CompletionsServedUndeclared), Some(c)) =
+            (self.fault, capabilities.as_object_mut())
+        {
+            c.remove("completions");
+        }
         json!({
             "supportedVersions": era::supported_list(&self.config.supported),
-            "capabilities": server_capabilities(),
+            "capabilities": capabilities,
             "instructions": "The reference server of mcpspec: every server feature, with the official \
                 conformance fixture's tools, resources and prompts; test_sampling, test_elicitation, \
                 test_roots, test_mrtr_multiple_inputs, test_mrtr_multi_round, the prompt test_mrtr_prompt \

@@ -809,3 +809,45 @@ fn tasks_run_tools_report_and_end_as_the_spec_says() {
     assert_eq!(old.call("tasks/list", json!({}))["error"]["code"], -32601);
     assert!(old.all("tools/list", "tools").iter().all(|x| x.get("execution").is_none()));
 }
+
+/// server/tools.mdx#security-considerations: every tool's arguments are checked against its
+/// inputSchema (a tool error from 2025-11-25, -32602 before); `tool-arguments-unchecked` lets
+/// them through. utilities/completion.mdx#security: a completion argument without its value is
+/// refused; `completion-inputs-unchecked` completes it.
+#[test]
+fn tool_and_completion_inputs_are_validated_unless_a_fault_says_otherwise() {
+    let mut t = T::at("2025-11-25", json!({}));
+    let refused = t.tool("test_sampling", json!({"prompt": 12345}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert_eq!(T::at("2025-06-18", json!({})).tool("echo", json!({"message": 5}))["error"]["code"], -32602);
+    let mut t = T::at_with("2025-11-25", json!({}), Some(Fault::ToolArgumentsUnchecked));
+    let echoed = t.tool("echo", json!({"message": 5}));
+    assert_eq!(echoed["result"]["content"][0]["text"], "5", "{echoed}");
+    let no_value = json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+        "argument": {"name": "arg1"}});
+    assert_eq!(
+        T::at("2024-11-05", json!({})).call("completion/complete", no_value.clone())["error"]["code"],
+        -32602
+    );
+    let mut t = T::at_with("2024-11-05", json!({}), Some(Fault::CompletionInputsUnchecked));
+    assert!(t.call("completion/complete", no_value)["result"]["completion"]["values"].is_array());
+}
+
+/// A server serves what it declares; the `*-served-undeclared` faults drop the declaration only.
+#[test]
+fn served_undeclared_faults_hide_the_capability_not_the_feature() {
+    let caps = |fault| {
+        let mut t = T::with(ServerConfig::default(), Some(fault));
+        let init = t.send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+        t.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        let listed = t.call("prompts/list", json!({}))["result"]["prompts"].as_array().map_or(0, Vec::len);
+        (init[0]["result"]["capabilities"].clone(), listed)
+    };
+    let (declared, listed) = caps(Fault::FeaturesServedUndeclared);
+    assert!(declared.get("tools").is_none() && declared.get("prompts").is_none(), "{declared}");
+    assert!(declared.get("resources").is_none() && declared.get("completions").is_some());
+    assert!(listed > 0);
+    let (declared, _) = caps(Fault::CompletionsServedUndeclared);
+    assert!(declared.get("completions").is_none() && declared.get("prompts").is_some(), "{declared}");
+}

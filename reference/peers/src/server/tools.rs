@@ -67,6 +67,16 @@ impl ReferenceServer {
                 _ => {}
             }
         }
+        // server/tools.mdx#security-considerations: servers MUST validate all tool inputs. A
+        // task-augmented call is validated when its task runs, so the task fails and says why.
+        if self.fault != Some(Fault::ToolArgumentsUnchecked) {
+            let schema = catalog::input_schema(rev, name).unwrap_or_default();
+            if let Some(why) = catalog::argument_problem(&schema, &args) {
+                let outcome =
+                    self.bad_arguments(&format!("{name}: its inputSchema refuses the arguments: {why}"));
+                return self.respond(Some(id), outcome);
+            }
+        }
         let token = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get("progressToken"))
@@ -125,6 +135,10 @@ impl ReferenceServer {
                 } else {
                     return self.ask(id, Purpose::Roots, None);
                 }
+            }
+            "echo" if self.fault == Some(Fault::ToolArgumentsUnchecked) => {
+                let message = args.get("message").cloned().unwrap_or_default();
+                Ok(content(vec![text(&message.as_str().map_or_else(|| message.to_string(), str::to_owned))]))
             }
             "echo" => match args.get("message").and_then(Value::as_str) {
                 Some(m) => Ok(content(vec![text(m)])),

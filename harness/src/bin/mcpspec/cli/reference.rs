@@ -174,10 +174,12 @@ pub async fn run(role: ReferenceRole) -> u8 {
                 ServerTransport::Http => Some(Flavor::Streamable),
                 ServerTransport::Sse => Some(Flavor::LegacySse),
             };
+            // The steps of `test_tool_with_progress` leave a client's cancel time to land: over
+            // HTTP it travels on a request of its own; over stdio a line on a pipe is quick, but
+            // on a loaded machine the client's reaction to the first step took more than the 10 ms
+            // of the default (cancellation/no-response-after-cancel then warned now and then).
+            config.progress_interval = config.progress_interval.max(Duration::from_millis(100));
             if let Some(flavor) = flavor {
-                // A client's cancel travels on a request of its own, which takes longer than
-                // a line on a pipe: the steps of `test_tool_with_progress` leave it time to land.
-                config.progress_interval = config.progress_interval.max(Duration::from_millis(100));
                 let mut options = HttpServerOptions::new(flavor);
                 options.bind = std::net::SocketAddr::new(bind, port);
                 options.json_responses = json_responses;

@@ -58,6 +58,13 @@ pub(super) fn admit(
     } else {
         match session_of(endpoint, &state, headers) {
             Ok(id) => (id, None),
+            // The fault takes in what it cannot deliver anywhere, and says so with 202.
+            Err(_)
+                if inbound.requests.is_empty() && fault == Some(Fault::HttpRefusedNotificationAccepted) =>
+            {
+                let response = status_only(StatusCode::ACCEPTED);
+                return Admitted::Done(Reply { response, session: None, stream: None, replayed: Vec::new() });
+            }
             Err(refused) => return Admitted::Done(refused.into()),
         }
     };

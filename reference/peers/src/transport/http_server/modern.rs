@@ -38,8 +38,14 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
         let error = ErrorObject::new(INVALID_REQUEST, format!("Invalid Request: {e}"));
         return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
     }
+    // The fault `modern-http-version-header-optional` reads a missing header as `_meta`'s version.
+    let meta_version = value
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+        .map(str::as_bytes)
+        .filter(|_| fault == Some(Fault::ModernHttpVersionHeaderOptional));
     let mirrored = rules::Mirrored {
-        version: headers.get("mcp-protocol-version").map(HeaderValue::as_bytes),
+        version: headers.get("mcp-protocol-version").map(HeaderValue::as_bytes).or(meta_version),
         method: headers.get("mcp-method").map(HeaderValue::as_bytes),
         name: headers.get("mcp-name").map(HeaderValue::as_bytes),
     };

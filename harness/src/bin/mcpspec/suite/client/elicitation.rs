@@ -4,7 +4,7 @@
 
 use super::{client_answer, ClientWorld, Halt};
 use crate::suite::scenario::Scenario as _;
-use cucumber::then;
+use cucumber::{then, when};
 use mcpspec_protocol::elicitation::{defaults_missing, judge_elicit_result};
 use mcpspec_protocol::wire::Outcome;
 use serde_json::Value;
@@ -60,4 +60,15 @@ async fn accepts_with_defaults(w: &mut ClientWorld) -> Result<(), Halt> {
     };
     w.check(missing.is_empty(), expected, actual);
     Ok(())
+}
+
+/// elicitation.mdx#completion-notifications-for-url-mode-elicitation: clients MUST ignore a
+/// completion notification for an unknown or already completed elicitation id.
+#[when("the scenario server announces the completion of an elicitation it never sent")]
+async fn completes_unknown_elicitation(w: &mut ClientWorld) -> Result<(), Halt> {
+    let params = serde_json::json!({ "elicitationId": "mcpspec-never-sent-elicitation" });
+    let note =
+        mcpspec_protocol::wire::Message::notification("notifications/elicitation/complete", Some(params));
+    let sent = w.session()?.send_value(&note.to_value()).await;
+    sent.map_err(|e| w.lost("the client reads the completion notification".into(), e))
 }

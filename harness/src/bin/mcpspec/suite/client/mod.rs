@@ -360,6 +360,19 @@ async fn server_answers_with(w: &mut ClientWorld, version: String) -> Result<(),
     answer_held(w, Some(version)).await
 }
 
+/// lifecycle.mdx#version-negotiation: the client's offer is a version it supports, so a server
+/// that accepts it (answers with the same version) gets a client that carries on. An offer
+/// mcpspec does not know cannot be answered in kind: the scenario is skipped.
+#[when("the scenario server answers it with the revision the client offered")]
+async fn server_answers_with_offer(w: &mut ClientWorld) -> Result<(), Halt> {
+    let offered = w.held_value("/params/protocolVersion");
+    let offered = offered.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
+    match offered.parse::<Revision>() {
+        Ok(r) if r.era() == mcpspec_protocol::Era::Legacy => answer_held(w, Some(offered)).await,
+        _ => Err(w.skip(format!("the client offered {offered:?}, no legacy revision mcpspec knows"))),
+    }
+}
+
 async fn answer_held(w: &mut ClientWorld, version: Option<String>) -> Result<(), Halt> {
     let Some(init) = w.held.take() else {
         return Err(w.harness_error("no request of the client's to answer (a step is missing)".into()));

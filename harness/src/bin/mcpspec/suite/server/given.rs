@@ -147,6 +147,16 @@ async fn declares(w: &mut ServerWorld, path: String) -> Result<(), Halt> {
     Ok(())
 }
 
+/// `completions` exists from 2025-03-26; a server of 2024-11-05 had completion/complete with
+/// no capability to declare, so there the scenario goes on.
+#[given("the server declares the \"completions\" capability, where its revision has it")]
+async fn declares_completions_where_defined(w: &mut ServerWorld) -> Result<(), Halt> {
+    if w.scenario.revision < mcpspec_protocol::Revision::V2025_03_26 {
+        return Ok(());
+    }
+    declares(w, "completions".into()).await
+}
+
 /// The server's capabilities lack `path` (or set it to false), for scenarios about what a
 /// server that did not declare something must still do.
 #[given(expr = "the server does not declare the {string} capability")]
@@ -254,6 +264,28 @@ async fn lists_read_only_tool_with_output_schema(w: &mut ServerWorld) -> Result<
         }
         None => Err(w.skip(
             "the server lists no read-only tool (annotations.readOnlyHint) with an outputSchema".into(),
+        )),
+    }
+}
+
+/// A tool that requires an argument of a declared type, for a call with that argument of
+/// another type. Only a tool that says outright it is destructive is left alone, as the sweep
+/// does: arguments it refuses should not run it at all.
+#[given("the server lists a tool with a required typed argument")]
+async fn lists_tool_with_required_typed_argument(w: &mut ServerWorld) -> Result<(), Halt> {
+    let fits = |t: &Value| {
+        let destructive = t.pointer("/annotations/readOnlyHint") != Some(&Value::Bool(true))
+            && t.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
+        !destructive && t.get("inputSchema").is_some_and(mcpspec_protocol::arguments::requires_typed_property)
+    };
+    match find(w, "tools/list", "tools", fits).await? {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(
+            "the server lists no tool (not marked destructive) that requires an argument of a declared type"
+                .into(),
         )),
     }
 }

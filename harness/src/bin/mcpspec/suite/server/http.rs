@@ -114,6 +114,15 @@ async fn posts_notification(w: &mut ServerWorld, method: String) -> Result<(), H
     w.post(Message::notification(&method, None), Tweaks::default()).await
 }
 
+#[when(expr = "the client POSTs the {string} notification with the header {string}")]
+async fn posts_notification_with_header(
+    w: &mut ServerWorld,
+    method: String,
+    text: String,
+) -> Result<(), Halt> {
+    w.post(Message::notification(&method, None), with_header(&text)).await
+}
+
 #[given("the client has opened its GET stream")]
 async fn has_opened_get(w: &mut ServerWorld) -> Result<(), Halt> {
     // A client opens it once initialized (`ServerSession::send_value`); a scenario judges that one,
@@ -157,6 +166,14 @@ async fn status_is(w: &mut ServerWorld, status: u16) -> Result<(), Halt> {
 async fn status_is_4xx(w: &mut ServerWorld) -> Result<(), Halt> {
     let x = w.last_exchange().await?;
     w.check((400..500).contains(&x.status), "an HTTP 4xx status", x.describe());
+    Ok(())
+}
+
+/// Any error status: the spec asks for one ("e.g., 400 Bad Request") without naming it.
+#[then("the HTTP status is an error status")]
+async fn status_is_error(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    w.check(x.status >= 400, "an HTTP error status (4xx or 5xx)", x.describe());
     Ok(())
 }
 

@@ -94,6 +94,28 @@ async fn only_modern(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+/// streamable-http.mdx#protocol-version-header (2026-07-28): a server that supports clients of
+/// revisions before 2025-06-18 MAY take a request without MCP-Protocol-Version as 2025-03-26;
+/// one that does not MUST reject it. What server/discover lists does not say (a dual-era server
+/// may list only modern versions there): an `initialize` offering 2025-03-26 does. A server that
+/// answers it at a revision before 2025-06-18 supports such clients, and the scenario is skipped.
+#[given("the server serves no client of a revision before 2025-06-18")]
+async fn serves_no_early_client(w: &mut ServerWorld) -> Result<(), Halt> {
+    legacy_initialize(w, "initialize".into(), Revision::V2025_03_26.as_str().into()).await?;
+    let r = w.await_answer().await?;
+    let agreed = match &r.outcome {
+        Outcome::Result(result) => result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned),
+        Outcome::Error(_) => None,
+    };
+    match agreed.as_deref().map(str::parse::<Revision>) {
+        Some(Ok(v)) if v < Revision::V2025_06_18 => Err(w.skip(format!(
+            "the server answered an initialize offering 2025-03-26 at {v}: it serves such clients, and MAY take a \
+             request without MCP-Protocol-Version as 2025-03-26"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[given("input requests are answered step by step")]
 async fn step_by_step(w: &mut ServerWorld) -> Result<(), Halt> {
     w.answers_input = false;

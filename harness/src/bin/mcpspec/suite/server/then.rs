@@ -498,6 +498,47 @@ async fn result_member_not_empty(w: &mut ServerWorld, pointer: String) -> Result
     Ok(())
 }
 
+/// A server that answers a request of a feature it did not declare shows nothing of that
+/// feature: an error (such as -32601) or an empty result pass, items or an item served fail
+/// (server/tools.mdx, prompts.mdx, resources.mdx, utilities/completion.mdx: a server that
+/// supports the feature MUST declare its capability). The Given steps have checked that the
+/// capability is undeclared.
+#[then("the server serves nothing it did not declare")]
+async fn serves_nothing_undeclared(w: &mut ServerWorld) -> Result<(), Halt> {
+    let method = w.last_sent.as_ref().map(|(m, _)| m.clone()).unwrap_or_default();
+    let revision = w.scenario.revision;
+    let capability = mcpspec_protocol::capabilities::server_capability_for(&method, revision).unwrap_or("?");
+    let r = w.await_answer().await?;
+    let expected = format!(
+        "no {method} served, or the {capability:?} capability declared (the capabilities are {})",
+        w.server_capabilities()?
+    );
+    let served = match &r.outcome {
+        Outcome::Result(result) => mcpspec_protocol::capabilities::served(&method, result),
+        Outcome::Error(_) => None,
+    };
+    match served {
+        Some(what) => w.check(false, expected, format!("a result with {what}")),
+        None => w.check(true, expected, outcome_text(&r)),
+    }
+    Ok(())
+}
+
+/// A tool called with arguments its inputSchema refuses must not succeed as if they were
+/// good (server/tools.mdx#security-considerations: servers MUST validate all tool inputs):
+/// a JSON-RPC error, or a result with `isError: true` (2025-11-25 names input validation
+/// errors tool execution errors).
+#[then("the server refuses the call with an error or a tool error")]
+async fn refuses_the_call(w: &mut ServerWorld) -> Result<(), Halt> {
+    let r = w.await_answer().await?;
+    let refused = match &r.outcome {
+        Outcome::Error(_) => true,
+        Outcome::Result(result) => result.get("isError") == Some(&Value::Bool(true)),
+    };
+    w.check(refused, "a JSON-RPC error or a result with isError: true", outcome_text(&r));
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::same_result;

@@ -297,6 +297,35 @@ async fn completes_prompt_argument(w: &mut ServerWorld) -> Result<(), Halt> {
     w.send_request("completion/complete", Some(params)).await.map(drop)
 }
 
+/// completion/complete for the prompt's first argument with no `value`, which the request
+/// requires (utilities/completion.mdx#security: implementations MUST validate all completion
+/// inputs).
+#[when("the client asks to complete the prompt's first argument without a value")]
+async fn completes_prompt_argument_without_value(w: &mut ServerWorld) -> Result<(), Halt> {
+    let prompt = w.subject.clone().unwrap_or(Value::Null);
+    let (Some(name), Some(argument)) =
+        (prompt.get("name"), prompt.pointer("/arguments/0/name").and_then(Value::as_str))
+    else {
+        return Err(w.harness_error("no prompt with an argument picked (a Given step is missing)".into()));
+    };
+    let params = json!({ "ref": { "type": "ref/prompt", "name": name }, "argument": { "name": argument } });
+    w.send_request("completion/complete", Some(params)).await.map(drop)
+}
+
+/// The tool picked, with arguments its inputSchema refuses (a required property of the wrong
+/// type).
+#[when("the client calls the tool with arguments its input schema refuses")]
+async fn calls_tool_refused(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(tool) = w.subject.clone() else {
+        return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
+    };
+    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+    let Some(arguments) = mcpspec_protocol::arguments::refused_object(&schema) else {
+        return Err(w.harness_error("the tool's inputSchema declares no typed property".into()));
+    };
+    call_tool(w, Some(arguments), None).await
+}
+
 #[when("the client asks to complete the template's first variable")]
 async fn completes_template_variable(w: &mut ServerWorld) -> Result<(), Halt> {
     let template =
