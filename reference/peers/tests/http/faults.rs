@@ -90,6 +90,27 @@ async fn fault_http_foreign_origin_accepted() {
 }
 
 #[tokio::test]
+async fn fault_http_refused_notification_accepted() {
+    // A notification for a session that does not exist cannot be accepted: 404 from the clean
+    // endpoint, 202 from the faulty one.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    for (fault, expected) in [(None, 404), (Some(Fault::HttpRefusedNotificationAccepted), 202)] {
+        let s = match fault {
+            Some(f) => with_fault(Flavor::Streamable, f).await,
+            None => server(Flavor::Streamable, |_| {}).await,
+        };
+        let r = reqwest::Client::new()
+            .post(&s.url)
+            .header("accept", BOTH)
+            .header("content-type", "application/json")
+            .header("mcp-session-id", "no-such-session")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(note.to_string());
+        assert_eq!(within("POST", r.send()).await.unwrap().status().as_u16(), expected, "{fault:?}");
+    }
+}
+
+#[tokio::test]
 async fn fault_http_accept_unchecked() {
     let s = with_fault(Flavor::Streamable, Fault::HttpAcceptUnchecked).await;
     let c = session(&s, "2025-06-18").await;
