@@ -119,12 +119,9 @@ impl<'p, P: Probe> Shrinker<'p, P> {
         if !self.tried.insert(self.hasher.hash_one(&writes)) {
             return false;
         }
-        if self.probes_left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d) {
-            self.exhausted = true;
+        if !self.spend() {
             return false;
         }
-        self.probes_left -= 1;
-        self.probes_run += 1;
         let candidate = Input {
             label: self.best.label.clone(),
             writes,
@@ -137,6 +134,17 @@ impl<'p, P: Probe> Shrinker<'p, P> {
         } else {
             false
         }
+    }
+
+    /// One probe of the budget, if any is left (none: minimization is over).
+    fn spend(&mut self) -> bool {
+        if self.probes_left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.exhausted = true;
+            return false;
+        }
+        self.probes_left -= 1;
+        self.probes_run += 1;
+        true
     }
 
     /// [`Shrinker::attempt`] with write `index` replaced.
@@ -191,15 +199,9 @@ impl<'p, P: Probe> Shrinker<'p, P> {
 
     /// The best input with another HTTP shape: true when it still fails (and is now the best).
     async fn attempt_shape(&mut self, http: Option<crate::fuzz::HttpShape>) -> bool {
-        if self.exhausted {
+        if self.exhausted || !self.spend() {
             return false;
         }
-        if self.probes_left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d) {
-            self.exhausted = true;
-            return false;
-        }
-        self.probes_left -= 1;
-        self.probes_run += 1;
         let candidate = Input { http, ..self.best.clone() };
         if self.probe.still_fails(&candidate).await {
             self.best = candidate;

@@ -126,6 +126,15 @@ pub enum Role {
     Client,
 }
 
+/// What is fuzzed, for the implementation's role: a server ([`fuzz_target`]) or a client
+/// ([`client_target`]).
+async fn target_of(role: FuzzRole, reach: Reach) -> Result<FuzzTarget, String> {
+    match role {
+        FuzzRole::Client => client_target(reach),
+        FuzzRole::Server => fuzz_target(reach).await,
+    }
+}
+
 /// A client to fuzz: its command (the reference client when none is given), over stdio only.
 fn client_target(reach: Reach) -> Result<FuzzTarget, String> {
     if reach.url.is_some()
@@ -221,11 +230,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         Some(Role::Client) => FuzzRole::Client,
         _ => FuzzRole::Server,
     };
-    let target = match role {
-        FuzzRole::Client => client_target(args.reach),
-        FuzzRole::Server => fuzz_target(args.reach).await,
-    };
-    let target = match target {
+    let target = match target_of(role, args.reach).await {
         Ok(t) => t,
         Err(why) => return usage(why),
     };
@@ -352,11 +357,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
         (Some(Role::Client), _) | (None, Some("client")) => FuzzRole::Client,
         _ => FuzzRole::Server,
     };
-    let target = match role {
-        FuzzRole::Client => client_target(args.reach),
-        FuzzRole::Server => fuzz_target(args.reach).await,
-    };
-    let target = match target {
+    let target = match target_of(role, args.reach).await {
         Ok(t) => t,
         Err(why) => {
             eprintln!("mcpspec replay: {why}");
