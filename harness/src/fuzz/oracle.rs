@@ -239,9 +239,14 @@ impl Watch {
                 None => self.malformed_sent = true,
             },
             (Some(_), None) if well_formed => self.notifications_sent = true,
-            (None, Some(_)) if value.get("result").is_some() || value.get("error").is_some() => {
-                // The fuzzer's own answer to something, or to nothing: the server need not
-                // answer it, and must not.
+            (None, Some(id))
+                if well_formed
+                    && RequestId::from_value(id).is_some()
+                    && (value.get("result").is_some() || value.get("error").is_some()) =>
+            {
+                // The fuzzer's own answer to something, or to nothing: the implementation need
+                // not answer it, and must not. A broken one (no version, an id of another type)
+                // falls through: it may be refused with an error without an id.
             }
             _ => self.malformed_sent = true,
         }
@@ -477,6 +482,28 @@ mod tests {
 
     fn send(w: &mut Watch, value: Value) {
         w.sent(&framing::encode(&value));
+    }
+
+    /// Found fuzzing rmcp's client: a broken message (a response with a boolean id, no
+    /// version; a request that also carries a result) may be refused with an error without an
+    /// id, as JSON-RPC has it; a well-formed answer to nothing may not be answered at all.
+    #[test]
+    fn a_broken_message_may_be_refused_without_an_id() {
+        let refusal =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}});
+        for broken in [
+            json!({"id": true, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "result": {}}),
+        ] {
+            let mut w = Watch::of_client(Revision::V2025_11_25, Some(SchemaSet::shared_builtin()));
+            send(&mut w, broken.clone());
+            w.received(&frame(refusal.clone()));
+            assert!(w.take_trips().is_empty(), "{broken}");
+        }
+        let mut w = Watch::of_client(Revision::V2025_11_25, Some(SchemaSet::shared_builtin()));
+        send(&mut w, json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+        w.received(&frame(refusal));
+        assert_eq!(w.take_trips()[0].oracle, Oracle::IdDesync);
     }
 
     #[test]
