@@ -26,6 +26,100 @@ pub(crate) fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).permissions().mode() & 0o777
 }
 
+/// How a campaign reaches its implementation: the words after `fuzz` (and after `replay FILE`)
+/// that name its role and transport, the reference peer's command, and the report field those
+/// words show in (`report.json` and the reproducer alike).
+pub(crate) struct Reach {
+    pub words: &'static [&'static str],
+    pub peer: &'static [&'static str],
+    pub shown: (&'static str, &'static str),
+}
+
+impl Reach {
+    /// `mcpspec fuzz WORDS --seed 1 --findings DIR EXTRA -- mcpspec PEER [--fault F]`.
+    pub(crate) fn fuzz(
+        &self,
+        findings_dir: &Path,
+        fault: Option<&str>,
+        extra: &[&str],
+        limit: Duration,
+    ) -> Run {
+        let dir = findings_dir.display().to_string();
+        let mut args = vec!["fuzz"];
+        args.extend(self.words);
+        args.extend(["--seed", "1", "--findings", dir.as_str()]);
+        args.extend(extra);
+        args.push("--");
+        args.push(MCPSPEC);
+        args.extend(self.peer);
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        run(&args, true, limit)
+    }
+
+    /// `mcpspec replay FILE WORDS --hang-timeout 1 -- mcpspec PEER [--fault F]`.
+    pub(crate) fn replay(&self, file: &Path, fault: Option<&str>) -> Run {
+        let file = file.display().to_string();
+        let mut args = vec!["replay", file.as_str()];
+        args.extend(self.words);
+        args.extend(["--hang-timeout", "1", "--", MCPSPEC]);
+        args.extend(self.peer);
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        run(&args, false, Duration::from_secs(60))
+    }
+
+    /// A planted bug: found within 60 s (minimization included), once, by the expected rule
+    /// with its clause, minimized to at most `max_bytes` of input JSON, and replayed with the
+    /// same words: failing against the faulty peer, fixed against the clean one. Returns the
+    /// reproducer.
+    pub(crate) fn planted(&self, fault: &str, rule: &str, max_bytes: usize, extra: &[&str]) -> Value {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("findings");
+        let run = self.fuzz(&dir, Some(fault), extra, Duration::from_secs(200));
+        assert_eq!(run.code, Some(1), "{}", run.describe());
+        let found = findings(&run);
+        assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
+        let finding = &found[0];
+        assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
+        assert!(
+            finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")),
+            "{finding:#}"
+        );
+        assert!(
+            finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000),
+            "found and minimized after {} ms",
+            finding["duration_ms"]
+        );
+        let (field, value) = self.shown;
+        assert_eq!(run.report.as_ref().map(|r| r[field].clone()), Some(value.into()), "{}", run.describe());
+        let id =
+            finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
+        let file = dir.join(format!("{id}.json"));
+        assert_eq!((mode(&dir), mode(&file)), (0o700, 0o600), "the findings folder and the reproducer");
+        let reproducer: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
+                .expect("JSON");
+        assert_eq!(reproducer["rule"], rule);
+        assert_eq!(reproducer[field], value);
+        assert_eq!(reproducer["reproduced"], true, "{reproducer:#}");
+        let bytes = reproducer["input"].to_string().len();
+        assert!(
+            bytes <= max_bytes,
+            "a reproducer input of {bytes} bytes (at most {max_bytes}): {reproducer:#}"
+        );
+        let again = self.replay(&file, Some(fault));
+        assert_eq!(again.code, Some(1), "still fails against the faulty peer: {}", again.describe());
+        assert!(again.stdout.contains("still fails"), "{}", again.describe());
+        let fixed = self.replay(&file, None);
+        assert_eq!(fixed.code, Some(0), "fixed against the clean peer: {}", fixed.describe());
+        assert_no_leftovers(&run.marker);
+        reproducer
+    }
+}
+
 /// Fuzzes `mcpspec reference server [--fault fault]` with seed 1.
 fn fuzz(findings_dir: &Path, fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
     let dir = findings_dir.display().to_string();
