@@ -373,10 +373,13 @@ fn note_slow(shared: &Shared, outcome: &Outcome, label: &str) {
 }
 
 /// Adds to the corpus the inputs that brought back a response shape never seen before.
-fn keep_novel(shared: &Shared, inputs: &[&Input], shapes: Vec<(usize, String)>) {
+fn keep_novel(shared: &Shared, inputs: &[&Input], mut shapes: Vec<(usize, String)>) {
     const MAX_ADDED: u64 = 1000;
     const MAX_BYTES: usize = 64 * 1024;
     let Some(dir) = &shared.config.corpus_dir else { return };
+    // Answers arrive in the order the server finishes them: a new shape is credited to the first
+    // input of the window that brought it back, so that a seed keeps the same corpus.
+    shapes.sort();
     let mut seen = shared.shapes.lock().expect("shapes");
     let mut kept = HashSet::new();
     for (place, shape) in shapes {

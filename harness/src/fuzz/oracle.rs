@@ -335,8 +335,12 @@ impl Watch {
             Some(sent) => {
                 sent.answered += 1;
                 let method = sent.method.clone();
-                self.shapes.push((sent.input, shape(&method, message)));
                 let copies = self.permitted.get(&id_key(id)).copied().unwrap_or(0);
+                // An id sent twice names no one request: which answer comes back first is the
+                // server's timing, so its shape would make a seed's corpus vary.
+                if sent.count == 1 && copies <= 1 {
+                    self.shapes.push((sent.input, shape(&method, message)));
+                }
                 if sent.answered > sent.count.max(copies) {
                     let detail =
                         format!("a second answer to id {id} ({method}), sent {} time(s)", sent.count);
