@@ -19,6 +19,7 @@ pub mod client;
 pub mod driver;
 pub mod generate;
 pub mod input;
+pub mod merge;
 pub mod minimize;
 pub mod oracle;
 pub mod replay;

@@ -287,6 +287,67 @@ fn a_seed_makes_a_campaign_reproducible() {
     assert_eq!(corpora[0], corpora[1]);
 }
 
+/// A campaign split over two jobs (`--shard 0/2`, `--shard 1/2`, run at once) and merged
+/// (`mcpspec fuzz merge`): one corpus with every input of both, each finding once, the merged
+/// reproducer replaying as the shard's did.
+#[test]
+fn the_shards_of_a_campaign_merge_into_one_corpus_and_one_set_of_findings() {
+    let top = tempfile::tempdir().expect("tempdir");
+    let shards = [top.path().join("shard-0"), top.path().join("shard-1")];
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = shards
+            .iter()
+            .enumerate()
+            .map(|(index, dir)| {
+                scope.spawn(move || {
+                    let shard = format!("{index}/2");
+                    let corpus = dir.join("corpus").display().to_string();
+                    let extra = ["--duration", "15", "--shard", shard.as_str(), "--corpus", corpus.as_str()];
+                    fuzz(&dir.join("findings"), Some("fuzz-crash-long-id"), &extra, Duration::from_secs(150))
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|job| job.join().expect("a shard's thread")).collect()
+    });
+    let listing = |dir: &Path| -> std::collections::BTreeSet<String> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries.map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut corpus = std::collections::BTreeSet::new();
+    let mut found = std::collections::BTreeSet::new();
+    for (run, dir) in runs.iter().zip(&shards) {
+        assert_eq!(run.code, Some(1), "each shard finds the planted crash: {}", run.describe());
+        corpus.extend(listing(&dir.join("corpus")));
+        found.extend(listing(&dir.join("findings")));
+    }
+    assert!(!corpus.is_empty() && !found.is_empty(), "inputs kept and findings written");
+
+    let out = top.path().join("merged");
+    let (a, b, into) =
+        (shards[0].display().to_string(), shards[1].display().to_string(), out.display().to_string());
+    let merged = run(
+        &["fuzz", "merge", a.as_str(), b.as_str(), "--into", into.as_str()],
+        false,
+        Duration::from_secs(30),
+    );
+    assert_eq!(merged.code, Some(1), "a MUST finding: {}", merged.describe());
+    assert_eq!(listing(&out.join("corpus")), corpus, "every input of both shards, once");
+    assert_eq!(listing(&out.join("findings")), found, "every finding of both shards, once");
+    assert!(merged.stdout.contains("robustness/no-crash"), "{}", merged.describe());
+    let file = out.join("findings").join(found.iter().next().expect("a finding"));
+    assert_eq!((mode(&out.join("findings")), mode(&file)), (0o700, 0o600), "private, as the shards' own");
+    let again = replay(&file, Some("fuzz-crash-long-id"));
+    assert_eq!(again.code, Some(1), "the merged reproducer still fails: {}", again.describe());
+
+    // Merging again into the same folder would mix two merges: refused, as another campaign is.
+    let twice = run(&["fuzz", "merge", a.as_str(), "--into", into.as_str()], false, Duration::from_secs(30));
+    assert_eq!(twice.code, Some(2), "{}", twice.describe());
+    assert!(twice.stderr.contains("not empty"), "{}", twice.describe());
+}
+
 #[test]
 fn replay_of_a_file_that_is_no_reproducer_is_a_usage_error() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -21,7 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct FuzzArgs {
+    #[command(subcommand)]
+    pub action: Option<FuzzAction>,
     /// The revision to fuzz at (default 2025-11-25; 2026-07-28 fuzzes the modern era). A
     /// server that negotiates another one is fuzzed at that one.
     #[arg(long, value_name = "R", value_parser = parse_revision)]
@@ -78,6 +81,69 @@ pub struct FuzzArgs {
     pub max_message_bytes: usize,
     #[command(flatten)]
     pub reach: Reach,
+}
+
+/// What `mcpspec fuzz` does besides fuzzing.
+#[derive(clap::Subcommand)]
+pub enum FuzzAction {
+    /// Unite the outputs of a campaign's shards: `mcpspec fuzz merge DIR... --into OUT`.
+    ///
+    /// Each DIR is the folder a shard wrote its corpus and findings into (`mcpspec fuzz --shard
+    /// I/N --corpus DIR/corpus --findings DIR/findings`). OUT gets `corpus/` (every input of
+    /// every shard, once) and `findings/` (every finding once, with the smallest reproducer the
+    /// shards found). Exit 1 when a finding breaks a MUST, 0 otherwise, 2 when the folders are
+    /// not the shards of one campaign.
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The shards' folders, each holding corpus/ and findings/ (either may be missing).
+    #[arg(value_name = "DIR", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The folder to write corpus/ and findings/ into (new, or without either).
+    #[arg(long, value_name = "OUT")]
+    pub into: PathBuf,
+}
+
+/// `mcpspec fuzz merge`: the shards' corpora and findings made one; exit 1 with a MUST finding.
+pub fn merge(args: MergeArgs) -> u8 {
+    match mcpspec::fuzz::merge::merge(&args.shards, &args.into) {
+        Err(e) => {
+            eprintln!("mcpspec fuzz merge: {e}");
+            match e {
+                mcpspec::fuzz::merge::MergeError::Io { .. } => exit::ERROR,
+                _ => exit::USAGE,
+            }
+        }
+        Ok(merged) => {
+            println!(
+                "fuzz merge: {} shard(s); corpus: {} input(s) in {} ({} the same input in another shard); {} finding(s) in {}",
+                merged.shards,
+                merged.corpus,
+                args.into.join("corpus").display(),
+                merged.corpus_duplicates,
+                merged.findings.len(),
+                args.into.join("findings").display(),
+            );
+            for finding in &merged.findings {
+                println!(
+                    "  {} {} ({}), found by {} shard(s): mcpspec replay {}",
+                    finding.level,
+                    finding.id,
+                    finding.rule,
+                    finding.shards,
+                    finding.file.display()
+                );
+            }
+            // As a campaign's report judges them: a broken MUST fails, a SHOULD warns.
+            if merged.findings.iter().any(|f| f.level.starts_with("MUST")) {
+                exit::MUST_FAILED
+            } else {
+                exit::OK
+            }
+        }
+    }
 }
 
 /// Which implementation and how it is reached: the same words as `mcpspec server|client`.

@@ -78,11 +78,14 @@ pub enum Command {
         #[arg(long, value_name = "SOCKET")]
         connect: PathBuf,
     },
-    /// Fuzz an MCP server over stdio: `mcpspec fuzz [--duration 60] -- CMD [ARGS...]`.
+    /// Fuzz an MCP server or client: `mcpspec fuzz [--role client] [--transport http] [--duration
+    /// 60] -- CMD [ARGS...]`, `mcpspec fuzz --url URL`.
     ///
     /// Finds crashes, hangs, id desyncs, answered notifications, schema-invalid messages and
     /// uncaught errors on stderr; reports each once (by signature), minimized, with a
     /// reproducer that `mcpspec replay` runs. Without a command, fuzzes the reference server.
+    /// `mcpspec fuzz merge DIR... --into OUT` unites the corpora and findings of a campaign's
+    /// shards (`--shard I/N`).
     Fuzz(fuzz::FuzzArgs),
     /// Run a reproducer written by `mcpspec fuzz`: exit 1 while it still fails, 0 once fixed.
     Replay(fuzz::ReplayArgs),
@@ -116,7 +119,7 @@ impl Command {
     pub fn handles_signals(&self) -> bool {
         matches!(
             self,
-            Command::Fuzz(_)
+            Command::Fuzz(fuzz::FuzzArgs { action: None, .. })
                 | Command::Server(_)
                 | Command::Client(_)
                 | Command::Authorization(_)
@@ -138,6 +141,9 @@ pub async fn run(command: Command) -> u8 {
         Command::Validate(args) => validate::run(args),
         Command::List(args) => list::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Fuzz(fuzz::FuzzArgs { action: Some(fuzz::FuzzAction::Merge(args)), .. }) => {
+            fuzz::merge(args)
+        }
         Command::Fuzz(args) => fuzz::fuzz(args).await,
         Command::Replay(args) => fuzz::replay(args).await,
     }
