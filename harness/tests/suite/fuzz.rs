@@ -102,10 +102,15 @@ impl Reach {
         let reproducer: Value =
             serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
                 .expect("JSON");
+        assert_eq!(reproducer["finding"], id.as_str());
         assert_eq!(reproducer["rule"], rule);
         assert_eq!(reproducer[field], value);
         assert_eq!(reproducer["reproduced"], true, "{reproducer:#}");
-        let bytes = reproducer["input"].to_string().len();
+        // What is sent (the writes, and over HTTP the request's shape), not the label that
+        // names it.
+        let mut input = reproducer["input"].clone();
+        input.as_object_mut().map(|o| o.remove("label"));
+        let bytes = input.to_string().len();
         assert!(
             bytes <= max_bytes,
             "a reproducer input of {bytes} bytes (at most {max_bytes}): {reproducer:#}"
@@ -120,70 +125,13 @@ impl Reach {
     }
 }
 
-/// Fuzzes `mcpspec reference server [--fault fault]` with seed 1.
-fn fuzz(findings_dir: &Path, fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {
-    let dir = findings_dir.display().to_string();
-    let mut args = vec!["fuzz", "--seed", "1", "--findings", dir.as_str()];
-    // Planted hangs are found in a second; a test may ask for longer.
-    if !extra.contains(&"--hang-timeout") {
-        args.extend(["--hang-timeout", "1"]);
-    }
-    args.extend(extra);
-    args.extend(["--", MCPSPEC, "reference", "server"]);
-    if let Some(f) = fault {
-        args.extend(["--fault", f]);
-    }
-    run(&args, true, limit)
-}
+/// The reference server over stdio, as `mcpspec fuzz -- CMD` reaches a server by default.
+const STDIO: Reach = Reach { words: &[], peer: &["reference", "server"], shown: ("transport", "stdio") };
 
-fn replay(file: &Path, fault: Option<&str>) -> Run {
-    let file = file.display().to_string();
-    let mut args = vec!["replay", file.as_str(), "--hang-timeout", "1", "--", MCPSPEC, "reference", "server"];
-    if let Some(f) = fault {
-        args.extend(["--fault", f]);
-    }
-    run(&args, false, Duration::from_secs(60))
-}
-
-/// A planted bug: found within 60 s, once, as the expected oracle, minimized to at most
-/// `max_bytes`, and replayed: failing against the faulty server, fixed against the clean one.
+/// A planted bug of the reference server over stdio ([`Reach::planted`]), in a 20 s campaign;
+/// planted hangs are found with a 1 s barrier.
 fn planted(fault: &str, rule: &str, max_bytes: usize) -> Value {
-    let top = tempfile::tempdir().expect("tempdir");
-    // A folder mcpspec creates: private, as the reproducers in it (issue #17).
-    let dir = top.path().join("findings");
-    let run = fuzz(&dir, Some(fault), &["--duration", "20"], Duration::from_secs(150));
-    assert_eq!(run.code, Some(1), "{}", run.describe());
-    let found = findings(&run);
-    assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
-    let finding = &found[0];
-    assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
-    assert!(
-        finding["checks"][0]["spec"].as_str().is_some_and(|s| s.starts_with("docs/specification/")),
-        "{finding:#}"
-    );
-    assert!(
-        finding["duration_ms"].as_u64().is_some_and(|ms| ms <= 60_000),
-        "found after {}",
-        finding["duration_ms"]
-    );
-    let id = finding["id"].as_str().and_then(|id| id.strip_prefix("fuzz/")).expect("fuzz/<id>").to_owned();
-    let file = dir.join(format!("{id}.json"));
-    assert_eq!((mode(&dir), mode(&file)), (0o700, 0o600), "the findings folder and the reproducer");
-    let reproducer: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("the reproducer is written"))
-            .expect("JSON");
-    assert_eq!(reproducer["finding"], id.as_str());
-    assert_eq!(reproducer["rule"], rule);
-    let writes = reproducer["input"]["writes"].as_array().expect("writes");
-    let bytes: usize = writes.iter().map(|w| w.to_string().len()).sum();
-    assert!(bytes <= max_bytes, "a reproducer of {bytes} bytes (at most {max_bytes}): {reproducer:#}");
-    let again = replay(&file, Some(fault));
-    assert_eq!(again.code, Some(1), "still fails against the faulty server: {}", again.describe());
-    assert!(again.stdout.contains("still fails"), "{}", again.describe());
-    let fixed = replay(&file, None);
-    assert_eq!(fixed.code, Some(0), "fixed against the clean server: {}", fixed.describe());
-    assert_no_leftovers(&run.marker);
-    reproducer
+    STDIO.planted(fault, rule, max_bytes, &["--duration", "20", "--hang-timeout", "1"])
 }
 
 #[test]
@@ -206,8 +154,8 @@ fn a_crash_on_invalid_utf8_is_found_minimized_and_replayed() {
     std::fs::write(&baseline, format!("server:\n  - fuzz/{}\n", reproducer["finding"].as_str().unwrap()))
         .unwrap();
     let known = baseline.display().to_string();
-    let extra = ["--duration", "20", "--expected-failures", known.as_str()];
-    let run = fuzz(dir.path(), Some("fuzz-crash-invalid-utf8"), &extra, Duration::from_secs(150));
+    let extra = ["--duration", "20", "--hang-timeout", "1", "--expected-failures", known.as_str()];
+    let run = STDIO.fuzz(dir.path(), Some("fuzz-crash-invalid-utf8"), &extra, Duration::from_secs(150));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert_eq!(run.summary("expected_failures"), 1, "{}", run.describe());
 }
@@ -229,7 +177,7 @@ fn clean(revision: &str) {
     // The default hang timeout: a clean server is not to be called hung because the suite's
     // other tests load the machine (a 1 s barrier was missed once in CI, with 8 tests at once).
     let extra = ["--duration", "60", "--revision", revision, "--hang-timeout", "5"];
-    let run = fuzz(dir.path(), None, &extra, Duration::from_secs(180));
+    let run = STDIO.fuzz(dir.path(), None, &extra, Duration::from_secs(180));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     assert!(findings(&run).is_empty(), "{}", run.describe());
     let campaign = campaign(&run);
@@ -264,10 +212,10 @@ fn a_seed_makes_a_campaign_reproducible() {
             // At 2025-06-18: at 2025-11-25 the reference server runs tools as tasks, whose work
             // goes on after their answer, and which input a late answer lands beside depends on
             // timing (seen: one corpus in three differed by an input).
-            let run = fuzz(
+            let run = STDIO.fuzz(
                 findings.path(),
                 None,
-                &["--runs", "3000", "--corpus", c.as_str(), "--revision", "2025-06-18"],
+                &["--runs", "3000", "--hang-timeout", "1", "--corpus", c.as_str(), "--revision", "2025-06-18"],
                 Duration::from_secs(120),
             );
             assert_eq!(run.code, Some(0), "{}", run.describe());
@@ -302,8 +250,9 @@ fn the_shards_of_a_campaign_merge_into_one_corpus_and_one_set_of_findings() {
                 scope.spawn(move || {
                     let shard = format!("{index}/2");
                     let corpus = dir.join("corpus").display().to_string();
-                    let extra = ["--duration", "15", "--shard", shard.as_str(), "--corpus", corpus.as_str()];
-                    fuzz(&dir.join("findings"), Some("fuzz-crash-long-id"), &extra, Duration::from_secs(150))
+                    let extra =
+                        ["--duration", "15", "--hang-timeout", "1", "--shard", &shard, "--corpus", &corpus];
+                    STDIO.fuzz(&dir.join("findings"), Some("fuzz-crash-long-id"), &extra, Duration::from_secs(150))
                 })
             })
             .collect();
@@ -339,7 +288,7 @@ fn the_shards_of_a_campaign_merge_into_one_corpus_and_one_set_of_findings() {
     assert!(merged.stdout.contains("robustness/no-crash"), "{}", merged.describe());
     let file = out.join("findings").join(found.iter().next().expect("a finding"));
     assert_eq!((mode(&out.join("findings")), mode(&file)), (0o700, 0o600), "private, as the shards' own");
-    let again = replay(&file, Some("fuzz-crash-long-id"));
+    let again = STDIO.replay(&file, Some("fuzz-crash-long-id"));
     assert_eq!(again.code, Some(1), "the merged reproducer still fails: {}", again.describe());
 
     // Merging again into the same folder would mix two merges: refused, as another campaign is.
@@ -353,7 +302,7 @@ fn replay_of_a_file_that_is_no_reproducer_is_a_usage_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("nope.json");
     std::fs::write(&file, "{\"not\": \"a reproducer\"}").expect("write");
-    let r = replay(&file, None);
+    let r = STDIO.replay(&file, None);
     assert_eq!(r.code, Some(2), "{}", r.describe());
     assert!(r.stderr.contains("not a reproducer file"), "{}", r.describe());
 }
