@@ -215,7 +215,16 @@ fn a_seed_makes_a_campaign_reproducible() {
             let run = STDIO.fuzz(
                 findings.path(),
                 None,
-                &["--runs", "3000", "--hang-timeout", "1", "--corpus", c.as_str(), "--revision", "2025-06-18"],
+                &[
+                    "--runs",
+                    "3000",
+                    "--hang-timeout",
+                    "1",
+                    "--corpus",
+                    c.as_str(),
+                    "--revision",
+                    "2025-06-18",
+                ],
                 Duration::from_secs(120),
             );
             assert_eq!(run.code, Some(0), "{}", run.describe());
@@ -252,7 +261,12 @@ fn the_shards_of_a_campaign_merge_into_one_corpus_and_one_set_of_findings() {
                     let corpus = dir.join("corpus").display().to_string();
                     let extra =
                         ["--duration", "15", "--hang-timeout", "1", "--shard", &shard, "--corpus", &corpus];
-                    STDIO.fuzz(&dir.join("findings"), Some("fuzz-crash-long-id"), &extra, Duration::from_secs(150))
+                    STDIO.fuzz(
+                        &dir.join("findings"),
+                        Some("fuzz-crash-long-id"),
+                        &extra,
+                        Duration::from_secs(150),
+                    )
                 })
             })
             .collect();

@@ -74,12 +74,12 @@ fn what_is_no_shard_output_is_refused() {
     put(&a.join("corpus"), "00aa.json", b"{}");
     assert!(matches!(merge(&[], &out), Err(MergeError::Nothing)));
     assert!(matches!(merge(&[a.clone(), empty], &out), Err(MergeError::Empty(_))));
-    assert!(matches!(merge(&[a.clone()], &a), Err(MergeError::IntoShard(_))));
+    assert!(matches!(merge(std::slice::from_ref(&a), &a), Err(MergeError::IntoShard(_))));
     put(&out.join("corpus"), "old.json", b"{}");
-    assert!(matches!(merge(&[a.clone()], &out), Err(MergeError::NotEmpty(_))));
+    assert!(matches!(merge(std::slice::from_ref(&a), &out), Err(MergeError::NotEmpty(_))));
 
     put(&a.join("findings"), "crash-9.json", b"{\"finding\": \"crash-1\", \"input\": {}}");
-    let err = merge(&[a.clone()], &root.path().join("out2")).expect_err("misnamed");
+    let err = merge(std::slice::from_ref(&a), &root.path().join("out2")).expect_err("misnamed");
     assert!(err.to_string().contains("not named crash-1.json"), "{err}");
     put(&a.join("findings"), "crash-9.json", b"not json");
     assert!(matches!(merge(&[a], &root.path().join("out3")), Err(MergeError::NotAReproducer { .. })));
