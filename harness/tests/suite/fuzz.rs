@@ -8,12 +8,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The findings of a run's report (every entry but the campaign's).
-pub(crate) fn findings(run: &Run) -> Vec<Value> {
+fn findings(run: &Run) -> Vec<Value> {
     let all = run.report.as_ref().and_then(|r| r["scenarios"].as_array()).cloned().unwrap_or_default();
     all.into_iter().filter(|s| s["id"] != "fuzz/campaign").collect()
 }
 
-pub(crate) fn campaign(run: &Run) -> Value {
+fn campaign(run: &Run) -> Value {
     run.scenarios("fuzz/campaign")
         .into_iter()
         .next()
@@ -69,6 +69,31 @@ impl Reach {
             args.extend(["--fault", f]);
         }
         run(&args, false, Duration::from_secs(60))
+    }
+
+    /// A clean peer: `EXTRA` fuzzes it without a finding (exit 0, the campaign passed, no
+    /// reproducer written, no process left) over at least `at_least` inputs. Returns the
+    /// campaign's entry.
+    pub(crate) fn clean(&self, extra: &[&str], at_least: u64) -> Value {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = self.fuzz(dir.path(), None, extra, Duration::from_secs(180));
+        assert_eq!(run.code, Some(0), "{}", run.describe());
+        assert!(findings(&run).is_empty(), "{}", run.describe());
+        let campaign = campaign(&run);
+        assert_eq!(campaign["verdict"], "passed", "{campaign:#}");
+        let inputs: u64 = campaign["name"]
+            .as_str()
+            .and_then(|n| n.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            inputs >= at_least,
+            "{extra:?} ran {inputs} inputs (at least {at_least}): {}",
+            run.describe()
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).map(|d| d.count()).unwrap_or(0), 0, "no reproducer written");
+        assert_no_leftovers(&run.marker);
+        campaign
     }
 
     /// A planted bug: found within 60 s (minimization included), once, by the expected rule
@@ -173,21 +198,10 @@ fn a_hang_on_one_input_is_found_minimized_and_replayed() {
 
 /// The no-finding baseline: a minute of fuzzing the clean reference server, in each era.
 fn clean(revision: &str) {
-    let dir = tempfile::tempdir().expect("tempdir");
     // The default hang timeout: a clean server is not to be called hung because the suite's
     // other tests load the machine (a 1 s barrier was missed once in CI, with 8 tests at once).
-    let extra = ["--duration", "60", "--revision", revision, "--hang-timeout", "5"];
-    let run = STDIO.fuzz(dir.path(), None, &extra, Duration::from_secs(180));
-    assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert!(findings(&run).is_empty(), "{}", run.describe());
-    let campaign = campaign(&run);
-    assert_eq!(campaign["verdict"], "passed", "{campaign:#}");
+    let campaign = STDIO.clean(&["--duration", "60", "--revision", revision, "--hang-timeout", "5"], 10_000);
     assert_eq!(campaign["revision"], revision);
-    let inputs: u64 =
-        campaign["name"].as_str().and_then(|n| n.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(inputs >= 10_000, "a minute of fuzzing ran {inputs} inputs: {}", run.describe());
-    assert_eq!(std::fs::read_dir(dir.path()).map(|d| d.count()).unwrap_or(0), 0, "no reproducer written");
-    assert_no_leftovers(&run.marker);
 }
 
 #[test]
