@@ -51,6 +51,7 @@ Feature: The modern era (2026-07-28): a client without initialize
     Given a client connected to the scenario server
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client completed its call of the tool "test_roots" after 1 round of input
+    And the roots the client gave for the tool "test_roots" are file:// URIs without dot segments
 
   @id:client-modern/mrtr-multiple-inputs @MUST @since:2026-07-28 @spec:basic/patterns/mrtr.mdx#client-requirements-basic-workflow
   Scenario: several input requests at once are all answered in one retry

@@ -114,6 +114,13 @@ caught! {
         => "client-version/counter-offer-unsupported" "warning";
     client_fault_roots_not_file: "roots-not-file" at FAULT_REVISION in "client-roots/list"
         => "client-roots/list" "failed";
+    // client/roots.mdx#security-considerations: a root with a `..` segment went unvalidated.
+    client_fault_roots_traversal: "roots-traversal" at FAULT_REVISION in "client-roots/list"
+        => "client-roots/list" "failed";
+    client_fault_roots_traversal_modern: "roots-traversal" at MODERN in "client-modern/mrtr-roots"
+        => "client-modern/mrtr-roots" "failed";
+    #[alone] client_fault_roots_changed_silently: "roots-changed-silently" at FAULT_REVISION
+        in "client-roots/list-changed" => "client-roots/list-changed" "failed";
     client_without_roots_answers_roots_list_with_method_not_found: "declare-nothing" at FAULT_REVISION
         in "client-roots/undeclared" => "client-roots/undeclared" "passed";
     client_fault_sampling_without_model: "sampling-without-model" at FAULT_REVISION

@@ -11,10 +11,10 @@
 //!   transports;
 //! - [`modern`]: the vocabulary of the modern era (request `_meta`, its errors, MRTR and
 //!   cacheable methods, mirrored HTTP headers);
-//! - [`capabilities`], [`sampling`], [`elicitation`]: rules of the protocol as pure functions
-//!   (what a `capabilities` object declares, the tool-use balance of a sampling conversation and
-//!   what a sampling result holds, elicitation modes and results), shared by the reference peers
-//!   and the harness's checks;
+//! - [`capabilities`], [`sampling`], [`elicitation`], [`roots`]: rules of the protocol as pure
+//!   functions (what a `capabilities` object declares, the tool-use balance of a sampling
+//!   conversation and what a sampling result holds, elicitation modes and results, what a
+//!   client's roots may be), shared by the reference peers and the harness's checks;
 //! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
 //!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations; [`dialect`]:
 //!   a schema on the wire valid under its declared or default JSON Schema dialect;
@@ -36,6 +36,7 @@ pub mod modern;
 pub mod param_headers;
 pub mod reassembly;
 pub mod revision;
+pub mod roots;
 pub mod sampling;
 pub mod sse;
 pub mod tasks;

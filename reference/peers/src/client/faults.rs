@@ -35,6 +35,10 @@ pub enum ClientFault {
     Flood,
     /// Lists a root whose URI is not a `file://` URI.
     RootsNotFile,
+    /// Lists a root whose URI walks out of the project with a `..` segment (unvalidated).
+    RootsTraversal,
+    /// Opens a second root in the roots-change scenario without notifying the server.
+    RootsChangedSilently,
     /// Answers sampling/createMessage with a result without `model`.
     SamplingWithoutModel,
     /// Declares no capability (not a defect: a plainer client, for the scenarios about
@@ -252,7 +256,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 110] = [
+    pub const ALL: [ClientFault; 112] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -267,6 +271,8 @@ impl ClientFault {
         ClientFault::Silent,
         ClientFault::Flood,
         ClientFault::RootsNotFile,
+        ClientFault::RootsTraversal,
+        ClientFault::RootsChangedSilently,
         ClientFault::SamplingWithoutModel,
         ClientFault::DeclareNothing,
         ClientFault::CursorAltered,
@@ -381,6 +387,8 @@ impl ClientFault {
             ClientFault::Silent => "silent",
             ClientFault::Flood => "flood",
             ClientFault::RootsNotFile => "roots-not-file",
+            ClientFault::RootsTraversal => "roots-traversal",
+            ClientFault::RootsChangedSilently => "roots-changed-silently",
             ClientFault::SamplingWithoutModel => "sampling-without-model",
             ClientFault::DeclareNothing => "declare-nothing",
             ClientFault::CursorAltered => "cursor-altered",

@@ -33,6 +33,13 @@ use std::time::Duration;
 /// The scenario in which the reference client cancels its tool call.
 pub const LATE_RESPONSE_SCENARIO: &str = "client-cancellation/late-response";
 
+/// The scenario in which the reference client's user opens a second folder once the server has
+/// listed the roots: its roots change, and it says so (client/roots.mdx#root-list-changes).
+pub const ROOTS_CHANGE_SCENARIO: &str = "client-roots/list-changed";
+
+/// The root the user opens in [`ROOTS_CHANGE_SCENARIO`].
+const SECOND_ROOT_URI: &str = "file:///tmp/mcpspec/second";
+
 fn cancel(id: &RequestId, reason: &str) -> Value {
     Message::notification(
         "notifications/cancelled",
@@ -90,6 +97,8 @@ pub struct ReferenceClient {
     modern: Option<modern::ModernState>,
     /// The scenario named by `MCP_CONFORMANCE_SCENARIO`, if any.
     scenario: Option<String>,
+    /// The user opened the second folder of [`ROOTS_CHANGE_SCENARIO`].
+    roots_changed: bool,
     /// The ids of the requests sent in the modern era (bounded): after a fall back to
     /// `initialize`, their late answers or failures are no concern of the legacy session.
     modern_ids: Vec<RequestId>,
@@ -140,6 +149,7 @@ impl ReferenceClient {
             revision: None,
             modern: None,
             scenario: None,
+            roots_changed: false,
             modern_ids: Vec::new(),
             crash: None,
         }
@@ -156,6 +166,36 @@ impl ReferenceClient {
         self.cancel_call = name == Some(LATE_RESPONSE_SCENARIO);
         self.scenario = name.map(str::to_owned);
         self
+    }
+
+    /// What the roots faults do to a `roots/list` result (either era).
+    pub(crate) fn roots_fault(&self, result: &mut Value) {
+        match self.fault {
+            Some(ClientFault::RootsNotFile) => {
+                result["roots"] = json!([{ "uri": "https://example.com/project" }])
+            }
+            Some(ClientFault::RootsTraversal) => {
+                result["roots"] =
+                    json!([{ "uri": "file:///tmp/mcpspec/project/../secrets", "name": "project" }])
+            }
+            _ => {}
+        }
+    }
+
+    /// In [`ROOTS_CHANGE_SCENARIO`], once the server has listed the roots the first time: the
+    /// user opens a second folder, and a client that declared `roots.listChanged` notifies the
+    /// server (what it sends; the roots-changed-silently fault sends nothing).
+    fn roots_change(&mut self) -> Vec<Value> {
+        if self.scenario.as_deref() != Some(ROOTS_CHANGE_SCENARIO) || self.roots_changed {
+            return Vec::new();
+        }
+        self.roots_changed = true;
+        self.persona.add_root(SECOND_ROOT_URI, "second");
+        let declared = mcpspec_protocol::capabilities::declares(&self.declared, "roots.listChanged");
+        match declared && self.fault != Some(ClientFault::RootsChangedSilently) {
+            true => vec![Message::notification("notifications/roots/list_changed", None).to_value()],
+            false => Vec::new(),
+        }
     }
 
     /// Whether `id` was a request of the modern era (before a fall back to `initialize`).
@@ -253,8 +293,12 @@ impl ReferenceClient {
                 if self.fault == Some(ClientFault::FuzzDoubleAnswer) && r.method == "ping" {
                     return vec![answer.clone(), answer];
                 }
-                if self.fault == Some(ClientFault::RootsNotFile) && r.method == "roots/list" {
-                    answer["result"]["roots"] = json!([{ "uri": "https://example.com/project" }]);
+                let mut out = Vec::new();
+                if r.method == "roots/list" {
+                    if let Some(result) = answer.get_mut("result") {
+                        self.roots_fault(result);
+                    }
+                    out = self.roots_change();
                 }
                 if self.fault == Some(ClientFault::SamplingWithoutModel) {
                     if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
@@ -267,7 +311,8 @@ impl ReferenceClient {
                     "elicitation/create" => self.elicitation_fault(&params, &mut answer),
                     _ => {}
                 }
-                vec![answer]
+                out.insert(0, answer);
+                out
             }
             Message::Notification(n) => {
                 if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {

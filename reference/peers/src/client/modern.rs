@@ -461,7 +461,10 @@ impl ReferenceClient {
             // What the persona could not do (not declared) is left out: the server asks again or
             // fails the request (mrtr.mdx#error-handling).
             if let Message::Response(r) = answer {
-                if let Outcome::Result(v) = r.outcome {
+                if let Outcome::Result(mut v) = r.outcome {
+                    if method == "roots/list" {
+                        self.roots_fault(&mut v);
+                    }
                     responses.insert(key.clone(), v);
                 }
             }

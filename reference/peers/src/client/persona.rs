@@ -21,6 +21,8 @@ pub struct ClientPersona {
     pub capabilities: Value,
     /// The user declines every elicitation instead of accepting it.
     pub declines_elicitation: bool,
+    /// The roots `roots/list` answers with (the user may open another folder: `add_root`).
+    roots: Vec<Value>,
 }
 
 impl Default for ClientPersona {
@@ -34,11 +36,20 @@ pub const ROOT_URI: &str = "file:///tmp/mcpspec/project";
 
 impl ClientPersona {
     pub fn new(capabilities: Value) -> Self {
-        ClientPersona { capabilities, declines_elicitation: false }
+        ClientPersona {
+            capabilities,
+            declines_elicitation: false,
+            roots: vec![json!({ "uri": ROOT_URI, "name": "project" })],
+        }
     }
 
     fn declares(&self, capability: &str) -> bool {
         self.capabilities.get(capability).is_some()
+    }
+
+    /// The user opens one more folder: a root `roots/list` answers with from now on.
+    pub fn add_root(&mut self, uri: &str, name: &str) {
+        self.roots.push(json!({ "uri": uri, "name": name }));
     }
 
     /// Whether the persona uses tools in sampling: only when it declared `sampling.tools`
@@ -62,9 +73,7 @@ impl ClientPersona {
         };
         match request.method.as_str() {
             "ping" => Message::result(id, json!({})),
-            "roots/list" if self.declares("roots") => {
-                Message::result(id, json!({ "roots": [{ "uri": ROOT_URI, "name": "project" }] }))
-            }
+            "roots/list" if self.declares("roots") => Message::result(id, json!({ "roots": self.roots })),
             "sampling/createMessage" if self.declares("sampling") => match self.sample(&params) {
                 Ok(result) => Message::result(id, result),
                 Err(e) => Message::error(Some(id), e),

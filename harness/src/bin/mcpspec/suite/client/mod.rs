@@ -483,28 +483,95 @@ async fn client_answers_with_any_error(w: &mut ClientWorld) -> Result<(), Halt> 
     Ok(())
 }
 
-#[then("the client answers it with roots whose URIs are file:// URIs")]
+/// client/roots.mdx: each root a `file://` URI, and validated against path traversal (what a
+/// client lists is all the server sees of that validation).
+#[then("the client answers it with roots whose URIs are file:// URIs without dot segments")]
 async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
-    let expected = "a result listing roots, each with a file:// URI";
+    let expected = "a result listing roots, each with a file:// URI without . or .. segments";
     let result = match client_answer(w, expected).await? {
         Outcome::Result(v) => v,
         Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
     };
-    let Some(roots) = result.get("roots").and_then(Value::as_array) else {
-        return Err(w.fail(expected, format!("result {}", describe(Some(&result)))));
+    let problems = mcpspec_protocol::roots::problems(&result);
+    let actual = match (problems.is_empty(), result.get("roots").and_then(Value::as_array)) {
+        (true, Some(roots)) => format!("{} root(s), all file:// URIs without dot segments", roots.len()),
+        _ => problems.join("; "),
     };
-    let bad: Vec<String> = roots
-        .iter()
-        .map(|r| r.get("uri"))
-        .filter(|u| !u.and_then(Value::as_str).is_some_and(|u| u.starts_with("file://")))
-        .map(|u| describe(u))
-        .collect();
-    let actual = match bad.is_empty() {
-        true => format!("{} root(s), all file:// URIs", roots.len()),
-        false => format!("root URIs that are not file:// URIs: {}", bad.join(", ")),
-    };
-    w.check(bad.is_empty(), expected, actual);
+    w.check(problems.is_empty(), expected, actual);
     Ok(())
+}
+
+/// Gives the client time to send a notification of its own; none arriving is no failure here
+/// (the step that needs it judges what came).
+#[when(regex = r#"^the scenario server waits up to (\d+) seconds? for "([^"]+)"$"#)]
+async fn waits_for_notification(w: &mut ClientWorld, seconds: u64, method: String) -> Result<(), Halt> {
+    let within = Duration::from_secs(seconds).min(w.timeout());
+    let waited = w
+        .session()?
+        .wait_for(within, |i| matches!(&i.message, Some(Message::Notification(n)) if n.method == method))
+        .await;
+    match waited {
+        Ok(_) | Err(ClientWaitError::Timeout(_)) => Ok(()),
+        Err(e) => Err(w.lost(format!("the client still connected while waiting for {method}"), e)),
+    }
+}
+
+/// client/roots.mdx#root-list-changes: a client that declared `roots.listChanged` notifies the
+/// server when its roots change. The change is seen as two answers to `roots/list` that
+/// differ; the notification must have come between them. Roots that never changed exercised
+/// nothing: the scenario is skipped (a client opts into changing them by the scenario's name).
+#[then("the client announced each change of its roots with notifications/roots/list_changed")]
+async fn roots_changes_announced(w: &mut ClientWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    let asked: Vec<Value> = session
+        .sent
+        .iter()
+        .filter(|(_, v)| v.get("method").and_then(Value::as_str) == Some("roots/list"))
+        .filter_map(|(_, v)| v.get("id").cloned())
+        .collect();
+    let verdict = judge_roots_changes(&session.received, &asked);
+    match verdict {
+        None => Err(w.skip(
+            "the client's roots did not change between the scenario server's roots/list requests".into(),
+        )),
+        Some(Ok(actual)) => {
+            w.check(true, "a notifications/roots/list_changed before each change of the roots", actual);
+            Ok(())
+        }
+        Some(Err(actual)) => {
+            w.check(false, "a notifications/roots/list_changed before each change of the roots", actual);
+            Ok(())
+        }
+    }
+}
+
+/// Over what the client sent (in order) and the ids of the server's `roots/list` requests:
+/// `None` when no two consecutive answers differ, otherwise whether each change had a
+/// `notifications/roots/list_changed` between the two answers.
+fn judge_roots_changes(received: &[Value], asked: &[Value]) -> Option<Result<String, String>> {
+    let answers: Vec<(usize, &Value)> = received
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.get("method").is_none() && v.get("id").is_some_and(|id| asked.contains(id)))
+        .filter_map(|(at, v)| Some((at, v.pointer("/result/roots")?)))
+        .collect();
+    let changes: Vec<_> = answers.windows(2).filter(|pair| pair[0].1 != pair[1].1).collect();
+    if changes.is_empty() {
+        return None;
+    }
+    let announced = |from: usize, to: usize| {
+        received[from..to]
+            .iter()
+            .any(|v| v.get("method").and_then(Value::as_str) == Some("notifications/roots/list_changed"))
+    };
+    let silent = changes.iter().filter(|pair| !announced(pair[0].0, pair[1].0)).count();
+    match silent {
+        0 => Some(Ok(format!("{} change(s) of the roots, each announced", changes.len()))),
+        n => Some(Err(format!(
+            "{n} of {} change(s) of the roots came with no notifications/roots/list_changed between the two roots/list answers",
+            changes.len()
+        ))),
+    }
 }
 
 #[given(regex = r#"^the client (declared|did not declare) the "([^"]+)" capability$"#)]
@@ -720,5 +787,26 @@ mod tests {
         for prefix in PACED_STEPS {
             assert!(steps.iter().any(|s| s.starts_with(prefix)), "no step begins with {prefix:?}");
         }
+    }
+
+    #[test]
+    fn a_change_of_roots_needs_a_notification_between_the_answers() {
+        use super::judge_roots_changes;
+        use serde_json::json;
+        let answer = |id: i64, uris: &[&str]| {
+            let roots: Vec<_> = uris.iter().map(|u| json!({ "uri": u })).collect();
+            json!({ "jsonrpc": "2.0", "id": id, "result": { "roots": roots } })
+        };
+        let changed = json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" });
+        let asked = [json!(1), json!(2)];
+        let same = [answer(1, &["file:///a"]), answer(2, &["file:///a"])];
+        assert_eq!(judge_roots_changes(&same, &asked), None);
+        let announced = [answer(1, &["file:///a"]), changed.clone(), answer(2, &["file:///a", "file:///b"])];
+        assert!(judge_roots_changes(&announced, &asked).unwrap().is_ok());
+        let silent = [answer(1, &["file:///a"]), answer(2, &["file:///a", "file:///b"]), changed];
+        assert!(judge_roots_changes(&silent, &asked).unwrap().is_err());
+        // An answer to a request the scenario server did not send as roots/list is no roots answer.
+        let other = [answer(1, &["file:///a"]), answer(3, &["file:///b"])];
+        assert_eq!(judge_roots_changes(&other, &asked), None);
     }
 }

@@ -116,6 +116,50 @@ async fn completed_call(
     Ok(())
 }
 
+/// client/roots.mdx, as MRTR carries it: each root the client gave in answer to a `roots/list`
+/// input request is a `file://` URI without dot segments (the legacy step's rule).
+#[then(regex = r#"^the roots the client gave for the tool "([^"]+)" are file:// URIs without dot segments$"#)]
+async fn retried_with_valid_roots(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let (received, sent) = (session.received.clone(), answers(&session.sent));
+    let given = roots_given(&calls_of(&received, &tool), &sent);
+    if given.is_empty() {
+        return Err(w.skip(format!("the client answered no roots/list input request of the tool {tool:?}")));
+    }
+    let problems: Vec<String> = given.iter().flat_map(mcpspec_protocol::roots::problems).collect();
+    let actual = match problems.is_empty() {
+        true => {
+            format!("{} roots/list answer(s), every root a file:// URI without dot segments", given.len())
+        }
+        false => problems.join("; "),
+    };
+    w.check(problems.is_empty(), "roots that are file:// URIs without . or .. segments", actual);
+    Ok(())
+}
+
+/// The `roots/list` results a client gave in its retries: for each call answered
+/// input_required, the next call's `inputResponses` under the keys whose input request was
+/// `roots/list`.
+fn roots_given(calls: &[&Value], sent: &[(Instant, Value)]) -> Vec<Value> {
+    let mut given = Vec::new();
+    for pair in calls.windows(2) {
+        let Some((_, answer)) = answer_to(pair[0].get("id"), sent) else { continue };
+        let Some(requests) = answer.pointer("/result/inputRequests").and_then(Value::as_object) else {
+            continue;
+        };
+        for (key, request) in requests {
+            if request.get("method").and_then(Value::as_str) != Some("roots/list") {
+                continue;
+            }
+            if let Some(result) = pair[1].pointer("/params/inputResponses").and_then(|r| r.get(key)) {
+                given.push(result.clone());
+            }
+        }
+    }
+    given
+}
+
 #[then(regex = r#"^the client retried its call of the tool "([^"]+)", each retry without a requestState$"#)]
 async fn retried_without_state(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
     legacy_only(w)?;
