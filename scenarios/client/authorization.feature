@@ -26,6 +26,22 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "legacy-default-endpoints"
 
+  # 2025-03-26 asks for PKCE and for loopback or https redirect URIs under other headings than
+  # later revisions (#implementation-requirements, #security-considerations): the same rules.
+  @id:client-authorization/legacy-pkce @MUST @spec:basic/authorization.mdx#implementation-requirements @until:2025-03-26
+  Scenario: the client uses PKCE with S256 (2025-03-26)
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, with metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "pkce-s256"
+
+  @id:client-authorization/legacy-redirect-uri @MUST @spec:basic/authorization.mdx#security-considerations @until:2025-03-26
+  Scenario: the client's redirect URIs are https or loopback (2025-03-26)
+    Given a client connected to a protected scenario server
+      | authorization base | the origin, with metadata |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "redirect-uri"
+
   @id:client-authorization/prm-from-challenge @MUST @spec:basic/authorization.mdx#authorization-server-location @since:2025-06-18
   Scenario: the client fetches the protected resource metadata the challenge names
     Given a client connected to a protected scenario server
@@ -117,6 +133,14 @@ Feature: Authorization: an OAuth client
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "no-token-in-query"
+
+  # An endpoint refuses a token it did not have issued with invalid_token; the client must
+  # not have presented one.
+  @id:client-authorization/own-tokens-only @MUST @spec:basic/authorization.mdx#token-handling @since:2025-06-18
+  Scenario: the client presents the server no token but the ones its authorization server issued
+    Given a client connected to a protected scenario server
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "own-tokens-only"
 
   @id:client-authorization/scope-from-challenge @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
   Scenario: the client asks for the scopes of the challenge, not all the metadata lists

@@ -21,6 +21,17 @@ Feature: Client over HTTP
     When the scenario server answers it
     Then the client resumes the stream with GET and Last-Event-ID, no sooner than retry, and reads the answer
 
+  # The scenario server answers with SSE streams in every other scenario; here with JSON bodies:
+  # "the client MUST support both these cases". Reading the initialize's answer is what lets
+  # the client send notifications/initialized.
+  @transport:http @id:client-http/json-answers @MUST @spec:basic/transports.mdx#sending-messages-to-the-server @until:2025-11-25
+  Scenario: the client reads an answer sent as one application/json body
+    Given a client connected to a scenario server that answers with application/json bodies
+    Then the client's first message is an initialize request
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    And the answer to the client's initialize went out as an application/json body
+
   @transport:http @id:client-http/delete-session @SHOULD @spec:basic/transports.mdx#session-management @until:2025-11-25
   Scenario: the client ends its session with DELETE when it is done
     Given a client connected to the scenario server

@@ -99,6 +99,8 @@ rules! {
         "Error codes MUST be integers.";
     ERROR_SHAPE = "jsonrpc/error-object", MUST, "basic/index.mdx#responses", MESSAGES_2024,
         "Errors carry at least an integer code and a string message.";
+    INITIALIZE_NOT_BATCHED = "lifecycle/initialize-not-batched", MUST, "basic/lifecycle.mdx#initialization", None,
+        "The initialization request MUST NOT be part of a JSON-RPC batch, as other requests and notifications are not possible until initialization has completed.", since V2025_03_26, until V2025_03_26;
     BATCH_REVISION = "jsonrpc/batch-revision", MUST, "basic/transports.mdx#stdio", None,
         "JSON-RPC batches exist only in 2025-03-26; elsewhere stdio messages are individual JSON-RPC requests, notifications, or responses.";
     STDOUT_ONLY_MCP = "stdio/stdout-only-mcp", MUST, "basic/transports.mdx#stdio", None,
@@ -185,6 +187,8 @@ rules! {
         "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.", since V2025_06_18;
     HTTP_CLIENT_PROTOCOL_VERSION_NEGOTIATED = "http-client/protocol-version-negotiated", SHOULD, "basic/transports.mdx#protocol-version-header", None,
         "The protocol version sent by the client SHOULD be the one negotiated during initialization.", since V2025_06_18;
+    HTTP_CLIENT_POST_MESSAGES = "http-client/post-messages", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
+        "The client MUST use HTTP POST to send JSON-RPC messages to the MCP endpoint (GET only opens a stream, DELETE only ends a session).", since V2025_03_26;
     HTTP_CLIENT_ONE_MESSAGE = "http-client/one-message-per-post", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,
         "The body of the POST request MUST be a single JSON-RPC request, notification, or response (batches only in 2025-03-26).", since V2025_03_26;
     HTTP_CLIENT_RETRY = "http-client/respect-retry", MUST, "basic/transports.mdx#sending-messages-to-the-server", None,

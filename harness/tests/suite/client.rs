@@ -105,6 +105,8 @@ caught! {
         => "jsonrpc/request-id-unique" "failed", "client-lifecycle/request-ids" "failed";
     client_fault_null_id: "null-id" at FAULT_REVISION in "client-lifecycle/request-ids"
         => "jsonrpc/request-id-not-null" "failed";
+    client_fault_initialize_batched: "initialize-batched" at "2025-03-26" in "client-lifecycle/initialize-first"
+        => "lifecycle/initialize-not-batched" "failed";
     client_fault_request_before_initialize: "request-before-initialize" at FAULT_REVISION
         in "client-lifecycle/initialize-first" => "client-lifecycle/initialize-first" "failed";
     client_fault_ignore_requests: "ignore-requests" at FAULT_REVISION in "client-lifecycle/ping"

@@ -45,6 +45,8 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
         ids.extend([
             "client-authorization/legacy-metadata-at-origin",
             "client-authorization/legacy-default-endpoints",
+            "client-authorization/legacy-pkce",
+            "client-authorization/legacy-redirect-uri",
         ]);
     }
     if revision >= "2025-06-18" {
@@ -55,6 +57,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/resource-parameter",
             "client-authorization/redirect-uri",
             "client-authorization/redirect-uri-registered",
+            "client-authorization/own-tokens-only",
             "client-authorization/resource-mismatch",
             "client-authorization/token-endpoint-auth[client_secret_basic]",
             "client-authorization/token-endpoint-auth[client_secret_post]",
@@ -166,6 +169,10 @@ caught_by! { assert_caught;
     legacy_keeps_path: "auth-legacy-keeps-path" at "2025-03-26" => "client-authorization/legacy-metadata-at-origin" "failed";
     reuses_credentials: "auth-reuses-credentials" at "2026-07-28" => "client-authorization/no-credential-reuse" "failed";
     token_in_query_2025_03_26: "auth-token-in-query" at "2025-03-26" => "client-authorization/no-token-in-query" "failed";
+    no_pkce_2025_03_26: "auth-no-pkce" at "2025-03-26" => "client-authorization/legacy-pkce" "failed";
+    non_loopback_redirect_2025_03_26: "auth-non-loopback-redirect" at "2025-03-26" => "client-authorization/legacy-redirect-uri" "failed";
+    foreign_token: "auth-foreign-token" at "2025-06-18" => "client-authorization/own-tokens-only" "failed";
+    foreign_token_2026_07_28: "auth-foreign-token" at "2026-07-28" => "client-authorization/own-tokens-only" "failed";
     ignores_prm_resource: "auth-ignores-prm-resource" at "2025-06-18" => "client-authorization/resource-mismatch" "failed";
     unbounded_step_up: "auth-unbounded-step-up" at "2025-11-25" => "client-authorization/step-up-retry-limit" "warning";
     ignores_auth_method: "auth-ignores-auth-method" at "2025-06-18" => "client-authorization/token-endpoint-auth[client_secret_post]" "failed";

@@ -104,6 +104,10 @@ caught! {
         in "client-lifecycle/initialized-after-response" => "http-client/protocol-version-header" "failed";
     client_http_fault_wrong_protocol_version: "http-wrong-protocol-version" over "http" at "2025-06-18"
         in "client-lifecycle/initialized-after-response" => "http-client/protocol-version-negotiated" "warning";
+    client_http_fault_put_notifications: "http-put-notifications" over "http" at "2025-03-26"
+        in "client-lifecycle/ping-while-waiting" => "http-client/post-messages" "failed";
+    client_http_fault_sse_only: "http-sse-only" over "http" at "2025-06-18"
+        in "client-http/json-answers" => "client-http/json-answers" "failed";
     client_http_fault_batch: "http-batch" over "http" at "2025-06-18"
         in "client-lifecycle/request-ids" => "http-client/one-message-per-post" "failed";
     client_http_fault_no_reinitialize: "http-no-reinitialize" over "http" at "2025-06-18"

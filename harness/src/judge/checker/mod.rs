@@ -197,6 +197,15 @@ impl SessionChecker {
             }
             for item in items {
                 let mut i = self.on_single(direction, item);
+                if self.revision.allows_batches()
+                    && item.get("method").and_then(Value::as_str) == Some("initialize")
+                {
+                    i.violations.push(Violation::new(
+                        &rules::INITIALIZE_NOT_BATCHED,
+                        "initialize sent on its own, outside any batch",
+                        format!("initialize in a batch of {} message(s)", items.len()),
+                    ));
+                }
                 if matches!(item, Value::Array(_)) {
                     i.violations.push(Violation::new(
                         &rules::JSONRPC_OBJECT,

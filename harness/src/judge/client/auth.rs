@@ -120,6 +120,9 @@ pub enum AuthRule {
     /// A `client_id` in URL form is https with a path, and its document (when the authorization
     /// server could fetch it) names it and the redirect URI used.
     ClientIdMetadataDocumentValid,
+    /// Every token the client presents to the endpoint is one the server's authorization server
+    /// issued for it: the endpoint refuses none as `invalid_token`.
+    OwnTokensOnly,
 }
 
 /// How many authorizations a client may make in a row while every token is refused for its
@@ -127,7 +130,7 @@ pub enum AuthRule {
 pub const STEP_UP_ATTEMPTS: usize = 3;
 
 impl AuthRule {
-    pub const ALL: [AuthRule; 28] = [
+    pub const ALL: [AuthRule; 29] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -156,6 +159,7 @@ impl AuthRule {
         AuthRule::ClientIdMetadataDocumentValid,
         AuthRule::NoRefreshTokenAssumed,
         AuthRule::RedirectUriRegistered,
+        AuthRule::OwnTokensOnly,
     ];
 
     pub fn name(self) -> &'static str {
@@ -188,6 +192,7 @@ impl AuthRule {
             AuthRule::ClientIdMetadataDocumentValid => "client-id-metadata-document-valid",
             AuthRule::NoRefreshTokenAssumed => "no-refresh-token-assumed",
             AuthRule::RedirectUriRegistered => "redirect-uri-registered",
+            AuthRule::OwnTokensOnly => "own-tokens-only",
         }
     }
 
@@ -289,6 +294,7 @@ impl AuthRule {
             AuthRule::ClientIdMetadataDocumentValid => client_id_metadata_document_valid(f),
             AuthRule::NoRefreshTokenAssumed => no_refresh_token_assumed(f),
             AuthRule::RedirectUriRegistered => redirect_uri_registered(f),
+            AuthRule::OwnTokensOnly => own_tokens_only(f),
         }
     }
 }
@@ -566,6 +572,36 @@ fn bearer_header(f: &AuthFlow<'_>) -> Judgement {
         !after.is_empty() && without == 0,
         expected,
         format!("{} request(s) after the token, {without} without a Bearer header", after.len()),
+    )
+}
+
+/// basic/authorization.mdx#token-handling: a client sends the server no token but the ones its
+/// authorization server issued. The endpoint knows its own: it refuses any other Bearer token
+/// with `invalid_token` (RFC 6750 §3.1), so a Bearer request refused so carried a foreign (or
+/// forged, or stale) token. The scenario's tokens live longer than a run.
+fn own_tokens_only(f: &AuthFlow<'_>) -> Judgement {
+    let expected = "every Bearer token sent to the endpoint one its authorization server issued (none refused as invalid_token)";
+    let bearer: Vec<&Exchange> = endpoint_requests(f)
+        .into_iter()
+        .filter(|x| {
+            x.request_headers
+                .iter()
+                .any(|(k, v)| k == "authorization" && v.to_ascii_lowercase().starts_with("bearer"))
+        })
+        .collect();
+    let refused = bearer
+        .iter()
+        .filter(|x| {
+            x.status == 401
+                && x.response_headers
+                    .iter()
+                    .any(|(k, v)| k == "www-authenticate" && v.contains("invalid_token"))
+        })
+        .count();
+    judged(
+        !bearer.is_empty() && refused == 0,
+        expected,
+        format!("{} request(s) with a Bearer token, {refused} refused as invalid_token", bearer.len()),
     )
 }
 

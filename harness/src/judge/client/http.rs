@@ -155,6 +155,25 @@ impl HttpClientChecker {
             )),
             _ => {}
         }
+        // What else a client may ask of the endpoint: GET opens a stream (its body, if any, is
+        // no message), DELETE ends a session (Streamable HTTP), OPTIONS is a browser's CORS
+        // preflight. A message in any other request did not go by POST.
+        let carries_body = header("content-type").is_some_and(|t| !t.is_empty());
+        let message_elsewhere = match x.method.as_str() {
+            "POST" | "OPTIONS" => false,
+            "GET" | "DELETE" => carries_body,
+            _ => true,
+        };
+        if message_elsewhere {
+            out.push(Violation::new(
+                &rules::HTTP_CLIENT_POST_MESSAGES,
+                "JSON-RPC messages sent with POST (GET and DELETE carry none)",
+                match carries_body {
+                    true => format!("{what} with Content-Type {}", shown(header("content-type"))),
+                    false => what.clone(),
+                },
+            ));
+        }
         match self.flavor {
             Flavor::Streamable => self.judge_session(x, &what, out),
             Flavor::LegacySse => {

@@ -139,6 +139,9 @@ pub struct ServerScript {
     pub poll_after_priming: Option<Duration>,
     /// Over Streamable HTTP: answer a GET without `Last-Event-ID` with 405.
     pub refuse_get: bool,
+    /// Over Streamable HTTP: answer a POST whose requests produce only their responses with
+    /// one `application/json` body instead of an SSE stream.
+    pub json_responses: bool,
     /// Modern era: answer the client's first request with `-32022` (UnsupportedProtocolVersion),
     /// naming the scenario's version as the one supported, as a server instance that does not
     /// speak the version asked for would (`basic/versioning.mdx#protocol-version-negotiation`).

@@ -12,6 +12,8 @@ pub enum ClientFault {
     ReuseIds,
     /// Sends `tools/list` before `initialize`.
     RequestBeforeInitialize,
+    /// Sends its `initialize` inside a JSON-RPC batch.
+    InitializeBatched,
     /// Sends a ping with a null id after `notifications/initialized`.
     NullId,
     /// Sends `notifications/initialized` right after `initialize`, before its answer.
@@ -112,6 +114,11 @@ pub enum ClientFault {
     HttpNoResume,
     /// HTTP: ends without DELETE.
     HttpNoDelete,
+    /// Streamable HTTP: sends its notifications with PUT instead of POST.
+    HttpPutNotifications,
+    /// Streamable HTTP: reads answers from SSE streams only; one sent as an `application/json`
+    /// body is lost.
+    HttpSseOnly,
     /// HTTP+SSE: POSTs to the SSE URL instead of the endpoint the `endpoint` event named.
     SsePostWrongPath,
     /// OAuth: sends no `code_challenge` (no PKCE).
@@ -130,6 +137,8 @@ pub enum ClientFault {
     AuthNonLoopbackRedirect,
     /// OAuth: sends the access token as `access_token` in the query, not the header.
     AuthTokenInQuery,
+    /// OAuth: presents a token of another authorization server before authorizing.
+    AuthForeignToken,
     /// OAuth: asks for the metadata's `scopes_supported` even when the challenge names a scope.
     AuthIgnoresChallengeScope,
     /// OAuth: omits `scope` when the challenge names none, ignoring `scopes_supported`.
@@ -256,10 +265,11 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 112] = [
+    pub const ALL: [ClientFault; 116] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
+        ClientFault::InitializeBatched,
         ClientFault::NullId,
         ClientFault::EarlyInitialized,
         ClientFault::IgnoreRequests,
@@ -307,6 +317,8 @@ impl ClientFault {
         ClientFault::HttpIgnoresRetry,
         ClientFault::HttpNoResume,
         ClientFault::HttpNoDelete,
+        ClientFault::HttpPutNotifications,
+        ClientFault::HttpSseOnly,
         ClientFault::SsePostWrongPath,
         ClientFault::AuthNoPkce,
         ClientFault::AuthPlainPkce,
@@ -316,6 +328,7 @@ impl ClientFault {
         ClientFault::AuthResourceOnAuthorizeOnly,
         ClientFault::AuthNonLoopbackRedirect,
         ClientFault::AuthTokenInQuery,
+        ClientFault::AuthForeignToken,
         ClientFault::AuthIgnoresChallengeScope,
         ClientFault::AuthNoScopeFallback,
         ClientFault::AuthSkipsIssuerCheck,
@@ -376,6 +389,7 @@ impl ClientFault {
             ClientFault::SkipInitialized => "skip-initialized",
             ClientFault::ReuseIds => "reuse-ids",
             ClientFault::RequestBeforeInitialize => "request-before-initialize",
+            ClientFault::InitializeBatched => "initialize-batched",
             ClientFault::NullId => "null-id",
             ClientFault::EarlyInitialized => "early-initialized",
             ClientFault::IgnoreRequests => "ignore-requests",
@@ -423,6 +437,8 @@ impl ClientFault {
             ClientFault::HttpIgnoresRetry => "http-ignores-retry",
             ClientFault::HttpNoResume => "http-no-resume",
             ClientFault::HttpNoDelete => "http-no-delete",
+            ClientFault::HttpPutNotifications => "http-put-notifications",
+            ClientFault::HttpSseOnly => "http-sse-only",
             ClientFault::SsePostWrongPath => "sse-post-wrong-path",
             ClientFault::AuthNoPkce => "auth-no-pkce",
             ClientFault::AuthPlainPkce => "auth-plain-pkce",
@@ -432,6 +448,7 @@ impl ClientFault {
             ClientFault::AuthResourceOnAuthorizeOnly => "auth-resource-on-authorize-only",
             ClientFault::AuthNonLoopbackRedirect => "auth-non-loopback-redirect",
             ClientFault::AuthTokenInQuery => "auth-token-in-query",
+            ClientFault::AuthForeignToken => "auth-foreign-token",
             ClientFault::AuthIgnoresChallengeScope => "auth-ignores-challenge-scope",
             ClientFault::AuthNoScopeFallback => "auth-no-scope-fallback",
             ClientFault::AuthSkipsIssuerCheck => "auth-skips-issuer-check",

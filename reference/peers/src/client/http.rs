@@ -42,6 +42,10 @@ pub async fn run_http(
     if fault == Some(ClientFault::SsePostWrongPath) {
         t.set_post_url(url.clone());
     }
+    if fault == Some(ClientFault::AuthForeignToken) {
+        // A token some other authorization server issued, kept from elsewhere.
+        use_token(&mut t, &url, "mcpspec-token-of-another-authorization-server", None);
+    }
     let mut client = ReferenceClient::new(supported.clone(), fault).for_scenario(scenario);
     let mut out = client.start();
     let mut reinitialized = 0;
@@ -144,6 +148,8 @@ pub async fn run_http(
             Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
         };
         match event {
+            // The fault reads SSE streams only: a message that came as a JSON body is lost.
+            HttpEvent::Message { sse: None, .. } if fault == Some(ClientFault::HttpSseOnly) => continue,
             HttpEvent::Message { n, frame, .. } => {
                 let FrameContent::Json { value, .. } = &frame.content else { continue };
                 let mut values = match value {
@@ -343,6 +349,11 @@ fn tweaks_for(value: &Value, fault: Option<ClientFault>, initialized: bool) -> T
             tweaks.headers.push(("accept".into(), "application/json".into()))
         }
         Some(ClientFault::HttpNoSessionHeader) if initialized => tweaks.no_session = true,
+        Some(ClientFault::HttpPutNotifications)
+            if value.get("method").is_some() && value.get("id").is_none() =>
+        {
+            tweaks.method = Some("PUT")
+        }
         _ => {}
     }
     tweaks

@@ -255,7 +255,13 @@ impl ReferenceClient {
             "capabilities": self.declared.clone(),
             "clientInfo": { "name": "mcpspec-reference-client", "version": env!("CARGO_PKG_VERSION") },
         });
-        out.push(self.request("initialize", Some(params)));
+        let initialize = self.request("initialize", Some(params));
+        match self.fault {
+            // A batch of one: the initialize inside it (2025-03-26 has batches; initialize may
+            // not be in one).
+            Some(ClientFault::InitializeBatched) => out.push(Value::Array(vec![initialize])),
+            _ => out.push(initialize),
+        }
         if self.fault == Some(ClientFault::CancelInitialize) {
             out.push(cancel(&RequestId::from(self.next_id - 1), "cancel-initialize fault"));
         }

@@ -26,6 +26,40 @@ async fn connected_refusing_get(w: &mut ClientWorld) -> Result<(), Halt> {
     connect(w, ServerScript { refuse_get: true, ..ServerScript::default() }).await
 }
 
+#[given("a client connected to a scenario server that answers with application/json bodies")]
+async fn connected_json(w: &mut ClientWorld) -> Result<(), Halt> {
+    connect(w, ServerScript { json_responses: true, ..ServerScript::default() }).await
+}
+
+/// The scenario server answered the client's `initialize` with one `application/json` body (not
+/// an SSE stream): what the steps before it proved the client read was such a body.
+#[then("the answer to the client's initialize went out as an application/json body")]
+async fn initialize_answered_as_json(w: &mut ClientWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    session.drain_http();
+    let exchanges: Vec<Exchange> =
+        session.recorder().http_client().map(|c| c.exchanges().cloned().collect()).unwrap_or_default();
+    // The session's first POST is the initialize (the client's first message, as a step before
+    // this one checked).
+    let first = exchanges.iter().find(|x| x.method == "POST");
+    let expected = "the initialize POST answered 200 with Content-Type application/json";
+    let actual = first.map_or("no POST".to_owned(), |x| {
+        format!(
+            "{} {} → {} {}",
+            x.method,
+            x.path,
+            x.status,
+            x.response_content_type.as_deref().unwrap_or("(no type)")
+        )
+    });
+    let json = first.is_some_and(|x| {
+        x.status == 200
+            && x.response_content_type.as_deref().is_some_and(|t| t.starts_with("application/json"))
+    });
+    w.check(json, expected, actual);
+    Ok(())
+}
+
 #[when("the scenario server answers it, then ends the HTTP session")]
 async fn answers_then_ends(w: &mut ClientWorld) -> Result<(), Halt> {
     let Some(init) = w.held.take() else {
