@@ -10,7 +10,7 @@ Feature: Elicitation
   Scenario: a form elicitation is accepted with content satisfying the requested schema, or declined or cancelled
     Given a client connected to the scenario server
     Then the client's first message is an initialize request
-    Given the client declared the "elicitation" capability
+    Given the client declared the "elicitation.form" capability
     When the scenario server answers it
     Then the client sends notifications/initialized
     When the scenario server sends a "elicitation/create" request with the params

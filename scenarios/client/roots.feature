@@ -24,7 +24,9 @@ Feature: Roots
     Given the client declared the "roots.listChanged" capability
     When the scenario server answers it
     Then the client sends notifications/initialized
-    When the scenario server sends a "roots/list" request
+    # The client's own request is held unanswered, so it stays for both roots/list requests.
+    When the client sends a "tools/list" request
+    And the scenario server sends a "roots/list" request
     Then the client answers it with roots whose URIs are file:// URIs without dot segments
     When the scenario server waits up to 1 second for "notifications/roots/list_changed"
     And the scenario server sends a "roots/list" request

@@ -50,6 +50,28 @@ Feature: Sampling
     When the scenario server continues the tool loop with toolChoice "none"
     Then the client answers it with a sampled message, or error -1 (the user rejected it)
 
+  @id:client-sampling/tool-choice-required @MUST @since:2025-11-25 @spec:client/sampling.mdx#tool-choice-modes @until:2025-11-25
+  Scenario: with toolChoice "required" the answer uses one of the offered tools
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "sampling.tools" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What time is it in Tokyo?" } }],
+        "tools": [{
+          "name": "get_time",
+          "description": "Current time in a city",
+          "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] }
+        }],
+        "toolChoice": { "mode": "required" },
+        "maxTokens": 200
+      }
+      """
+    Then the client answers it with a sampled message, or error -1 (the user rejected it)
+
   @id:client-sampling/tool-result-missing @SHOULD @since:2025-11-25 @spec:client/sampling.mdx#error-handling @until:2025-11-25
   Scenario: a tool use without a tool result is answered with -32602
     Given a client connected to the scenario server

@@ -113,3 +113,16 @@ Feature: The modern era
     Given the client has discovered the server
     When the client sends 8 "server/discover" requests at once
     Then the server answers every request
+
+  # server/tools.mdx, prompts.mdx and resources.mdx #capabilities: a list may be empty or change
+  # over time, but it never differs between connections nor changes because of other requests.
+  # Listed twice on one connection (the other lists in between) and once on a new one, within
+  # a second or two: a list that changed over time in that window would show here too.
+  @id:modern/lists-stable @MUST @spec:server/tools.mdx#capabilities
+  Scenario: the tool, prompt and resource lists are the same after other requests and on a new connection
+    Given the client has discovered the server
+    When the client lists every tool, prompt and resource the server declares
+    And the client lists every tool, prompt and resource the server declares
+    And the client connects again
+    And the client lists every tool, prompt and resource the server declares
+    Then each list holds the same items every time

@@ -99,6 +99,8 @@ rules! {
         "Error codes MUST be integers.";
     ERROR_SHAPE = "jsonrpc/error-object", MUST, "basic/index.mdx#responses", MESSAGES_2024,
         "Errors carry at least an integer code and a string message.";
+    CLIENT_ELICITATION_MODE = "client-elicitation/declares-a-mode", MUST, "client/elicitation.mdx#capabilities", None,
+        "Clients declaring the elicitation capability MUST support at least one mode (form or url); an empty elicitation object means form mode.", since V2025_11_25;
     INITIALIZE_NOT_BATCHED = "lifecycle/initialize-not-batched", MUST, "basic/lifecycle.mdx#initialization", None,
         "The initialization request MUST NOT be part of a JSON-RPC batch, as other requests and notifications are not possible until initialization has completed.", since V2025_03_26, until V2025_03_26;
     BATCH_REVISION = "jsonrpc/batch-revision", MUST, "basic/transports.mdx#stdio", None,

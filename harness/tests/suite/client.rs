@@ -107,6 +107,12 @@ caught! {
         => "jsonrpc/request-id-not-null" "failed";
     client_fault_initialize_batched: "initialize-batched" at "2025-03-26" in "client-lifecycle/initialize-first"
         => "lifecycle/initialize-not-batched" "failed";
+    client_fault_elicit_no_mode: "elicit-no-mode" at "2025-11-25" in "client-lifecycle/initialize-first"
+        => "client-elicitation/declares-a-mode" "failed";
+    client_fault_elicit_no_mode_modern: "elicit-no-mode" at MODERN in "client-modern/request-meta"
+        => "client-elicitation/declares-a-mode" "failed";
+    client_fault_sampling_ignores_required: "sampling-ignores-required" at "2025-11-25"
+        in "client-sampling/tool-choice-required" => "client-sampling/tool-choice-required" "failed";
     client_fault_request_before_initialize: "request-before-initialize" at FAULT_REVISION
         in "client-lifecycle/initialize-first" => "client-lifecycle/initialize-first" "failed";
     client_fault_ignore_requests: "ignore-requests" at FAULT_REVISION in "client-lifecycle/ping"
@@ -171,8 +177,11 @@ caught! {
         in "client-sampling/tools-undeclared" => "client-sampling/tools-undeclared" "failed";
     client_fault_sampling_tools_undeclared_error: "sampling-tools-undeclared" at "2025-11-25"
         in "client-sampling/tools-undeclared-error" => "client-sampling/tools-undeclared-error" "failed";
-    #[alone] client_fault_sampling_without_stop_reason: "sampling-without-stop-reason" at "2025-11-25"
+    // Every tool-using answer lacks it: the tool loop's and the toolChoice "required" one's.
+    client_fault_sampling_without_stop_reason: "sampling-without-stop-reason" at "2025-11-25"
         in "client-sampling/tool-loop" => "client-sampling/stop-reason" "warning";
+    client_fault_sampling_without_stop_reason_required: "sampling-without-stop-reason" at "2025-11-25"
+        in "client-sampling/tool-choice-required" => "client-sampling/stop-reason" "warning";
     #[alone] client_fault_elicit_content_off_schema_at_2025_06_18: "elicit-content-off-schema" at FAULT_REVISION
         in "client-elicitation/form" => "client-elicitation/form" "warning";
     #[alone] client_fault_elicit_content_off_schema_at_2025_11_25: "elicit-content-off-schema" at "2025-11-25"
@@ -290,9 +299,9 @@ fn client_reference_passes_every_default_revision() {
     assert_eq!(run.summary("errors"), 0, "{}", run.describe());
     let report = run.report.as_ref().unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();
-    // 20 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
+    // 21 scenarios at every legacy revision, client-sampling/undeclared-until-2025-03-26 up to
     // 2025-03-26; client-lifecycle/negotiated-capabilities, client-elicitation/form,
-    // client-sampling/undeclared and client-elicitation/undeclared from 2025-06-18 on; and 10 more
+    // client-sampling/undeclared and client-elicitation/undeclared from 2025-06-18 on; and 11 more
     // sampling and elicitation scenarios at 2025-11-25 (`@since`, `@until`). Skipped, because the
     // reference client declares what they need absent: client-roots/undeclared and one
     // client-sampling/undeclared… at each revision, client-elicitation/undeclared from
@@ -301,9 +310,9 @@ fn client_reference_passes_every_default_revision() {
     // client-elicitation/undeclared-mode (it declares elicitation.url).
     // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`).
     assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
-    assert_eq!(scenarios.len(), 110, "{}", run.describe());
+    assert_eq!(scenarios.len(), 115, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 21), ("2025-03-26", 21), ("2025-06-18", 24), ("2025-11-25", 34), ("2026-07-28", 10)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 36), ("2026-07-28", 10)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
@@ -377,7 +386,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 34, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 36, "{}", run.describe());
 }
 
 #[test]
@@ -426,8 +435,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    // 34 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
-    assert_eq!(run.summary("passed"), 28, "{}", run.describe());
+    // 36 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
+    assert_eq!(run.summary("passed"), 30, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 

@@ -170,6 +170,7 @@ caught_by! { assert_caught_at;
     modern_unsupported_version_no_list: "modern-unsupported-version-no-list" at "2026-07-28" => "version/unsupported" "failed";
     modern_removed_method_served: "modern-removed-method-served" at "2026-07-28" => "removed/method[ping]" "failed";
     modern_result_type_missing: "modern-result-type-missing" at "2026-07-28" => "modern/result-type" "failed";
+    modern_tools_per_process: "modern-tools-per-process" at "2026-07-28" => "modern/lists-stable" "failed";
     modern_cache_hints_missing: "modern-cache-hints-missing" at "2026-07-28" => "caching/hints" "failed";
     modern_negative_ttl: "modern-negative-ttl" at "2026-07-28" => "caching/hints" "failed";
     modern_bad_cache_scope: "modern-bad-cache-scope" at "2026-07-28" => "caching/hints" "failed";

@@ -22,6 +22,17 @@ pub fn mode_declared(capabilities: &Value, mode: &str) -> bool {
     }
 }
 
+/// What is wrong with a client's declared elicitation capability, if anything: "Clients
+/// declaring the `elicitation` capability MUST support at least one mode" (2025-11-25), so a
+/// declaration naming neither form nor url (`{}` stands for form) declares nothing usable.
+pub fn modes_problem(capabilities: &Value) -> Option<String> {
+    let declared = capabilities.get("elicitation")?;
+    match ["form", "url"].iter().any(|m| mode_declared(capabilities, m)) {
+        true => None,
+        false => Some(format!("elicitation: {} declares neither form nor url", brief(Some(declared)))),
+    }
+}
+
 /// What is wrong with the `url` of a URL-mode elicitation, if anything: "The `url` parameter
 /// **MUST** contain a valid URL" — an absolute URL, as the WHATWG URL parser reads one.
 pub fn url_problem(params: &Value) -> Option<String> {
@@ -143,6 +154,26 @@ pub fn defaults_missing(params: &Value, content: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_declared_elicitation_names_a_mode() {
+        use serde_json::json;
+        for ok in [
+            json!({}),
+            json!({"elicitation": {}}),
+            json!({"elicitation": {"url": {}}}),
+            json!({"elicitation": {"form": {}, "url": {}}}),
+        ] {
+            assert_eq!(super::modes_problem(&ok), None, "{ok}");
+        }
+        for bad in [
+            json!({"elicitation": {"forms": {}}}),
+            json!({"elicitation": {"url": false}}),
+            json!({"elicitation": true}),
+        ] {
+            assert!(super::modes_problem(&bad).is_some(), "{bad}");
+        }
+    }
     use super::*;
     use serde_json::json;
 

@@ -104,7 +104,9 @@ pub struct SamplingJudgement {
 /// - `role`, `content` and `model` are required by `CreateMessageResult` in every revision.
 /// - A `tool_use` names a tool the request offered, has an id, comes in an `assistant` message
 ///   (client/sampling.mdx#message-roles), and only when the request allowed tools: not with
-///   `toolChoice: {mode: "none"}` ("Model MUST NOT use any tools"), never without `tools`.
+///   `toolChoice: {mode: "none"}` ("Model MUST NOT use any tools"), never without `tools`;
+///   with `toolChoice: {mode: "required"}` a conversation that used no tool yet does not end
+///   in a result without one.
 /// - A result never holds `tool_result` blocks: those are the server's, in user messages.
 /// - `stopReason` is optional ("if known"), but a model that stops to use tools knows why:
 ///   the 2025-11-25 schema names `"toolUse"` for it, and the server's duty to answer every tool
@@ -128,6 +130,20 @@ pub fn judge_sampling_result(params: &Value, result: &Value) -> SamplingJudgemen
         .unwrap_or_default();
     let choice = params.pointer("/toolChoice/mode").and_then(Value::as_str).unwrap_or("auto");
     let uses = tool_uses(result);
+    // "required": the model uses at least one tool before it finishes; a conversation that has
+    // used none yet cannot finish with this result.
+    let used_before = params
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|m| m["role"] == "assistant" && blocks(m).iter().any(|b| kind(b) == "tool_use"));
+    if choice == "required" && uses.is_empty() && !used_before && !offered.is_empty() {
+        problems.push(
+            "it uses no tool, though the request said toolChoice {mode: \"required\"} and the conversation has used none yet"
+                .to_owned(),
+        );
+    }
     if !uses.is_empty() {
         if offered.is_empty() {
             problems.push("it uses a tool, though the request offered none".to_owned());
@@ -207,6 +223,27 @@ pub fn next_turn(params: &Value, result: &Value, choice: Option<&str>) -> Value 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn required_tool_choice_needs_a_tool_before_finishing() {
+        use serde_json::json;
+        let tools = json!([{ "name": "t", "inputSchema": { "type": "object" } }]);
+        let ask = json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": "go" } }],
+            "maxTokens": 9, "tools": tools, "toolChoice": { "mode": "required" } });
+        let text = json!({ "role": "assistant", "content": { "type": "text", "text": "hi" }, "model": "m" });
+        let used = json!({ "role": "assistant", "model": "m", "stopReason": "toolUse",
+            "content": [{ "type": "tool_use", "id": "u1", "name": "t", "input": {} }] });
+        assert!(super::judge_sampling_result(&ask, &text).problems.iter().any(|p| p.contains("required")));
+        assert!(super::judge_sampling_result(&ask, &used).problems.is_empty());
+        // Once a tool was used, the conversation may finish in text.
+        let mut later = ask.clone();
+        later["messages"].as_array_mut().unwrap().extend([
+            used.clone(),
+            json!({ "role": "user",
+            "content": [{ "type": "tool_result", "toolUseId": "u1", "content": [] }] }),
+        ]);
+        assert!(super::judge_sampling_result(&later, &text).problems.is_empty());
+    }
     use super::*;
 
     fn user(content: Value) -> Value {

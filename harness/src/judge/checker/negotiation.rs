@@ -34,10 +34,28 @@ impl SessionChecker {
                     self.negotiation.client_capabilities =
                         r.params.as_ref().and_then(|p| p.get("capabilities")).cloned();
                     self.negotiation.initialize_id = Some(r.id.clone());
+                    self.judge_elicitation_modes(out);
                 }
                 self.on_client_uses(&r.method, out);
             }
             Direction::ServerToClient => self.on_server_request(r, out),
+        }
+    }
+
+    /// client/elicitation.mdx#capabilities (2025-11-25 on): a client declaring elicitation
+    /// supports form mode, URL mode or both; `{}` stands for form mode. An object naming
+    /// neither declares a capability nothing can use.
+    fn judge_elicitation_modes(&self, out: &mut Vec<Violation>) {
+        if self.revision < Revision::V2025_11_25 {
+            return;
+        }
+        let caps = self.negotiation.client_capabilities.as_ref();
+        if let Some(problem) = caps.and_then(elicitation::modes_problem) {
+            out.push(Violation::new(
+                &rules::CLIENT_ELICITATION_MODE,
+                "an elicitation capability declaring form mode, URL mode or both ({} for form)",
+                problem,
+            ));
         }
     }
 

@@ -253,7 +253,15 @@ impl ModernClientRules {
             )),
         }
         match capabilities {
-            Some(Value::Object(_)) => {}
+            Some(caps @ Value::Object(_)) => {
+                if let Some(problem) = mcpspec_protocol::elicitation::modes_problem(caps) {
+                    out.push(Violation::new(
+                        &crate::judge::rules::CLIENT_ELICITATION_MODE,
+                        "an elicitation capability declaring form mode, URL mode or both ({} for form)",
+                        format!("{what}: {problem}"),
+                    ));
+                }
+            }
             Some(other) => out.push(Violation::new(
                 &META_CAPABILITIES,
                 format!("_meta[{CLIENT_CAPABILITIES_KEY:?}], an object"),

@@ -82,12 +82,16 @@ pub enum ClientFault {
     SamplingToolsIgnored,
     /// Answers sampling/createMessage without `stopReason`, tool uses included.
     SamplingWithoutStopReason,
+    /// Answers a sampling request with `toolChoice: {mode: "required"}` in text, using no tool.
+    SamplingIgnoresRequired,
     /// Accepts form elicitations with content of the wrong types for the requested schema.
     ElicitContentOffSchema,
     /// Accepts form elicitations without the optional fields that have defaults.
     ElicitIgnoresDefaults,
     /// Declares form elicitation only, yet accepts URL mode requests.
     ElicitUndeclaredMode,
+    /// Declares elicitation with neither form nor url mode (a misspelt `forms`).
+    ElicitNoMode,
     /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
     AnswerUndeclared,
     /// Answers each request of the server's but pings a second late (a user pondering it), even
@@ -265,7 +269,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 116] = [
+    pub const ALL: [ClientFault; 118] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -302,9 +306,11 @@ impl ClientFault {
         ClientFault::SamplingToolsUndeclared,
         ClientFault::SamplingToolsIgnored,
         ClientFault::SamplingWithoutStopReason,
+        ClientFault::SamplingIgnoresRequired,
         ClientFault::ElicitContentOffSchema,
         ClientFault::ElicitIgnoresDefaults,
         ClientFault::ElicitUndeclaredMode,
+        ClientFault::ElicitNoMode,
         ClientFault::AnswerUndeclared,
         ClientFault::AnswerAfterCancel,
         ClientFault::ExitHoldingStdin,
@@ -422,9 +428,11 @@ impl ClientFault {
             ClientFault::SamplingToolsUndeclared => "sampling-tools-undeclared",
             ClientFault::SamplingToolsIgnored => "sampling-tools-ignored",
             ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
+            ClientFault::SamplingIgnoresRequired => "sampling-ignores-required",
             ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
             ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
+            ClientFault::ElicitNoMode => "elicit-no-mode",
             ClientFault::AnswerUndeclared => "answer-undeclared",
             ClientFault::AnswerAfterCancel => "answer-after-cancel",
             ClientFault::ExitHoldingStdin => "exit-holding-stdin",

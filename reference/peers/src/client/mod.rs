@@ -130,6 +130,7 @@ impl ReferenceClient {
         match fault {
             Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
             Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
+            Some(ClientFault::ElicitNoMode) => declared["elicitation"] = json!({ "forms": {} }),
             // The persona keeps everything it can do; only the declaration is gone.
             Some(ClientFault::AnswerUndeclared) => declared = json!({}),
             _ => {}
@@ -387,6 +388,17 @@ impl ReferenceClient {
             let reply = json!({
                 "role": "assistant",
                 "content": { "type": "text", "text": "mcpspec sampled it anyway" },
+                "model": "mcpspec-scripted",
+                "stopReason": "endTurn",
+            });
+            let id = answer.get("id").cloned().unwrap_or(Value::Null);
+            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+        }
+        let required = params.pointer("/toolChoice/mode").and_then(Value::as_str) == Some("required");
+        if self.fault == Some(ClientFault::SamplingIgnoresRequired) && required {
+            let reply = json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcpspec answered without the required tool" },
                 "model": "mcpspec-scripted",
                 "stopReason": "endTurn",
             });

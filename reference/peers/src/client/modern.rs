@@ -130,10 +130,13 @@ impl ReferenceClient {
         }
         let version = (*versions.first()?).to_owned();
         // The persona (what the client can do) was made in `new`.
-        let declared = match self.fault {
+        let mut declared = match self.fault {
             Some(ClientFault::DeclareNothing) => json!({}),
             _ => super::capabilities_at(Revision::V2026_07_28),
         };
+        if self.fault == Some(ClientFault::ElicitNoMode) {
+            declared["elicitation"] = json!({ "forms": {} });
+        }
         self.modern = Some(ModernState {
             versions,
             version,

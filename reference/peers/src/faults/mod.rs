@@ -214,6 +214,9 @@ faults! {
     ModernUnsupportedVersionWrongCode => "modern-unsupported-version-wrong-code",
     /// The -32022 of an unsupported version has no `data.supported` (only `requested`).
     ModernUnsupportedVersionNoList => "modern-unsupported-version-no-list",
+    /// `tools/list` holds a tool named after the process: the tool set differs between
+    /// connections (server/tools.mdx#capabilities).
+    ModernToolsPerProcess => "modern-tools-per-process",
     /// `ping` (removed in 2026-07-28) is answered with a result instead of -32601.
     ModernRemovedMethodServed => "modern-removed-method-served",
     /// Results carry no `resultType`.

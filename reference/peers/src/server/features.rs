@@ -82,6 +82,13 @@ impl ReferenceServer {
             "tools/list" => {
                 let mut tools = catalog::tools(rev);
                 tools.extend(self.unnamed_fault_tool());
+                if self.fault == Some(Fault::ModernToolsPerProcess)
+                    && rev.era() == mcpspec_protocol::Era::Modern
+                {
+                    let name = format!("mcpspec_process_{}", std::process::id());
+                    tools.push(json!({ "name": name, "description": "Named after the process serving it.",
+                        "inputSchema": { "type": "object" } }));
+                }
                 if self.tool_added {
                     tools.push(
                         json!({ "name": "mcpspec_added", "description": "Appeared during the session.",

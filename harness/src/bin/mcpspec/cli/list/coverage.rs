@@ -183,7 +183,6 @@ mod tests {
         ("http/accept-honoured", "the answer's content type matches the Accept header: HTTP, not MCP"),
         ("http/unknown-session-404", "an id the server never issued: the spec speaks of ended sessions only"),
         ("client-http/get-405", "a client tolerating 405 on GET: the page says MAY of the server only"),
-        ("client-elicitation/url", "a URL-mode round trip; its duties are the unobservable UI clauses"),
         ("mrtr/several-inputs", "several input requests in one result: a worked example, no keyword"),
         ("stdio/message-size-limit", "mcpspec's own reading limit; the spec sets none"),
         (

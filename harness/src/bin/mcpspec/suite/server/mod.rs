@@ -97,6 +97,9 @@ pub struct ServerWorld {
     pub task: Option<String>,
     /// Every task a scenario's repeated task-augmented calls created (their ids, in order).
     pub tasks: Vec<String>,
+    /// Each listing of the stable lists (tools, prompts, resources): per list, its items'
+    /// identities.
+    pub listed_rounds: Vec<Vec<(String, std::collections::BTreeSet<String>)>>,
 }
 
 impl std::fmt::Debug for ServerWorld {
@@ -183,6 +186,7 @@ impl ServerWorld {
             server_description: None,
             subject: None,
             listing: None,
+            listed_rounds: Vec::new(),
             sweep: sweep::SweepState::default(),
             exchange: None,
             share: None,

@@ -83,6 +83,81 @@ async fn discovered_declaring(w: &mut ServerWorld, step: &Step) -> Result<(), Ha
     super::given::establish(w, caps).await
 }
 
+/// The lists whose items must be the same on every connection and after other requests
+/// (server/tools.mdx, prompts.mdx, resources.mdx #capabilities, 2026-07-28): the list, the
+/// capability behind it, the member holding an item's identity.
+const STABLE_LISTS: [(&str, &str, &str); 3] = [
+    ("tools/list", "tools", "name"),
+    ("prompts/list", "prompts", "name"),
+    ("resources/list", "resources", "uri"),
+];
+
+#[when("the client lists every tool, prompt and resource the server declares")]
+async fn lists_every_declared(w: &mut ServerWorld) -> Result<(), Halt> {
+    let caps = w.server_capabilities()?;
+    let mut round = Vec::new();
+    for (method, capability, key) in STABLE_LISTS {
+        if !mcpspec_protocol::capabilities::declares(&caps, capability) {
+            continue;
+        }
+        let listing = super::when::list_all(w, method).await?;
+        if let Some(why) = listing.unfinished {
+            return Err(w.fail(format!("{method} listed to its end"), why));
+        }
+        let names = listing
+            .items
+            .iter()
+            .filter_map(|i| i.get(key))
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        round.push((method.to_owned(), names));
+    }
+    if round.is_empty() {
+        return Err(w.skip("the server declares none of tools, prompts and resources".into()));
+    }
+    w.listed_rounds.push(round);
+    Ok(())
+}
+
+/// A new connection: the session ends and the server is reached afresh (over stdio, a new
+/// process; a client's connection is all the spec lets a list differ by, and it may not).
+#[when("the client connects again")]
+async fn connects_again(w: &mut ServerWorld) -> Result<(), Halt> {
+    w.restart().await?;
+    super::given::establish(w, json!({})).await
+}
+
+#[then("each list holds the same items every time")]
+async fn lists_stable(w: &mut ServerWorld) -> Result<(), Halt> {
+    let rounds = std::mem::take(&mut w.listed_rounds);
+    let (ok, actual) = judge_stable_lists(&rounds);
+    w.check(ok, "each of tools/list, prompts/list and resources/list the same on every listing", actual);
+    Ok(())
+}
+
+/// Compares every later round of listings with the first: `(same, what was seen)`.
+fn judge_stable_lists(rounds: &[Vec<(String, std::collections::BTreeSet<String>)>]) -> (bool, String) {
+    let Some((first, later)) = rounds.split_first() else { return (false, "nothing was listed".into()) };
+    let mut changes = Vec::new();
+    for (n, round) in later.iter().enumerate() {
+        for ((method, before), (_, after)) in first.iter().zip(round) {
+            let added: Vec<&String> = after.difference(before).collect();
+            let gone: Vec<&String> = before.difference(after).collect();
+            if !added.is_empty() || !gone.is_empty() {
+                changes.push(format!("listing {}: {method} gained {added:?}, lost {gone:?}", n + 2));
+            }
+        }
+    }
+    match (later.is_empty(), changes.is_empty()) {
+        (true, _) => (false, "listed once: nothing to compare".into()),
+        (false, true) => {
+            let sizes: Vec<String> = first.iter().map(|(m, s)| format!("{m}: {}", s.len())).collect();
+            (true, format!("{} listings, each the same ({})", rounds.len(), sizes.join(", ")))
+        }
+        (false, false) => (false, changes.join("; ")),
+    }
+}
+
 #[given("the server speaks only the modern era")]
 async fn only_modern(w: &mut ServerWorld) -> Result<(), Halt> {
     let listed = modern::version_list(w.server_description.as_ref().and_then(|d| d.get("supportedVersions")));
@@ -529,4 +604,25 @@ async fn opens_get(w: &mut ServerWorld) -> Result<(), Halt> {
     };
     w.exchange = Some(n);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::judge_stable_lists;
+    use std::collections::BTreeSet;
+
+    fn round(tools: &[&str]) -> Vec<(String, BTreeSet<String>)> {
+        vec![("tools/list".to_owned(), tools.iter().map(|t| t.to_string()).collect())]
+    }
+
+    #[test]
+    fn lists_compare_with_the_first_listing() {
+        assert!(judge_stable_lists(&[round(&["a", "b"]), round(&["b", "a"]), round(&["a", "b"])]).0);
+        let (ok, actual) = judge_stable_lists(&[round(&["a"]), round(&["a"]), round(&["a", "p1"])]);
+        assert!(!ok);
+        assert!(actual.contains("listing 3") && actual.contains("p1"), "{actual}");
+        // Listed once exercised nothing.
+        assert!(!judge_stable_lists(&[round(&["a"])]).0);
+        assert!(!judge_stable_lists(&[]).0);
+    }
 }
