@@ -38,6 +38,18 @@ Feature: Streamable HTTP transport
     And the client has opened its GET stream
     Then the GET is answered with an SSE stream or 405
 
+  # A dropped connection is resumed with GET and Last-Event-ID, as a client SHOULD; the server
+  # MAY replay what the stream missed, and MUST NOT replay what belonged to another stream: a
+  # second call's stream runs beside it. A server whose streams carry no event ids, or that
+  # does not take the GET, offers no resumption and is skipped.
+  @id:http/replay-own-stream @MUST @spec:basic/transports.mdx#resumability-and-redelivery @until:2025-11-25
+  Scenario: a stream resumed with Last-Event-ID replays nothing of another stream
+    Given an initialized session
+    And the server offers the tool "test_tool_with_progress"
+    When the client calls the tool twice at once, each with a progress token
+    And the first call's connection drops after its stream's first event
+    Then the resumed stream replayed nothing of another stream
+
   @id:http/session-id-visible-ascii @MUST @spec:basic/transports.mdx#session-management
   Scenario: a session id holds visible ASCII characters only
     Given an initialized session

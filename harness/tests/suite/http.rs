@@ -124,6 +124,7 @@ macro_rules! caught_over {
 
 caught_over! {
     accepted_with_body: "http" "http-accepted-with-body" at "2025-11-25" => "http/notification-202" "failed";
+    replay_other_stream: "http" "sse-replay-other-stream" at "2025-06-18" => "http/replay-own-stream" "failed";
     session_id_invalid_chars: "http" "http-session-id-invalid-chars" at "2025-11-25" => "http/session-id-visible-ascii" "failed";
     deleted_session_served: "http" "http-deleted-session-served" at "2025-06-18" => "http/session-terminated-404" "failed";
     missing_session_id_served: "http" "http-missing-session-id-served" at "2025-11-25" => "http/session-required" "warning";

@@ -35,6 +35,21 @@ pub struct HttpChecker {
     ends: HashMap<u64, BodyEnd>,
     /// The exchange each response came on, by the id it answers.
     answered_on: HashMap<RequestId, u64>,
+    /// The exchange each SSE event id came on (for what a `Last-Event-ID` resumes).
+    event_origin: HashMap<String, u64>,
+    /// Each GET that resumed a stream: the exchange whose stream it resumed, how many messages
+    /// it carried, and those that belonged to another stream.
+    resumed: HashMap<u64, Resumed>,
+}
+
+/// What a GET with `Last-Event-ID` carried.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resumed {
+    /// The exchange whose stream the event id named (`None`: an id the server never sent).
+    pub origin: Option<u64>,
+    pub messages: usize,
+    /// Responses to requests the resumed stream's POST did not carry.
+    pub foreign: Vec<String>,
 }
 
 impl HttpChecker {
@@ -50,7 +65,22 @@ impl HttpChecker {
             session_judged: false,
             ends: HashMap::new(),
             answered_on: HashMap::new(),
+            event_origin: HashMap::new(),
+            resumed: HashMap::new(),
         }
+    }
+
+    /// What GET `n` carried, if it resumed a stream with `Last-Event-ID`.
+    pub fn resumed(&self, n: u64) -> Option<&Resumed> {
+        self.resumed.get(&n)
+    }
+
+    /// The GETs that resumed the stream of exchange `origin`.
+    pub fn resumptions_of(&self, origin: u64) -> Vec<(u64, &Resumed)> {
+        let mut found: Vec<(u64, &Resumed)> =
+            self.resumed.iter().filter(|(_, r)| r.origin == Some(origin)).map(|(n, r)| (*n, r)).collect();
+        found.sort_by_key(|(n, _)| *n);
+        found
     }
 
     /// The exchange whose POST carried the request `id`.
@@ -228,6 +258,9 @@ impl HttpChecker {
             }
         }
         let Some(id) = id.filter(|id| !id.is_empty()) else { return };
+        if self.event_origin.len() < KEPT {
+            self.event_origin.entry(id.to_owned()).or_insert(n);
+        }
         if self.event_ids.contains(id) {
             out.push(Violation::new(
                 &rules::HTTP_EVENT_ID_UNIQUE,
@@ -245,6 +278,31 @@ impl HttpChecker {
             other => vec![other],
         };
         let on_get = self.exchanges.get(&n).filter(|x| x.method == "GET");
+        // A resuming GET: what it carries belongs to the stream its Last-Event-ID named
+        // (basic/transports.mdx#resumability-and-redelivery: nothing of another stream).
+        let resumes = on_get.and_then(|x| {
+            x.request_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("last-event-id")).map(|(_, v)| v.clone())
+        });
+        if let Some(last) = resumes {
+            let origin = self.event_origin.get(&last).copied();
+            let own: Vec<RequestId> =
+                origin.and_then(|o| self.exchanges.get(&o)).map(|x| x.requests.clone()).unwrap_or_default();
+            if self.resumed.len() < KEPT || self.resumed.contains_key(&n) {
+                let r = self.resumed.entry(n).or_insert_with(|| Resumed { origin, ..Resumed::default() });
+                for item in &items {
+                    r.messages += 1;
+                    let response_id = item
+                        .get("id")
+                        .filter(|_| item.get("method").is_none())
+                        .and_then(RequestId::from_value);
+                    if let Some(id) = response_id.filter(|id| !own.contains(id)) {
+                        if r.foreign.len() < 16 {
+                            r.foreign.push(format!("the response to {id}"));
+                        }
+                    }
+                }
+            }
+        }
         for item in items {
             let is_response = item.get("method").is_none() && item.get("id").is_some();
             if let Some(id) = item.get("id").and_then(RequestId::from_value).filter(|_| is_response) {

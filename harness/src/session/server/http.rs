@@ -164,6 +164,36 @@ impl ServerSession {
         }
     }
 
+    /// Over HTTP: waits at most `within` for the first SSE event on the stream of the POST that
+    /// carried request `id` (whatever else arrives is kept as usual); whether one came.
+    pub async fn wait_stream_event(&mut self, id: &RequestId, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            let http = self.recorder.http();
+            if http.and_then(|h| h.posted_in(id)).is_some_and(|n| http.is_some_and(|h| h.first_event(n).is_some()))
+            {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(next) = self.next(left).await else { return false };
+            let Some(frame) = next else { continue };
+            for i in self.record(&frame) {
+                if self.take_unsolicited(i).await.is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Over Streamable HTTP: closes the connection of the POST that carried request `id`, as a
+    /// network failure would; the transport resumes the stream with `Last-Event-ID` if it saw
+    /// an event id on it. The exchange, or `None` (over stdio, or nothing left to break).
+    pub fn break_stream_of(&mut self, id: &RequestId) -> Option<u64> {
+        let n = self.recorder.http()?.posted_in(id)?;
+        let super::Link::Http(http) = &mut self.link else { return None };
+        http.transport.break_stream(n).then_some(n)
+    }
+
     /// Over HTTP: POSTs `value` (recorded as sent) with `tweaks`, a request a correct client
     /// would not make; returns the exchange's number. `None` over stdio.
     pub fn post_with(&mut self, value: &Value, tweaks: &Tweaks) -> Option<u64> {

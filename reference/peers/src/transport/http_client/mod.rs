@@ -254,6 +254,11 @@ pub struct HttpClientTransport {
     tx: mpsc::Sender<HttpEvent>,
     rx: mpsc::Receiver<HttpEvent>,
     tasks: Vec<JoinHandle<()>>,
+    /// The task reading each exchange, while it runs ([`Self::break_stream`]).
+    readers: HashMap<u64, tokio::task::AbortHandle>,
+    /// Exchanges whose connection mcpspec closed: what they had still queued is lost, as it
+    /// would be on a dropped connection.
+    broken: std::collections::HashSet<u64>,
     next: u64,
     /// POSTs (and the GETs resuming them) whose requests await answers, by exchange.
     posts: HashMap<u64, Post>,
@@ -279,6 +284,8 @@ impl HttpClientTransport {
             tx,
             rx,
             tasks: Vec::new(),
+            readers: HashMap::new(),
+            broken: std::collections::HashSet::new(),
             next: 1,
             posts: HashMap::new(),
             made: VecDeque::new(),
@@ -428,13 +435,33 @@ impl HttpClientTransport {
         if let Some(event) = self.made.pop_front() {
             return Ok(event);
         }
-        let event = match tokio::time::timeout(timeout, self.rx.recv()).await {
-            Ok(Some(event)) => event,
-            Ok(None) => return Err(RecvError::Closed),
-            Err(_) => return Err(RecvError::Timeout(timeout)),
-        };
-        self.follow(&event);
-        Ok(event)
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let event = match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Ok(Some(event)) => event,
+                Ok(None) => return Err(RecvError::Closed),
+                Err(_) => return Err(RecvError::Timeout(timeout)),
+            };
+            if self.broken.contains(&exchange_of(&event)) {
+                continue;
+            }
+            self.follow(&event);
+            return Ok(event);
+        }
+    }
+
+    /// Closes exchange `n`'s connection as a network failure would, mid-stream (to prove a
+    /// server's resumption): what it had not yet delivered is lost, its body ends broken, and
+    /// a POST stream with answers still due is resumed with `Last-Event-ID` as any broken one
+    /// is. False when the exchange is no longer being read.
+    pub fn break_stream(&mut self, n: u64) -> bool {
+        let Some(reader) = self.readers.remove(&n).filter(|r| !r.is_finished()) else { return false };
+        reader.abort();
+        self.broken.insert(n);
+        let end = HttpEvent::End { n, end: BodyEnd::Broken("mcpspec closed the connection".into()) };
+        self.made.push_back(end.clone());
+        self.follow(&end);
+        true
     }
 
     /// Ends every request under way.
@@ -449,6 +476,7 @@ impl HttpClientTransport {
         self.next += 1;
         // Tasks whose exchange is over need not be kept.
         self.tasks.retain(|t| !t.is_finished());
+        self.readers.retain(|_, r| !r.is_finished());
         n
     }
 
@@ -512,7 +540,7 @@ impl HttpClientTransport {
         let tx = self.tx.clone();
         let head_timeout = self.options.request_timeout;
         let max = self.options.max_message_bytes;
-        self.tasks.push(tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             tokio::time::sleep(delay).await;
             let response = match tokio::time::timeout(head_timeout, request.send()).await {
                 Ok(Ok(r)) => r,
@@ -546,7 +574,9 @@ impl HttpClientTransport {
                 return;
             }
             read_body(n, response, body, max, &tx).await;
-        }));
+        });
+        self.readers.insert(n, task.abort_handle());
+        self.tasks.push(task);
     }
 
     /// Legacy SSE: GET the stream, wait for `endpoint`, POST there from now on.
@@ -615,6 +645,18 @@ impl Drop for HttpClientTransport {
 pub fn client_builder() -> reqwest::ClientBuilder {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
+}
+
+/// The exchange an event belongs to.
+fn exchange_of(event: &HttpEvent) -> u64 {
+    match event {
+        HttpEvent::Response(x) => x.n,
+        HttpEvent::Message { n, .. }
+        | HttpEvent::Event { n, .. }
+        | HttpEvent::End { n, .. }
+        | HttpEvent::Failed { n, .. }
+        | HttpEvent::Unanswered { n, .. } => *n,
+    }
 }
 
 #[cfg(test)]

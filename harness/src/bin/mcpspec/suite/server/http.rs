@@ -10,6 +10,7 @@ use cucumber::{given, then, when};
 use mcpspec::judge::server::http::HttpChecker;
 use mcpspec_protocol::wire::Message;
 use mcpspec_reference::transport::http_client::{BodyEnd, Exchange, Tweaks};
+use serde_json::{json, Value};
 
 impl ServerWorld {
     /// POSTs a message with `tweaks`, awaiting its answer like any message when it is a request.
@@ -235,6 +236,76 @@ async fn session_id_ascii(w: &mut ServerWorld) -> Result<(), Halt> {
     let id = w.session()?.http_session_id().unwrap_or_default().to_owned();
     let ok = !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b));
     w.check(ok, "a session id of visible ASCII characters (0x21 to 0x7E)", format!("{id:?}"));
+    Ok(())
+}
+
+/// Two calls of the picked tool at once, each with a progress token: two POST streams, each
+/// with events of its own.
+#[when("the client calls the tool twice at once, each with a progress token")]
+async fn calls_twice_with_progress(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(tool) = w.subject.clone() else {
+        return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
+    };
+    let arguments = mcpspec_protocol::arguments::example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
+    for token in ["mcpspec-resume-1", "mcpspec-resume-2"] {
+        let params = json!({ "name": tool["name"], "arguments": arguments, "_meta": { "progressToken": token } });
+        w.send_request("tools/call", Some(params)).await?;
+    }
+    Ok(())
+}
+
+/// The connection of the first call's POST drops once its stream has carried an event; the
+/// transport resumes it with GET and `Last-Event-ID` if it saw an event id, as a client
+/// SHOULD (basic/transports.mdx#resumability-and-redelivery).
+#[when("the first call's connection drops after its stream's first event")]
+async fn first_connection_drops(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(id) = w.pending.first().and_then(|p| p.id.clone()) else {
+        return Err(w.harness_error("no call awaits an answer (a When step is missing)".into()));
+    };
+    let within = w.timeout();
+    if !w.session()?.wait_stream_event(&id, within).await {
+        return Err(w.skip(format!("no SSE event came on the stream of the call {id} within {within:?}")));
+    }
+    match w.session()?.break_stream_of(&id) {
+        Some(n) => {
+            w.exchange = Some(n);
+            Ok(())
+        }
+        None => Err(w.skip(format!("the stream of the call {id} had ended before it could drop"))),
+    }
+}
+
+/// basic/transports.mdx#resumability-and-redelivery: a server resuming a stream replays only
+/// what that stream would have carried, never messages of another. A server that gave the
+/// stream no event id, or did not take the resumption, offers none (a MAY): nothing to judge.
+#[then("the resumed stream replayed nothing of another stream")]
+async fn replayed_own_stream(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(broken) = w.exchange else { return Err(w.harness_error("no stream was dropped".into())) };
+    let pending = std::mem::take(&mut w.pending);
+    let within = w.timeout();
+    for id in pending.iter().filter_map(|p| p.id.clone()) {
+        // The replay may rightly not hold the answer (the server MAY replay): a late or missing
+        // answer is not what this judges.
+        let _ = w.session()?.wait_response(&id, within).await;
+    }
+    w.session()?.settle_http(std::time::Duration::from_millis(200)).await;
+    let http = w.http_rules()?;
+    let resumptions: Vec<_> = http.resumptions_of(broken).into_iter().map(|(n, r)| (n, r.clone())).collect();
+    let taken = resumptions.iter().filter(|(n, _)| http.exchange(*n).is_some_and(|x| x.status == 200)).count();
+    if taken == 0 {
+        let why = match resumptions.is_empty() {
+            true => "the stream carried no event id to resume from, so it was not resumed",
+            false => "the server did not take the GET with Last-Event-ID",
+        };
+        return Err(w.skip(format!("{why}: the server offers no resumption (it MAY)")));
+    }
+    let foreign: Vec<String> = resumptions.iter().flat_map(|(_, r)| r.foreign.clone()).collect();
+    let replayed: usize = resumptions.iter().map(|(_, r)| r.messages).sum();
+    let actual = match foreign.is_empty() {
+        true => format!("resumed with Last-Event-ID: {replayed} message(s), all of the dropped stream's own"),
+        false => format!("the resumed stream carried {} of another stream", foreign.join(", ")),
+    };
+    w.check(foreign.is_empty(), "a resumed stream carrying only what the dropped stream would have", actual);
     Ok(())
 }
 
