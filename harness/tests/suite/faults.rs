@@ -158,6 +158,12 @@ caught_by! { assert_caught_at;
     completions_served_undeclared_modern: "completions-served-undeclared" at "2026-07-28" => "completion/served-only-if-declared" "failed";
     tool_arguments_unchecked: "tool-arguments-unchecked" at "2025-11-25" => "tools/validate-inputs" "failed";
     completion_inputs_unchecked: "completion-inputs-unchecked" at "2024-11-05" => "completion/validate-inputs" "failed";
+    // The sweep's elicitation personas meet the forms and URLs test_elicitation sends (the
+    // modern era's as MRTR input requests).
+    elicitation_asks_secret: "elicitation-asks-secret" at "2025-06-18" => "elicitation/form-no-secrets" "failed";
+    elicitation_asks_secret_modern: "elicitation-asks-secret" at "2026-07-28" => "elicitation/form-no-secrets" "failed";
+    elicitation_url_user_data: "elicitation-url-user-data" at "2025-11-25" => "elicitation/url-no-user-data" "failed";
+    elicitation_url_user_data_modern: "elicitation-url-user-data" at "2026-07-28" => "elicitation/url-no-user-data" "failed";
 }
 
 // The modern era (2026-07-28): each deliberate defect of the reference server's modern

@@ -33,6 +33,71 @@ pub fn modes_problem(capabilities: &Value) -> Option<String> {
     }
 }
 
+/// The secrets a form elicitation asks for, one line each: "Servers MUST NOT use form mode
+/// elicitation to request sensitive information such as passwords, API keys, access tokens, or
+/// payment credentials" (2025-11-25; 2025-06-18 says "MUST NOT … request sensitive
+/// information"). Sensitivity has no wire mark, so a field counts when its name or title names
+/// one of those secrets outright (`password`, `api_key`, `access_token`, `card_number`, `cvv`,
+/// …); a field merely about tokens (`max_tokens`) does not.
+pub fn sensitive_fields(params: &Value) -> Vec<String> {
+    const NAMES: [&str; 16] = [
+        "password",
+        "passwd",
+        "passphrase",
+        "apikey",
+        "accesstoken",
+        "refreshtoken",
+        "bearertoken",
+        "authtoken",
+        "clientsecret",
+        "secretkey",
+        "privatekey",
+        "creditcard",
+        "cardnumber",
+        "cvv",
+        "cvc",
+        "ssn",
+    ];
+    let Some(fields) = params.pointer("/requestedSchema/properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let squash =
+        |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    fields
+        .iter()
+        .filter(|(name, field)| {
+            let title = field.get("title").and_then(Value::as_str).unwrap_or_default();
+            [squash(name), squash(title)].iter().any(|s| NAMES.iter().any(|n| s.contains(n)))
+        })
+        .map(|(name, _)| format!("the form field {name:?} asks for a secret"))
+        .collect()
+}
+
+/// What of the user a URL-mode elicitation's `url` carries, if anything: "the URL MUST NOT
+/// contain sensitive information about the end-user, including credentials, personal
+/// identifiable information, etc." (2025-11-25). Seen on the wire: credentials in the URL's
+/// userinfo, an e-mail address, or a query parameter named for a secret.
+pub fn url_user_data(params: &Value) -> Option<String> {
+    let u = url::Url::parse(params.get("url")?.as_str()?).ok()?;
+    if !u.username().is_empty() || u.password().is_some() {
+        return Some(format!("url {} carries credentials in its userinfo", u.as_str()));
+    }
+    const SECRETS: [&str; 7] = ["password", "passwd", "token", "apikey", "secret", "accesstoken", "ssn"];
+    for (k, v) in u.query_pairs() {
+        let key = k.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+        let email = v.split('@').collect::<Vec<_>>().as_slice().len() == 2
+            && v.split('@').all(|p| !p.is_empty())
+            && v.rsplit('@').next().is_some_and(|d| d.contains('.'));
+        if email {
+            return Some(format!("url {} carries an e-mail address ({k}={v})", u.as_str()));
+        }
+        if !v.is_empty() && SECRETS.contains(&key.as_str()) {
+            return Some(format!("url {} carries a secret in its query ({k}=…)", u.as_str()));
+        }
+    }
+    None
+}
+
 /// What is wrong with the `url` of a URL-mode elicitation, if anything: "The `url` parameter
 /// **MUST** contain a valid URL" — an absolute URL, as the WHATWG URL parser reads one.
 pub fn url_problem(params: &Value) -> Option<String> {
@@ -154,6 +219,30 @@ pub fn defaults_missing(params: &Value, content: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn secrets_in_forms_and_user_data_in_urls_are_seen() {
+        use serde_json::json;
+        let form = |props: serde_json::Value| json!({ "mode": "form", "message": "m", "requestedSchema": { "type": "object", "properties": props } });
+        assert!(super::sensitive_fields(&form(
+            json!({ "username": {}, "email": {}, "max_tokens": {}, "topic": {} })
+        ))
+        .is_empty());
+        for secret in ["password", "API_KEY", "access-token", "cardNumber", "cvv"] {
+            assert_eq!(
+                super::sensitive_fields(&form(json!({ secret: { "type": "string" } }))).len(),
+                1,
+                "{secret}"
+            );
+        }
+        assert_eq!(super::sensitive_fields(&form(json!({ "p": { "title": "Your Password" } }))).len(), 1);
+        let url = |u: &str| json!({ "mode": "url", "url": u });
+        assert_eq!(super::url_user_data(&url("https://example.com/consent?elicitation=e1")), None);
+        assert!(super::url_user_data(&url("https://example.com/c?email=ada%40example.com")).is_some());
+        assert!(super::url_user_data(&url("https://ada:pw@example.com/c")).is_some());
+        assert!(super::url_user_data(&url("https://example.com/c?token=abc")).is_some());
+        assert_eq!(super::url_user_data(&url("not a url")), None);
+    }
 
     #[test]
     fn a_declared_elicitation_names_a_mode() {

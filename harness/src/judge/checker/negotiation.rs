@@ -149,6 +149,28 @@ impl SessionChecker {
                 ));
             }
         }
+        if method == "elicitation/create" && self.revision >= Revision::V2025_06_18 {
+            let mode =
+                if self.revision >= Revision::V2025_11_25 { elicitation::mode(params) } else { "form" };
+            if mode == "form" {
+                for why in elicitation::sensitive_fields(params) {
+                    out.push(Violation::new(
+                        &rules::ELICITATION_NO_SECRETS,
+                        "a form asking for no password, API key, access token or payment credential",
+                        why,
+                    ));
+                }
+            }
+            if mode == "url" && self.revision >= Revision::V2025_11_25 {
+                if let Some(why) = elicitation::url_user_data(params) {
+                    out.push(Violation::new(
+                        &rules::ELICITATION_URL_NO_USER_DATA,
+                        "a URL carrying no credentials or personal data of the user",
+                        why,
+                    ));
+                }
+            }
+        }
         if method == "elicitation/create" && self.revision >= Revision::V2025_11_25 {
             let mode = elicitation::mode(params);
             let declared = client.get("elicitation").cloned().unwrap_or(Value::Null);

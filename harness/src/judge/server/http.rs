@@ -281,7 +281,10 @@ impl HttpChecker {
         // A resuming GET: what it carries belongs to the stream its Last-Event-ID named
         // (basic/transports.mdx#resumability-and-redelivery: nothing of another stream).
         let resumes = on_get.and_then(|x| {
-            x.request_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("last-event-id")).map(|(_, v)| v.clone())
+            x.request_headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("last-event-id"))
+                .map(|(_, v)| v.clone())
         });
         if let Some(last) = resumes {
             let origin = self.event_origin.get(&last).copied();

@@ -170,7 +170,9 @@ impl ServerSession {
         let deadline = Instant::now() + within;
         loop {
             let http = self.recorder.http();
-            if http.and_then(|h| h.posted_in(id)).is_some_and(|n| http.is_some_and(|h| h.first_event(n).is_some()))
+            if http
+                .and_then(|h| h.posted_in(id))
+                .is_some_and(|n| http.is_some_and(|h| h.first_event(n).is_some()))
             {
                 return true;
             }

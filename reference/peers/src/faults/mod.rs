@@ -163,6 +163,11 @@ faults! {
     RootsWithoutCapability => "roots-without-capability",
     /// `test_elicitation`'s URL-mode elicitation names something that is not a URL.
     ElicitationUrlInvalid => "elicitation-url-invalid",
+    /// A form elicitation also asks for the user's password (client/elicitation.mdx: servers
+    /// MUST NOT ask for sensitive information in form mode).
+    ElicitationAsksSecret => "elicitation-asks-secret",
+    /// A URL-mode elicitation's URL carries the user's e-mail address in its query.
+    ElicitationUrlUserData => "elicitation-url-user-data",
     /// `test_elicitation` announces a URL-mode elicitation complete under an id it never used.
     ElicitationCompleteUnknown => "elicitation-complete-unknown",
     /// `test_elicitation` sends `elicitation/create` to a client without `elicitation`.

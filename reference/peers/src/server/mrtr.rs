@@ -338,7 +338,9 @@ impl ReferenceServer {
             ("test_elicitation", 0) => {
                 let message =
                     args.get("message").and_then(Value::as_str).unwrap_or("Please provide your details.");
-                ask(vec![("elicitation", elicit(caps, message, rev))], Value::Null)
+                let mut asked = elicit(caps, message, rev);
+                self.bend_elicitation(&mut asked["params"]);
+                ask(vec![("elicitation", asked)], Value::Null)
             }
             ("test_elicitation", _) => Next::Done(Ok(tool_text(&elicitation_text(&answer("elicitation"))))),
             ("test_roots", 0) => ask(vec![("roots", json!({ "method": "roots/list" }))], Value::Null),
@@ -363,7 +365,9 @@ impl ReferenceServer {
             ("test_mrtr_multiple_inputs", 0) => {
                 let mut items = Vec::new();
                 if declared(caps, "elicitation") || self.fault == Some(Fault::ModernInputRequestUndeclared) {
-                    items.push(("elicitation", elicit(caps, "Please provide your details.", rev)));
+                    let mut asked = elicit(caps, "Please provide your details.", rev);
+                    self.bend_elicitation(&mut asked["params"]);
+                    items.push(("elicitation", asked));
                 }
                 if declared(caps, "sampling") {
                     items.push(("sampling", sampling_request("Say hello.", false).0));

@@ -246,9 +246,11 @@ async fn calls_twice_with_progress(w: &mut ServerWorld) -> Result<(), Halt> {
     let Some(tool) = w.subject.clone() else {
         return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
     };
-    let arguments = mcpspec_protocol::arguments::example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
+    let arguments =
+        mcpspec_protocol::arguments::example_object(tool.get("inputSchema").unwrap_or(&Value::Null));
     for token in ["mcpspec-resume-1", "mcpspec-resume-2"] {
-        let params = json!({ "name": tool["name"], "arguments": arguments, "_meta": { "progressToken": token } });
+        let params =
+            json!({ "name": tool["name"], "arguments": arguments, "_meta": { "progressToken": token } });
         w.send_request("tools/call", Some(params)).await?;
     }
     Ok(())
@@ -291,7 +293,8 @@ async fn replayed_own_stream(w: &mut ServerWorld) -> Result<(), Halt> {
     w.session()?.settle_http(std::time::Duration::from_millis(200)).await;
     let http = w.http_rules()?;
     let resumptions: Vec<_> = http.resumptions_of(broken).into_iter().map(|(n, r)| (n, r.clone())).collect();
-    let taken = resumptions.iter().filter(|(n, _)| http.exchange(*n).is_some_and(|x| x.status == 200)).count();
+    let taken =
+        resumptions.iter().filter(|(n, _)| http.exchange(*n).is_some_and(|x| x.status == 200)).count();
     if taken == 0 {
         let why = match resumptions.is_empty() {
             true => "the stream carried no event id to resume from, so it was not resumed",
