@@ -860,6 +860,7 @@ mod tests {
             response_headers: Vec::new(),
             stream: None,
             replayed: Vec::new(),
+            request: None,
             at,
         }
     }
