@@ -51,19 +51,25 @@ pub fn annotations(input_schema: &Value) -> Vec<Annotation> {
     if !problems(input_schema).is_empty() {
         return Vec::new();
     }
-    let mut found = Vec::new();
-    collect(input_schema, "", true, &mut found, 0);
-    found
-        .into_iter()
-        .filter_map(|(pointer, _, node)| {
-            let name = node.get("x-mcp-header")?.as_str()?.to_owned();
-            // `/properties/a/properties/b` → [a, b] (keys are JSON pointer tokens).
-            let tokens: Vec<String> =
-                pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
-            let path = tokens.chunks(2).filter_map(|c| c.get(1).cloned()).collect();
-            Some(Annotation { path, name })
-        })
-        .collect()
+    // Every annotation is reached through `properties` keys alone (else a problem): only those
+    // chains are walked, keys kept as they are (a key may hold a `/`).
+    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<Annotation>) {
+        if path.len() > 64 {
+            return;
+        }
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+        for (key, sub) in props {
+            path.push(key.clone());
+            if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
+                out.push(Annotation { path: path.clone(), name: name.to_owned() });
+            }
+            walk(sub, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(input_schema, &mut Vec::new(), &mut out);
+    out
 }
 
 /// Whether `input_schema` holds any `x-mcp-header` annotation (valid or not).
@@ -328,7 +334,7 @@ mod tests {
             "region": {"type": "string", "x-mcp-header": "Region"},
             "priority": {"type": "integer", "x-mcp-header": "Priority"},
             "verbose": {"type": ["boolean", "null"], "x-mcp-header": "Verbose"},
-            "opts": {"type": "object", "properties": {"tag": {"type": "string", "x-mcp-header": "Tag"}}},
+            "opts": {"type": "object", "properties": {"a/b": {"type": "string", "x-mcp-header": "Tag"}}},
             "query": {"type": "string"}
         }})
     }
@@ -342,7 +348,7 @@ mod tests {
         let found = annotations(&schema());
         let paths: Vec<(Vec<String>, &str)> =
             found.iter().map(|a| (a.path.clone(), a.name.as_str())).collect();
-        assert!(paths.contains(&(vec!["opts".into(), "tag".into()], "Tag")), "{paths:?}");
+        assert!(paths.contains(&(vec!["opts".into(), "a/b".into()], "Tag")), "{paths:?}");
         assert_eq!(found.len(), 4);
         assert_eq!(found.iter().find(|a| a.name == "Region").unwrap().header(), "mcp-param-region");
         let bad = json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}});
@@ -352,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_client_mirrors_values_and_omits_null_and_absent_ones() {
-        let args = json!({"region": "us-west1", "priority": 42, "verbose": null, "opts": {"tag": "=?base64?literal?="}});
+        let args = json!({"region": "us-west1", "priority": 42, "verbose": null, "opts": {"a/b": "=?base64?literal?="}});
         let sent = mirrored_headers(&schema(), Some(&args));
         assert_eq!(
             sent,

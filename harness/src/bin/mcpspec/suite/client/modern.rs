@@ -53,9 +53,11 @@ async fn lists_badly_annotated_tool(
     Ok(())
 }
 
-/// The `tools/call` POSTs the scenario server's endpoint saw (refused ones too), each with its
-/// request headers and its request reduced to what they mirror.
-fn tool_calls(w: &mut ClientWorld) -> Result<Vec<(Vec<(String, String)>, Value)>, Halt> {
+/// A `tools/call` POST: its request headers, and its request reduced to what they mirror.
+type ToolCall = (Vec<(String, String)>, Value);
+
+/// The `tools/call` POSTs the scenario server's endpoint saw (refused ones too).
+fn tool_calls(w: &mut ClientWorld) -> Result<Vec<ToolCall>, Halt> {
     let session = w.session()?;
     session.drain_http();
     let exchanges = session.recorder().http_client().map(|c| c.exchanges().cloned().collect::<Vec<_>>());

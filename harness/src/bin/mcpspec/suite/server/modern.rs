@@ -529,14 +529,15 @@ fn param_header_target(tool: &Value) -> Option<(String, String)> {
     let schema = tool.get("inputSchema")?;
     let required =
         |p: &str| schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == p));
-    let is_string = |p: &str| match schema.pointer(&format!("/properties/{p}/type")) {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
-        _ => false,
-    };
+    let is_string =
+        |p: &str| match schema.get("properties").and_then(|ps| ps.get(p)).and_then(|x| x.get("type")) {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+            _ => false,
+        };
     mcpspec_protocol::param_headers::annotations(schema)
         .into_iter()
-        .filter(|a| a.path.len() == 1 && !a.path[0].contains('/') && is_string(&a.path[0]))
+        .filter(|a| a.path.len() == 1 && is_string(&a.path[0]))
         .min_by_key(|a| required(&a.path[0]))
         .map(|a| (a.path[0].clone(), a.name))
 }
@@ -589,7 +590,7 @@ async fn call_param_tool(
 #[when(expr = "the client POSTs a call of the tool whose Mcp-Param header {string}")]
 async fn posts_param_call(w: &mut ServerWorld, problem: String) -> Result<(), Halt> {
     let (property, annotation) = w.subject.as_ref().and_then(param_header_target).unwrap_or_default();
-    let schema = w.subject.as_ref().and_then(|t| t.pointer(&format!("/inputSchema/properties/{property}")));
+    let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")?.get("properties")?.get(&property));
     let example = mcpspec_protocol::arguments::example_for(&property, schema.unwrap_or(&Value::Null));
     let text = example.as_str().unwrap_or("mcpspec").to_owned();
     let (value, header) = match problem.as_str() {
