@@ -98,6 +98,13 @@ Feature: Streamable HTTP in the modern era
     Then the HTTP status is 200
     And the server does not refuse the request for its headers
 
+  @id:http/param-header-numeric @SHOULD @spec:basic/transports/streamable-http.mdx#server-validation
+  Scenario: an integer Mcp-Param header written with a fraction (42.0 for 42) is compared as a number
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header integer parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "writes its integer with a fraction"
+    Then the server does not refuse the request for its headers
+
   @id:http/unknown-method-404 @MUST @spec:basic/transports/streamable-http.mdx#protocol-version-header
   Scenario: a method the server does not implement gets 404 and -32601
     Given the client has discovered the server

@@ -299,6 +299,9 @@ faults! {
     /// them (`Mcp-Param-Region`): one sent in another case is not seen (case-sensitivity: MUST
     /// compare names ignoring case).
     ModernParamHeaderCaseSensitive => "modern-http-param-header-case-sensitive",
+    /// HTTP: an integer's `Mcp-Param-*` header is compared with the argument as text, so `42.0`
+    /// does not match 42 (servers SHOULD compare numerically; streamable-http.mdx#server-validation).
+    ModernParamHeaderIntegerAsText => "modern-http-param-header-integer-as-text",
     // ---- tasks (2025-11-25, `server/tasks.rs`) ----
     /// The `tasks/result` answer carries no `io.modelcontextprotocol/related-task` in its
     /// `_meta` (tasks.mdx#associating-task-related-messages: MUST).

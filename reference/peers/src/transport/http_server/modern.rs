@@ -123,9 +123,9 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
 }
 
 /// Why a `tools/call` is refused for its `Mcp-Param-*` headers ([`rules::param_refusal`]), as
-/// bent by the `modern-param-header-` faults: not checked at all, a header expected even for a
-/// null or absent argument, names compared with their case (only a header spelled as the
-/// annotation is seen; HTTP hands names over in lower case).
+/// bent by the `modern-http-param-header-` faults: not checked at all, a header expected even
+/// for a null or absent argument, names compared with their case (only a header spelled as the
+/// annotation is seen; HTTP hands names over in lower case), integers compared as text.
 fn param_refusal(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Option<ErrorObject> {
     let fault = endpoint.fault();
     if fault == Some(Fault::ModernParamHeaderUnchecked) {
@@ -142,6 +142,19 @@ fn param_refusal(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Opt
     if fault == Some(Fault::ModernParamHeaderAlwaysExpected) && value["method"] == "tools/call" {
         if let Some(a) = annotations.iter().find(|a| !sent.iter().any(|(k, _)| *k == a.header())) {
             return Some(mcpspec_protocol::modern::header_mismatch(format!("{} is required", a.header())));
+        }
+    }
+    if fault == Some(Fault::ModernParamHeaderIntegerAsText) {
+        let arguments = value.pointer("/params/arguments");
+        for a in &annotations {
+            let body = a.value_in(arguments).filter(|v| v.is_i64() || v.is_u64());
+            let header = sent.iter().find(|(k, _)| *k == a.header()).map(|(_, v)| v.trim());
+            if let (Some(body), Some(header)) = (body.map(Value::to_string), header) {
+                if header != body {
+                    let why = format!("{} {header:?} differs from the body's {body}", a.header());
+                    return Some(mcpspec_protocol::modern::header_mismatch(why));
+                }
+            }
         }
     }
     rules::param_refusal(value, schemas, &sent)

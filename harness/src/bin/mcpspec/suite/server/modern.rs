@@ -522,17 +522,18 @@ async fn read_subject_with(w: &mut ServerWorld, headers: Vec<(String, String)>) 
     w.send_exactly(message, headers).await
 }
 
-/// The annotated parameter a custom-header scenario plays with: a top-level string parameter of
-/// a tool whose `x-mcp-header` annotations are all valid (an optional one first, so that
-/// leaving it null or out is still a call the tool takes): its property and annotation.
-fn param_header_target(tool: &Value) -> Option<(String, String)> {
+/// The annotated parameter a custom-header scenario plays with: a top-level parameter of type
+/// `ty` (`string` or `integer`) of a tool whose `x-mcp-header` annotations are all valid (an
+/// optional one first, so that leaving it null or out is still a call the tool takes): its
+/// property and annotation.
+fn param_header_target(tool: &Value, ty: &str) -> Option<(String, String)> {
     let schema = tool.get("inputSchema")?;
     let required =
         |p: &str| schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == p));
     let is_string =
         |p: &str| match schema.get("properties").and_then(|ps| ps.get(p)).and_then(|x| x.get("type")) {
-            Some(Value::String(t)) => t == "string",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+            Some(Value::String(t)) => t == ty,
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
             _ => false,
         };
     mcpspec_protocol::param_headers::annotations(schema)
@@ -542,19 +543,18 @@ fn param_header_target(tool: &Value) -> Option<(String, String)> {
         .map(|a| (a.path[0].clone(), a.name))
 }
 
-#[given("the server lists a tool with an x-mcp-header string parameter")]
-async fn lists_param_header_tool(w: &mut ServerWorld) -> Result<(), Halt> {
-    let pick = |t: &Value| param_header_target(t).is_some();
+#[given(expr = "the server lists a tool with an x-mcp-header {word} parameter")]
+async fn lists_param_header_tool(w: &mut ServerWorld, ty: String) -> Result<(), Halt> {
+    let pick = |t: &Value| param_header_target(t, &ty).is_some();
     match super::given::find(w, "tools/list", "tools", pick).await? {
         Some(t) => {
             w.subject = Some(t);
             Ok(())
         }
-        None => Err(w.skip(
-            "the server lists no tool with valid x-mcp-header annotations on a top-level string parameter \
+        None => Err(w.skip(format!(
+            "the server lists no tool with valid x-mcp-header annotations on a top-level {ty} parameter \
              (x-mcp-header is optional for servers)"
-                .into(),
-        )),
+        ))),
     }
 }
 
@@ -564,14 +564,15 @@ async fn lists_param_header_tool(w: &mut ServerWorld) -> Result<(), Halt> {
 /// carry their headers as a correct client's would.
 async fn call_param_tool(
     w: &mut ServerWorld,
+    ty: &str,
     value: Option<Value>,
     header: Option<String>,
 ) -> Result<(), Halt> {
     let Some(tool) = w.subject.clone() else {
         return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
     };
-    let Some((property, annotation)) = param_header_target(&tool) else {
-        return Err(w.harness_error("the tool picked has no x-mcp-header string parameter".into()));
+    let Some((property, annotation)) = param_header_target(&tool, ty) else {
+        return Err(w.harness_error(format!("the tool picked has no x-mcp-header {ty} parameter")));
     };
     let schema = tool.get("inputSchema").cloned().unwrap_or_default();
     let mut arguments = mcpspec_protocol::arguments::example_object(&schema);
@@ -589,7 +590,17 @@ async fn call_param_tool(
 
 #[when(expr = "the client POSTs a call of the tool whose Mcp-Param header {string}")]
 async fn posts_param_call(w: &mut ServerWorld, problem: String) -> Result<(), Halt> {
-    let (property, annotation) = w.subject.as_ref().and_then(param_header_target).unwrap_or_default();
+    if problem == "writes its integer with a fraction" {
+        // streamable-http.mdx#server-validation: integers SHOULD be compared as numbers (42.0 is 42).
+        let (property, _) =
+            w.subject.as_ref().and_then(|t| param_header_target(t, "integer")).unwrap_or_default();
+        let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")?.get("properties")?.get(&property));
+        let example = mcpspec_protocol::arguments::example_for(&property, schema.unwrap_or(&Value::Null));
+        let n = example.as_i64().unwrap_or(42);
+        return call_param_tool(w, "integer", Some(json!(n)), Some(format!("{n}.0"))).await;
+    }
+    let (property, annotation) =
+        w.subject.as_ref().and_then(|t| param_header_target(t, "string")).unwrap_or_default();
     let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")?.get("properties")?.get(&property));
     let example = mcpspec_protocol::arguments::example_for(&property, schema.unwrap_or(&Value::Null));
     let text = example.as_str().unwrap_or("mcpspec").to_owned();
@@ -609,7 +620,7 @@ async fn posts_param_call(w: &mut ServerWorld, problem: String) -> Result<(), Ha
         "is named in lower case" => (text.clone(), Some(modern::encode_header_value(&text))),
         other => return Err(w.harness_error(format!("no such Mcp-Param header problem: {other:?}"))),
     };
-    call_param_tool(w, Some(Value::String(value)), header).await
+    call_param_tool(w, "string", Some(Value::String(value)), header).await
 }
 
 #[when(
@@ -617,8 +628,8 @@ async fn posts_param_call(w: &mut ServerWorld, problem: String) -> Result<(), Ha
 )]
 async fn posts_param_call_without_value(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
     match how.as_str() {
-        "null" => call_param_tool(w, Some(Value::Null), None).await,
-        "absent" => call_param_tool(w, None, None).await,
+        "null" => call_param_tool(w, "string", Some(Value::Null), None).await,
+        "absent" => call_param_tool(w, "string", None, None).await,
         other => Err(w.harness_error(format!("no such argument: {other:?} (null or absent)"))),
     }
 }
