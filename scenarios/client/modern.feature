@@ -92,3 +92,27 @@ Feature: The modern era (2026-07-28): a client without initialize
     Given a client connected to the scenario server
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then no POST of the client was refused, and none carried a session id or went out as a GET
+
+  # streamable-http.mdx#custom-headers-from-tool-parameters: the scenario server's tool
+  # test_custom_headers annotates its parameters with x-mcp-header, and every tools/call POST of
+  # a client is judged against its arguments (http-client/param-header-…: a header per argument
+  # with a value, matching it once decoded and Base64-encoded where the value needs it, none for
+  # a null or absent argument, integers within the safe range). A client opts in by this
+  # scenario's name: it calls test_custom_headers with a value like the =?base64?…?= sentinel,
+  # one beyond ASCII, an integer, a null one and one left out; a client that does not is skipped.
+  @id:client-modern/param-headers @MUST @since:2026-07-28 @transport:http @spec:basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters
+  Scenario: a call of a tool with x-mcp-header parameters mirrors its arguments in Mcp-Param headers
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client called the tool "test_custom_headers", its Mcp-Param headers mirroring the arguments
+
+  # streamable-http.mdx#schema-extension: a client over Streamable HTTP excludes a tool whose
+  # x-mcp-header breaks the constraints from its tool list. The scenario server also lists one
+  # (its annotation is no HTTP token) and a client opted in by the scenario's name is asked to
+  # call it; a client that calls no tool at all is skipped.
+  @id:client-modern/x-mcp-header-invalid @MUST @since:2026-07-28 @transport:http @spec:basic/transports/streamable-http.mdx#schema-extension
+  Scenario: a tool whose x-mcp-header annotation breaks the constraints is never called
+    Given a client connected to the scenario server
+    And the scenario server also lists the tool "test_invalid_x_mcp_header" annotated with x-mcp-header "Bad Name"
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client called a tool, but never "test_invalid_x_mcp_header"

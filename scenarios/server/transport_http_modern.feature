@@ -41,6 +41,70 @@ Feature: Streamable HTTP in the modern era
     Then the HTTP status is 200
     And the server answers with a result
 
+  # Custom headers from tool parameters: a tool may annotate a parameter with x-mcp-header, and
+  # a call then mirrors the argument in Mcp-Param-{name}. The scenarios pick a tool whose
+  # annotations are valid, with a top-level string parameter (an optional one first); a server
+  # with none is skipped (x-mcp-header is optional for servers). The other arguments are
+  # examples from the schema, their headers as a correct client sends them.
+  @id:http/param-header-mismatch @MUST @spec:basic/transports/streamable-http.mdx#server-behavior-for-custom-headers
+  Scenario: an Mcp-Param header that differs from its argument gets 400 and -32020
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "names another value"
+    Then the HTTP status is 400
+    And the server answers with error -32020
+
+  @id:http/param-header-missing @MUST @spec:basic/transports/streamable-http.mdx#server-behavior-for-custom-headers
+  Scenario: a call without the Mcp-Param header of an argument it holds gets 400 and -32020
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "is missing"
+    Then the HTTP status is 400
+    And the server answers with error -32020
+
+  @id:http/param-header-invalid-chars @MUST @spec:basic/transports/streamable-http.mdx#server-behavior-for-custom-headers
+  Scenario Outline: an Mcp-Param header that <problem> is refused with 400 and -32020
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "<problem>"
+    Then the HTTP status is 400
+    And the server answers with error -32020
+    Examples:
+      | problem                        |
+      | holds characters beyond ASCII  |
+      | is a malformed Base64 sentinel |
+
+  @id:http/param-header-null @MUST @spec:basic/transports/streamable-http.mdx#server-behavior-for-custom-headers
+  Scenario: a call whose x-mcp-header argument is null needs no Mcp-Param header
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool with its x-mcp-header parameter null and no Mcp-Param header
+    Then the server does not refuse the request for its headers
+
+  @id:http/param-header-absent @MUST @spec:basic/transports/streamable-http.mdx#server-behavior-for-custom-headers
+  Scenario: a call without the x-mcp-header argument needs no Mcp-Param header
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool with its x-mcp-header parameter absent and no Mcp-Param header
+    Then the server does not refuse the request for its headers
+
+  # mcpspec's HTTP client writes header names in lower case; the annotation names the header
+  # with upper-case letters (else the scenario is skipped: it would test nothing).
+  @id:http/param-header-case @MUST @spec:basic/transports/streamable-http.mdx#case-sensitivity
+  Scenario: an Mcp-Param header named in another case than its annotation is honoured
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header string parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "is named in lower case"
+    Then the HTTP status is 200
+    And the server does not refuse the request for its headers
+
+  @id:http/param-header-numeric @SHOULD @spec:basic/transports/streamable-http.mdx#server-validation
+  Scenario: an integer Mcp-Param header written with a fraction (42.0 for 42) is compared as a number
+    Given the client has discovered the server
+    And the server lists a tool with an x-mcp-header integer parameter
+    When the client POSTs a call of the tool whose Mcp-Param header "writes its integer with a fraction"
+    Then the server does not refuse the request for its headers
+
   @id:http/unknown-method-404 @MUST @spec:basic/transports/streamable-http.mdx#protocol-version-header
   Scenario: a method the server does not implement gets 404 and -32601
     Given the client has discovered the server

@@ -137,6 +137,13 @@ impl WireRecorder {
         self
     }
 
+    /// The scenario server's tools with `x-mcp-header` parameters (inputSchema by name), whose
+    /// calls' `Mcp-Param-*` headers the client HTTP rules judge.
+    pub fn with_param_schemas(mut self, schemas: std::collections::HashMap<String, Value>) -> Self {
+        self.http_client = self.http_client.take().map(|c| c.with_param_schemas(schemas));
+        self
+    }
+
     /// The client's HTTP requests as the endpoint saw them, for a client over HTTP.
     pub fn http_client(&self) -> Option<&HttpClientChecker> {
         self.http_client.as_ref()

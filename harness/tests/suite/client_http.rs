@@ -54,7 +54,7 @@ fn client_reference_passes_over_streamable_http_and_http_sse() {
 }
 
 /// The dual-era reference client passes every scenario of 2026-07-28 over Streamable HTTP (9 of
-/// modern.feature's, the stdio probe scenario aside, the HTTP one, and the OAuth ones); over HTTP+SSE, the
+/// modern.feature's, the stdio probe scenario aside, the three HTTP ones, and the OAuth ones); over HTTP+SSE, the
 /// 2024-11-05 transport, the revision is skipped with the reason.
 #[test]
 fn client_reference_passes_every_modern_scenario_over_http() {
@@ -69,7 +69,7 @@ fn client_reference_passes_every_modern_scenario_over_http() {
             s["verdict"] == "passed" && !s["id"].as_str().unwrap().starts_with("client-authorization/")
         })
         .count();
-    assert_eq!(passed, 10, "{}", run.describe());
+    assert_eq!(passed, 12, "{}", run.describe());
     let sse = certify_over("sse", "2026-07-28", None);
     assert_eq!(sse.summary("skipped"), 9, "{}", sse.describe());
     assert!(sse.stdout.contains("HTTP+SSE is a transport of the legacy era"), "{}", sse.describe());
@@ -123,4 +123,18 @@ caught! {
     // The endpoint refuses the mismatch (400, -32020) before a request is served.
     client_http_fault_modern_header_version_mismatch: "modern-header-version-mismatch" over "http"
         at "2026-07-28" in "client-modern/http-request-headers" => "client-modern/http-request-headers" "failed";
+    // streamable-http.mdx#custom-headers-from-tool-parameters: each call of test_custom_headers
+    // is judged against its arguments.
+    client_http_fault_param_headers_omitted: "modern-param-headers-omitted" over "http" at "2026-07-28"
+        in "client-modern/param-headers" => "http-client/param-header-mirrored" "failed";
+    client_http_fault_param_headers_omitted_scenario: "modern-param-headers-omitted" over "http" at "2026-07-28"
+        in "client-modern/param-headers" => "client-modern/param-headers" "failed";
+    client_http_fault_param_headers_unencoded: "modern-param-headers-unencoded" over "http" at "2026-07-28"
+        in "client-modern/param-headers" => "http-client/param-header-encoding" "failed";
+    client_http_fault_param_headers_for_missing_values: "modern-param-headers-for-missing-values" over "http"
+        at "2026-07-28" in "client-modern/param-headers" => "http-client/param-header-omitted" "failed";
+    client_http_fault_param_header_unsafe_integer: "modern-param-header-unsafe-integer" over "http"
+        at "2026-07-28" in "client-modern/param-headers" => "http-client/param-header-safe-integer" "failed";
+    client_http_fault_keeps_invalid_param_header_tool: "modern-keeps-invalid-param-header-tool" over "http"
+        at "2026-07-28" in "client-modern/x-mcp-header-invalid" => "client-modern/x-mcp-header-invalid" "failed";
 }

@@ -37,7 +37,13 @@ fn the_reference_server_passes_over_streamable_http() {
     assert_eq!(passed, ["2025-03-26", "2025-06-18", "2025-11-25"], "{}", run.describe());
     assert!(run.stdout.contains("Streamable HTTP begins with 2025-03-26"), "{}", run.describe());
     // The modern era over HTTP: the request headers mirror the body, and it is checked.
-    for id in ["http/header-version-mismatch", "http/header-name-base64", "meta/required[is missing]"] {
+    for id in [
+        "http/header-version-mismatch",
+        "http/header-name-base64",
+        "meta/required[is missing]",
+        "http/param-header-mismatch",
+        "http/param-header-case",
+    ] {
         let at: Vec<_> =
             run.scenarios(id).into_iter().map(|s| (s["revision"].clone(), s["verdict"].clone())).collect();
         assert_eq!(
@@ -145,6 +151,59 @@ caught_over! {
     wrong_event_type: "sse" "sse-wrong-event-type" at "2024-11-05" => "sse/message-events" "failed";
     modern_header_unchecked: "http" "modern-http-header-unchecked" at "2026-07-28" => "http/header-method-mismatch[names another method]" "failed";
     modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
+}
+
+/// streamable-http.mdx#server-behavior-for-custom-headers (2026-07-28): each `Mcp-Param-*`
+/// fault of the endpoint fails the custom-header scenarios it breaks, and only those; the
+/// clean reference server passes them all. One run per fault, of those scenarios alone.
+#[test]
+fn param_header_faults_fail_their_scenarios() {
+    let verdicts = |fault: Option<&str>| {
+        let mut args = vec!["server", "--transport", "http", "--timeout", "3", "--revision", "2026-07-28"];
+        args.extend(["--scenario", "http/param-header*", "--", MCPSPEC, "reference", "server"]);
+        args.extend(["--transport", "http", "--port", "{port}"]);
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        let run = run(&args, true, Duration::from_secs(120));
+        assert_no_leftovers(&run.marker);
+        // A SHOULD's failure is a warning.
+        let failed: Vec<String> = run.report.as_ref().unwrap()["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["verdict"] == "failed" || s["verdict"] == "warning")
+            .map(|s| s["id"].as_str().unwrap().split('[').next().unwrap().to_owned())
+            .collect();
+        let passed = run.report.as_ref().unwrap()["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["verdict"] == "passed")
+            .count();
+        (failed, passed, run)
+    };
+    let (failed, passed, run) = verdicts(None);
+    assert!(failed.is_empty() && passed == 8, "{}", run.describe());
+    for (fault, expected) in [
+        (
+            "modern-http-param-header-unchecked",
+            &["http/param-header-mismatch", "http/param-header-missing", "http/param-header-invalid-chars"][..],
+        ),
+        (
+            "modern-http-param-header-always-expected",
+            &["http/param-header-null", "http/param-header-absent"][..],
+        ),
+        ("modern-http-param-header-case-sensitive", &["http/param-header-case"][..]),
+        ("modern-http-param-header-integer-as-text", &["http/param-header-numeric"][..]),
+    ] {
+        let (failed, _, run) = verdicts(Some(fault));
+        for id in expected {
+            assert!(failed.iter().any(|f| f == id), "--fault {fault}: {id} did not fail\n{}", run.describe());
+        }
+        let code = if fault.ends_with("integer-as-text") { 0 } else { 1 };
+        assert_eq!(run.code, Some(code), "{}", run.describe());
+    }
 }
 
 /// streamable-http.mdx#protocol-version-header (2026-07-28): a server that serves no client of

@@ -896,6 +896,7 @@ mod tests {
             response_headers: Vec::new(),
             stream: None,
             replayed: Vec::new(),
+            request: None,
             at,
         }
     }

@@ -40,6 +40,9 @@ pub struct HttpClientChecker {
     polls: HashMap<String, (Instant, Duration)>,
     /// Every exchange seen, oldest first (bounded).
     exchanges: VecDeque<Exchange>,
+    /// The inputSchema of each tool of the scenario server with `x-mcp-header` parameters, by
+    /// name: what a call's `Mcp-Param-*` headers are held to.
+    param_schemas: HashMap<String, Value>,
 }
 
 impl HttpClientChecker {
@@ -53,7 +56,19 @@ impl HttpClientChecker {
             endpoints: HashSet::new(),
             polls: HashMap::new(),
             exchanges: VecDeque::new(),
+            param_schemas: HashMap::new(),
         }
+    }
+
+    /// The scenario server's tools with `x-mcp-header` parameters (inputSchema by name).
+    pub fn param_schemas(&self) -> &HashMap<String, Value> {
+        &self.param_schemas
+    }
+
+    /// The scenario server's tools with `x-mcp-header` parameters (inputSchema by name).
+    pub fn with_param_schemas(mut self, schemas: HashMap<String, Value>) -> Self {
+        self.param_schemas = schemas;
+        self
     }
 
     pub fn flavor(&self) -> Flavor {
@@ -173,6 +188,10 @@ impl HttpClientChecker {
                     false => what.clone(),
                 },
             ));
+        }
+        if let (Some(request), "POST") = (&x.request, x.method.as_str()) {
+            out.extend(modern_header_violations(&x.request_headers, request));
+            out.extend(param_header_violations(&x.request_headers, request, &self.param_schemas));
         }
         match self.flavor {
             Flavor::Streamable => self.judge_session(x, &what, out),
@@ -309,6 +328,70 @@ pub fn modern_header_violations(headers: &[(String, String)], body: &Value) -> V
     out
 }
 
+/// The `Mcp-Param-*` headers of one modern `tools/call` POST, judged against its arguments for
+/// a tool of `schemas` (`streamable-http.mdx#custom-headers-from-tool-parameters`): a header
+/// for each annotated argument with a value, matching it once decoded; none for a null or
+/// absent one; every value visible ASCII, in the Base64 sentinel when it must be; integers
+/// within the safe range. Another method or tool is not judged here.
+pub fn param_header_violations(
+    headers: &[(String, String)],
+    body: &Value,
+    schemas: &HashMap<String, Value>,
+) -> Vec<Violation> {
+    use super::modern::{
+        PARAM_HEADER_ENCODED, PARAM_HEADER_MIRRORED, PARAM_HEADER_OMITTED, PARAM_HEADER_SAFE_INTEGER,
+    };
+    use mcpspec_protocol::modern as era;
+    use mcpspec_protocol::param_headers::{
+        annotations, header_text, is_unsafe_integer, mismatches, Mismatch,
+    };
+    let mut out = Vec::new();
+    if body.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return out;
+    }
+    let Some(tool) = body.pointer("/params/name").and_then(Value::as_str) else { return out };
+    let Some(schema) = schemas.get(tool) else { return out };
+    let arguments = body.pointer("/params/arguments");
+    let what = format!("the POST of tools/call {tool:?}");
+    for a in annotations(schema) {
+        if let Some(v) = a.value_in(arguments).filter(|v| is_unsafe_integer(v)) {
+            out.push(Violation::new(
+                &PARAM_HEADER_SAFE_INTEGER,
+                format!("{} within -(2^53-1)..2^53-1", a.path.join(".")),
+                format!("{what} with {}: {v}", a.path.join(".")),
+            ));
+        }
+    }
+    let sent: Vec<(String, String)> =
+        headers.iter().filter(|(k, _)| k.starts_with(era::headers::PARAM_PREFIX)).cloned().collect();
+    for m in mismatches(schema, arguments, &sent) {
+        let expected_for = |header: &str| {
+            let a = annotations(schema).into_iter().find(|a| a.header() == header);
+            let text = a.and_then(|a| a.value_in(arguments).and_then(header_text));
+            text.map_or_else(
+                || format!("no {header} header"),
+                |t| format!("{header}: {}", era::encode_header_value(&t)),
+            )
+        };
+        let rule = match &m {
+            Mismatch::Missing { .. } => &PARAM_HEADER_MIRRORED,
+            Mismatch::Unexpected { .. } => &PARAM_HEADER_OMITTED,
+            Mismatch::Invalid { .. } => &PARAM_HEADER_ENCODED,
+            // A value that had to travel in the sentinel and came plain is an encoding fault.
+            Mismatch::Differs { header, sent, .. } => {
+                let needed = expected_for(header);
+                match needed.contains("=?base64?") && !sent.trim().starts_with("=?base64?") {
+                    true => &PARAM_HEADER_ENCODED,
+                    false => &PARAM_HEADER_MIRRORED,
+                }
+            }
+            _ => &PARAM_HEADER_MIRRORED,
+        };
+        out.push(Violation::new(rule, expected_for(m.header()), format!("{what}: {m}")));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +410,7 @@ mod tests {
                 .unwrap_or_default(),
             stream: Some(1),
             replayed: Vec::new(),
+            request: None,
             at: Instant::now(),
         })
     }
@@ -431,5 +515,45 @@ mod tests {
         // What the reference client's transport sends passes.
         let sent = mcpspec_reference::transport::http_client::modern_request_headers(&body).unwrap();
         assert!(modern_header_violations(&sent, &body).is_empty());
+    }
+
+    #[test]
+    fn param_headers_mirror_the_arguments() {
+        use mcpspec_protocol::param_headers::mirrored_headers;
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "verbose": {"type": ["boolean", "null"], "x-mcp-header": "Verbose"}}});
+        let schemas = HashMap::from([("t".to_owned(), schema.clone())]);
+        let call = |args: Value| json!({"method": "tools/call", "id": 1, "params": {"name": "t", "arguments": args}});
+        let judge = |args: Value, h: &[(&str, &str)]| {
+            let h: Vec<(String, String)> =
+                h.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            ids(&param_header_violations(&h, &call(args), &schemas))
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        let args = json!({"region": "=?base64?literal?=", "priority": 42, "verbose": null});
+        let good = mirrored_headers(&schema, Some(&args));
+        let good: Vec<(&str, &str)> = good.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert!(judge(args.clone(), &good).is_empty());
+        assert_eq!(
+            judge(args.clone(), &[("mcp-param-region", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")]),
+            ["http-client/param-header-mirrored"]
+        );
+        let plain = [("mcp-param-region", "=?base64?literal?="), ("mcp-param-priority", "42")];
+        assert_eq!(judge(args.clone(), &plain), ["http-client/param-header-encoding"]);
+        let mut extra = good.clone();
+        extra.push(("mcp-param-verbose", "null"));
+        assert_eq!(judge(args, &extra), ["http-client/param-header-omitted"]);
+        let big = json!({"priority": 9_007_199_254_740_993_i64});
+        assert_eq!(
+            judge(big, &[("mcp-param-priority", "9007199254740993")]),
+            ["http-client/param-header-safe-integer"]
+        );
+        let other =
+            json!({"method": "tools/call", "id": 1, "params": {"name": "u", "arguments": {"region": "x"}}});
+        assert!(param_header_violations(&[], &other, &schemas).is_empty(), "a tool without annotations");
     }
 }

@@ -113,6 +113,31 @@ pub const HTTP_NAME_HEADER: Rule = rule(
     "Mcp-Name, mirroring params.name or params.uri (Base64 sentinel when not plain ASCII), is REQUIRED on tools/call, resources/read and prompts/get requests.",
 );
 
+pub const PARAM_HEADER_MIRRORED: Rule = rule(
+    "http-client/param-header-mirrored",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters",
+    "Clients MUST support x-mcp-header: a tools/call of a tool whose parameters carry it has an Mcp-Param-{name} header for each annotated argument with a value, matching that value.",
+);
+pub const PARAM_HEADER_OMITTED: Rule = rule(
+    "http-client/param-header-omitted",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#server-behavior-for-custom-headers",
+    "The client MUST omit the Mcp-Param-{name} header of an annotated argument that is null or not in the arguments.",
+);
+pub const PARAM_HEADER_ENCODED: Rule = rule(
+    "http-client/param-header-encoding",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#value-encoding",
+    "Mcp-Param values are visible ASCII; a value that is not (or has leading or trailing whitespace, or looks like the =?base64?...?= sentinel) MUST travel Base64-encoded in the sentinel.",
+);
+pub const PARAM_HEADER_SAFE_INTEGER: Rule = rule(
+    "http-client/param-header-safe-integer",
+    Level::MUST,
+    "basic/transports/streamable-http.mdx#schema-extension",
+    "Integer values of x-mcp-header parameters MUST be within JavaScript's safe range (-(2^53-1) to 2^53-1).",
+);
+
 /// Every rule of this module, for listings and tests.
 pub const ALL: &[&Rule] = &[
     &META_VERSION,
@@ -128,6 +153,10 @@ pub const ALL: &[&Rule] = &[
     &HTTP_VERSION_HEADER,
     &HTTP_METHOD_HEADER,
     &HTTP_NAME_HEADER,
+    &PARAM_HEADER_MIRRORED,
+    &PARAM_HEADER_OMITTED,
+    &PARAM_HEADER_ENCODED,
+    &PARAM_HEADER_SAFE_INTEGER,
 ];
 
 /// How many requests in flight and retries due are remembered (a flood costs bounded memory).

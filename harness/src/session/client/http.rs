@@ -76,6 +76,9 @@ impl ClientSession {
             // The endpoint serves the modern era beside legacy sessions: each modern POST is
             // a session of its own, never announced (`streamable-http.mdx`).
             http.accepted_revisions.push(revision);
+            // The endpoint holds calls of the reference tools' x-mcp-header parameters to their
+            // Mcp-Param headers, as the reference server's own does.
+            http.param_schemas = mcpspec_reference::server::param_schemas(&[revision]);
         }
         let serve_error = |source| StartError::Serve { flavor: flavor.name(), source };
         // Bound first: at 2025-03-26 the authorization server's issuer is this origin.
@@ -98,6 +101,7 @@ impl ClientSession {
             }
             None => None,
         };
+        let param_schemas = http.param_schemas.clone();
         let listener = HttpListener::serve_on(tcp, http).map_err(serve_error)?;
         let url = listener.url();
         let mut spec = command.clone();
@@ -112,8 +116,9 @@ impl ClientSession {
             ended_by_server: false,
             auth,
         });
-        let recorder =
-            WireRecorder::new(revision, Direction::ClientToServer, schemas).with_http_server(flavor);
+        let recorder = WireRecorder::new(revision, Direction::ClientToServer, schemas)
+            .with_http_server(flavor)
+            .with_param_schemas(param_schemas);
         Ok(ClientSession::around(client, link, recorder, revision, script, options))
     }
 

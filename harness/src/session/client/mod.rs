@@ -151,6 +151,8 @@ pub struct ServerScript {
     pub strip_request_state: bool,
     /// Over HTTP: protect the endpoint with OAuth, as this says ([`auth::AuthScript`]).
     pub auth: Option<auth::AuthScript>,
+    /// Also list these tools, after the reference server's (on the last page of `tools/list`).
+    pub extra_tools: Vec<Value>,
 }
 
 impl ServerScript {
@@ -432,6 +434,12 @@ impl ClientSession {
                 if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
                     result.remove("requestState");
                 }
+            }
+            let last_page = answer.pointer("/result/nextCursor").is_none_or(Value::is_null);
+            if let (Some(tools), true, Some("tools/list")) =
+                (answer.pointer_mut("/result/tools").and_then(Value::as_array_mut), last_page, method)
+            {
+                tools.extend(self.script.extra_tools.iter().cloned());
             }
             if is_initialize && answer.get("id") == value.get("id") {
                 if let Some(result) = answer.get_mut("result") {

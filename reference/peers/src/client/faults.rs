@@ -227,6 +227,21 @@ pub enum ClientFault {
     /// Modern era: also answers each input request as a JSON-RPC response (id: the input key), a
     /// message the era has no place for.
     ModernSendsResponses,
+    /// Modern era over HTTP: sends no `Mcp-Param-*` header on a call of a tool whose
+    /// parameters carry `x-mcp-header`.
+    ModernParamHeadersOmitted,
+    /// Modern era over HTTP: sends `Mcp-Param-*` values as plain text, never in the Base64
+    /// sentinel (a value like the sentinel, or beyond ASCII, goes as it is).
+    ModernParamHeadersUnencoded,
+    /// Modern era over HTTP: also sends `Mcp-Param-{name}: null` for an argument that is null
+    /// or absent.
+    ModernParamHeadersForMissingValues,
+    /// Modern era: calls the tool of the custom-headers scenario with an integer beyond
+    /// JavaScript's safe range (2^53 + 1) in an `x-mcp-header` parameter.
+    ModernParamHeaderUnsafeInteger,
+    /// Modern era: keeps (and, asked to, calls) a tool whose `x-mcp-header` annotations break
+    /// the constraints, instead of leaving it out of the tool list.
+    ModernKeepsInvalidParamHeaderTool,
     // ---- hostile processes (issue #17), stdio ----
     /// Exits with status 0 at once, without starting the server.
     ExitAtOnce,
@@ -269,7 +284,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 118] = [
+    pub const ALL: [ClientFault; 123] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -374,6 +389,11 @@ impl ClientFault {
         ClientFault::ModernUndeclaredCapabilityUse,
         ClientFault::ModernIgnoresTtl,
         ClientFault::ModernSendsResponses,
+        ClientFault::ModernParamHeadersOmitted,
+        ClientFault::ModernParamHeadersUnencoded,
+        ClientFault::ModernParamHeadersForMissingValues,
+        ClientFault::ModernParamHeaderUnsafeInteger,
+        ClientFault::ModernKeepsInvalidParamHeaderTool,
         ClientFault::ExitAtOnce,
         ClientFault::AnswerLate,
         ClientFault::SetsidGrandchild,
@@ -496,6 +516,11 @@ impl ClientFault {
             ClientFault::ModernUndeclaredCapabilityUse => "modern-undeclared-capability-use",
             ClientFault::ModernIgnoresTtl => "modern-ignores-ttl",
             ClientFault::ModernSendsResponses => "modern-sends-responses",
+            ClientFault::ModernParamHeadersOmitted => "modern-param-headers-omitted",
+            ClientFault::ModernParamHeadersUnencoded => "modern-param-headers-unencoded",
+            ClientFault::ModernParamHeadersForMissingValues => "modern-param-headers-for-missing-values",
+            ClientFault::ModernParamHeaderUnsafeInteger => "modern-param-header-unsafe-integer",
+            ClientFault::ModernKeepsInvalidParamHeaderTool => "modern-keeps-invalid-param-header-tool",
             ClientFault::ExitAtOnce => "exit-at-once",
             ClientFault::AnswerLate => "answer-late",
             ClientFault::SetsidGrandchild => "setsid-grandchild",

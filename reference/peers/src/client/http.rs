@@ -4,7 +4,8 @@
 use super::auth::OAuthClient;
 use super::{ClientFault, Phase, ReferenceClient};
 use crate::transport::http_client::{
-    BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, Resumption, Tweaks, SESSION_HEADER,
+    BodyKind, HttpClientOptions, HttpClientTransport, HttpEvent, ParamHeaders, Resumption, Tweaks,
+    SESSION_HEADER,
 };
 use crate::transport::{Flavor, RecvError};
 use mcpspec_protocol::framing::FrameContent;
@@ -37,6 +38,12 @@ pub async fn run_http(
         Some(ClientFault::HttpIgnoresRetry) => Resumption::IgnoreRetry,
         Some(ClientFault::HttpNoResume) => Resumption::Never,
         _ => Resumption::HonourRetry,
+    };
+    options.param_headers = match fault {
+        Some(ClientFault::ModernParamHeadersOmitted) => ParamHeaders::Omit,
+        Some(ClientFault::ModernParamHeadersUnencoded) => ParamHeaders::Unencoded,
+        Some(ClientFault::ModernParamHeadersForMissingValues) => ParamHeaders::ForMissingValues,
+        _ => ParamHeaders::Mirror,
     };
     let mut t = HttpClientTransport::connect(options).await.map_err(|e| e.to_string())?;
     if fault == Some(ClientFault::SsePostWrongPath) {

@@ -47,9 +47,42 @@ pub const SCENARIO_TOOLS: [(&str, &str); 6] = [
     ("client-modern/mrtr-no-request-state", "test_elicitation"),
 ];
 
+/// The scenario in which the client calls the reference server's `x-mcp-header` tool with
+/// arguments of every kind its headers must mirror (`streamable-http.mdx#custom-headers-from-
+/// tool-parameters`): a value like the Base64 sentinel, one beyond ASCII, an integer, a null
+/// one and an absent one.
+pub const PARAM_HEADERS_SCENARIO: &str = "client-modern/param-headers";
+
+/// The scenario in which the scenario server also lists a tool whose `x-mcp-header`
+/// annotation breaks the constraints ([`INVALID_PARAM_HEADER_TOOL`]), and asks the client to
+/// call it: a client over Streamable HTTP leaves it out of its tool list instead.
+pub const INVALID_PARAM_HEADER_SCENARIO: &str = "client-modern/x-mcp-header-invalid";
+
+/// The tool with an invalid `x-mcp-header` annotation the scenario server lists in
+/// [`INVALID_PARAM_HEADER_SCENARIO`] (the annotation is not an HTTP token).
+pub const INVALID_PARAM_HEADER_TOOL: &str = "test_invalid_x_mcp_header";
+
 /// The tool scenario `name` asks the client to call, if any.
 pub fn scenario_tool(name: Option<&str>) -> Option<&'static str> {
-    SCENARIO_TOOLS.iter().find(|(s, _)| Some(*s) == name).map(|(_, t)| *t)
+    match name {
+        Some(PARAM_HEADERS_SCENARIO) => Some(crate::server::PARAM_HEADERS_TOOL),
+        Some(INVALID_PARAM_HEADER_SCENARIO) => Some(INVALID_PARAM_HEADER_TOOL),
+        _ => SCENARIO_TOOLS.iter().find(|(s, _)| Some(*s) == name).map(|(_, t)| *t),
+    }
+}
+
+/// The arguments of the call scenario `name` asks for (none: `{}`), bent by `fault`.
+fn scenario_arguments(name: Option<&str>, fault: Option<ClientFault>) -> Value {
+    if name != Some(PARAM_HEADERS_SCENARIO) {
+        return json!({});
+    }
+    let priority = match fault {
+        Some(ClientFault::ModernParamHeaderUnsafeInteger) => json!(9_007_199_254_740_993_i64),
+        _ => json!(42),
+    };
+    // `debug` is left out: an absent argument has no header.
+    json!({ "region": "=?base64?literal?=", "greeting": "Hello, 世界", "priority": priority,
+        "verbose": null, "query": "SELECT 1" })
 }
 
 /// How many `input_required` rounds one request may take before the client gives up (a server
@@ -386,7 +419,22 @@ impl ReferenceClient {
             // Without the probe: the first answer confirms the version.
             self.revision = self.modern.as_ref().and_then(|m| modern_revision(&m.version));
         }
-        let page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        // streamable-http.mdx#schema-extension: a tool whose x-mcp-header annotations break the
+        // constraints is left out of the list (its name and why on stderr, as a warning).
+        if self.fault != Some(ClientFault::ModernKeepsInvalidParamHeaderTool) {
+            page.retain(|t| {
+                let problems =
+                    t.get("inputSchema").map(mcpspec_protocol::param_headers::problems).unwrap_or_default();
+                if let (false, Some(name)) = (problems.is_empty(), t.get("name")) {
+                    eprintln!(
+                        "mcpspec reference client: the tool {name} is left out: {}",
+                        problems.join("; ")
+                    );
+                }
+                problems.is_empty()
+            });
+        }
         self.tools.extend(page);
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
         if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
@@ -428,7 +476,11 @@ impl ReferenceClient {
         match tool.and_then(|t| t.get("name")).cloned() {
             Some(name) => {
                 self.phase = Phase::Calling;
-                vec![self.modern_request("tools/call", json!({ "name": name, "arguments": {} }))]
+                let arguments = match named.is_some() {
+                    true => scenario_arguments(self.scenario.as_deref(), self.fault),
+                    false => json!({}),
+                };
+                vec![self.modern_request("tools/call", json!({ "name": name, "arguments": arguments }))]
             }
             None => {
                 self.phase = Phase::Done;

@@ -295,6 +295,21 @@ faults! {
     /// its `_meta`'s version, also by a server that speaks no revision before 2025-06-18 (which
     /// MUST reject it with 400 + -32020).
     ModernHttpVersionHeaderOptional => "modern-http-version-header-optional",
+    /// HTTP: `Mcp-Param-*` headers are not compared with a tool call's arguments (a missing,
+    /// differing or malformed one is served instead of 400 + -32020;
+    /// streamable-http.mdx#server-behavior-for-custom-headers).
+    ModernParamHeaderUnchecked => "modern-http-param-header-unchecked",
+    /// HTTP: every `x-mcp-header` parameter of a called tool needs its `Mcp-Param-*` header,
+    /// even one that is null or absent from the arguments (refused with 400 + -32020; the
+    /// server MUST NOT expect it).
+    ModernParamHeaderAlwaysExpected => "modern-http-param-header-always-expected",
+    /// HTTP: `Mcp-Param-*` header names are compared with their case, as the annotation spells
+    /// them (`Mcp-Param-Region`): one sent in another case is not seen (case-sensitivity: MUST
+    /// compare names ignoring case).
+    ModernParamHeaderCaseSensitive => "modern-http-param-header-case-sensitive",
+    /// HTTP: an integer's `Mcp-Param-*` header is compared with the argument as text, so `42.0`
+    /// does not match 42 (servers SHOULD compare numerically; streamable-http.mdx#server-validation).
+    ModernParamHeaderIntegerAsText => "modern-http-param-header-integer-as-text",
     // ---- tasks (2025-11-25, `server/tasks.rs`) ----
     /// The `tasks/result` answer carries no `io.modelcontextprotocol/related-task` in its
     /// `_meta` (tasks.mdx#associating-task-related-messages: MUST).

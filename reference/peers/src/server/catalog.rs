@@ -6,7 +6,7 @@
 //! | kind | names |
 //! | --- | --- |
 //! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
-//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round` |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round`, `test_custom_headers` `{region?, greeting?, priority?, verbose?, debug?, query?}` (x-mcp-header; the name of the official client scenario's tool) |
 //! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource`; 2026-07-28: `test://mrtr/needs-input` |
 //! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
 //! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image`; 2026-07-28: `test_mrtr_prompt` |
@@ -164,7 +164,37 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
             no_arguments(),
             V2026_07_28,
         ),
+        // x-mcp-header exists from 2026-07-28 (`streamable-http.mdx#custom-headers-from-tool-
+        // parameters`); the name and parameters are the official client scenario's.
+        (
+            PARAM_HEADERS_TOOL,
+            "Custom headers",
+            "Echoes its arguments; all but query are mirrored into Mcp-Param headers \
+             (x-mcp-header), which a request over Streamable HTTP must carry to match the body.",
+            param_headers_schema(),
+            V2026_07_28,
+        ),
     ]
+}
+
+/// The tool whose parameters are mirrored into `Mcp-Param-*` headers (2026-07-28).
+pub(crate) const PARAM_HEADERS_TOOL: &str = "test_custom_headers";
+
+/// Its inputSchema: five annotated parameters (two strings, an integer, a nullable boolean, a
+/// boolean), none required, and one that is not mirrored.
+fn param_headers_schema() -> Value {
+    object(
+        json!({
+            "region": { "type": "string", "x-mcp-header": "Region" },
+            "greeting": { "type": "string", "x-mcp-header": "Greeting" },
+            "priority": { "type": "integer", "minimum": -9007199254740991_i64,
+                "maximum": 9007199254740991_i64, "x-mcp-header": "Priority" },
+            "verbose": { "type": ["boolean", "null"], "x-mcp-header": "Verbose" },
+            "debug": { "type": "boolean", "x-mcp-header": "Debug" },
+            "query": { "type": "string" }
+        }),
+        &[],
+    )
 }
 
 /// The tool that runs only as a task.

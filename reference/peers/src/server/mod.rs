@@ -49,6 +49,28 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 pub use bulk::Bulk;
 pub use catalog::MAX_COMPLETION_VALUES;
+
+/// The tool of the reference server whose parameters are mirrored into `Mcp-Param-*` headers
+/// (2026-07-28, `x-mcp-header`).
+pub const PARAM_HEADERS_TOOL: &str = catalog::PARAM_HEADERS_TOOL;
+
+/// The inputSchema of every tool of `revisions` that annotates a parameter with `x-mcp-header`,
+/// by name: what the HTTP endpoint holds `Mcp-Param-*` headers to
+/// ([`HttpServerOptions::param_schemas`](crate::transport::http_server::HttpServerOptions::param_schemas)).
+pub fn param_schemas(revisions: &[Revision]) -> HashMap<String, Value> {
+    let mut out = HashMap::new();
+    for rev in revisions {
+        for tool in catalog::tools(*rev) {
+            let (Some(name), Some(schema)) = (tool["name"].as_str(), tool.get("inputSchema")) else {
+                continue;
+            };
+            if mcpspec_protocol::param_headers::is_annotated(schema) {
+                out.insert(name.to_owned(), schema.clone());
+            }
+        }
+    }
+    out
+}
 pub use http::serve_http;
 pub use serve::serve_stdio;
 

@@ -183,6 +183,7 @@ impl ReferenceServer {
                     None => self.bad_arguments("slow needs the argument \"ms\", an integer from 0 to 600000"),
                 }
             }
+            catalog::PARAM_HEADERS_TOOL => Ok(content(vec![text(&format!("arguments: {args}"))])),
             "touch_watched" => {
                 let subscribed = self.touch_watched();
                 let note = if subscribed { "subscribers were notified" } else { "nobody is subscribed" };

@@ -185,6 +185,7 @@ pub async fn run(role: ReferenceRole) -> u8 {
                 options.json_responses = json_responses;
                 options.fault = fault;
                 options.accepted_revisions = config.supported.clone();
+                options.param_schemas = mcpspec_reference::server::param_schemas(&config.supported);
                 if let Some(issuer) = auth_issuer {
                     let scopes = if auth_scopes.is_empty() { vec!["mcp".to_owned()] } else { auth_scopes };
                     options.authorization_relay = origin_relay(&issuer);

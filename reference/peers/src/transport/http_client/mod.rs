@@ -62,6 +62,26 @@ pub struct HttpClientOptions {
     pub event_queue: usize,
     /// How a stream that broke before its answers is resumed.
     pub resumption: Resumption,
+    /// How a modern `tools/call` mirrors `x-mcp-header` parameters into `Mcp-Param-*` headers.
+    pub param_headers: ParamHeaders,
+}
+
+/// How a modern `tools/call` carries the `x-mcp-header` parameters of the tool it calls
+/// (`streamable-http.mdx#custom-headers-from-tool-parameters`), as the transport learned them
+/// from the tool lists it received. Anything but the default is a deliberate defect, for
+/// testing the checks that judge clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ParamHeaders {
+    /// One `Mcp-Param-{name}` header per annotated argument with a value, encoded
+    /// ([`mcpspec_protocol::param_headers::mirrored_headers`]).
+    #[default]
+    Mirror,
+    /// None at all.
+    Omit,
+    /// The values as plain text, never in the Base64 sentinel.
+    Unencoded,
+    /// Also a header for a null or absent argument (`null`).
+    ForMissingValues,
 }
 
 /// How a POST's SSE stream that ended before its answers is resumed (`basic/transports.mdx`,
@@ -89,6 +109,7 @@ impl HttpClientOptions {
             request_timeout: Duration::from_secs(10),
             event_queue: 256,
             resumption: Resumption::HonourRetry,
+            param_headers: ParamHeaders::Mirror,
         }
     }
 }
@@ -264,7 +285,13 @@ pub struct HttpClientTransport {
     posts: HashMap<u64, Post>,
     /// Events made here (not read from the wire), delivered before the queue's.
     made: VecDeque<HttpEvent>,
+    /// The inputSchema of each tool a received tool list annotated with `x-mcp-header` (valid
+    /// annotations only), by name (bounded).
+    tool_schemas: HashMap<String, Value>,
 }
+
+/// How many annotated tools a transport remembers.
+const TOOLS_KEPT: usize = 10_000;
 
 impl HttpClientTransport {
     /// Prepares a session. Over legacy SSE this opens the GET stream and waits (at most the
@@ -289,6 +316,7 @@ impl HttpClientTransport {
             next: 1,
             posts: HashMap::new(),
             made: VecDeque::new(),
+            tool_schemas: HashMap::new(),
         };
         if t.options.flavor == Flavor::LegacySse {
             t.open_legacy_stream().await?;
@@ -364,7 +392,10 @@ impl HttpClientTransport {
         let method = tweaks.method.unwrap_or("POST");
         let verb = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::POST);
         let mut request = self.http.request(verb, self.post_url.clone()).body(body);
-        let modern = modern_request_headers(&body_value);
+        let modern = modern_request_headers(&body_value).map(|mut h| {
+            h.extend(self.param_headers(&body_value));
+            h
+        });
         let mut headers = self.headers_for(tweaks, POST_ACCEPT, modern.as_deref());
         // A tweak names its own content type, or none (an empty value).
         if !tweaks.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
@@ -462,6 +493,48 @@ impl HttpClientTransport {
         self.made.push_back(end.clone());
         self.follow(&end);
         true
+    }
+
+    /// Remembers the `x-mcp-header` parameters of the tools a tool list (a `tools/list`
+    /// result) names: a tool with valid annotations is kept, any other forgotten.
+    pub(super) fn learn_tools(&mut self, value: &Value) {
+        let Some(tools) = value.pointer("/result/tools").and_then(Value::as_array) else { return };
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+            let schema = tool.get("inputSchema").cloned().unwrap_or_default();
+            if mcpspec_protocol::param_headers::annotations(&schema).is_empty() {
+                self.tool_schemas.remove(name);
+            } else if self.tool_schemas.len() < TOOLS_KEPT {
+                self.tool_schemas.insert(name.to_owned(), schema);
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` body, for a tool learned from a tool list
+    /// (bent as [`HttpClientOptions::param_headers`] says).
+    fn param_headers(&self, body: &Value) -> Vec<(String, String)> {
+        use mcpspec_protocol::param_headers::{annotations, header_text, mirrored_headers};
+        if body.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return Vec::new();
+        }
+        let name = body.pointer("/params/name").and_then(Value::as_str).unwrap_or_default();
+        let Some(schema) = self.tool_schemas.get(name) else { return Vec::new() };
+        let arguments = body.pointer("/params/arguments");
+        match self.options.param_headers {
+            ParamHeaders::Mirror => mirrored_headers(schema, arguments),
+            ParamHeaders::Omit => Vec::new(),
+            ParamHeaders::Unencoded => annotations(schema)
+                .iter()
+                .filter_map(|a| Some((a.header(), header_text(a.value_in(arguments)?)?)))
+                .collect(),
+            ParamHeaders::ForMissingValues => annotations(schema)
+                .iter()
+                .map(|a| match a.value_in(arguments).and_then(header_text) {
+                    Some(text) => (a.header(), mcpspec_protocol::modern::encode_header_value(&text)),
+                    None => (a.header(), "null".to_owned()),
+                })
+                .collect(),
+        }
     }
 
     /// Ends every request under way.

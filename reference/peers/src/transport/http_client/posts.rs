@@ -66,6 +66,7 @@ impl HttpClientTransport {
                     }
                 }
                 if let FrameContent::Json { value, .. } = &frame.content {
+                    self.learn_tools(value);
                     // An error without an id on a POST's own stream answers the POST as a whole
                     // (a batch the revision does not have, a body the server could not read).
                     let idless = value.get("error").is_some() && value.get("id").is_none_or(Value::is_null);

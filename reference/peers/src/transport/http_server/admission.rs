@@ -63,7 +63,13 @@ pub(super) fn admit(
                 if inbound.requests.is_empty() && fault == Some(Fault::HttpRefusedNotificationAccepted) =>
             {
                 let response = status_only(StatusCode::ACCEPTED);
-                return Admitted::Done(Reply { response, session: None, stream: None, replayed: Vec::new() });
+                return Admitted::Done(Reply {
+                    response,
+                    session: None,
+                    stream: None,
+                    replayed: Vec::new(),
+                    request: None,
+                });
             }
             Err(refused) => return Admitted::Done(refused.into()),
         }
@@ -77,6 +83,7 @@ pub(super) fn admit(
         session: Some(id.clone()),
         stream: None,
         replayed: Vec::new(),
+        request: None,
     };
     if inbound.requests.is_empty() {
         if !session.deliver(value, None) {

@@ -50,6 +50,7 @@ pub(super) fn legacy_get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply
         session: Some(id),
         stream: Some(0),
         replayed: Vec::new(),
+        request: None,
     }
 }
 
@@ -86,8 +87,13 @@ pub(super) async fn legacy_post(
         return error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session not found").into();
     };
     session.last_active = Instant::now();
-    let reply =
-        Reply { response: Response::default(), session: Some(id), stream: None, replayed: Vec::new() };
+    let reply = Reply {
+        response: Response::default(),
+        session: Some(id),
+        stream: None,
+        replayed: Vec::new(),
+        request: None,
+    };
     if !session.deliver(value, None) {
         return busy(reply);
     }

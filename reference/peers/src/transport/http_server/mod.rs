@@ -142,6 +142,11 @@ pub struct HttpServerOptions {
     pub fault: Option<Fault>,
     /// The protected mode (`protect.rs`): an OAuth resource server trusting one issuer.
     pub protection: Option<Arc<Protection>>,
+    /// The inputSchema of each tool (by name) whose parameters carry `x-mcp-header`: a modern
+    /// `tools/call` of one is refused (400, -32020) when its `Mcp-Param-*` headers do not match
+    /// its arguments (`streamable-http.mdx#server-behavior-for-custom-headers`). What the app
+    /// lists, told to the endpoint, which alone sees the headers.
+    pub param_schemas: HashMap<String, Value>,
     /// 2025-03-26's authorization base URL is the MCP server's origin: requests for these
     /// paths are relayed to the authorization server at this address (`protect::at_origin`,
     /// where the `auth-legacy-` faults act; not logged here: it logs them).
@@ -175,6 +180,7 @@ impl HttpServerOptions {
             fault: None,
             protection: None,
             authorization_relay: None,
+            param_schemas: HashMap::new(),
         }
     }
 }
@@ -192,7 +198,8 @@ pub struct Exchange {
     /// The path and query.
     pub path: String,
     /// The request headers MCP cares about (`accept`, `content-type`, `mcp-session-id`,
-    /// `mcp-protocol-version`, `origin`, `last-event-id`), lowercase names, lossy values; and
+    /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, every `mcp-param-*`, `origin`,
+    /// `last-event-id`), lowercase names, lossy values; and
     /// `authorization` as its scheme alone (`Bearer …`), never the credential.
     pub request_headers: Vec<(String, String)>,
     pub status: u16,
@@ -203,6 +210,10 @@ pub struct Exchange {
     pub stream: Option<u64>,
     /// Events replayed on it (`Last-Event-ID`).
     pub replayed: Vec<String>,
+    /// A modern POST's request, reduced to what its headers mirror (`method`, `id`, and in
+    /// `params` the `_meta` protocol version, `name`, `uri` and `arguments`): what a judge of
+    /// clients holds the logged `mcp-*` headers to. `None` for every other request.
+    pub request: Option<Value>,
     /// When the response head was decided (for judging a client's timing, e.g. `retry`).
     pub at: Instant,
 }
@@ -463,11 +474,13 @@ struct Reply {
     session: Option<String>,
     stream: Option<u64>,
     replayed: Vec<String>,
+    /// A modern POST's request, for the log ([`Exchange::request`]).
+    request: Option<Value>,
 }
 
 impl Reply {
     fn plain(response: Response) -> Reply {
-        Reply { response, session: None, stream: None, replayed: Vec::new() }
+        Reply { response, session: None, stream: None, replayed: Vec::new(), request: None }
     }
 }
 
@@ -477,8 +490,16 @@ impl From<Response> for Reply {
     }
 }
 
-const LOGGED_REQUEST_HEADERS: [&str; 6] =
-    ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "origin", "last-event-id"];
+const LOGGED_REQUEST_HEADERS: [&str; 8] = [
+    "accept",
+    "content-type",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "origin",
+    "last-event-id",
+];
 const LOGGED_RESPONSE_HEADERS: [&str; 3] = ["mcp-session-id", "allow", "www-authenticate"];
 
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -493,6 +514,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let method = request.method().to_string();
     let path = logged_path(request.uri());
     let mut request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
+    request_headers.extend(rules::param_headers(request.headers()));
     // Whether and how the request was authenticated, never the credential itself: the log
     // reaches reports.
     if let Some(scheme) = header_str(request.headers(), "authorization").and_then(|v| v.split(' ').next()) {
@@ -518,6 +540,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         response_headers: pick_headers(headers, &LOGGED_RESPONSE_HEADERS),
         stream: reply.stream,
         replayed: reply.replayed,
+        request: reply.request,
         at: Instant::now(),
     };
     let mut state = endpoint.lock();

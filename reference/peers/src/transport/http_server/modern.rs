@@ -61,6 +61,9 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
         }
         return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
     }
+    if let Some(error) = param_refusal(endpoint, headers, &value) {
+        return modern_error(status(StatusCode::BAD_REQUEST), id, error).into();
+    }
     let key = rules::request_key(&value["id"]);
     let opened = {
         let mut state = endpoint.lock();
@@ -116,5 +119,43 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
             Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
         },
     };
-    Reply { response, session: None, stream: Some(stream), replayed: Vec::new() }
+    Reply { response, session: None, stream: Some(stream), replayed: Vec::new(), request: None }
+}
+
+/// Why a `tools/call` is refused for its `Mcp-Param-*` headers ([`rules::param_refusal`]), as
+/// bent by the `modern-http-param-header-` faults: not checked at all, a header expected even
+/// for a null or absent argument, names compared with their case (only a header spelled as the
+/// annotation is seen; HTTP hands names over in lower case), integers compared as text.
+fn param_refusal(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Option<ErrorObject> {
+    let fault = endpoint.fault();
+    if fault == Some(Fault::ModernParamHeaderUnchecked) {
+        return None;
+    }
+    let schemas = &endpoint.options.param_schemas;
+    let mut sent = rules::param_headers(headers);
+    let schema = value.pointer("/params/name").and_then(Value::as_str).and_then(|n| schemas.get(n));
+    let annotations = schema.map(mcpspec_protocol::param_headers::annotations).unwrap_or_default();
+    if fault == Some(Fault::ModernParamHeaderCaseSensitive) {
+        let spelled: Vec<String> = annotations.iter().map(|a| format!("mcp-param-{}", a.name)).collect();
+        sent.retain(|(k, _)| spelled.contains(k));
+    }
+    if fault == Some(Fault::ModernParamHeaderAlwaysExpected) && value["method"] == "tools/call" {
+        if let Some(a) = annotations.iter().find(|a| !sent.iter().any(|(k, _)| *k == a.header())) {
+            return Some(mcpspec_protocol::modern::header_mismatch(format!("{} is required", a.header())));
+        }
+    }
+    if fault == Some(Fault::ModernParamHeaderIntegerAsText) {
+        let arguments = value.pointer("/params/arguments");
+        for a in &annotations {
+            let body = a.value_in(arguments).filter(|v| v.is_i64() || v.is_u64());
+            let header = sent.iter().find(|(k, _)| *k == a.header()).map(|(_, v)| v.trim());
+            if let (Some(body), Some(header)) = (body.map(Value::to_string), header) {
+                if header != body {
+                    let why = format!("{} {header:?} differs from the body's {body}", a.header());
+                    return Some(mcpspec_protocol::modern::header_mismatch(why));
+                }
+            }
+        }
+    }
+    rules::param_refusal(value, schemas, &sent)
 }

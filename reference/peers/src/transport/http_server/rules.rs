@@ -306,6 +306,50 @@ pub fn modern_refusal(
     None
 }
 
+/// The `Mcp-Param-*` headers of a request: lower-case names (as HTTP hands them over), lossy
+/// values (a byte outside ASCII stays visible as such).
+pub fn param_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(k, _)| k.as_str().starts_with(era::headers::PARAM_PREFIX))
+        .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect()
+}
+
+/// A modern request reduced to what its headers mirror, for the log: `method`, `id`, and in
+/// `params` the `_meta` protocol version, `name`, `uri` and `arguments`.
+pub fn mirrored_request(value: &Value) -> Option<Value> {
+    let method = value.get("method")?.as_str()?;
+    let params = value.get("params");
+    let mut kept = serde_json::Map::new();
+    for key in ["name", "uri", "arguments"] {
+        if let Some(v) = params.and_then(|p| p.get(key)) {
+            kept.insert(key.to_owned(), v.clone());
+        }
+    }
+    if let Some(v) = params.and_then(|p| p.pointer("/_meta")).and_then(|m| m.get(era::PROTOCOL_VERSION_KEY)) {
+        kept.insert("_meta".to_owned(), json!({ era::PROTOCOL_VERSION_KEY: v }));
+    }
+    Some(json!({ "method": method, "id": value.get("id").cloned().unwrap_or(Value::Null), "params": kept }))
+}
+
+/// Why a modern `tools/call` is refused for its `Mcp-Param-*` headers (`sent`), -32020
+/// (`streamable-http.mdx#server-behavior-for-custom-headers`): the first
+/// [`mismatch`](mcpspec_protocol::param_headers::mismatches) against the arguments, for a tool
+/// of `schemas` (by name); `None` for another method or tool, or when they match.
+pub fn param_refusal(
+    value: &Value,
+    schemas: &std::collections::HashMap<String, Value>,
+    sent: &[(String, String)],
+) -> Option<ErrorObject> {
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let schema = schemas.get(value.pointer("/params/name")?.as_str()?)?;
+    let found = mcpspec_protocol::param_headers::mismatches(schema, value.pointer("/params/arguments"), sent);
+    found.first().map(|m| era::header_mismatch(m.to_string()))
+}
+
 /// The HTTP status of the app's answer to a modern request sent as one JSON body: 404 for -32601
 /// (`streamable-http.mdx#protocol-version-header`), 400 for the era's own errors (-32020,
 /// -32021, -32022; `basic/index.mdx`, `basic/versioning.mdx`), 200 for every other answer (a
@@ -468,6 +512,25 @@ mod tests {
         assert_eq!(modern_status(&json!({"error":{"code":-32022}})), 400);
         assert_eq!(modern_status(&json!({"error":{"code":-32602}})), 200);
         assert_eq!(modern_status(&json!({"result":{}})), 200);
+    }
+
+    #[test]
+    fn param_headers_are_held_to_the_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}});
+        let schemas = std::collections::HashMap::from([("t".to_owned(), schema)]);
+        let call = |args: Value| json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":args}});
+        let h = |v: &str| vec![("mcp-param-region".to_owned(), v.to_owned())];
+        let code = |c: &Value, sent: &[(String, String)]| param_refusal(c, &schemas, sent).map(|e| e.code);
+        assert_eq!(code(&call(json!({"region": "eu"})), &h("eu")), None);
+        assert_eq!(code(&call(json!({"region": "eu"})), &h("us")), Some(-32020));
+        assert_eq!(code(&call(json!({"region": "eu"})), &[]), Some(-32020));
+        assert_eq!(code(&call(json!({"region": null})), &[]), None);
+        assert_eq!(code(&call(json!({})), &[]), None);
+        let other = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u"}});
+        assert_eq!(code(&other, &h("us")), None, "another tool's headers are not recognized");
+        let reduced = mirrored_request(&call(json!({"region": "eu"}))).unwrap();
+        assert_eq!(reduced["params"]["arguments"]["region"], "eu");
     }
 
     #[test]

@@ -51,7 +51,10 @@ pub(super) async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Bo
     }
     let version_header = headers.get("mcp-protocol-version").map(HeaderValue::as_bytes);
     if rules::is_modern_post(&value, version_header, &endpoint.options.accepted_revisions) {
-        return modern_post(endpoint, headers, value).await;
+        let request = rules::mirrored_request(&value);
+        let mut reply = modern_post(endpoint, headers, value).await;
+        reply.request = request;
+        return reply;
     }
     let header_revision = match version_refused(endpoint, headers) {
         Ok(r) => r,
@@ -153,7 +156,7 @@ pub(super) fn get(endpoint: &Arc<Endpoint>, headers: &HeaderMap) -> Reply {
         drop(state);
         let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
         r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
-        return Reply { response: r, session: Some(id), stream: None, replayed: Vec::new() };
+        return Reply { response: r, session: Some(id), stream: None, replayed: Vec::new(), request: None };
     }
     let mut reply = Reply::plain(Response::default());
     reply.session = Some(id.clone());

@@ -37,6 +37,95 @@ async fn refuses_first_version(w: &mut ClientWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+#[given(expr = "the scenario server also lists the tool {string} annotated with x-mcp-header {string}")]
+async fn lists_badly_annotated_tool(
+    w: &mut ClientWorld,
+    name: String,
+    annotation: String,
+) -> Result<(), Halt> {
+    let tool = serde_json::json!({
+        "name": name,
+        "description": "A tool whose x-mcp-header annotation breaks the constraints: a client over Streamable HTTP leaves it out.",
+        "inputSchema": { "type": "object", "properties": {
+            "region": { "type": "string", "x-mcp-header": annotation } } }
+    });
+    w.session()?.script.extra_tools.push(tool);
+    Ok(())
+}
+
+/// A `tools/call` POST: its request headers, and its request reduced to what they mirror.
+type ToolCall = (Vec<(String, String)>, Value);
+
+/// The `tools/call` POSTs the scenario server's endpoint saw (refused ones too).
+fn tool_calls(w: &mut ClientWorld) -> Result<Vec<ToolCall>, Halt> {
+    let session = w.session()?;
+    session.drain_http();
+    let exchanges = session.recorder().http_client().map(|c| c.exchanges().cloned().collect::<Vec<_>>());
+    Ok(exchanges
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|x| x.request.filter(|r| r["method"] == "tools/call").map(|r| (x.request_headers, r)))
+        .collect())
+}
+
+/// `streamable-http.mdx#custom-headers-from-tool-parameters`: each call of the tool carries an
+/// `Mcp-Param-*` header per annotated argument with a value (encoded), none for a null or
+/// absent one (every call is also judged by the client HTTP rules, `http-client/param-header-…`).
+#[then(expr = "the client called the tool {string}, its Mcp-Param headers mirroring the arguments")]
+async fn called_with_param_headers(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let calls: Vec<_> = tool_calls(w)?
+        .into_iter()
+        .filter(|(_, r)| r.pointer("/params/name") == Some(&Value::from(tool.as_str())))
+        .collect();
+    if calls.is_empty() {
+        return Err(w.skip(format!(
+            "the client did not call {tool} (a client opts in by the scenario's name, MCP_CONFORMANCE_SCENARIO)"
+        )));
+    }
+    let schemas =
+        w.session()?.recorder().http_client().map(|c| c.param_schemas().clone()).unwrap_or_default();
+    let mut wrong = Vec::new();
+    for (headers, request) in &calls {
+        for v in mcpspec::judge::client::http::param_header_violations(headers, request, &schemas) {
+            wrong.push(format!("{}: {}", v.rule.id, v.actual));
+        }
+    }
+    let expected = format!("each call of {tool} with an Mcp-Param header per argument with a value, encoded, and none for a null or absent one");
+    let actual = match wrong.is_empty() {
+        true => format!("{} call(s), each mirroring its arguments", calls.len()),
+        false => wrong.join("; "),
+    };
+    w.check(wrong.is_empty(), expected, actual);
+    Ok(())
+}
+
+/// `streamable-http.mdx#schema-extension`: a client over Streamable HTTP leaves a tool whose
+/// `x-mcp-header` annotation breaks the constraints out of its tool list, so never calls it. A
+/// client that called no tool at all shows nothing: skipped.
+#[then(expr = "the client called a tool, but never {string}")]
+async fn never_called(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let calls = tool_calls(w)?;
+    if calls.is_empty() {
+        return Err(w.skip(
+            "the client called no tool: whether it would call the badly annotated one is unknown".into(),
+        ));
+    }
+    let bad =
+        calls.iter().filter(|(_, r)| r.pointer("/params/name") == Some(&Value::from(tool.as_str()))).count();
+    let names: Vec<&str> =
+        calls.iter().filter_map(|(_, r)| r.pointer("/params/name").and_then(Value::as_str)).collect();
+    w.check(
+        bad == 0,
+        format!(
+            "no call of {tool} (its x-mcp-header annotation is invalid: the tool is left out of the list)"
+        ),
+        format!("calls of {}", names.join(", ")),
+    );
+    Ok(())
+}
+
 #[given("the scenario server sends no requestState")]
 async fn no_request_state(w: &mut ClientWorld) -> Result<(), Halt> {
     w.session()?.script.strip_request_state = true;

@@ -597,6 +597,133 @@ async fn read_subject_with(w: &mut ServerWorld, headers: Vec<(String, String)>) 
     w.send_exactly(message, headers).await
 }
 
+/// The annotated parameter a custom-header scenario plays with: a top-level parameter of type
+/// `ty` (`string` or `integer`) of a tool whose `x-mcp-header` annotations are all valid (an
+/// optional one first, so that leaving it null or out is still a call the tool takes): its
+/// property and annotation.
+fn param_header_target(tool: &Value, ty: &str) -> Option<(String, String)> {
+    let schema = tool.get("inputSchema")?;
+    let required =
+        |p: &str| schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == p));
+    let is_string =
+        |p: &str| match schema.get("properties").and_then(|ps| ps.get(p)).and_then(|x| x.get("type")) {
+            Some(Value::String(t)) => t == ty,
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
+            _ => false,
+        };
+    mcpspec_protocol::param_headers::annotations(schema)
+        .into_iter()
+        .filter(|a| a.path.len() == 1 && is_string(&a.path[0]))
+        .min_by_key(|a| required(&a.path[0]))
+        .map(|a| (a.path[0].clone(), a.name))
+}
+
+#[given(expr = "the server lists a tool with an x-mcp-header {word} parameter")]
+async fn lists_param_header_tool(w: &mut ServerWorld, ty: String) -> Result<(), Halt> {
+    let pick = |t: &Value| param_header_target(t, &ty).is_some();
+    match super::given::find(w, "tools/list", "tools", pick).await? {
+        Some(t) => {
+            w.subject = Some(t);
+            Ok(())
+        }
+        None => Err(w.skip(format!(
+            "the server lists no tool with valid x-mcp-header annotations on a top-level {ty} parameter \
+             (x-mcp-header is optional for servers)"
+        ))),
+    }
+}
+
+/// POSTs `tools/call` of the tool a Given step picked: an example of its required arguments,
+/// its annotated parameter set to `value` (`None`: left out), and that parameter's
+/// `Mcp-Param-*` header replaced by `header` (`None`: left out). The other annotated arguments
+/// carry their headers as a correct client's would.
+async fn call_param_tool(
+    w: &mut ServerWorld,
+    ty: &str,
+    value: Option<Value>,
+    header: Option<String>,
+) -> Result<(), Halt> {
+    let Some(tool) = w.subject.clone() else {
+        return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
+    };
+    let Some((property, annotation)) = param_header_target(&tool, ty) else {
+        return Err(w.harness_error(format!("the tool picked has no x-mcp-header {ty} parameter")));
+    };
+    let schema = tool.get("inputSchema").cloned().unwrap_or_default();
+    let mut arguments = mcpspec_protocol::arguments::example_object(&schema);
+    if let Some(args) = arguments.as_object_mut() {
+        match value {
+            Some(v) => args.insert(property, v),
+            None => args.remove(&property),
+        };
+    }
+    let params = json!({ "name": tool["name"], "arguments": arguments });
+    let message = w.modern_request("tools/call", Some(params))?;
+    let name = format!("{}{}", modern::headers::PARAM_PREFIX, annotation.to_ascii_lowercase());
+    w.send_exactly(message, vec![(name, header.unwrap_or_default())]).await
+}
+
+#[when(expr = "the client POSTs a call of the tool whose Mcp-Param header {string}")]
+async fn posts_param_call(w: &mut ServerWorld, problem: String) -> Result<(), Halt> {
+    if problem == "writes its integer with a fraction" {
+        // streamable-http.mdx#server-validation: integers SHOULD be compared as numbers (42.0 is 42).
+        let (property, _) =
+            w.subject.as_ref().and_then(|t| param_header_target(t, "integer")).unwrap_or_default();
+        let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")?.get("properties")?.get(&property));
+        let example = mcpspec_protocol::arguments::example_for(&property, schema.unwrap_or(&Value::Null));
+        let n = example.as_i64().unwrap_or(42);
+        return call_param_tool(w, "integer", Some(json!(n)), Some(format!("{n}.0"))).await;
+    }
+    let (property, annotation) =
+        w.subject.as_ref().and_then(|t| param_header_target(t, "string")).unwrap_or_default();
+    let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")?.get("properties")?.get(&property));
+    let example = mcpspec_protocol::arguments::example_for(&property, schema.unwrap_or(&Value::Null));
+    let text = example.as_str().unwrap_or("mcpspec").to_owned();
+    let (value, header) = match problem.as_str() {
+        "names another value" => (text.clone(), Some(modern::encode_header_value(&format!("{text}-other")))),
+        "is missing" => (text, None),
+        // streamable-http.mdx#value-encoding: such a value travels in the Base64 sentinel.
+        "holds characters beyond ASCII" => ("Hello, 世界".to_owned(), Some("Hello, 世界".to_owned())),
+        // Unpadded Base64: the sentinel is malformed (the official suite's case).
+        "is a malformed Base64 sentinel" => ("Hello".to_owned(), Some("=?base64?SGVsbG8?=".to_owned())),
+        // mcpspec's HTTP client writes every header name in lower case (as HTTP/1.1 lets it).
+        "is named in lower case" if annotation == annotation.to_ascii_lowercase() => {
+            return Err(w.skip(format!(
+                "the annotation {annotation:?} has no upper-case letter: a lower-case name would test nothing"
+            )))
+        }
+        "is named in lower case" => (text.clone(), Some(modern::encode_header_value(&text))),
+        other => return Err(w.harness_error(format!("no such Mcp-Param header problem: {other:?}"))),
+    };
+    call_param_tool(w, "string", Some(Value::String(value)), header).await
+}
+
+#[when(
+    expr = "the client POSTs a call of the tool with its x-mcp-header parameter {word} and no Mcp-Param header"
+)]
+async fn posts_param_call_without_value(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
+    match how.as_str() {
+        "null" => call_param_tool(w, "string", Some(Value::Null), None).await,
+        "absent" => call_param_tool(w, "string", None, None).await,
+        other => Err(w.harness_error(format!("no such argument: {other:?} (null or absent)"))),
+    }
+}
+
+/// `streamable-http.mdx#server-behavior-for-custom-headers`: whatever the tool makes of the
+/// call, the server did not refuse it as a header mismatch.
+#[then("the server does not refuse the request for its headers")]
+async fn not_refused_for_headers(w: &mut ServerWorld) -> Result<(), Halt> {
+    let x = w.last_exchange().await?;
+    let r = w.await_answer().await?;
+    let refused = matches!(&r.outcome, Outcome::Error(e) if e.code == mcpspec_protocol::wire::ErrorObject::HEADER_MISMATCH);
+    w.check(
+        !refused,
+        "an answer other than -32020 (HeaderMismatch)",
+        format!("{}: {}", x.describe(), outcome_text(&r)),
+    );
+    Ok(())
+}
+
 #[when("the client opens a GET stream")]
 async fn opens_get(w: &mut ServerWorld) -> Result<(), Halt> {
     let Some(n) = w.session()?.http_request("GET", &Tweaks::default()) else {
