@@ -43,3 +43,15 @@ Feature: Cancellation
     And the client cancels the request once it reports progress
     Then the server does not answer the cancelled request
     And the session is still alive
+
+  # basic/transports/stdio.mdx#cancellation (2026-07-28): once the server has the cancellation it
+  # MUST NOT send anything more for the request. A liveness request after the cancellation is the
+  # barrier: what came before its answer crossed the cancellation; nothing may come after it.
+  @id:cancellation/silent-after-cancel @MUST @since:2026-07-28 @transport:stdio @spec:basic/transports/stdio.mdx#cancellation @fixture
+  Scenario: a request cancelled while it runs gets nothing more once the server has read the cancellation
+    Given an initialized session
+    And the server offers the tool "test_tool_with_progress"
+    When the client calls the tool with the progress token "mcpspec-cancel-me"
+    And the client cancels the request once it reports progress
+    Then the server sends nothing more for the cancelled request once it has read the cancellation
+    And the session is still alive

@@ -130,6 +130,7 @@ caught_by! { assert_caught_at;
     progress_after_response: "progress-after-response" at "2025-11-25" => "progress/stops-after-completion" "failed";
     progress_unknown_token: "progress-unknown-token" at "2025-11-25" => "progress/token-active" "failed";
     respond_after_cancel: "respond-after-cancel" at "2025-11-25" => "cancellation/no-response-after-cancel" "warning";
+    respond_after_cancel_modern: "respond-after-cancel" at "2026-07-28" => "cancellation/silent-after-cancel" "failed";
     crash_on_unknown_cancel: "crash-on-unknown-cancel" at "2025-11-25" => "cancellation/unknown-request[an unknown id]" "failed";
     pagination_cycle: "pagination-cycle" at "2025-11-25" => "pagination/ends[tools/list]" "warning";
     pagination_duplicates: "pagination-duplicates" at "2025-11-25" => "pagination/ends[tools/list]" "warning";

@@ -407,6 +407,59 @@ async fn does_not_answer_cancelled(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+/// basic/transports/stdio.mdx#cancellation (2026-07-28): once the server has the cancellation,
+/// it MUST NOT send anything more for the request. When it had it shows by a barrier: the
+/// liveness request sent after the cancellation is answered once the server has read it (stdio
+/// is read in order). A response or progress before the barrier's answer crossed the
+/// cancellation; after it, nothing of the request may come.
+#[then("the server sends nothing more for the cancelled request once it has read the cancellation")]
+async fn silent_after_cancel(w: &mut ServerWorld) -> Result<(), Halt> {
+    let Some(id) = w.pending.pop().and_then(|p| p.id) else {
+        return Err(w.harness_error("no request awaits an answer".into()));
+    };
+    let token = w.last_sent.as_ref().and_then(|(_, p)| p.as_ref()?.pointer("/_meta/progressToken").cloned());
+    let progress = |w: &mut ServerWorld| -> Result<usize, Halt> {
+        Ok(w.session()?
+            .notifications
+            .iter()
+            .filter(|m| {
+                matches!(m, Message::Notification(n) if n.method == "notifications/progress"
+                && n.params.as_ref().and_then(|p| p.get("progressToken")) == token.as_ref())
+            })
+            .count())
+    };
+    let within = w.timeout();
+    let (method, params) = w.session()?.liveness_request();
+    let barrier = match w.session()?.send_request_as_is(method, params).await {
+        Ok(barrier) => barrier,
+        Err(e) => return Err(w.fail("the server reads on after the cancellation", e.to_string())),
+    };
+    if let Err(e) = w.session()?.wait_response(&barrier, within).await {
+        return Err(w.fail(format!("an answer to the {method} sent after the cancellation"), e.to_string()));
+    }
+    let crossed = w.session()?.wait_response(&id, Duration::from_millis(1)).await.is_ok();
+    let progress_at_barrier = progress(w)?;
+    let _ = w.session()?.drain(Duration::from_millis(500)).await;
+    let answered_after = !crossed && w.session()?.wait_response(&id, Duration::from_millis(1)).await.is_ok();
+    let progress_after = progress(w)? - progress_at_barrier;
+    let mut after = Vec::new();
+    if answered_after {
+        after.push("a response".to_owned());
+    }
+    if progress_after > 0 {
+        after.push(format!("{progress_after} progress notification(s)"));
+    }
+    let actual = match (after.is_empty(), crossed) {
+        (true, true) => "its response crossed the cancellation; nothing after the server read it".to_owned(),
+        (true, false) => {
+            "nothing for it once the server had read the cancellation (500 ms watched)".to_owned()
+        }
+        (false, _) => format!("{} for it after the server had read the cancellation", after.join(" and ")),
+    };
+    w.check(after.is_empty(), "nothing more for the request once the cancellation was read", actual);
+    Ok(())
+}
+
 #[then("the structured content conforms to the output schema")]
 async fn structured_content_conforms(w: &mut ServerWorld) -> Result<(), Halt> {
     let result = w.last_result()?;
