@@ -210,6 +210,8 @@ caught! {
         => "client-lifecycle/shutdown" "warning";
     // The modern era (2026-07-28): each fault of the dual-era reference client, caught by
     // the client-modern/… check that names it (checker::modern_client, steps_client::modern).
+    client_fault_cursor_altered_modern: "cursor-altered" at MODERN in "client-modern/request-meta"
+        => "client-modern/cursor-opaque" "failed";
     client_fault_modern_meta_missing_version: "modern-meta-missing-version" at MODERN
         in "client-modern/request-meta"
         => "client-modern/meta-protocol-version" "failed", "client-modern/request-meta" "failed";

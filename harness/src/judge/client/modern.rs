@@ -138,8 +138,16 @@ pub const PARAM_HEADER_SAFE_INTEGER: Rule = rule(
     "Integer values of x-mcp-header parameters MUST be within JavaScript's safe range (-(2^53-1) to 2^53-1).",
 );
 
+pub const CURSOR_OPAQUE: Rule = rule(
+    "client-modern/cursor-opaque",
+    Level::MUST,
+    "server/utilities/pagination.mdx#implementation-guidelines",
+    "Clients MUST treat cursors as opaque tokens: a cursor a client sends is one the server gave as nextCursor, unchanged.",
+);
+
 /// Every rule of this module, for listings and tests.
 pub const ALL: &[&Rule] = &[
+    &CURSOR_OPAQUE,
     &META_VERSION,
     &META_CAPABILITIES,
     &META_CLIENT_INFO,
@@ -185,6 +193,8 @@ pub struct ModernClientRules {
     supported: Option<Vec<String>>,
     /// The client sent `initialize`: it speaks the legacy era now.
     fell_back: bool,
+    /// Every `nextCursor` the server gave (bounded), as JSON text.
+    cursors: std::collections::HashSet<String>,
 }
 
 /// What a retry of a request is known by: its method and the name or URI it is about (the same
@@ -224,6 +234,13 @@ impl ModernClientRules {
             }
             (Direction::ServerToClient, Message::Response(resp)) => {
                 let Some(id) = &resp.id else { return };
+                if let Outcome::Result(result) = &resp.outcome {
+                    if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()) {
+                        if self.cursors.len() < KEPT {
+                            self.cursors.insert(cursor.to_string());
+                        }
+                    }
+                }
                 let Some(key) = self.in_flight.remove(id) else { return };
                 match &resp.outcome {
                     Outcome::Result(result)
@@ -264,6 +281,16 @@ impl ModernClientRules {
 
     fn on_request(&mut self, id: &RequestId, method: &str, params: Option<&Value>, out: &mut Vec<Violation>) {
         let what = format!("{method} request {id}");
+        // pagination.mdx: a cursor goes back exactly as the server gave it.
+        if let Some(cursor) = params.and_then(|p| p.get("cursor")).filter(|c| !c.is_null()) {
+            if !self.cursors.contains(&cursor.to_string()) {
+                out.push(Violation::new(
+                    &CURSOR_OPAQUE,
+                    "a cursor the server gave as nextCursor, unchanged",
+                    format!("{what} with cursor {cursor}, which the server never gave"),
+                ));
+            }
+        }
         let meta = params.and_then(|p| p.get("_meta"));
         let meta_obj = meta.and_then(Value::as_object);
         let version = meta_obj.and_then(|m| m.get(PROTOCOL_VERSION_KEY));

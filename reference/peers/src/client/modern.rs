@@ -439,6 +439,11 @@ impl ReferenceClient {
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
         if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
             if self.tools.len() < 10_000 {
+                let cursor = match (self.fault, cursor) {
+                    // The fault: the cursor goes back altered (as if it had been URL-encoded).
+                    (Some(ClientFault::CursorAltered), Value::String(c)) => Value::String(c + "="),
+                    (_, cursor) => cursor,
+                };
                 return vec![self.modern_request("tools/list", json!({ "cursor": cursor }))];
             }
         }
