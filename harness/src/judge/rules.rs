@@ -103,6 +103,8 @@ rules! {
         "Servers MUST NOT use form mode elicitation to request sensitive information such as passwords, API keys, access tokens, or payment credentials (2025-06-18: MUST NOT request sensitive information); judged by the field names and titles that name such a secret.", since V2025_06_18;
     ELICITATION_URL_NO_USER_DATA = "elicitation/url-no-user-data", MUST, "client/elicitation.mdx#safe-url-handling", None,
         "The URL of a URL mode elicitation MUST NOT contain sensitive information about the end-user, including credentials and personally identifiable information; judged by userinfo, e-mail addresses and query parameters named for secrets.", since V2025_11_25;
+    SUBSCRIPTION_END_CANCELLED = "subscriptions/end-cancelled", SHOULD, "basic/patterns/cancellation.mdx", None,
+        "A server tearing down a subscription stream MUST send notifications/cancelled naming the subscriptions/listen request (basic/patterns/cancellation.mdx); basic/patterns/subscriptions.mdx#graceful-closure asks instead (SHOULD) for a completion result to that request. The pages disagree, so a completion result without the cancellation is a warning that cites both.", since V2026_07_28;
     CLIENT_ELICITATION_MODE = "client-elicitation/declares-a-mode", MUST, "client/elicitation.mdx#capabilities", None,
         "Clients declaring the elicitation capability MUST support at least one mode (form or url); an empty elicitation object means form mode.", since V2025_11_25;
     INITIALIZE_NOT_BATCHED = "lifecycle/initialize-not-batched", MUST, "basic/lifecycle.mdx#initialization", None,

@@ -115,6 +115,39 @@ fn a_server_that_ends_a_subscription_is_innocent() {
     assert_no_leftovers(&run.marker);
 }
 
+/// The same server ending its subscriptions with a completion result alone
+/// (subscriptions.mdx#graceful-closure) and no notifications/cancelled (cancellation.mdx, MUST):
+/// the pages disagree, so it is warned, citing both, not failed.
+#[test]
+fn a_subscription_ended_by_a_result_alone_is_warned() {
+    let args = [
+        "server",
+        "--timeout",
+        "2",
+        "--revision",
+        "2026-07-28",
+        "--scenario",
+        "subscriptions/filter-*",
+        "--",
+        MCPSPEC,
+        "reference",
+        "server",
+        "--listen-lifetime",
+        "1",
+        "--fault",
+        "modern-listen-ends-with-result",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    let warned: Vec<_> = run
+        .checks()
+        .into_iter()
+        .filter(|(_, _, c)| c["id"] == "subscriptions/end-cancelled" && c["verdict"] == "warning")
+        .collect();
+    assert!(!warned.is_empty(), "{}", run.describe());
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert_no_leftovers(&run.marker);
+}
+
 /// A modern server pushing `notifications/tools/list_changed` on a subscription that asked for
 /// something else was seen only where the fixture's watched resource exists: each kind of
 /// notification alone, and one resource's updates alone, show it on any server now.

@@ -104,6 +104,15 @@ impl SessionChecker {
                     if method == "server/discover" {
                         self.negotiation.server_capabilities = result.get("capabilities").cloned();
                     }
+                    // A cancellation naming the listen request would have closed it already
+                    // (`negotiation.rs`): this result ends the subscription without one.
+                    if method == "subscriptions/listen" {
+                        out.push(Violation::new(
+                            &rules::SUBSCRIPTION_END_CANCELLED,
+                            "notifications/cancelled naming the subscriptions/listen request when the server ends the subscription (cancellation.mdx; subscriptions.mdx#graceful-closure asks for a completion result instead)",
+                            format!("the subscription {} ended with a completion result and no notifications/cancelled", resp.id.as_ref().map_or("?".to_owned(), |i| i.to_string())),
+                        ));
+                    }
                     if method == "tools/list" {
                         judge_param_headers(result, out);
                     }

@@ -219,6 +219,9 @@ faults! {
     ModernUnsupportedVersionWrongCode => "modern-unsupported-version-wrong-code",
     /// The -32022 of an unsupported version has no `data.supported` (only `requested`).
     ModernUnsupportedVersionNoList => "modern-unsupported-version-no-list",
+    /// A subscription whose lifetime is over ends with a completion result to its
+    /// `subscriptions/listen` request alone, without notifications/cancelled naming it.
+    ModernListenEndsWithResult => "modern-listen-ends-with-result",
     /// `tools/list` holds a tool named after the process: the tool set differs between
     /// connections (server/tools.mdx#capabilities).
     ModernToolsPerProcess => "modern-tools-per-process",

@@ -360,6 +360,12 @@ impl ReferenceServer {
         let Some(job) = self.jobs.get_mut(&id) else { return };
         job.deadline = None;
         if matches!(job.kind, JobKind::Listen { .. }) {
+            if fault == Some(Fault::ModernListenEndsWithResult) {
+                // The defect: a completion result alone (subscriptions.mdx#graceful-closure),
+                // without the notifications/cancelled cancellation.mdx requires.
+                let meta = json!({ mcpspec_protocol::modern::SUBSCRIPTION_ID_KEY: id.to_value() });
+                return self.finish(id, Ok(json!({ "_meta": meta })));
+            }
             // The listen stream's lifetime is over: the server tears it down, naming it in a
             // notifications/cancelled (2026-07-28 basic/patterns/cancellation.mdx, MUST), and
             // sends no result for the cancelled request.
