@@ -199,6 +199,20 @@ caught! {
     // the 2 s timeout: the end of file came, but after the client had exited.
     #[alone] client_fault_exit_holding_stdin: "exit-holding-stdin" at FAULT_REVISION in "client-lifecycle/shutdown"
         => "client-lifecycle/shutdown" "warning";
+    // Tasks (2025-11-25): the session checker judges every tools/call of the client against the
+    // tool-level negotiation, and every cancellation; the client-tasks/… scenarios need a client
+    // that calls a tool as a task by the scenario's name.
+    client_fault_task_call_unchecked: "task-call-unchecked" at "2025-11-25" in "client-tasks/undeclared-capability"
+        => "tasks/client-tools-call-capability" "failed", "client-tasks/undeclared-capability" "failed";
+    // Its usual tool, which says nothing of tasks, called as one.
+    client_fault_task_call_unchecked_forbidden: "task-call-unchecked" at "2025-11-25" in "client-lifecycle/request-ids"
+        => "tasks/client-forbidden-tool-plain" "failed";
+    client_fault_task_required_plain: "task-required-plain" at "2025-11-25" in "client-tasks/required-tool"
+        => "tasks/client-required-tool-as-task" "failed", "client-tasks/required-tool" "failed";
+    #[alone] client_fault_task_awaits_status_notification: "task-awaits-status-notification" at "2025-11-25"
+        in "client-tasks/result-without-notifications" => "client-tasks/result-without-notifications" "failed";
+    #[alone] client_fault_task_cancelled_by_notification: "task-cancelled-by-notification" at "2025-11-25"
+        in "client-tasks/cancel" => "cancellation/task-by-tasks-cancel" "failed", "client-tasks/cancel" "failed";
     // The modern era (2026-07-28): each fault of the dual-era reference client, caught by
     // the client-modern/… check that names it (checker::modern_client, steps_client::modern).
     client_fault_modern_meta_missing_version: "modern-meta-missing-version" at MODERN

@@ -91,10 +91,14 @@ fn tasks_only_for_declared_request_types() {
     let call = json!({"name":"slow","task":{}});
     assert_eq!(
         exchange(&mut c, 1, "tools/call", call.clone(), json!({"task":task("working")})),
-        ["tasks/capability-declared"]
+        // The client's call breaks a rule of its own (whose messages count, the caller decides).
+        ["tasks/client-tools-call-capability", "tasks/capability-declared"]
     );
     // An answer that ignores `task` is what such a server owes.
-    assert!(exchange(&mut c, 2, "tools/call", call.clone(), json!({"content":[]})).is_empty());
+    assert_eq!(
+        exchange(&mut c, 2, "tools/call", call.clone(), json!({"content":[]})),
+        ["tasks/client-tools-call-capability"]
+    );
     // Before 2025-11-25 there are no tasks to judge.
     let mut old = session(json!({"tools":{}}), Revision::V2025_06_18);
     assert!(exchange(&mut old, 1, "tools/call", call, json!({"task":task("completed")})).is_empty());
@@ -118,4 +122,77 @@ fn a_tasks_progress_goes_on_under_its_token_until_the_task_ends() {
     assert!(exchange(&mut c, 3, "tools/call", plain, json!({"content":[]})).is_empty());
     let late = json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1}});
     assert_eq!(ids(&c.on_value(S2C, &late)), ["progress/stops-after-completion"]);
+}
+
+/// A tools/list answer listing `slow` (optional), `only` (required), `plain` (nothing said) and
+/// `never` (forbidden).
+fn listed(c: &mut SessionChecker) {
+    let tools = json!({"tools":[
+        {"name":"slow","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},
+        {"name":"only","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}},
+        {"name":"plain","inputSchema":{"type":"object"}},
+        {"name":"never","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}
+    ]});
+    assert!(exchange(c, 100, "tools/list", json!({}), tools).is_empty());
+}
+
+fn call(c: &mut SessionChecker, id: u64, name: &str, as_task: bool) -> Vec<&'static str> {
+    let mut params = json!({"name":name,"arguments":{}});
+    if as_task {
+        params["task"] = json!({"ttl":1000});
+    }
+    ids(&c.on_value(C2S, &json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params})))
+}
+
+#[test]
+fn a_client_calls_each_tool_as_its_task_support_says() {
+    let mut c = tasks_server();
+    listed(&mut c);
+    assert!(call(&mut c, 1, "slow", true).is_empty());
+    assert!(call(&mut c, 2, "slow", false).is_empty());
+    assert!(call(&mut c, 3, "only", true).is_empty());
+    assert_eq!(call(&mut c, 4, "only", false), ["tasks/client-required-tool-as-task"]);
+    assert_eq!(call(&mut c, 5, "plain", true), ["tasks/client-forbidden-tool-plain"]);
+    assert_eq!(call(&mut c, 6, "never", true), ["tasks/client-forbidden-tool-plain"]);
+    assert!(call(&mut c, 7, "never", false).is_empty());
+    // A tool never listed: nothing said how it may run.
+    assert!(call(&mut c, 8, "unlisted", true).is_empty());
+    // The server's own requests are not the client's tool calls.
+    let server_call = json!({"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"only"}});
+    assert!(ids(&c.on_value(S2C, &server_call)).is_empty());
+}
+
+#[test]
+fn without_the_capability_no_tool_is_called_as_a_task() {
+    let mut c = session(json!({"tools":{},"tasks":{"list":{}}}), Revision::V2025_11_25);
+    listed(&mut c);
+    assert_eq!(call(&mut c, 1, "slow", true), ["tasks/client-tools-call-capability"]);
+    assert_eq!(call(&mut c, 2, "plain", true), ["tasks/client-tools-call-capability"]);
+    // Without the capability the tool-level rules do not apply: a plain call is plain.
+    assert!(call(&mut c, 3, "only", false).is_empty());
+    // Before 2025-11-25 there are no tasks to judge.
+    let mut old = session(json!({"tools":{}}), Revision::V2025_06_18);
+    assert!(call(&mut old, 1, "slow", true).is_empty());
+}
+
+#[test]
+fn a_task_augmented_request_is_not_cancelled_by_notification() {
+    let mut c = tasks_server();
+    let cancel =
+        |id: u64| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}});
+    // Cancelled while it awaits its CreateTaskResult, or after.
+    assert!(call(&mut c, 1, "slow", true).is_empty());
+    assert_eq!(ids(&c.on_value(C2S, &cancel(1))), ["cancellation/task-by-tasks-cancel"]);
+    assert!(exchange(
+        &mut c,
+        2,
+        "tools/call",
+        json!({"name":"slow","task":{}}),
+        json!({"task":task("working")})
+    )
+    .is_empty());
+    assert!(ids(&c.on_value(C2S, &cancel(2))).contains(&"cancellation/task-by-tasks-cancel"));
+    // A plain request is cancelled by notification, as ever.
+    assert!(call(&mut c, 3, "slow", false).is_empty());
+    assert!(ids(&c.on_value(C2S, &cancel(3))).is_empty());
 }
