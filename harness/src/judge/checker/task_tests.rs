@@ -196,3 +196,23 @@ fn a_task_augmented_request_is_not_cancelled_by_notification() {
     assert!(call(&mut c, 3, "slow", false).is_empty());
     assert!(ids(&c.on_value(C2S, &cancel(3))).is_empty());
 }
+
+#[test]
+fn a_tasks_result_answer_names_the_task_asked_for() {
+    let mut c = tasks_server();
+    let call = json!({"name":"slow","task":{}});
+    assert!(exchange(&mut c, 1, "tools/call", call, json!({"task":task("working")})).is_empty());
+    let named =
+        |id: &str| json!({"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":id}}});
+    let ask = json!({"taskId":"t1"});
+    assert!(exchange(&mut c, 2, "tasks/result", ask.clone(), named("t1")).is_empty());
+    assert_eq!(
+        exchange(&mut c, 3, "tasks/result", ask.clone(), json!({"content":[]})),
+        ["tasks/result-names-task"]
+    );
+    assert_eq!(exchange(&mut c, 4, "tasks/result", ask.clone(), named("t2")), ["tasks/result-names-task"]);
+    // An error answer has no result to carry it.
+    c.on_value(C2S, &json!({"jsonrpc":"2.0","id":5,"method":"tasks/result","params":ask}));
+    let error = json!({"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"no such task"}});
+    assert!(ids(&c.on_value(S2C, &error)).is_empty());
+}

@@ -47,6 +47,10 @@ pub(super) struct TaskState {
     augmented_by_client: HashSet<RequestId>,
     /// Ids of the task-augmented requests the server sent (bounded).
     augmented_by_server: HashSet<RequestId>,
+    /// The client's `tasks/result` requests awaiting their answers: id → the task named.
+    results_asked_by_client: HashMap<RequestId, String>,
+    /// The server's `tasks/result` requests awaiting their answers: id → the task named.
+    results_asked_by_server: HashMap<RequestId, String>,
 }
 
 /// The id of the task a response creates (a `CreateTaskResult`), if it is one.
@@ -94,6 +98,16 @@ impl SessionChecker {
         }
         if TASK_METHODS.contains(&r.method.as_str()) {
             related_meta(direction, &format!("{} request", r.method), r.params.as_ref(), out);
+        }
+        let named = r.params.as_ref().and_then(|p| p.get("taskId")).and_then(Value::as_str);
+        if let (true, Some(task)) = (r.method == "tasks/result", named) {
+            let asked = match direction {
+                Direction::ClientToServer => &mut self.tasks.results_asked_by_client,
+                Direction::ServerToClient => &mut self.tasks.results_asked_by_server,
+            };
+            if asked.len() < MAX_FOLLOWED_TASKS {
+                asked.insert(r.id.clone(), task.to_owned());
+            }
         }
         let augmented = r.params.as_ref().and_then(|p| p.get("task")).is_some_and(Value::is_object);
         if augmented {
@@ -184,7 +198,27 @@ impl SessionChecker {
         if !self.tasks_apply() {
             return;
         }
+        // The task a tasks/result request named (its answer, result or error, is in).
+        let asked = resp.id.as_ref().and_then(|id| match direction {
+            Direction::ServerToClient => self.tasks.results_asked_by_client.remove(id),
+            Direction::ClientToServer => self.tasks.results_asked_by_server.remove(id),
+        });
         let Outcome::Result(result) = &resp.outcome else { return };
+        if let (true, Some(asked)) = (method == "tasks/result", &asked) {
+            let named = related_task(result);
+            if named != Some(asked.as_str()) {
+                let actual = match named {
+                    Some(other) => format!("a tasks/result answer whose related-task _meta names {other:?}"),
+                    None => "a tasks/result answer without io.modelcontextprotocol/related-task in _meta"
+                        .to_owned(),
+                };
+                out.push(Violation::new(
+                    &rules::TASK_RESULT_NAMES_TASK,
+                    format!("the tasks/result answer naming task {asked:?} in its related-task _meta"),
+                    actual,
+                ));
+            }
+        }
         match method {
             "tools/list" if direction == Direction::ServerToClient => {
                 for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {

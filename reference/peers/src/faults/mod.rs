@@ -346,6 +346,13 @@ faults! {
     /// A failed task carries no `statusMessage` (tasks.mdx#task-execution-errors: the tasks/get
     /// response SHOULD say why).
     TaskFailedWithoutMessage => "task-failed-without-message",
+    /// Arguments a tool's inputSchema refuses get -32602 (as before 2025-11-25), and `tasks/result`
+    /// of a task whose call so failed answers a `CallToolResult` with `isError` instead of that
+    /// error (tasks.mdx#task-execution-errors: it MUST return the same JSON-RPC error).
+    TaskErrorBecomesResult => "task-error-becomes-result",
+    /// A task takes the id the requestor proposed in `task.taskId`, when it proposes one
+    /// (tasks.mdx#task-id-requirements: the receiver MUST generate task ids).
+    TaskIdFromRequestor => "task-id-from-requestor",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

@@ -114,10 +114,12 @@ impl ReferenceServer {
         t
     }
 
-    /// The id of the next task: random, but for the faults that make ids guessable or repeat.
-    fn new_task_id(&mut self) -> String {
+    /// The id of the next task: random, but for the faults that make ids guessable, repeat them
+    /// or take the one the requestor proposed in `task` (`proposed`).
+    fn new_task_id(&mut self, proposed: Option<&str>) -> String {
         self.tasks.created += 1;
         match self.fault {
+            Some(Fault::TaskIdFromRequestor) if proposed.is_some() => proposed.unwrap_or_default().to_owned(),
             Some(Fault::TaskIdsSequential) => format!("task-{}", self.tasks.created),
             Some(Fault::TaskIdRepeats) => match self.tasks.tasks.first() {
                 Some((first, _)) => first.clone(),
@@ -133,7 +135,7 @@ impl ReferenceServer {
         let requested = task_params.get("ttl").and_then(Value::as_u64);
         // tasks.mdx#ttl-and-resource-management: a receiver MAY override the requested ttl.
         let ttl = requested.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
-        let id = self.new_task_id();
+        let id = self.new_task_id(task_params.get("taskId").and_then(Value::as_str));
         let now = timestamp();
         let task = Task {
             status: TaskStatus::Working,
@@ -231,6 +233,11 @@ impl ReferenceServer {
                         meta[RELATED_TASK_META] = related;
                     }
                 }
+                Ok(result)
+            }
+            Some(Err(error)) if self.fault == Some(Fault::TaskErrorBecomesResult) => {
+                let mut result = tool_error(&error.message);
+                result["_meta"] = json!({ RELATED_TASK_META: related });
                 Ok(result)
             }
             Some(Err(error)) => Err(error.clone()),
