@@ -216,3 +216,21 @@ fn a_tasks_result_answer_names_the_task_asked_for() {
     let error = json!({"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"no such task"}});
     assert!(ids(&c.on_value(S2C, &error)).is_empty());
 }
+
+#[test]
+fn a_request_for_a_task_names_a_task_of_the_session() {
+    let mut c = tasks_server();
+    let call = json!({"name":"slow","task":{}});
+    assert!(exchange(&mut c, 1, "tools/call", call, json!({"task":task("working")})).is_empty());
+    let elicit = |id: &str, task: &str| {
+        json!({"jsonrpc":"2.0","id":id,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}},
+            "_meta":{"io.modelcontextprotocol/related-task":{"taskId":task}}}})
+    };
+    // (The client of this session declared no elicitation: only the rule at hand is looked at.)
+    let known = |v: Vec<&'static str>| v.into_iter().filter(|id| *id == "tasks/related-task-known").count();
+    assert_eq!(known(ids(&c.on_value(S2C, &elicit("e1", "t1")))), 0);
+    assert_eq!(known(ids(&c.on_value(S2C, &elicit("e2", "nope")))), 1);
+    // Without related-task _meta there is nothing to judge here.
+    let plain = json!({"jsonrpc":"2.0","id":"e3","method":"elicitation/create","params":{"message":"m"}});
+    assert_eq!(known(ids(&c.on_value(S2C, &plain))), 0);
+}

@@ -122,6 +122,35 @@ impl SessionChecker {
         if direction == Direction::ClientToServer && r.method == "tools/call" {
             self.tool_negotiation(r, augmented, out);
         }
+        if !TASK_METHODS.contains(&r.method.as_str()) {
+            self.related_task_known(direction, r, out);
+        }
+    }
+
+    /// A request (other than the task methods) naming a task in its related-task `_meta` names
+    /// one of the session's tasks (`#associating-task-related-messages`: a request a task
+    /// depends on carries that task's id). Past the followed tasks, nothing is judged.
+    fn related_task_known(&self, direction: Direction, r: &Request, out: &mut Vec<Violation>) {
+        let Some(named) = r.params.as_ref().and_then(related_task) else { return };
+        let (own, other) = match direction {
+            Direction::ServerToClient => (&self.tasks.server, &self.tasks.client),
+            Direction::ClientToServer => (&self.tasks.client, &self.tasks.server),
+        };
+        let followed_all = own.len() < MAX_FOLLOWED_TASKS && other.len() < MAX_FOLLOWED_TASKS;
+        if followed_all && !own.contains_key(named) && !other.contains_key(named) {
+            let who = match direction {
+                Direction::ClientToServer => "the client",
+                Direction::ServerToClient => "the server",
+            };
+            out.push(Violation::new(
+                &rules::TASK_RELATED_TASK_KNOWN,
+                "a related-task _meta naming a task of the session (the task the request is for)",
+                format!(
+                    "{who}'s {} request names task {named:?}, which no CreateTaskResult created",
+                    r.method
+                ),
+            ));
+        }
     }
 
     /// A client's `tools/call` (`augmented` when it carries `task`), against the server's

@@ -353,6 +353,13 @@ faults! {
     /// A task takes the id the requestor proposed in `task.taskId`, when it proposes one
     /// (tasks.mdx#task-id-requirements: the receiver MUST generate task ids).
     TaskIdFromRequestor => "task-id-from-requestor",
+    /// The elicitation a task's tool sends carries no related-task `_meta`
+    /// (tasks.mdx#input-required-status: the request MUST name the task).
+    TaskInputRequestUnrelated => "task-input-request-unrelated",
+    /// The elicitation a task's tool sends names a task that does not exist in its related-task
+    /// `_meta` (tasks.mdx#associating-task-related-messages: a request a task depends on MUST
+    /// carry that task's id).
+    TaskInputRequestOtherTask => "task-input-request-other-task",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

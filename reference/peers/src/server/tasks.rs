@@ -2,8 +2,10 @@
 //! `task` is answered at once with a `CreateTaskResult`, and the tool runs on as a job of its own
 //! whose answer is kept for `tasks/result`; `tasks/get`, `tasks/list` (paged) and `tasks/cancel`
 //! read and end tasks (a cancellation is announced in `notifications/tasks/status`). The server declares `tasks.list`, `tasks.cancel` and
-//! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` only as one
-//! (`catalog::task_support`).
+//! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` and
+//! `test_task_elicitation` only as one (`catalog::task_support`). A task's tool that asks the
+//! client for something makes the task `input_required` until the answer, and its request names
+//! the task in its related-task `_meta`.
 
 use super::*;
 use mcpspec_protocol::tasks::{TaskStatus, RELATED_TASK_META};
@@ -81,7 +83,7 @@ fn unknown_task(id: &str) -> ErrorObject {
     invalid_params(&format!("Unknown task: {id}"))
 }
 
-/// A result with the related-task `_meta` naming `id` (`Fault::TaskResultsRelatedMeta`).
+/// A result (or request params) with the related-task `_meta` naming `id`.
 fn with_related_meta(mut result: Value, id: &str) -> Value {
     if let Some(o) = result.as_object_mut() {
         let meta = o.entry("_meta").or_insert_with(|| json!({}));
@@ -200,6 +202,27 @@ impl ReferenceServer {
         // request of the client's decides, and the client learns the end from tasks/get or
         // tasks/result anyway; a cancellation, which a request makes, is notified.
         self.answer_waiting_results(id);
+    }
+
+    /// The job of task `id` sends the client a request (`params`) it needs to go on: the task is
+    /// `input_required` until the answer, and the request names the task in its related-task
+    /// `_meta` (tasks.mdx#input-required-status: MUST), but for the faults that leave it out or
+    /// name another task.
+    pub(super) fn task_needs_input(&mut self, id: &str, params: &mut Value) {
+        if let Some(task) = self.tasks.get_mut(id).filter(|t| !t.status.is_terminal()) {
+            task.status = TaskStatus::InputRequired;
+            task.status_message = Some("Waiting for the client's answer to a request of the tool.".into());
+            task.last_updated_at = timestamp();
+        }
+        let named = match self.fault {
+            Some(Fault::TaskInputRequestUnrelated) => return,
+            Some(Fault::TaskInputRequestOtherTask) => "mcpspec-some-other-task",
+            _ => id,
+        };
+        if !params.is_object() {
+            *params = json!({});
+        }
+        *params = with_related_meta(params.take(), named);
     }
 
     /// notifications/tasks/status, which receivers MAY send (tasks.mdx#task-status-notification).

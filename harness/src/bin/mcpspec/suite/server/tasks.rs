@@ -57,6 +57,67 @@ async fn lists_task_tool(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
     }
 }
 
+/// A tool that may run as a task, one that asks the client for input if the server lists such
+/// a tool (its name or description speaks of eliciting, sampling or input), else the first.
+/// What a tool does is not on the wire before it is called: the words are a guess, and a tool
+/// that asks for nothing leaves the scenario without a request to judge.
+#[given("the server lists a tool that may run as a task, preferably one that asks for input")]
+async fn lists_task_tool_asking(w: &mut ServerWorld) -> Result<(), Halt> {
+    let may = |t: &Value| TaskSupport::of_tool(t) != TaskSupport::Forbidden;
+    let asks = |t: &Value| {
+        let words = format!("{} {}", t["name"], t["description"]).to_lowercase();
+        may(t) && ["elicit", "sampl", "input"].iter().any(|w| words.contains(w))
+    };
+    let tool = match find(w, "tools/list", "tools", asks).await? {
+        Some(tool) => Some(tool),
+        None => find(w, "tools/list", "tools", may).await?,
+    };
+    match tool {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no tool that may run as a task".into())),
+    }
+}
+
+/// tasks.mdx#input-required-status: a request the server sends the client for a task (an
+/// elicitation, a sampling, the roots) names the task in its related-task `_meta`; while the
+/// scenario's one task runs, every request of the server's but a ping is for it. A server that
+/// sent none leaves nothing to judge.
+#[then("every request the server sent while the task ran named it in its related-task _meta")]
+async fn requests_name_task(w: &mut ServerWorld) -> Result<(), Halt> {
+    let id = task_id(w)?;
+    let asked: Vec<(String, Option<String>)> = w
+        .session()?
+        .server_requests
+        .iter()
+        .filter(|r| r.method != "ping")
+        .map(|r| (r.method.clone(), r.params.as_ref().and_then(related_task).map(str::to_owned)))
+        .collect();
+    if asked.is_empty() {
+        return Err(w.skip(format!("the server sent no request while task {id} ran")));
+    }
+    let astray: Vec<String> = asked
+        .iter()
+        .filter(|(_, named)| named.as_deref() != Some(id.as_str()))
+        .map(|(method, named)| match named {
+            Some(other) => format!("{method} naming task {other:?}"),
+            None => format!("{method} without related-task _meta"),
+        })
+        .collect();
+    let expected = format!("each request of the server's naming task {id} in its related-task _meta");
+    let actual = match astray.is_empty() {
+        true => {
+            let methods: Vec<&str> = asked.iter().map(|(m, _)| m.as_str()).collect();
+            format!("{}, each naming it", methods.join(", "))
+        }
+        false => astray.join("; "),
+    };
+    w.check(astray.is_empty(), expected, actual);
+    Ok(())
+}
+
 /// A tool that may run as a task if the server lists one, else any tool: for a server that
 /// declared no tasks, where whatever a tool says of tasks must not matter.
 #[given("the server lists a tool, preferably one that may run as a task")]
