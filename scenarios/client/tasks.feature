@@ -7,12 +7,14 @@ Feature: Client tasks
   that declared tasks.requests.tools.call, never a tool whose taskSupport is absent or
   "forbidden" as one, and a "required" one only as one: the session checker judges every
   tools/call of the client, in every scenario (tasks/client-tools-call-capability,
-  tasks/client-forbidden-tool-plain, tasks/client-required-tool-as-task), and every cancellation
-  (cancellation/task-by-tasks-cancel).
+  tasks/client-forbidden-tool-plain, tasks/client-required-tool-as-task), every cancellation
+  (cancellation/task-by-tasks-cancel) and every tasks/list cursor (tasks/list-cursor-as-given).
 
   A client opts into these scenarios by their names (MCP_CONFORMANCE_SCENARIO): it calls
-  `test_task_required` (`slow` for client-tasks/cancel), and follows the task it gets. A client
-  that calls no such tool, or creates no task, is skipped.
+  `test_task_required` (`slow` for client-tasks/cancel), and follows the task it gets; for
+  client-tasks/list-cursor it calls `slow` as a task 11 times, more than one page of tasks/list
+  (ten), and lists its tasks to the end. A client that calls no such tool, creates no task or
+  asks for no second page is skipped.
 
   @id:client-tasks/required-tool @MUST @spec:basic/utilities/tasks.mdx#tool-level-negotiation
   Scenario: a tool that runs only as a task is called as one
@@ -31,6 +33,12 @@ Feature: Client tasks
     Given a client connected to the scenario server
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client cancelled its task with tasks/cancel
+
+  @id:client-tasks/list-cursor @MUST @spec:basic/utilities/tasks.mdx#task-listing
+  Scenario: the client sends each tasks/list cursor back as the server gave it
+    Given a client connected to the scenario server
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client listed its tasks page by page, each cursor as the server gave it
 
   @id:client-tasks/undeclared-capability @MUST @spec:basic/utilities/tasks.mdx#tool-level-negotiation
   Scenario: a server without tasks.requests.tools.call gets no tool call as a task

@@ -249,6 +249,8 @@ rules! {
         "A message tied to a task carries io.modelcontextprotocol/related-task in _meta with that task's taskId; a tasks/result answer, whose result does not name the task otherwise, always does, naming the task the request asked for (2025-11-25).", since V2025_11_25, until V2025_11_25;
     TASK_RELATED_TASK_KNOWN = "tasks/related-task-known", MUST, "basic/utilities/tasks.mdx#associating-task-related-messages", None,
         "A request tied to a task, such as an elicitation the task's tool call depends on, names that very task in its related-task _meta: a task of the session, never one that does not exist (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_LIST_CURSOR_OPAQUE = "tasks/list-cursor-as-given", MUST, "basic/utilities/tasks.mdx#task-listing", None,
+        "A requestor treats tasks/list cursors as opaque: the cursor of a tasks/list request is a nextCursor the receiver gave, sent back unparsed and unchanged (2025-11-25).", since V2025_11_25, until V2025_11_25;
     TASK_TOOLS_CALL_CAPABILITY = "tasks/client-tools-call-capability", MUST, "basic/utilities/tasks.mdx#tool-level-negotiation", None,
         "A client never calls a tool as a task (tools/call carrying task) on a server whose capabilities lack tasks.requests.tools.call, whatever the tool's execution.taskSupport says (2025-11-25).", since V2025_11_25, until V2025_11_25;
     TASK_FORBIDDEN_TOOL = "tasks/client-forbidden-tool-plain", MUST, "basic/utilities/tasks.mdx#tool-level-negotiation", None,

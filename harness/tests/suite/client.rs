@@ -213,6 +213,8 @@ caught! {
         in "client-tasks/result-without-notifications" => "client-tasks/result-without-notifications" "failed";
     #[alone] client_fault_task_cancelled_by_notification: "task-cancelled-by-notification" at "2025-11-25"
         in "client-tasks/cancel" => "cancellation/task-by-tasks-cancel" "failed", "client-tasks/cancel" "failed";
+    #[alone] client_fault_task_list_cursor_altered: "task-list-cursor-altered" at "2025-11-25"
+        in "client-tasks/list-cursor" => "tasks/list-cursor-as-given" "failed", "client-tasks/list-cursor" "failed";
     // The modern era (2026-07-28): each fault of the dual-era reference client, caught by
     // the client-modern/… check that names it (checker::modern_client, steps_client::modern).
     client_fault_modern_meta_missing_version: "modern-meta-missing-version" at MODERN

@@ -234,3 +234,20 @@ fn a_request_for_a_task_names_a_task_of_the_session() {
     let plain = json!({"jsonrpc":"2.0","id":"e3","method":"elicitation/create","params":{"message":"m"}});
     assert_eq!(known(ids(&c.on_value(S2C, &plain))), 0);
 }
+
+#[test]
+fn a_tasks_list_cursor_goes_back_as_given() {
+    let mut c = tasks_server();
+    let page = json!({"tasks":[task("working")],"nextCursor":"tasks:10"});
+    assert!(exchange(&mut c, 1, "tasks/list", json!({}), page).is_empty());
+    let last = json!({"tasks":[]});
+    assert!(exchange(&mut c, 2, "tasks/list", json!({"cursor":"tasks:10"}), last.clone()).is_empty());
+    assert_eq!(
+        exchange(&mut c, 3, "tasks/list", json!({"cursor":"tasks%3A10"}), last.clone()),
+        ["tasks/list-cursor-as-given"]
+    );
+    assert_eq!(
+        exchange(&mut c, 4, "tasks/list", json!({"cursor":"tasks:20"}), last),
+        ["tasks/list-cursor-as-given"]
+    );
+}

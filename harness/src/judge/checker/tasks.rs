@@ -51,6 +51,10 @@ pub(super) struct TaskState {
     results_asked_by_client: HashMap<RequestId, String>,
     /// The server's `tasks/result` requests awaiting their answers: id → the task named.
     results_asked_by_server: HashMap<RequestId, String>,
+    /// The `nextCursor`s of the server's tasks/list results (as JSON text).
+    cursors_from_server: HashSet<String>,
+    /// The `nextCursor`s of the client's tasks/list results (as JSON text).
+    cursors_from_client: HashSet<String>,
 }
 
 /// The id of the task a response creates (a `CreateTaskResult`), if it is one.
@@ -124,6 +128,20 @@ impl SessionChecker {
         }
         if !TASK_METHODS.contains(&r.method.as_str()) {
             self.related_task_known(direction, r, out);
+        }
+        let cursor = r.params.as_ref().and_then(|p| p.get("cursor")).filter(|c| !c.is_null());
+        if let (true, Some(cursor)) = (r.method == "tasks/list", cursor) {
+            let given = match direction {
+                Direction::ClientToServer => &self.tasks.cursors_from_server,
+                Direction::ServerToClient => &self.tasks.cursors_from_client,
+            };
+            if given.len() < MAX_FOLLOWED_TASKS && !given.contains(&cursor.to_string()) {
+                out.push(Violation::new(
+                    &rules::TASK_LIST_CURSOR_OPAQUE,
+                    "a tasks/list cursor exactly as a nextCursor of the receiver's gave it",
+                    format!("tasks/list with the cursor {cursor}, which no tasks/list result gave"),
+                ));
+            }
         }
     }
 
@@ -269,6 +287,15 @@ impl SessionChecker {
             }
             "tasks/list" => {
                 related_meta(direction, "tasks/list result", Some(result), out);
+                if let Some(next) = result.get("nextCursor").filter(|c| !c.is_null()) {
+                    let given = match direction {
+                        Direction::ServerToClient => &mut self.tasks.cursors_from_server,
+                        Direction::ClientToServer => &mut self.tasks.cursors_from_client,
+                    };
+                    if given.len() < MAX_FOLLOWED_TASKS {
+                        given.insert(next.to_string());
+                    }
+                }
                 for task in result.get("tasks").and_then(Value::as_array).into_iter().flatten() {
                     self.follow(direction, task, method, out);
                 }

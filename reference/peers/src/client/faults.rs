@@ -248,6 +248,8 @@ pub enum ClientFault {
     TaskAwaitsStatusNotification,
     /// Cancels its task-augmented tool call with `notifications/cancelled`, not `tasks/cancel`.
     TaskCancelledByNotification,
+    /// Sends a tasks/list `nextCursor` back percent-encoded.
+    TaskListCursorAltered,
     // ---- planted bugs for `mcpspec fuzz --role client` ----
     // Each looks, from outside, like a real bug of a Rust client, and trips only on its
     // trigger (`client/planted.rs`); otherwise the client is the clean reference client.
@@ -276,7 +278,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 120] = [
+    pub const ALL: [ClientFault; 121] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -389,6 +391,7 @@ impl ClientFault {
         ClientFault::TaskRequiredPlain,
         ClientFault::TaskAwaitsStatusNotification,
         ClientFault::TaskCancelledByNotification,
+        ClientFault::TaskListCursorAltered,
         ClientFault::FuzzCrashLongString,
         ClientFault::FuzzCrashWrongType,
         ClientFault::FuzzCrashDeepNesting,
@@ -513,6 +516,7 @@ impl ClientFault {
             ClientFault::TaskRequiredPlain => "task-required-plain",
             ClientFault::TaskAwaitsStatusNotification => "task-awaits-status-notification",
             ClientFault::TaskCancelledByNotification => "task-cancelled-by-notification",
+            ClientFault::TaskListCursorAltered => "task-list-cursor-altered",
             ClientFault::FuzzCrashLongString => "fuzz-crash-long-string",
             ClientFault::FuzzCrashWrongType => "fuzz-crash-wrong-type",
             ClientFault::FuzzCrashDeepNesting => "fuzz-crash-deep-nesting",

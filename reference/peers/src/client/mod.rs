@@ -21,7 +21,9 @@ pub use faults::ClientFault;
 pub use http::run_http;
 pub use modern::{scenario_tool, CACHING_SCENARIO, MAX_MRTR_ROUNDS, SCENARIO_TOOLS};
 pub use persona::{ClientPersona, ROOT_URI};
-pub use tasks::{CANCEL_SCENARIO, REQUIRED_TOOL_SCENARIO, RESULT_SCENARIO, UNDECLARED_SCENARIO};
+pub use tasks::{
+    CANCEL_SCENARIO, LIST_SCENARIO, REQUIRED_TOOL_SCENARIO, RESULT_SCENARIO, UNDECLARED_SCENARIO,
+};
 
 use crate::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
 use mcpspec_protocol::elicitation;
@@ -372,7 +374,9 @@ impl ReferenceClient {
                         Some(call) => self.on_call_answered(call, &result),
                         None => Vec::new(),
                     },
-                    "tasks/get" | "tasks/result" | "tasks/cancel" => self.on_task_answer(method),
+                    "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => {
+                        self.on_task_answer(method, &result)
+                    }
                     "ping" if self.phase == Phase::Cancelled => {
                         self.phase = Phase::Done;
                         Vec::new()

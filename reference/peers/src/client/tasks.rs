@@ -20,6 +20,14 @@ pub const REQUIRED_TOOL_SCENARIO: &str = "client-tasks/required-tool";
 pub const RESULT_SCENARIO: &str = "client-tasks/result-without-notifications";
 /// The scenario in which the client cancels its task.
 pub const CANCEL_SCENARIO: &str = "client-tasks/cancel";
+/// The scenario in which the client creates more tasks than a page of tasks/list holds, then
+/// lists them page by page.
+pub const LIST_SCENARIO: &str = "client-tasks/list-cursor";
+
+/// How many tasks the client creates in [`LIST_SCENARIO`]: more than the reference server's
+/// page of ten.
+const LIST_TASKS: usize = 11;
+
 /// The scenario in which the server hides `tasks.requests.tools.call`: the client still asks for
 /// the tool that runs only as a task, and calls it plainly.
 pub const UNDECLARED_SCENARIO: &str = "client-tasks/undeclared-capability";
@@ -34,6 +42,8 @@ pub(super) enum TaskPlan {
     Fetch,
     /// Cancels it with tasks/cancel.
     Cancel,
+    /// Creates [`LIST_TASKS`] tasks, then lists them to the end with tasks/list.
+    List,
 }
 
 /// The tool a task scenario calls, its arguments, and what becomes of its task.
@@ -44,6 +54,7 @@ pub(super) fn scenario_plan(scenario: Option<&str>) -> Option<(&'static str, Val
         }
         // Long enough that the task is still working when the cancellation comes.
         CANCEL_SCENARIO => Some(("slow", json!({ "ms": 10_000 }), TaskPlan::Cancel)),
+        LIST_SCENARIO => Some(("slow", json!({ "ms": 100 }), TaskPlan::List)),
         _ => None,
     }
 }
@@ -53,6 +64,8 @@ pub(super) fn scenario_plan(scenario: Option<&str>) -> Option<(&'static str, Val
 pub(super) struct TaskCall {
     plan: TaskPlan,
     task: Option<String>,
+    /// How many tasks the calls have created.
+    created: usize,
 }
 
 impl ReferenceClient {
@@ -76,7 +89,8 @@ impl ReferenceClient {
         if self.as_task(tool) {
             params["task"] = json!({ "ttl": TTL_MS });
             let plan = scenario_plan(self.scenario.as_deref()).map_or(TaskPlan::Fetch, |(_, _, p)| p);
-            self.task = Some(TaskCall { plan, task: None });
+            let created = self.task.as_ref().map_or(0, |t| t.created);
+            self.task = Some(TaskCall { plan, task: None, created });
         }
         params
     }
@@ -84,11 +98,16 @@ impl ReferenceClient {
     /// In a task scenario: the call of the scenario's tool (`None` elsewhere, or when the server
     /// does not list it).
     pub(super) fn scenario_call(&mut self) -> Option<Vec<Value>> {
-        let (name, arguments, _) = scenario_plan(self.scenario.as_deref())?;
+        let (name, arguments, plan) = scenario_plan(self.scenario.as_deref())?;
         let tool = self.tools.iter().find(|t| t["name"] == name)?.clone();
-        let params = self.call_params(&tool, arguments);
         self.phase = Phase::Calling;
-        Some(vec![self.request("tools/call", Some(params))])
+        let calls = if plan == TaskPlan::List { LIST_TASKS } else { 1 };
+        let mut out = Vec::new();
+        for _ in 0..calls {
+            let params = self.call_params(&tool, arguments.clone());
+            out.push(self.request("tools/call", Some(params)));
+        }
+        Some(out)
     }
 
     /// The answer to the tool call `call`: a `CreateTaskResult` starts following the task;
@@ -99,8 +118,11 @@ impl ReferenceClient {
             return Vec::new();
         };
         let plan = self.task.as_ref().map_or(TaskPlan::Fetch, |t| t.plan);
-        self.task = Some(TaskCall { plan, task: Some(id.clone()) });
+        let created = self.task.as_ref().map_or(0, |t| t.created) + 1;
+        self.task = Some(TaskCall { plan, task: Some(id.clone()), created });
         match (plan, self.fault) {
+            (TaskPlan::List, _) if created < LIST_TASKS => Vec::new(),
+            (TaskPlan::List, _) => vec![self.request("tasks/list", None)],
             (TaskPlan::Cancel, Some(ClientFault::TaskCancelledByNotification)) => {
                 self.phase = Phase::Done;
                 vec![cancel(call, "task-cancelled-by-notification fault")]
@@ -113,11 +135,23 @@ impl ReferenceClient {
     }
 
     /// The answer to one of the client's task requests: after tasks/get, the result (tasks/result
-    /// waits for the task's end); after tasks/result or tasks/cancel, done.
-    pub(super) fn on_task_answer(&mut self, method: &str) -> Vec<Value> {
+    /// waits for the task's end); after a tasks/list page with `nextCursor`, the next page (the
+    /// cursor is opaque: it goes back as received, but for the fault); after tasks/result,
+    /// tasks/cancel or the last page, done.
+    pub(super) fn on_task_answer(&mut self, method: &str, result: &Value) -> Vec<Value> {
         let task = self.task.as_ref().and_then(|t| t.task.clone());
-        match (method, task) {
-            ("tasks/get", Some(id)) => vec![self.request("tasks/result", Some(json!({ "taskId": id })))],
+        let next = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
+        match (method, task, next) {
+            ("tasks/get", Some(id), _) => vec![self.request("tasks/result", Some(json!({ "taskId": id })))],
+            ("tasks/list", _, Some(cursor)) => {
+                let cursor = match (self.fault, cursor) {
+                    (Some(ClientFault::TaskListCursorAltered), Value::String(c)) => {
+                        Value::String(c.replace(':', "%3A").replace('/', "%2F").replace(' ', "%20"))
+                    }
+                    (_, cursor) => cursor,
+                };
+                vec![self.request("tasks/list", Some(json!({ "cursor": cursor })))]
+            }
             _ => {
                 self.phase = Phase::Done;
                 Vec::new()
@@ -189,6 +223,33 @@ mod tests {
         assert_eq!(result[0]["method"], "tasks/result");
         assert!(c.on_message(&answer(&result[0]["id"], json!({ "content": [] }))).is_empty());
         assert!(c.finished());
+    }
+
+    #[test]
+    fn the_list_scenario_creates_a_page_and_more_and_lists_them_to_the_end() {
+        for fault in [None, Some(ClientFault::TaskListCursorAltered)] {
+            let mut c =
+                ReferenceClient::new(vec![Revision::V2025_11_25], fault).for_scenario(Some(LIST_SCENARIO));
+            let init = c.start();
+            let result = json!({ "protocolVersion": "2025-11-25", "capabilities": declared(),
+                "serverInfo": { "name": "s", "version": "1" } });
+            let list = c.on_message(&answer(&init[0]["id"], result));
+            let list = list.iter().find(|m| m["method"] == "tools/list").unwrap().clone();
+            let tools = json!({ "tools": [{ "name": "slow", "inputSchema": { "type": "object" },
+                "execution": { "taskSupport": "optional" } }] });
+            let calls = c.on_message(&answer(&list["id"], tools));
+            assert_eq!(calls.len(), LIST_TASKS);
+            let mut out = Vec::new();
+            for (n, call) in calls.iter().enumerate() {
+                out = c.on_message(&answer(&call["id"], created(&format!("t{n}"))));
+            }
+            assert_eq!(out[0]["method"], "tasks/list");
+            let next = c.on_message(&answer(&out[0]["id"], json!({ "tasks": [], "nextCursor": "tasks:10" })));
+            let sent = &next[0]["params"]["cursor"];
+            assert_eq!(sent == "tasks:10", fault.is_none(), "{sent}");
+            assert!(c.on_message(&answer(&next[0]["id"], json!({ "tasks": [] }))).is_empty());
+            assert!(c.finished());
+        }
     }
 
     #[test]

@@ -149,6 +149,43 @@ async fn cancelled_with_tasks_cancel(w: &mut ClientWorld) -> Result<(), Halt> {
     }
 }
 
+/// tasks.mdx#task-listing: requestors treat cursors as opaque; each cursor of the client's
+/// tasks/list requests is a `nextCursor` the scenario server gave, unchanged. A client that
+/// never asked for a second page is skipped.
+#[then("the client listed its tasks page by page, each cursor as the server gave it")]
+async fn task_cursors_as_given(w: &mut ClientWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    let received = session.received.clone();
+    let sent: Vec<Value> = session.sent.iter().map(|(_, v)| v.clone()).collect();
+    let (given, sent_back) = task_cursors(&received, &sent);
+    if sent_back.is_empty() {
+        return Err(w.skip("the client asked for no second page of tasks/list".into()));
+    }
+    let astray: Vec<String> = sent_back.iter().filter(|c| !given.contains(c)).map(Value::to_string).collect();
+    let actual = match astray.is_empty() {
+        true => format!("{} page(s) after the first, each with a cursor as given", sent_back.len()),
+        false => format!("tasks/list with cursor(s) no tasks/list result gave: {}", astray.join(", ")),
+    };
+    w.check(astray.is_empty(), "each tasks/list cursor a nextCursor the server gave, unchanged", actual);
+    Ok(())
+}
+
+/// The `nextCursor`s the scenario server's tasks/list results gave, and the cursors of the
+/// client's tasks/list requests.
+fn task_cursors(received: &[Value], sent: &[Value]) -> (Vec<Value>, Vec<Value>) {
+    let lists: Vec<&Value> =
+        received.iter().filter(|v| method(v) == Some("tasks/list") && v.get("id").is_some()).collect();
+    let given = lists
+        .iter()
+        .filter_map(|l| {
+            answer(sent, &l["id"])?.pointer("/result/nextCursor").filter(|c| !c.is_null()).cloned()
+        })
+        .collect();
+    let sent_back =
+        lists.iter().filter_map(|l| l.pointer("/params/cursor").filter(|c| !c.is_null()).cloned()).collect();
+    (given, sent_back)
+}
+
 #[then("the client called no tool as a task")]
 async fn no_tool_as_task(w: &mut ClientWorld) -> Result<(), Halt> {
     let received = w.session()?.received.clone();
