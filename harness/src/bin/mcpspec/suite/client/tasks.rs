@@ -232,10 +232,10 @@ mod tests {
         let done = result(2, json!({ "taskId": "t1", "status": "completed" }));
         let sent = [created_t1.clone()];
         assert_eq!(
-            created(&[call.clone()], &sent),
+            created(std::slice::from_ref(&call), &sent),
             [Created { call: json!(1), tool: "t".into(), task: "t1".into() }]
         );
-        assert!(fetched(&[call.clone()], &sent, "t1").is_err());
+        assert!(fetched(std::slice::from_ref(&call), &sent, "t1").is_err());
         assert!(fetched(&[call.clone(), get.clone()], &[created_t1.clone(), working], "t1").is_err());
         assert!(fetched(&[call.clone(), get], &[created_t1.clone(), done], "t1").is_ok());
         let asked = request(3, "tasks/result", json!({ "taskId": "t1" }));
