@@ -8,7 +8,10 @@
 //! declaring `tasks.requests.tools.call`, and then as each listed tool's `execution.taskSupport`
 //! says: never a forbidden one (or one saying nothing) as a task, never a required one plainly
 //! (`#tool-level-negotiation`). A task-augmented request is cancelled with `tasks/cancel`, never
-//! with `notifications/cancelled` (`basic/utilities/cancellation.mdx#behavior-requirements`).
+//! with `notifications/cancelled` (`basic/utilities/cancellation.mdx#behavior-requirements`). A
+//! tasks/result answer names the task asked for in its related-task `_meta`, and a request that
+//! names a task there names one of the session's (`#associating-task-related-messages`); a
+//! tasks/list cursor is a `nextCursor` the receiver gave, unchanged (`#task-listing`).
 //!
 //! Statuses are followed from responses only: a response comes after the request it answers,
 //! so two of them are in the order the receiver saw things; a `notifications/tasks/status` may
@@ -267,7 +270,7 @@ impl SessionChecker {
             }
         }
         match method {
-            "tools/list" if direction == Direction::ServerToClient => {
+            "tools/list" if direction == Direction::ServerToClient && !augmented => {
                 for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
                     let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
                     if self.tasks.tool_support.len() < MAX_FOLLOWED_TASKS {
