@@ -131,6 +131,38 @@ Feature: Tasks
     And the server lists a tool that may or may not run as a task
     Then the task's result is what a plain call of the tool answers
 
+  @id:tasks/result-error-as-plain-call @MUST @spec:basic/utilities/tasks.mdx#task-execution-errors
+  Scenario: tasks/result of a call that fails gives exactly what the same call gives without a task
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may or may not run as a task
+    Then the task's result, for arguments its input schema refuses, is what a plain call of the tool answers
+
+  @id:tasks/id-by-receiver @MUST @spec:basic/utilities/tasks.mdx#task-id-requirements
+  Scenario: a task's id is one the server generated, not one the client proposed
+    Given an initialized session
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task
+    When the client calls the tool as a task, proposing the task id "mcpspec-proposed-task-id"
+    Then the server creates a task whose id is its own, not "mcpspec-proposed-task-id"
+
+  # The server's tools say nothing of what they ask for: the step picks a tool that may run as
+  # a task and speaks of eliciting, sampling or input (the reference server's
+  # test_task_elicitation), else the first; a task that asks for nothing is skipped.
+  @id:tasks/input-request-names-task @MUST @spec:basic/utilities/tasks.mdx#input-required-status
+  Scenario: a request the server sends the client for a task names that task
+    Given an initialized session declaring the client capabilities
+      """
+      {"elicitation": {}, "sampling": {}}
+      """
+    And the server declares the "tasks.requests.tools.call" capability
+    And the server lists a tool that may run as a task, preferably one that asks for input
+    When the client calls the tool as a task
+    Then the server creates a task, working
+    When the client asks for the task's result
+    Then the server answers with the tool's answer, naming the task
+    And every request the server sent while the task ran named it in its related-task _meta
+
   @id:tasks/param-over-meta @MUST @spec:basic/utilities/tasks.mdx#associating-task-related-messages
   Scenario: tasks/get reads the task its taskId names, whatever related-task _meta says
     Given an initialized session

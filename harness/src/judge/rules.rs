@@ -253,6 +253,20 @@ rules! {
         "Servers and clients that support task-augmented requests MUST declare a tasks capability during initialization; the set in capabilities.tasks.requests is exhaustive: a CreateTaskResult answers only a request type declared there (2025-11-25).", since V2025_11_25, until V2025_11_25;
     TASK_PROGRESS_STOPS = "progress/task-stops-at-terminal", MUST, "basic/utilities/progress.mdx#behavior-requirements", None,
         "For task-augmented requests, the progressToken provided in the original request MUST continue to be used for progress notifications throughout the task's lifetime, even after the CreateTaskResult has been returned; progress notifications for tasks MUST stop after the task reaches a terminal status (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_RESULT_NAMES_TASK = "tasks/result-names-task", MUST, "basic/utilities/tasks.mdx#associating-task-related-messages", None,
+        "A message tied to a task carries io.modelcontextprotocol/related-task in _meta with that task's taskId; a tasks/result answer, whose result does not name the task otherwise, always does, naming the task the request asked for (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_RELATED_TASK_KNOWN = "tasks/related-task-known", MUST, "basic/utilities/tasks.mdx#associating-task-related-messages", None,
+        "A request tied to a task, such as an elicitation the task's tool call depends on, names that very task in its related-task _meta: a task of the session, never one that does not exist (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_LIST_CURSOR_OPAQUE = "tasks/list-cursor-as-given", MUST, "basic/utilities/tasks.mdx#task-listing", None,
+        "A requestor treats tasks/list cursors as opaque: the cursor of a tasks/list request is a nextCursor the receiver gave, sent back unparsed and unchanged (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_TOOLS_CALL_CAPABILITY = "tasks/client-tools-call-capability", MUST, "basic/utilities/tasks.mdx#tool-level-negotiation", None,
+        "A client never calls a tool as a task (tools/call carrying task) on a server whose capabilities lack tasks.requests.tools.call, whatever the tool's execution.taskSupport says (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_FORBIDDEN_TOOL = "tasks/client-forbidden-tool-plain", MUST, "basic/utilities/tasks.mdx#tool-level-negotiation", None,
+        "On a server declaring tasks.requests.tools.call, a client never calls as a task a tool whose execution.taskSupport is absent or \"forbidden\" (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_REQUIRED_TOOL = "tasks/client-required-tool-as-task", MUST, "basic/utilities/tasks.mdx#tool-level-negotiation", None,
+        "On a server declaring tasks.requests.tools.call, a client calls a tool whose execution.taskSupport is \"required\" only as a task, never plainly (2025-11-25).", since V2025_11_25, until V2025_11_25;
+    TASK_CANCEL_BY_TASKS_CANCEL = "cancellation/task-by-tasks-cancel", MUST, "basic/utilities/cancellation.mdx#behavior-requirements", None,
+        "A task-augmented request is cancelled with tasks/cancel, never with notifications/cancelled naming it; tasks have a cancellation of their own, which answers with the task's final state (2025-11-25).", since V2025_11_25, until V2025_11_25;
     NOTIFICATION_UNANSWERED = "jsonrpc/notification-unanswered", MUST, "basic/index.mdx#notifications", MESSAGES_2024,
         "Notifications MUST NOT include an ID; the receiver MUST NOT send a response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification).";
 }

@@ -3,8 +3,8 @@ under test by mcpspec's own tests (written apart from mcpspec's reference client
 
 It spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND (a JSON array), offers the revision
 MCP_CONFORMANCE_PROTOCOL_VERSION names, declares no capability, lists everything the server
-declared (tools, resources, resource templates, prompts; page by page) and calls each tool,
-pausing `--pause` seconds after each request, as a client that shows its user each step would.
+declared (tools, resources, resource templates, prompts; page by page) and calls each tool but
+those that run only as tasks (execution.taskSupport "required": it does not do tasks), pausing `--pause` seconds after each request, as a client that shows its user each step would.
 It answers the server's pings, refuses every other request of the server's with -32601 (it
 declared nothing), and ends the session as basic/lifecycle.mdx#shutdown says: it closes the
 server's stdin, waits, then SIGTERM, then SIGKILL.
@@ -142,6 +142,9 @@ def explore(conn, caps, pause):
     if "prompts" in caps:
         list_all(conn, "prompts/list", "prompts", pause)
     for tool in tools:
+        # 2025-11-25 tasks.mdx#tool-level-negotiation: such a tool is called only as a task.
+        if (tool.get("execution") or {}).get("taskSupport") == "required":
+            continue
         schema = tool.get("inputSchema") or {}
         properties = schema.get("properties") or {}
         arguments = {name: example(properties.get(name, {})) for name in schema.get("required", [])}

@@ -208,6 +208,22 @@ caught! {
     // the 2 s timeout: the end of file came, but after the client had exited.
     #[alone] client_fault_exit_holding_stdin: "exit-holding-stdin" at FAULT_REVISION in "client-lifecycle/shutdown"
         => "client-lifecycle/shutdown" "warning";
+    // Tasks (2025-11-25): the session checker judges every tools/call of the client against the
+    // tool-level negotiation, and every cancellation; the client-tasks/… scenarios need a client
+    // that calls a tool as a task by the scenario's name.
+    client_fault_task_call_unchecked: "task-call-unchecked" at "2025-11-25" in "client-tasks/undeclared-capability"
+        => "tasks/client-tools-call-capability" "failed", "client-tasks/undeclared-capability" "failed";
+    // Its usual tool, which says nothing of tasks, called as one.
+    client_fault_task_call_unchecked_forbidden: "task-call-unchecked" at "2025-11-25" in "client-lifecycle/request-ids"
+        => "tasks/client-forbidden-tool-plain" "failed";
+    client_fault_task_required_plain: "task-required-plain" at "2025-11-25" in "client-tasks/required-tool"
+        => "tasks/client-required-tool-as-task" "failed", "client-tasks/required-tool" "failed";
+    #[alone] client_fault_task_awaits_status_notification: "task-awaits-status-notification" at "2025-11-25"
+        in "client-tasks/result-without-notifications" => "client-tasks/result-without-notifications" "failed";
+    #[alone] client_fault_task_cancelled_by_notification: "task-cancelled-by-notification" at "2025-11-25"
+        in "client-tasks/cancel" => "cancellation/task-by-tasks-cancel" "failed", "client-tasks/cancel" "failed";
+    #[alone] client_fault_task_list_cursor_altered: "task-list-cursor-altered" at "2025-11-25"
+        in "client-tasks/list-cursor" => "tasks/list-cursor-as-given" "failed", "client-tasks/list-cursor" "failed";
     // The modern era (2026-07-28): each fault of the dual-era reference client, caught by
     // the client-modern/… check that names it (checker::modern_client, steps_client::modern).
     client_fault_cursor_altered_modern: "cursor-altered" at MODERN in "client-modern/request-meta"
@@ -310,7 +326,8 @@ fn client_reference_passes_every_default_revision() {
     // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
     // client-sampling/tools-undeclared-error (it declares sampling.tools) and
     // client-elicitation/undeclared-mode (it declares elicitation.url).
-    // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`).
+    // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
+    // the 5 client-tasks/… scenarios of 2025-11-25.
     assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
     assert_eq!(scenarios.len(), 115, "{}", run.describe());
     for (rev, n) in

@@ -294,4 +294,9 @@ caught_by! { assert_caught_at;
     task_progress_new_token: "task-progress-new-token" at "2025-11-25" => "progress/token-active" "failed";
     task_progress_after_end: "task-progress-after-end" at "2025-11-25" => "progress/task-stops-at-terminal" "failed";
     task_failed_without_message: "task-failed-without-message" at "2025-11-25" => "tasks/failed-says-why" "warning";
+    task_error_becomes_result: "task-error-becomes-result" at "2025-11-25" => "tasks/result-error-as-plain-call" "failed";
+    task_id_from_requestor: "task-id-from-requestor" at "2025-11-25" => "tasks/id-by-receiver" "failed";
+    task_result_without_related_task_on_the_wire: "task-result-without-related-task" at "2025-11-25" => "tasks/result-names-task" "failed";
+    task_input_request_unrelated: "task-input-request-unrelated" at "2025-11-25" => "tasks/input-request-names-task" "failed";
+    task_input_request_other_task: "task-input-request-other-task" at "2025-11-25" => "tasks/related-task-known" "failed";
 }

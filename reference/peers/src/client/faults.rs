@@ -256,6 +256,19 @@ pub enum ClientFault {
     NotificationFlood,
     /// Starts the server and writes lines that are not UTF-8, without end.
     InvalidUtf8,
+    // ---- tasks (2025-11-25, `client/tasks.rs`) ----
+    /// Calls its tool as a task whatever the server's capabilities and the tool's
+    /// `execution.taskSupport` say.
+    TaskCallUnchecked,
+    /// In the task scenarios, calls the tool that runs only as a task plainly.
+    TaskRequiredPlain,
+    /// Having created a task, waits for `notifications/tasks/status` before it asks for the
+    /// task's result: it never polls.
+    TaskAwaitsStatusNotification,
+    /// Cancels its task-augmented tool call with `notifications/cancelled`, not `tasks/cancel`.
+    TaskCancelledByNotification,
+    /// Sends a tasks/list `nextCursor` back percent-encoded.
+    TaskListCursorAltered,
     // ---- planted bugs for `mcpspec fuzz --role client` ----
     // Each looks, from outside, like a real bug of a Rust client, and trips only on its
     // trigger (`client/planted.rs`); otherwise the client is the clean reference client.
@@ -284,7 +297,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 123] = [
+    pub const ALL: [ClientFault; 128] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -400,6 +413,11 @@ impl ClientFault {
         ClientFault::EndlessLine,
         ClientFault::NotificationFlood,
         ClientFault::InvalidUtf8,
+        ClientFault::TaskCallUnchecked,
+        ClientFault::TaskRequiredPlain,
+        ClientFault::TaskAwaitsStatusNotification,
+        ClientFault::TaskCancelledByNotification,
+        ClientFault::TaskListCursorAltered,
         ClientFault::FuzzCrashLongString,
         ClientFault::FuzzCrashWrongType,
         ClientFault::FuzzCrashDeepNesting,
@@ -527,6 +545,11 @@ impl ClientFault {
             ClientFault::EndlessLine => "endless-line",
             ClientFault::NotificationFlood => "notification-flood",
             ClientFault::InvalidUtf8 => "invalid-utf8",
+            ClientFault::TaskCallUnchecked => "task-call-unchecked",
+            ClientFault::TaskRequiredPlain => "task-required-plain",
+            ClientFault::TaskAwaitsStatusNotification => "task-awaits-status-notification",
+            ClientFault::TaskCancelledByNotification => "task-cancelled-by-notification",
+            ClientFault::TaskListCursorAltered => "task-list-cursor-altered",
             ClientFault::FuzzCrashLongString => "fuzz-crash-long-string",
             ClientFault::FuzzCrashWrongType => "fuzz-crash-wrong-type",
             ClientFault::FuzzCrashDeepNesting => "fuzz-crash-deep-nesting",

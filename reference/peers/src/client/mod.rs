@@ -15,11 +15,15 @@ mod http;
 mod modern;
 mod persona;
 mod planted;
+mod tasks;
 
 pub use faults::ClientFault;
 pub use http::run_http;
 pub use modern::{scenario_tool, CACHING_SCENARIO, MAX_MRTR_ROUNDS, SCENARIO_TOOLS};
 pub use persona::{ClientPersona, ROOT_URI};
+pub use tasks::{
+    CANCEL_SCENARIO, LIST_SCENARIO, REQUIRED_TOOL_SCENARIO, RESULT_SCENARIO, UNDECLARED_SCENARIO,
+};
 
 use crate::transport::{ChildOptions, ChildTransport, CommandSpec, RecvError};
 use mcpspec_protocol::elicitation;
@@ -104,6 +108,10 @@ pub struct ReferenceClient {
     modern_ids: Vec<RequestId>,
     /// How a planted bug (a `fuzz-` fault) ends the process, once it tripped.
     crash: Option<crate::faults::injection::Crash>,
+    /// The capabilities the server declared in its `initialize` result.
+    server_capabilities: Option<Value>,
+    /// The tool call made as a task, and the task it created (`tasks.rs`).
+    task: Option<tasks::TaskCall>,
 }
 
 impl ReferenceClient {
@@ -153,6 +161,8 @@ impl ReferenceClient {
             roots_changed: false,
             modern_ids: Vec::new(),
             crash: None,
+            server_capabilities: None,
+            task: None,
         }
     }
 
@@ -322,6 +332,9 @@ impl ReferenceClient {
                 out
             }
             Message::Notification(n) => {
+                if n.method == "notifications/tasks/status" {
+                    return self.on_task_status(&n);
+                }
                 if n.method == "notifications/cancelled" && self.fault == Some(ClientFault::ExitOnCancel) {
                     self.phase = Phase::Gave("exit-on-cancel: the server cancelled a request".into());
                 }
@@ -335,6 +348,7 @@ impl ReferenceClient {
                 Vec::new()
             }
             Message::Response(r) => {
+                let answered = r.id.clone();
                 let Some(method) = r.id.as_ref().and_then(|id| self.outstanding.remove(id)) else {
                     // cancellation.mdx: a response to a cancelled request is ignored.
                     let late = r.id.as_ref().filter(|id| self.cancelled.contains(id));
@@ -357,9 +371,12 @@ impl ReferenceClient {
                 match method {
                     "initialize" => self.on_initialized(&result),
                     "tools/list" if self.phase == Phase::Listing => self.on_tools(&result),
-                    "tools/call" => {
-                        self.phase = Phase::Done;
-                        Vec::new()
+                    "tools/call" => match &answered {
+                        Some(call) => self.on_call_answered(call, &result),
+                        None => Vec::new(),
+                    },
+                    "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => {
+                        self.on_task_answer(method, &result)
                     }
                     "ping" if self.phase == Phase::Cancelled => {
                         self.phase = Phase::Done;
@@ -481,6 +498,7 @@ impl ReferenceClient {
             }
         };
         self.revision = Some(revision);
+        self.server_capabilities = result.get("capabilities").cloned();
         let mut out = Vec::new();
         if !matches!(self.fault, Some(ClientFault::SkipInitialized | ClientFault::EarlyInitialized)) {
             out.push(Message::notification("notifications/initialized", None).to_value());
@@ -531,16 +549,20 @@ impl ReferenceClient {
                 return vec![self.request("tools/list", Some(json!({ "cursor": cursor })))];
             }
         }
+        if let Some(out) = self.scenario_call() {
+            return out;
+        }
         // The first tool that needs no arguments.
         let tool = self.tools.iter().find(|t| {
             t.pointer("/inputSchema/required").and_then(Value::as_array).is_none_or(|r| r.is_empty())
         });
-        match tool.and_then(|t| t.get("name")).cloned() {
-            Some(name) => {
+        match tool.filter(|t| t.get("name").is_some()).cloned() {
+            Some(tool) => {
                 self.phase = Phase::Calling;
                 // progress.mdx: the token is unique among the client's active requests.
                 let token = format!("progress-{}", self.next_id);
-                let params = json!({ "name": name, "arguments": {}, "_meta": { "progressToken": token } });
+                let mut params = self.call_params(&tool, json!({}));
+                params["_meta"] = json!({ "progressToken": token });
                 let mut out = vec![self.request("tools/call", Some(params))];
                 let call = RequestId::from(self.next_id - 1);
                 if self.fault == Some(ClientFault::ReuseProgressToken) {

@@ -372,6 +372,20 @@ faults! {
     /// A failed task carries no `statusMessage` (tasks.mdx#task-execution-errors: the tasks/get
     /// response SHOULD say why).
     TaskFailedWithoutMessage => "task-failed-without-message",
+    /// Arguments a tool's inputSchema refuses get -32602 (as before 2025-11-25), and `tasks/result`
+    /// of a task whose call so failed answers a `CallToolResult` with `isError` instead of that
+    /// error (tasks.mdx#task-execution-errors: it MUST return the same JSON-RPC error).
+    TaskErrorBecomesResult => "task-error-becomes-result",
+    /// A task takes the id the requestor proposed in `task.taskId`, when it proposes one
+    /// (tasks.mdx#task-id-requirements: the receiver MUST generate task ids).
+    TaskIdFromRequestor => "task-id-from-requestor",
+    /// The elicitation a task's tool sends carries no related-task `_meta`
+    /// (tasks.mdx#input-required-status: the request MUST name the task).
+    TaskInputRequestUnrelated => "task-input-request-unrelated",
+    /// The elicitation a task's tool sends names a task that does not exist in its related-task
+    /// `_meta` (tasks.mdx#associating-task-related-messages: a request a task depends on MUST
+    /// carry that task's id).
+    TaskInputRequestOtherTask => "task-input-request-other-task",
     // ---- the HTTP layer (`transport::http_server`), Streamable HTTP unless "legacy" ----
     /// A POST holding only notifications or responses is answered 200 with a JSON body, not 202.
     HttpAcceptedWithBody => "http-accepted-with-body",

@@ -6,7 +6,7 @@
 //! | kind | names |
 //! | --- | --- |
 //! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
-//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round`, `test_custom_headers` `{region?, greeting?, priority?, verbose?, debug?, query?}` (x-mcp-header; the name of the official client scenario's tool) |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task), `test_task_elicitation` `{message?}` (only as a task; elicits, naming the task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round`, `test_custom_headers` `{region?, greeting?, priority?, verbose?, debug?, query?}` (x-mcp-header; the name of the official client scenario's tool) |
 //! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource`; 2026-07-28: `test://mrtr/needs-input` |
 //! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
 //! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image`; 2026-07-28: `test_mrtr_prompt` |
@@ -147,6 +147,15 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
             object(json!({ "ms": { "type": "integer", "minimum": 0, "maximum": 600000 } }), &[]),
             V2025_11_25,
         ),
+        (
+            TASK_ELICITATION_TOOL,
+            "Task asking for input",
+            "Runs only as a task: asks the user for a username and an email (elicitation/create, \
+             naming the task in its related-task _meta; the task is input_required meanwhile), then \
+             answers with what the user gave.",
+            object(json!({ "message": { "type": "string" } }), &[]),
+            V2025_11_25,
+        ),
         // Multi round-trip requests exist from 2026-07-28 (`mrtr.rs`).
         (
             "test_mrtr_multiple_inputs",
@@ -199,6 +208,8 @@ fn param_headers_schema() -> Value {
 
 /// The tool that runs only as a task.
 pub(crate) const TASK_ONLY_TOOL: &str = "test_task_required";
+/// The tool that runs only as a task and asks the client for input while it runs.
+pub(crate) const TASK_ELICITATION_TOOL: &str = "test_task_elicitation";
 
 /// Whether the revision has tasks as the reference server serves them: 2025-11-25's
 /// experimental tasks (`basic/utilities/tasks.mdx`).
@@ -208,7 +219,7 @@ pub(crate) fn has_tasks(rev: Revision) -> bool {
 
 /// Whether a tool of the table, `since` a revision, is served at `rev`.
 fn served(rev: Revision, name: &str, since: Revision) -> bool {
-    rev >= since && (name != TASK_ONLY_TOOL || has_tasks(rev))
+    rev >= since && (![TASK_ONLY_TOOL, TASK_ELICITATION_TOOL].contains(&name) || has_tasks(rev))
 }
 
 /// How a tool may run as a task at `rev`: `slow` either way, the task-only tool only as one,
@@ -217,7 +228,7 @@ pub(crate) fn task_support(rev: Revision, name: &str) -> Option<&'static str> {
     match name {
         _ if !has_tasks(rev) => None,
         "slow" => Some("optional"),
-        TASK_ONLY_TOOL => Some("required"),
+        TASK_ONLY_TOOL | TASK_ELICITATION_TOOL => Some("required"),
         _ => None,
     }
 }

@@ -259,7 +259,7 @@ impl ReferenceServer {
     /// A failure of the tool's arguments: a protocol error up to 2025-06-18, a tool execution
     /// error from 2025-11-25 (server/tools.mdx "Error Handling", SEP-1303).
     pub(super) fn bad_arguments(&self, why: &str) -> Result<Value, ErrorObject> {
-        if self.rev() >= Revision::V2025_11_25 {
+        if self.rev() >= Revision::V2025_11_25 && self.fault != Some(Fault::TaskErrorBecomesResult) {
             Ok(tool_error(why))
         } else {
             Err(invalid_params(why))

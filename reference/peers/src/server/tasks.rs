@@ -2,8 +2,10 @@
 //! `task` is answered at once with a `CreateTaskResult`, and the tool runs on as a job of its own
 //! whose answer is kept for `tasks/result`; `tasks/get`, `tasks/list` (paged) and `tasks/cancel`
 //! read and end tasks (a cancellation is announced in `notifications/tasks/status`). The server declares `tasks.list`, `tasks.cancel` and
-//! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` only as one
-//! (`catalog::task_support`).
+//! `tasks.requests.tools.call`; `slow` may run as a task, `test_task_required` and
+//! `test_task_elicitation` only as one (`catalog::task_support`). A task's tool that asks the
+//! client for something makes the task `input_required` until the answer, and its request names
+//! the task in its related-task `_meta`.
 
 use super::*;
 use mcpspec_protocol::tasks::{TaskStatus, RELATED_TASK_META};
@@ -81,7 +83,7 @@ fn unknown_task(id: &str) -> ErrorObject {
     invalid_params(&format!("Unknown task: {id}"))
 }
 
-/// A result with the related-task `_meta` naming `id` (`Fault::TaskResultsRelatedMeta`).
+/// A result (or request params) with the related-task `_meta` naming `id`.
 fn with_related_meta(mut result: Value, id: &str) -> Value {
     if let Some(o) = result.as_object_mut() {
         let meta = o.entry("_meta").or_insert_with(|| json!({}));
@@ -114,10 +116,12 @@ impl ReferenceServer {
         t
     }
 
-    /// The id of the next task: random, but for the faults that make ids guessable or repeat.
-    fn new_task_id(&mut self) -> String {
+    /// The id of the next task: random, but for the faults that make ids guessable, repeat them
+    /// or take the one the requestor proposed in `task` (`proposed`).
+    fn new_task_id(&mut self, proposed: Option<&str>) -> String {
         self.tasks.created += 1;
         match self.fault {
+            Some(Fault::TaskIdFromRequestor) if proposed.is_some() => proposed.unwrap_or_default().to_owned(),
             Some(Fault::TaskIdsSequential) => format!("task-{}", self.tasks.created),
             Some(Fault::TaskIdRepeats) => match self.tasks.tasks.first() {
                 Some((first, _)) => first.clone(),
@@ -133,7 +137,7 @@ impl ReferenceServer {
         let requested = task_params.get("ttl").and_then(Value::as_u64);
         // tasks.mdx#ttl-and-resource-management: a receiver MAY override the requested ttl.
         let ttl = requested.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
-        let id = self.new_task_id();
+        let id = self.new_task_id(task_params.get("taskId").and_then(Value::as_str));
         let now = timestamp();
         let task = Task {
             status: TaskStatus::Working,
@@ -200,6 +204,27 @@ impl ReferenceServer {
         self.answer_waiting_results(id);
     }
 
+    /// The job of task `id` sends the client a request (`params`) it needs to go on: the task is
+    /// `input_required` until the answer, and the request names the task in its related-task
+    /// `_meta` (tasks.mdx#input-required-status: MUST), but for the faults that leave it out or
+    /// name another task.
+    pub(super) fn task_needs_input(&mut self, id: &str, params: &mut Value) {
+        if let Some(task) = self.tasks.get_mut(id).filter(|t| !t.status.is_terminal()) {
+            task.status = TaskStatus::InputRequired;
+            task.status_message = Some("Waiting for the client's answer to a request of the tool.".into());
+            task.last_updated_at = timestamp();
+        }
+        let named = match self.fault {
+            Some(Fault::TaskInputRequestUnrelated) => return,
+            Some(Fault::TaskInputRequestOtherTask) => "mcpspec-some-other-task",
+            _ => id,
+        };
+        if !params.is_object() {
+            *params = json!({});
+        }
+        *params = with_related_meta(params.take(), named);
+    }
+
     /// notifications/tasks/status, which receivers MAY send (tasks.mdx#task-status-notification).
     fn task_status_changed(&mut self, id: &str) {
         if let Some(task) = self.tasks.get(id) {
@@ -231,6 +256,11 @@ impl ReferenceServer {
                         meta[RELATED_TASK_META] = related;
                     }
                 }
+                Ok(result)
+            }
+            Some(Err(error)) if self.fault == Some(Fault::TaskErrorBecomesResult) => {
+                let mut result = tool_error(&error.message);
+                result["_meta"] = json!({ RELATED_TASK_META: related });
                 Ok(result)
             }
             Some(Err(error)) => Err(error.clone()),

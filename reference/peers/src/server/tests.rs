@@ -851,3 +851,35 @@ fn served_undeclared_faults_hide_the_capability_not_the_feature() {
     let (declared, _) = caps(Fault::CompletionsServedUndeclared);
     assert!(declared.get("completions").is_none() && declared.get("prompts").is_some(), "{declared}");
 }
+
+/// tasks.mdx#input-required-status: the task-only tool that elicits sends its elicitation/create
+/// naming the task in its related-task `_meta`, the task `input_required` until the answer;
+/// then it completes with what the user gave. The faults leave the `_meta` out, or name
+/// another task.
+#[test]
+fn a_task_asking_for_input_names_the_task_and_waits_input_required() {
+    let elicit = |fault: Option<Fault>| {
+        let mut t = T::at_with("2025-11-25", json!({"elicitation": {}}), fault);
+        t.next_id += 1;
+        let call = json!({"name": "test_task_elicitation", "arguments": {}, "task": {}});
+        let out = t.send(json!({"jsonrpc":"2.0","id":t.next_id,"method":"tools/call","params":call}));
+        let created = out.iter().find(|m| m["id"] == t.next_id).expect("the CreateTaskResult");
+        let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+        let request =
+            out.iter().find(|m| m["method"] == "elicitation/create").expect("an elicitation").clone();
+        (t, id, request)
+    };
+    let (mut t, id, request) = elicit(None);
+    assert_eq!(request["params"]["_meta"][mcpspec_protocol::tasks::RELATED_TASK_META]["taskId"], id.as_str());
+    assert_eq!(t.call("tasks/get", json!({"taskId": id}))["result"]["status"], "input_required");
+    let answer =
+        json!({"jsonrpc":"2.0","id":request["id"],"result":{"action":"accept","content":{"username":"u"}}});
+    t.send(answer);
+    assert_eq!(t.call("tasks/get", json!({"taskId": id}))["result"]["status"], "completed");
+    let result = t.call("tasks/result", json!({"taskId": id}));
+    assert!(result["result"]["content"][0]["text"].as_str().unwrap().contains("accept"), "{result}");
+    let (_, _, request) = elicit(Some(Fault::TaskInputRequestUnrelated));
+    assert!(request["params"].get("_meta").is_none(), "{request}");
+    let (_, id, request) = elicit(Some(Fault::TaskInputRequestOtherTask));
+    assert_ne!(request["params"]["_meta"][mcpspec_protocol::tasks::RELATED_TASK_META]["taskId"], id.as_str());
+}

@@ -123,7 +123,7 @@ impl ReferenceServer {
                 let fault = self.fault.filter(|_| self.unnamed_fault_tool().is_none());
                 return self.start_sampling(id, &args, fault);
             }
-            "test_elicitation" => return self.start_elicitation(id, &args),
+            "test_elicitation" | catalog::TASK_ELICITATION_TOOL => return self.start_elicitation(id, &args),
             "test_roots" => {
                 if self.client_capability("roots").is_none()
                     && self.fault != Some(Fault::RootsWithoutCapability)
@@ -250,6 +250,10 @@ impl ReferenceServer {
         *request = Some(ours.clone());
         job.deadline = Some(deadline);
         self.awaiting.insert(ours.clone(), job_id.clone());
+        let mut params = params;
+        if let Some(task) = tasks::task_of_job(job_id) {
+            self.task_needs_input(&task, &mut params);
+        }
         let params = (!params.is_null()).then_some(params);
         self.out.push(Message::request(ours, method, params).to_value());
     }

@@ -10,6 +10,7 @@ mod http;
 mod modern;
 mod pagination;
 mod sampling;
+mod tasks;
 
 pub use crate::suite::scenario::{Halt, Scenario, ScenarioState};
 use crate::suite::world::{RoleWorld, SessionEnd};

@@ -57,6 +57,67 @@ async fn lists_task_tool(w: &mut ServerWorld, how: String) -> Result<(), Halt> {
     }
 }
 
+/// A tool that may run as a task, one that asks the client for input if the server lists such
+/// a tool (its name or description speaks of eliciting, sampling or input), else the first.
+/// What a tool does is not on the wire before it is called: the words are a guess, and a tool
+/// that asks for nothing leaves the scenario without a request to judge.
+#[given("the server lists a tool that may run as a task, preferably one that asks for input")]
+async fn lists_task_tool_asking(w: &mut ServerWorld) -> Result<(), Halt> {
+    let may = |t: &Value| TaskSupport::of_tool(t) != TaskSupport::Forbidden;
+    let asks = |t: &Value| {
+        let words = format!("{} {}", t["name"], t["description"]).to_lowercase();
+        may(t) && ["elicit", "sampl", "input"].iter().any(|w| words.contains(w))
+    };
+    let tool = match find(w, "tools/list", "tools", asks).await? {
+        Some(tool) => Some(tool),
+        None => find(w, "tools/list", "tools", may).await?,
+    };
+    match tool {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no tool that may run as a task".into())),
+    }
+}
+
+/// tasks.mdx#input-required-status: a request the server sends the client for a task (an
+/// elicitation, a sampling, the roots) names the task in its related-task `_meta`; while the
+/// scenario's one task runs, every request of the server's but a ping is for it. A server that
+/// sent none leaves nothing to judge.
+#[then("every request the server sent while the task ran named it in its related-task _meta")]
+async fn requests_name_task(w: &mut ServerWorld) -> Result<(), Halt> {
+    let id = task_id(w)?;
+    let asked: Vec<(String, Option<String>)> = w
+        .session()?
+        .server_requests
+        .iter()
+        .filter(|r| r.method != "ping")
+        .map(|r| (r.method.clone(), r.params.as_ref().and_then(related_task).map(str::to_owned)))
+        .collect();
+    if asked.is_empty() {
+        return Err(w.skip(format!("the server sent no request while task {id} ran")));
+    }
+    let astray: Vec<String> = asked
+        .iter()
+        .filter(|(_, named)| named.as_deref() != Some(id.as_str()))
+        .map(|(method, named)| match named {
+            Some(other) => format!("{method} naming task {other:?}"),
+            None => format!("{method} without related-task _meta"),
+        })
+        .collect();
+    let expected = format!("each request of the server's naming task {id} in its related-task _meta");
+    let actual = match astray.is_empty() {
+        true => {
+            let methods: Vec<&str> = asked.iter().map(|(m, _)| m.as_str()).collect();
+            format!("{}, each naming it", methods.join(", "))
+        }
+        false => astray.join("; "),
+    };
+    w.check(astray.is_empty(), expected, actual);
+    Ok(())
+}
+
 /// A tool that may run as a task if the server lists one, else any tool: for a server that
 /// declared no tasks, where whatever a tool says of tasks must not matter.
 #[given("the server lists a tool, preferably one that may run as a task")]
@@ -271,6 +332,36 @@ fn task_id(w: &mut ServerWorld) -> Result<String, Halt> {
     }
 }
 
+/// A call as a task whose `task` proposes an id of the requestor's choosing.
+#[when(regex = r#"^the client calls the tool as a task, proposing the task id "([^"]+)"$"#)]
+async fn calls_as_task_proposing(w: &mut ServerWorld, proposed: String) -> Result<(), Halt> {
+    let mut params = call_params(w, true)?;
+    params["task"]["taskId"] = proposed.into();
+    w.send_request("tools/call", Some(params)).await.map(drop)
+}
+
+/// tasks.mdx#task-id-requirements: the receiver generates the id when it creates the task; an
+/// id the requestor proposed is no id of the receiver's making. A server that refuses the call
+/// for its unknown member, or creates no task, leaves nothing to judge.
+#[then(regex = r#"^the server creates a task whose id is its own, not "([^"]+)"$"#)]
+async fn creates_task_own_id(w: &mut ServerWorld, proposed: String) -> Result<(), Halt> {
+    let expected = format!("a task whose id the server generated, not the {proposed:?} the client proposed");
+    let r = w.await_answer().await?;
+    let id = match &r.outcome {
+        Outcome::Result(result) => result.pointer("/task/taskId").cloned(),
+        Outcome::Error(_) => None,
+    };
+    match id {
+        None => w.inconclusive(expected, format!("no task was created: {}", outcome_text(&r))),
+        Some(id) => {
+            let own = id.as_str() != Some(proposed.as_str());
+            w.task = id.as_str().map(str::to_owned);
+            w.check(own, expected, format!("task id {id}"));
+        }
+    }
+    Ok(())
+}
+
 #[when("the client gets the task")]
 async fn gets_task(w: &mut ServerWorld) -> Result<(), Halt> {
     let id = task_id(w)?;
@@ -454,24 +545,60 @@ fn trail(seen: &[TaskStatus]) -> String {
 /// the tool is called plainly twice, to learn whether its answers are stable at all, then as a
 /// task, and the task's result is compared with the plain answer, `_meta` aside (the related-task
 /// key is the task's to add). A tool whose plain answers differ proves nothing.
-#[then("the task's result is what a plain call of the tool answers")]
-async fn result_as_plain(w: &mut ServerWorld) -> Result<(), Halt> {
-    let expected = "tasks/result: the plain call's answer (_meta aside)";
-    let plain = call_params(w, false)?;
+/// tasks.mdx#result-retrieval and #task-execution-errors: tasks/result answers exactly what the
+/// call would have without a task, a result or the same JSON-RPC error. With arguments the
+/// tool's input schema refuses, the call fails (an error, or a result with `isError`); a server
+/// that refuses such a call before creating a task leaves nothing to compare.
+#[then(
+    regex = r"^the task's result(, for arguments its input schema refuses,)? is what a plain call of the tool answers$"
+)]
+async fn result_as_plain(w: &mut ServerWorld, refused: String) -> Result<(), Halt> {
+    let refused = !refused.is_empty();
+    let expected = match refused {
+        false => "tasks/result: the plain call's answer (_meta aside)",
+        true => "tasks/result: the plain call's answer to the same refused arguments, the same JSON-RPC error or result",
+    };
+    let arguments = match refused {
+        false => None,
+        true => {
+            let schema =
+                w.subject.as_ref().and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+            match mcpspec_protocol::arguments::refused_object(&schema) {
+                Some(a) => Some(a),
+                None => {
+                    return Err(
+                        w.skip("the tool's inputSchema declares no typed property to get wrong".into())
+                    )
+                }
+            }
+        }
+    };
+    let with_arguments = |mut params: Value| {
+        if let Some(a) = &arguments {
+            params["arguments"] = a.clone();
+        }
+        params
+    };
+    let plain = with_arguments(call_params(w, false)?);
     let first = w.call("tools/call", Some(plain.clone())).await?.outcome;
     let second = w.call("tools/call", Some(plain)).await?.outcome;
     if comparable(&first) != comparable(&second) {
         w.inconclusive(expected, "two plain calls with the same arguments answered differently");
         return Ok(());
     }
-    let as_task = call_params(w, true)?;
+    let as_task = with_arguments(call_params(w, true)?);
     let created = w.call("tools/call", Some(as_task)).await?;
     let id = match &created.outcome {
         Outcome::Result(r) => r.pointer("/task/taskId").and_then(Value::as_str).map(str::to_owned),
         Outcome::Error(_) => None,
     };
     let Some(id) = id else {
-        return Err(w.fail(expected, format!("the call as a task: {}", outcome_text(&created))));
+        let actual = format!("the call as a task: {}", outcome_text(&created));
+        if refused && matches!(created.outcome, Outcome::Error(_)) {
+            w.inconclusive(expected, format!("{actual}; refused before any task was created"));
+            return Ok(());
+        }
+        return Err(w.fail(expected, actual));
     };
     let answer = w.call("tasks/result", Some(json!({ "taskId": id }))).await?.outcome;
     let same = comparable(&answer) == comparable(&first);
