@@ -329,9 +329,9 @@ fn client_reference_passes_every_default_revision() {
     // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
     // the 5 client-tasks/… scenarios of 2025-11-25.
     assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
-    assert_eq!(scenarios.len(), 115, "{}", run.describe());
+    assert_eq!(scenarios.len(), 120, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 36), ("2026-07-28", 10)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 41), ("2026-07-28", 10)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
@@ -405,7 +405,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 36, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 41, "{}", run.describe());
 }
 
 #[test]
@@ -454,8 +454,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    // 36 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
-    assert_eq!(run.summary("passed"), 30, "{}", run.describe());
+    // 41 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
+    assert_eq!(run.summary("passed"), 35, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 
