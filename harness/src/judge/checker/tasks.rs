@@ -158,7 +158,11 @@ impl SessionChecker {
             Direction::ClientToServer => (&self.tasks.client, &self.tasks.server),
         };
         let followed_all = own.len() < MAX_FOLLOWED_TASKS && other.len() < MAX_FOLLOWED_TASKS;
-        if followed_all && !own.contains_key(named) && !other.contains_key(named) {
+        // A task whose CreateTaskResult is still on its way may be the one named: over HTTP the
+        // request can come on another stream and overtake it. While the other side awaits the
+        // answer to a task-augmented request, an unknown task id is not judged.
+        let creating = self.side(direction.reverse()).outstanding.values().any(|p| p.augmented);
+        if followed_all && !creating && !own.contains_key(named) && !other.contains_key(named) {
             let who = match direction {
                 Direction::ClientToServer => "the client",
                 Direction::ServerToClient => "the server",
