@@ -40,7 +40,8 @@ pub fn modes_problem(capabilities: &Value) -> Option<String> {
 /// one of those secrets outright (`password`, `api_key`, `access_token`, `card_number`, `cvv`,
 /// …); a field merely about tokens (`max_tokens`) does not.
 pub fn sensitive_fields(params: &Value) -> Vec<String> {
-    const NAMES: [&str; 16] = [
+    // Found anywhere in a name or title, letters and digits alone, lower case.
+    const NAMES: [&str; 13] = [
         "password",
         "passwd",
         "passphrase",
@@ -54,20 +55,26 @@ pub fn sensitive_fields(params: &Value) -> Vec<String> {
         "privatekey",
         "creditcard",
         "cardnumber",
-        "cvv",
-        "cvc",
-        "ssn",
     ];
+    // Too short to be found inside other words (`classname` holds "ssn"): whole words only.
+    const WORDS: [&str; 3] = ["cvv", "cvc", "ssn"];
     let Some(fields) = params.pointer("/requestedSchema/properties").and_then(Value::as_object) else {
         return Vec::new();
     };
     let squash =
         |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_alphanumeric()).map(str::to_ascii_lowercase).collect()
+    };
     fields
         .iter()
         .filter(|(name, field)| {
             let title = field.get("title").and_then(Value::as_str).unwrap_or_default();
-            [squash(name), squash(title)].iter().any(|s| NAMES.iter().any(|n| s.contains(n)))
+            [name.as_str(), title].iter().any(|text| {
+                let squashed = squash(text);
+                NAMES.iter().any(|n| squashed.contains(n))
+                    || words(text).iter().any(|w| WORDS.contains(&w.as_str()))
+            })
         })
         .map(|(name, _)| format!("the form field {name:?} asks for a secret"))
         .collect()
@@ -82,7 +89,10 @@ pub fn url_user_data(params: &Value) -> Option<String> {
     if !u.username().is_empty() || u.password().is_some() {
         return Some(format!("url {} carries credentials in its userinfo", u.as_str()));
     }
-    const SECRETS: [&str; 7] = ["password", "passwd", "token", "apikey", "secret", "accesstoken", "ssn"];
+    // A parameter named `token` or `state` may be the page's own binding, not the user's: only
+    // names that can mean nothing but a secret of the user's count.
+    const SECRETS: [&str; 7] =
+        ["password", "passwd", "apikey", "accesstoken", "refreshtoken", "clientsecret", "ssn"];
     for (k, v) in u.query_pairs() {
         let key = k.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
         let email = v.split('@').collect::<Vec<_>>().as_slice().len() == 2
@@ -225,10 +235,10 @@ mod tests {
         use serde_json::json;
         let form = |props: serde_json::Value| json!({ "mode": "form", "message": "m", "requestedSchema": { "type": "object", "properties": props } });
         assert!(super::sensitive_fields(&form(
-            json!({ "username": {}, "email": {}, "max_tokens": {}, "topic": {} })
+            json!({ "username": {}, "email": {}, "max_tokens": {}, "topic": {}, "classname": {} })
         ))
         .is_empty());
-        for secret in ["password", "API_KEY", "access-token", "cardNumber", "cvv"] {
+        for secret in ["password", "API_KEY", "access-token", "cardNumber", "cvv", "card_cvc"] {
             assert_eq!(
                 super::sensitive_fields(&form(json!({ secret: { "type": "string" } }))).len(),
                 1,
@@ -240,7 +250,8 @@ mod tests {
         assert_eq!(super::url_user_data(&url("https://example.com/consent?elicitation=e1")), None);
         assert!(super::url_user_data(&url("https://example.com/c?email=ada%40example.com")).is_some());
         assert!(super::url_user_data(&url("https://ada:pw@example.com/c")).is_some());
-        assert!(super::url_user_data(&url("https://example.com/c?token=abc")).is_some());
+        assert!(super::url_user_data(&url("https://example.com/c?access_token=abc")).is_some());
+        assert_eq!(super::url_user_data(&url("https://example.com/c?token=session-binding")), None);
         assert_eq!(super::url_user_data(&url("not a url")), None);
     }
 

@@ -172,11 +172,11 @@ impl HttpClientChecker {
         }
         // What else a client may ask of the endpoint: GET opens a stream (its body, if any, is
         // no message), DELETE ends a session (Streamable HTTP), OPTIONS is a browser's CORS
-        // preflight. A message in any other request did not go by POST.
+        // preflight, HEAD a probe. A message in any other request did not go by POST.
         let carries_body = header("content-type").is_some_and(|t| !t.is_empty());
         let message_elsewhere = match x.method.as_str() {
             "POST" | "OPTIONS" => false,
-            "GET" | "DELETE" => carries_body,
+            "GET" | "DELETE" | "HEAD" => carries_body,
             _ => true,
         };
         if message_elsewhere {
