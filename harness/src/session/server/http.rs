@@ -167,24 +167,12 @@ impl ServerSession {
     /// Over HTTP: waits at most `within` for the first SSE event on the stream of the POST that
     /// carried request `id` (whatever else arrives is kept as usual); whether one came.
     pub async fn wait_stream_event(&mut self, id: &RequestId, within: Duration) -> bool {
-        let deadline = Instant::now() + within;
-        loop {
-            let http = self.recorder.http();
-            if http
-                .and_then(|h| h.posted_in(id))
+        self.read_until(within, |s| {
+            let http = s.recorder.http();
+            http.and_then(|h| h.posted_in(id))
                 .is_some_and(|n| http.is_some_and(|h| h.first_event(n).is_some()))
-            {
-                return true;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(next) = self.next(left).await else { return false };
-            let Some(frame) = next else { continue };
-            for i in self.record(&frame) {
-                if self.take_unsolicited(i).await.is_err() {
-                    return false;
-                }
-            }
-        }
+        })
+        .await
     }
 
     /// Over Streamable HTTP: closes the connection of the POST that carried request `id`, as a

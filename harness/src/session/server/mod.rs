@@ -668,10 +668,18 @@ impl ServerSession {
     /// Waits at most `within` for a notification with `method` (one already received counts);
     /// whatever else arrives is kept as usual.
     pub async fn wait_notification(&mut self, method: &str, within: Duration) -> bool {
+        self.read_until(within, |s| {
+            s.notifications.iter().any(|m| matches!(m, Message::Notification(n) if n.method == method))
+        })
+        .await
+    }
+
+    /// Reads (keeping what arrives as usual) until `done` holds, at most `within`; whether it
+    /// came to hold.
+    async fn read_until(&mut self, within: Duration, done: impl Fn(&Self) -> bool) -> bool {
         let deadline = Instant::now() + within;
         loop {
-            if self.notifications.iter().any(|m| matches!(m, Message::Notification(n) if n.method == method))
-            {
+            if done(self) {
                 return true;
             }
             let left = deadline.saturating_duration_since(Instant::now());

@@ -102,7 +102,7 @@ pub async fn run_http(
                     break;
                 }
                 attempts += 1;
-                early.retain(|e| event_number(e) != n);
+                early.retain(|e| e.exchange() != n);
                 refused.insert(n);
                 if oauth.is_none() {
                     match OAuthClient::from_env(url.clone(), fault, timeout) {
@@ -144,7 +144,7 @@ pub async fn run_http(
         };
         // What still comes of a refused exchange (its body's end, its requests unanswered)
         // is over: the message went again, authorized.
-        if next.as_ref().is_ok_and(|e| refused.contains(&event_number(e))) {
+        if next.as_ref().is_ok_and(|e| refused.contains(&e.exchange())) {
             continue;
         }
         let event = match next {
@@ -280,18 +280,6 @@ async fn await_head(
             }
             Err(_) => break,
         }
-    }
-}
-
-/// The exchange an event belongs to.
-fn event_number(e: &HttpEvent) -> u64 {
-    match e {
-        HttpEvent::Response(x) => x.n,
-        HttpEvent::Message { n, .. }
-        | HttpEvent::Event { n, .. }
-        | HttpEvent::End { n, .. }
-        | HttpEvent::Failed { n, .. }
-        | HttpEvent::Unanswered { n, .. } => *n,
     }
 }
 

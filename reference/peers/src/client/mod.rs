@@ -44,6 +44,19 @@ pub const ROOTS_CHANGE_SCENARIO: &str = "client-roots/list-changed";
 /// The root the user opens in [`ROOTS_CHANGE_SCENARIO`].
 const SECOND_ROOT_URI: &str = "file:///tmp/mcpspec/second";
 
+/// Replaces `answer` with a sampled message of plain `text` (what the sampling faults answer
+/// instead of the persona).
+fn text_reply(answer: &mut Value, text: &str) {
+    let reply = json!({
+        "role": "assistant",
+        "content": { "type": "text", "text": text },
+        "model": "mcpspec-scripted",
+        "stopReason": "endTurn",
+    });
+    let id = answer.get("id").cloned().unwrap_or(Value::Null);
+    *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+}
+
 fn cancel(id: &RequestId, reason: &str) -> Value {
     Message::notification(
         "notifications/cancelled",
@@ -402,37 +415,16 @@ impl ReferenceClient {
             None
         };
         if kind.is_some() && kind == self.fault {
-            let reply = json!({
-                "role": "assistant",
-                "content": { "type": "text", "text": "mcpspec sampled it anyway" },
-                "model": "mcpspec-scripted",
-                "stopReason": "endTurn",
-            });
-            let id = answer.get("id").cloned().unwrap_or(Value::Null);
-            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+            text_reply(answer, "mcpspec sampled it anyway");
         }
         let required = params.pointer("/toolChoice/mode").and_then(Value::as_str) == Some("required");
         if self.fault == Some(ClientFault::SamplingIgnoresRequired) && required {
-            let reply = json!({
-                "role": "assistant",
-                "content": { "type": "text", "text": "mcpspec answered without the required tool" },
-                "model": "mcpspec-scripted",
-                "stopReason": "endTurn",
-            });
-            let id = answer.get("id").cloned().unwrap_or(Value::Null);
-            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+            text_reply(answer, "mcpspec answered without the required tool");
         }
         // Tools offered to a client that did not declare sampling.tools: the fault samples in
         // text instead of answering with the error the persona gives.
         if self.fault == Some(ClientFault::SamplingToolsIgnored) && params.get("tools").is_some() {
-            let reply = json!({
-                "role": "assistant",
-                "content": { "type": "text", "text": "mcpspec sampled it without its tools" },
-                "model": "mcpspec-scripted",
-                "stopReason": "endTurn",
-            });
-            let id = answer.get("id").cloned().unwrap_or(Value::Null);
-            *answer = json!({ "jsonrpc": "2.0", "id": id, "result": reply });
+            text_reply(answer, "mcpspec sampled it without its tools");
         }
         if self.fault == Some(ClientFault::SamplingWithoutStopReason) {
             if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {

@@ -246,6 +246,20 @@ pub enum HttpEvent {
     Unanswered { n: u64, ids: Vec<RequestId>, why: String },
 }
 
+impl HttpEvent {
+    /// The exchange this event belongs to.
+    pub fn exchange(&self) -> u64 {
+        match self {
+            HttpEvent::Response(x) => x.n,
+            HttpEvent::Message { n, .. }
+            | HttpEvent::Event { n, .. }
+            | HttpEvent::End { n, .. }
+            | HttpEvent::Failed { n, .. }
+            | HttpEvent::Unanswered { n, .. } => *n,
+        }
+    }
+}
+
 /// The SSE fields that came with a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseMeta {
@@ -473,7 +487,7 @@ impl HttpClientTransport {
                 Ok(None) => return Err(RecvError::Closed),
                 Err(_) => return Err(RecvError::Timeout(timeout)),
             };
-            if self.broken.contains(&exchange_of(&event)) {
+            if self.broken.contains(&event.exchange()) {
                 continue;
             }
             self.follow(&event);
@@ -718,18 +732,6 @@ impl Drop for HttpClientTransport {
 pub fn client_builder() -> reqwest::ClientBuilder {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
-}
-
-/// The exchange an event belongs to.
-fn exchange_of(event: &HttpEvent) -> u64 {
-    match event {
-        HttpEvent::Response(x) => x.n,
-        HttpEvent::Message { n, .. }
-        | HttpEvent::Event { n, .. }
-        | HttpEvent::End { n, .. }
-        | HttpEvent::Failed { n, .. }
-        | HttpEvent::Unanswered { n, .. } => *n,
-    }
 }
 
 #[cfg(test)]
