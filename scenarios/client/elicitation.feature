@@ -75,6 +75,48 @@ Feature: Elicitation
       """
     Then the client answers it with accept, decline or cancel and no content
 
+  # {listener}: a URL on a listener of the scenario server's, which records every request.
+  @id:client-elicitation/no-prefetch @MUST @since:2025-11-25 @spec:client/elicitation.mdx#safe-url-handling @until:2025-11-25
+  Scenario: a URL mode elicitation's URL is not fetched by a client that does not accept
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation.url" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "mode": "url",
+        "message": "Please connect your account.",
+        "url": "{listener}/connect?session=mcpspec",
+        "elicitationId": "mcpspec-elicitation-3"
+      }
+      """
+    Then the client answers it with accept, decline or cancel and no content
+    And the client fetched nothing from the scenario server's listener, unless it accepted
+
+  @id:client-elicitation/unsupported-dialect @MUST @since:2025-11-25 @spec:basic/index.mdx#implementation-requirements @until:2025-11-25
+  Scenario: a form whose schema names a JSON Schema dialect the client does not know is answered with an error
+    Given a client connected to the scenario server
+    Then the client's first message is an initialize request
+    Given the client declared the "elicitation.form" capability
+    When the scenario server answers it
+    Then the client sends notifications/initialized
+    When the scenario server sends a "elicitation/create" request with the params
+      """
+      {
+        "mode": "form",
+        "message": "Please tell us your name.",
+        "requestedSchema": {
+          "$schema": "https://mcpspec.invalid/schema/unknown-dialect",
+          "type": "object",
+          "properties": { "name": { "type": "string" } },
+          "required": ["name"]
+        }
+      }
+      """
+    Then the client answers it with an error, as its schema's dialect is unknown
+
   @id:client-elicitation/unknown-complete-ignored @MUST @since:2025-11-25 @spec:client/elicitation.mdx#completion-notifications-for-url-mode-elicitation @until:2025-11-25
   Scenario: a completion notification for an elicitation the client never saw is ignored
     Given a client connected to the scenario server

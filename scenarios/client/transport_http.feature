@@ -32,6 +32,14 @@ Feature: Client over HTTP
     Then the client sends notifications/initialized
     And the answer to the client's initialize went out as an application/json body
 
+  # 2026-07-28: the same rule for a client of the modern era, which has no initialize: what it
+  # sends after the first answer shows it read it.
+  @transport:http @since:2026-07-28 @id:client-http/modern-json-answers @MUST @spec:basic/transports/streamable-http.mdx#sending-messages
+  Scenario: a client of the modern era reads answers sent as application/json bodies
+    Given a client connected to a scenario server that answers with application/json bodies
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client made a request after one of its requests was answered with an application/json body
+
   @transport:http @id:client-http/delete-session @SHOULD @spec:basic/transports.mdx#session-management @until:2025-11-25
   Scenario: the client ends its session with DELETE when it is done
     Given a client connected to the scenario server

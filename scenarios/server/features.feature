@@ -165,6 +165,28 @@ Feature: Server features
     When the client calls the tool with arguments its input schema refuses
     Then the server refuses the call with an error or a tool error
 
+  # basic/index.mdx#json-schema-usage (2025-11-25 on): a schema without $schema is JSON Schema
+  # 2020-12, and schemas are validated by their own dialect. Only a tool whose schema reads
+  # differently under another dialect (prefixItems, which draft-07 ignores) can show it.
+  @id:tools/validate-by-dialect @MUST @since:2025-11-25 @spec:basic/index.mdx#implementation-requirements
+  Scenario: a tool refuses arguments that only its schema's own JSON Schema dialect refuses
+    Given an initialized session
+    And the server declares the "tools" capability
+    And the server lists a tool whose input schema tells its dialect from another
+    When the client calls the tool with arguments only its schema's own dialect refuses
+    Then the server refuses the call, as its schema's own dialect does
+
+  # server/resources.mdx#security-considerations (2026-07-28): a server serving file://
+  # resources sanitizes their paths. The URI climbs from a listed file's folder, one level past
+  # the root, to /etc/passwd, its .. segments written out as they are.
+  @id:resources/no-path-traversal @MUST @since:2026-07-28 @spec:server/resources.mdx#security-considerations
+  Scenario: a file:// URI that climbs out of a listed resource's folder is not read
+    Given an initialized session
+    And the server declares the "resources" capability
+    And the server lists a file:// resource in a folder
+    When the client reads a file:// URI that climbs out of the resource's folder
+    Then the server refuses to read it
+
   @id:completion/validate-inputs @MUST @spec:server/utilities/completion.mdx#security
   Scenario: a completion request without the argument's value is refused
     Given an initialized session

@@ -105,6 +105,15 @@ Feature: Streamable HTTP in the modern era
     When the client POSTs a call of the tool whose Mcp-Param header "writes its integer with a fraction"
     Then the server does not refuse the request for its headers
 
+  # This revision defines no client notification over Streamable HTTP (closing a stream is the
+  # cancellation), so a server may take notifications/cancelled or refuse it: 202 with no body,
+  # or an HTTP error status, and nothing else.
+  @id:http/notification-accepted-or-refused @MUST @spec:basic/transports/streamable-http.mdx#sending-messages
+  Scenario: a notification POSTed gets 202 Accepted with no body, or an HTTP error status
+    Given an initialized session
+    When the client POSTs the "notifications/cancelled" notification
+    Then the HTTP response is 202 Accepted with no body, or an HTTP error status
+
   @id:http/unknown-method-404 @MUST @spec:basic/transports/streamable-http.mdx#protocol-version-header
   Scenario: a method the server does not implement gets 404 and -32601
     Given the client has discovered the server

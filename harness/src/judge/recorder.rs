@@ -226,7 +226,9 @@ impl WireRecorder {
     /// Records the transport checkers' violations as findings of the message being judged.
     fn found(&mut self, violations: Vec<crate::judge::rules::Violation>) {
         let revision = self.checker.revision();
-        for v in violations {
+        // A rule of other revisions is no finding here (the modern era has no session, so no
+        // event id need be unique across its streams).
+        for v in violations.into_iter().filter(|v| v.rule.applies(revision)) {
             self.keep(Finding {
                 rule: v.rule,
                 revision,

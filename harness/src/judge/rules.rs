@@ -177,8 +177,10 @@ rules! {
         "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed.", since V2025_03_26;
     HTTP_NO_RESPONSE_ON_GET = "http/no-response-on-get", MUST, "basic/transports.mdx#listening-for-messages-from-the-server", None,
         "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.", since V2025_03_26;
+    HTTP_POST_STREAM_RELATED = "http/post-stream-related", MUST, "basic/transports/streamable-http.mdx#receiving-messages", None,
+        "Notifications the server sends on the SSE stream of a POST MUST relate to the originating client request (progress, log messages; change notifications only on a subscriptions/listen stream).", since V2026_07_28;
     HTTP_EVENT_ID_UNIQUE = "http/event-id-unique", MUST, "basic/transports.mdx#resumability-and-redelivery", None,
-        "If present, the ID MUST be globally unique across all streams within that session.", since V2025_03_26;
+        "If present, the ID MUST be globally unique across all streams within that session.", since V2025_03_26, until V2025_11_25;
     HTTP_NO_BROADCAST = "http/no-broadcast", MUST, "basic/transports.mdx#multiple-connections", None,
         "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.", since V2025_03_26;
     SSE_ENDPOINT_EVENT = "sse/endpoint-event", MUST, "basic/transports.mdx#backwards-compatibility", HTTP_SSE_2024,
@@ -209,6 +211,8 @@ rules! {
         "Servers MUST NOT initiate JSON-RPC requests: what they need from the client they ask for with an InputRequiredResult (2026-07-28).", since V2026_07_28;
     MODERN_RESULT_TYPE = "modern/result-type", MUST, "basic/index.mdx#responses", None,
         "The result MUST include a resultType field: \"complete\" or \"input_required\" (a value unknown to the client MUST be considered invalid).", since V2026_07_28;
+    EXTENSION_IDENTIFIERS = "extensions/identifier-naming", MUST, "basic/versioning.mdx#extension-negotiation", None,
+        "Extension identifiers (the keys of capabilities.extensions) MUST follow the _meta key naming rules, with a mandatory prefix.", since V2026_07_28;
     MODERN_ERROR_CODES = "modern/error-codes", MUST, "basic/index.mdx#error-codes", None,
         "Implementations MUST NOT emit any code from the -32020…-32099 sub-range that is not defined by this specification, and implementations of 2026-07-28 MUST NOT emit -32002 or -32042.", since V2026_07_28;
     CACHE_HINTS = "caching/hints", MUST, "server/utilities/caching.mdx", None,

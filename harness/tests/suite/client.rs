@@ -111,6 +111,10 @@ caught! {
         => "client-elicitation/declares-a-mode" "failed";
     client_fault_elicit_no_mode_modern: "elicit-no-mode" at MODERN in "client-modern/request-meta"
         => "client-elicitation/declares-a-mode" "failed";
+    #[alone] client_fault_elicit_prefetch_url: "elicit-prefetch-url" at "2025-11-25" in "client-elicitation/no-prefetch"
+        => "client-elicitation/no-prefetch" "failed";
+    #[alone] client_fault_elicit_unknown_dialect: "elicit-unknown-dialect" at "2025-11-25"
+        in "client-elicitation/unsupported-dialect" => "client-elicitation/unsupported-dialect" "failed";
     client_fault_sampling_ignores_required: "sampling-ignores-required" at "2025-11-25"
         in "client-sampling/tool-choice-required" => "client-sampling/tool-choice-required" "failed";
     client_fault_request_before_initialize: "request-before-initialize" at FAULT_REVISION
@@ -329,9 +333,9 @@ fn client_reference_passes_every_default_revision() {
     // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
     // the 5 client-tasks/… scenarios of 2025-11-25.
     assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
-    assert_eq!(scenarios.len(), 120, "{}", run.describe());
+    assert_eq!(scenarios.len(), 122, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 41), ("2026-07-28", 10)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 10)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
@@ -405,7 +409,7 @@ fn client_that_never_connects_ends_within_the_timeout() {
 fn client_that_cannot_start_is_an_error_of_the_run() {
     let args = ["client", "--timeout", "2", "--revision", "2025-11-25", "--", "/nonexistent/mcp-client"];
     let run = run(&args, true, Duration::from_secs(60));
-    assert_eq!(run.summary("errors"), 41, "{}", run.describe());
+    assert_eq!(run.summary("errors"), 43, "{}", run.describe());
 }
 
 #[test]

@@ -108,6 +108,8 @@ caught! {
         in "client-lifecycle/ping-while-waiting" => "http-client/post-messages" "failed";
     client_http_fault_sse_only: "http-sse-only" over "http" at "2025-06-18"
         in "client-http/json-answers" => "client-http/json-answers" "failed";
+    client_http_fault_sse_only_modern: "http-sse-only" over "http" at "2026-07-28"
+        in "client-http/modern-json-answers" => "client-http/modern-json-answers" "failed";
     client_http_fault_batch: "http-batch" over "http" at "2025-06-18"
         in "client-lifecycle/request-ids" => "http-client/one-message-per-post" "failed";
     client_http_fault_no_reinitialize: "http-no-reinitialize" over "http" at "2025-06-18"

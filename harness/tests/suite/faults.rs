@@ -158,6 +158,10 @@ caught_by! { assert_caught_at;
     completions_served_undeclared: "completions-served-undeclared" at "2025-03-26" => "completion/served-only-if-declared" "failed";
     completions_served_undeclared_modern: "completions-served-undeclared" at "2026-07-28" => "completion/served-only-if-declared" "failed";
     tool_arguments_unchecked: "tool-arguments-unchecked" at "2025-11-25" => "tools/validate-inputs" "failed";
+    tool_schema_draft_07: "tool-schema-draft-07" at "2025-11-25" => "tools/validate-by-dialect" "failed";
+    resources_path_traversal: "resources-path-traversal" at "2026-07-28" => "resources/no-path-traversal" "failed";
+    modern_extension_unprefixed: "modern-extension-unprefixed" at "2026-07-28" => "extensions/identifier-naming" "failed";
+    tool_schema_draft_07_modern: "tool-schema-draft-07" at "2026-07-28" => "tools/validate-by-dialect" "failed";
     completion_inputs_unchecked: "completion-inputs-unchecked" at "2024-11-05" => "completion/validate-inputs" "failed";
     // The sweep's elicitation personas meet the forms and URLs test_elicitation sends (the
     // modern era's as MRTR input requests).

@@ -151,6 +151,8 @@ caught_over! {
     wrong_event_type: "sse" "sse-wrong-event-type" at "2024-11-05" => "sse/message-events" "failed";
     modern_header_unchecked: "http" "modern-http-header-unchecked" at "2026-07-28" => "http/header-method-mismatch[names another method]" "failed";
     modern_status_200_on_error: "http" "modern-http-status-200-on-error" at "2026-07-28" => "http/unknown-method-404" "failed";
+    modern_notification_refused_ok: "http" "modern-http-notification-refused-ok" at "2026-07-28" => "http/notification-accepted-or-refused" "failed";
+    modern_change_on_call_stream: "http" "modern-change-on-call-stream" at "2026-07-28" => "http/post-stream-related" "failed";
 }
 
 /// streamable-http.mdx#server-behavior-for-custom-headers (2026-07-28): each `Mcp-Param-*`

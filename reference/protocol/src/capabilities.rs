@@ -20,6 +20,20 @@ pub fn server_capability_for(method: &str, revision: Revision) -> Option<&'stati
     })
 }
 
+/// Why keys of `caps.extensions` are not extension identifiers (basic/versioning.mdx#extension-
+/// negotiation, 2026-07-28: the `_meta` key naming rules, with a prefix that may not be left
+/// out), one line per key.
+pub fn extension_identifier_problems(caps: &Value) -> Vec<String> {
+    let Some(extensions) = caps.get("extensions").and_then(Value::as_object) else { return Vec::new() };
+    extensions
+        .keys()
+        .filter_map(|key| match key.split_once('/') {
+            None => Some(format!("{key:?} has no prefix (vendor/name)")),
+            Some(_) => crate::meta::key_problem(key).map(|why| format!("{key:?}: {why}")),
+        })
+        .collect()
+}
+
 /// Whether `path` (dot-separated, e.g. `sampling.tools`) names a present, non-false member of
 /// `caps`.
 pub fn declares(caps: &Value, path: &str) -> bool {
@@ -77,5 +91,20 @@ mod tests {
         let values = json!({ "completion": { "values": ["x"] } });
         assert_eq!(served("completion/complete", &values).as_deref(), Some("1 completion values"));
         assert!(served("resources/read", &json!({ "contents": [] })).is_some());
+    }
+}
+
+#[cfg(test)]
+mod extension_tests {
+    use super::extension_identifier_problems;
+    use serde_json::json;
+
+    #[test]
+    fn extension_identifiers_need_a_valid_prefix() {
+        let ok = json!({"extensions": {"io.modelcontextprotocol/tasks": {}, "com.example/ui-2": {"a": 1}}});
+        assert!(extension_identifier_problems(&ok).is_empty());
+        let bad = json!({"extensions": {"tasks": {}, "1bad.example/x": {}, "com.example/-x": {}}});
+        assert_eq!(extension_identifier_problems(&bad).len(), 3, "{bad}");
+        assert!(extension_identifier_problems(&json!({"tools": {}})).is_empty());
     }
 }

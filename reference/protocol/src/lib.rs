@@ -15,9 +15,11 @@
 //!   functions (what a `capabilities` object declares, the tool-use balance of a sampling
 //!   conversation and what a sampling result holds, elicitation modes and results, what a
 //!   client's roots may be), shared by the reference peers and the harness's checks;
+//!   [`resources`]: the `file://` URI that would climb out of a listed resource's directory;
 //! - [`meta`]: the format of `_meta` keys and of the trace context values under them;
 //!   [`param_headers`]: the constraints on a tool's `x-mcp-header` annotations; [`dialect`]:
-//!   a schema on the wire valid under its declared or default JSON Schema dialect;
+//!   a schema on the wire valid under its declared or default JSON Schema dialect, the dialects
+//!   supported, and arguments that tell a schema's dialect from another;
 //! - [`tasks`]: task statuses and their lifecycle, the related-task `_meta` key, a tool's task
 //!   support and what a task object holds (2025-11-25's experimental tasks);
 //! - [`arguments`]: values generated from a JSON Schema (tool arguments, elicitation content);
@@ -35,6 +37,7 @@ pub mod meta;
 pub mod modern;
 pub mod param_headers;
 pub mod reassembly;
+pub mod resources;
 pub mod revision;
 pub mod roots;
 pub mod sampling;

@@ -383,11 +383,19 @@ impl SessionChecker {
                     side.progress.insert(token.clone(), None);
                 }
                 let modern = modern_era.then(|| modern::ModernRequest::of(r));
+                let client_caps = modern.as_ref().and_then(|m| m.capabilities.clone());
                 let augmented = r.params.as_ref().and_then(|p| p.get("task")).is_some_and(Value::is_object);
                 side.outstanding
                     .insert(r.id.clone(), Pending { method: r.method.clone(), progress, modern, augmented });
                 self.on_feature_request(direction, r, &mut inspection.violations);
                 self.on_task_request(direction, r, &mut inspection.violations);
+                // The client's capabilities, in each modern request's _meta: judged until found
+                // wrong once, as every request repeats them.
+                if let (Some(caps), false) = (client_caps, self.modern.client_extensions_judged) {
+                    let before = inspection.violations.len();
+                    modern::judge_extension_identifiers("the client's", &caps, &mut inspection.violations);
+                    self.modern.client_extensions_judged = inspection.violations.len() > before;
+                }
             }
             Message::Notification(n) => {
                 let side = self.side_mut(direction);

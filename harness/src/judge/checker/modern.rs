@@ -23,6 +23,8 @@ pub(super) struct ModernState {
     list_scopes: HashMap<String, String>,
     /// `subscriptions/listen` requests whose acknowledgement has arrived.
     acknowledged: HashSet<RequestId>,
+    /// The client's extension identifiers were found wrong once: every request repeats them.
+    pub(super) client_extensions_judged: bool,
 }
 
 /// What the checker keeps of one outstanding modern request.
@@ -103,6 +105,8 @@ impl SessionChecker {
                     }
                     if method == "server/discover" {
                         self.negotiation.server_capabilities = result.get("capabilities").cloned();
+                        let caps = result.get("capabilities").unwrap_or(&Value::Null);
+                        judge_extension_identifiers("the server's", caps, out);
                     }
                     // A cancellation naming the listen request would have closed it already
                     // (`negotiation.rs`): this result ends the subscription without one.
@@ -286,6 +290,19 @@ impl SessionChecker {
 
 /// Codes a modern server must not emit (`basic/index.mdx#error-codes`).
 /// `streamable-http.mdx#schema-extension`: every tool's `x-mcp-header` annotations.
+/// basic/versioning.mdx#extension-negotiation: each key of `capabilities.extensions` is an
+/// extension identifier, named as `_meta` keys are and always with a prefix.
+pub(super) fn judge_extension_identifiers(whose: &str, caps: &Value, out: &mut Vec<Violation>) {
+    let problems = mcpspec_protocol::capabilities::extension_identifier_problems(caps);
+    if !problems.is_empty() {
+        out.push(Violation::new(
+            &rules::EXTENSION_IDENTIFIERS,
+            "extension identifiers named as _meta keys, each with a prefix (io.modelcontextprotocol/tasks)",
+            format!("{whose} capabilities.extensions: {}", problems.join("; ")),
+        ));
+    }
+}
+
 fn judge_param_headers(result: &Value, out: &mut Vec<Violation>) {
     for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
@@ -349,6 +366,29 @@ mod tests {
 
     fn checker() -> SessionChecker {
         SessionChecker::new(Revision::V2026_07_28)
+    }
+
+    /// basic/versioning.mdx#extension-negotiation: extension identifiers have a prefix, on either
+    /// side; the client's, repeated in every request, are reported once.
+    #[test]
+    fn extension_identifiers_have_a_prefix() {
+        let mut c = checker();
+        let caps = json!({"extensions": {"tasks": {}}});
+        let first = c.on_value(C2S, &request(1, "tools/list", caps.clone(), json!({})));
+        assert_eq!(ids(&first), ["extensions/identifier-naming"]);
+        assert!(ids(&c.on_value(C2S, &request(2, "tools/list", caps, json!({})))).is_empty());
+        let mut c = checker();
+        let good = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        assert!(ids(&c.on_value(C2S, &request(3, "server/discover", good, json!({})))).is_empty());
+        let discovered = c.on_value(
+            S2C,
+            &result(
+                3,
+                json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"extensions": {"tasks": {}}}, "ttlMs": 0, "cacheScope": "public"}),
+            ),
+        );
+        assert_eq!(ids(&discovered), ["extensions/identifier-naming"]);
     }
 
     /// A modern server ends a subscription by naming the client's listen request in

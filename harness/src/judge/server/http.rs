@@ -306,6 +306,30 @@ impl HttpChecker {
                 }
             }
         }
+        // 2026-07-28 streamable-http.mdx#receiving-messages: what a modern POST's stream carries
+        // besides its response relates to its request. A modern POST names its method in
+        // Mcp-Method; its stream may carry progress and log messages, and a
+        // subscriptions/listen stream the changes subscribed to.
+        let modern_method = self.exchanges.get(&n).filter(|x| x.method == "POST").and_then(|x| {
+            x.request_headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("mcp-method"))
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(method) = modern_method.filter(|m| m != "subscriptions/listen") {
+            for item in &items {
+                let Some(kind) = item.get("method").and_then(serde_json::Value::as_str) else { continue };
+                let related = matches!(kind, "notifications/progress" | "notifications/message");
+                if item.get("id").is_none() && !related {
+                    let x = &self.exchanges[&n];
+                    out.push(Violation::new(
+                        &rules::HTTP_POST_STREAM_RELATED,
+                        "on a request's stream, only notifications relating to it (progress, log messages)",
+                        format!("{kind} on the stream of the {method} POST ({})", x.describe()),
+                    ));
+                }
+            }
+        }
         for item in items {
             let is_response = item.get("method").is_none() && item.get("id").is_some();
             if let Some(id) = item.get("id").and_then(RequestId::from_value).filter(|_| is_response) {
@@ -400,6 +424,37 @@ mod tests {
 
     fn ids(c: &mut HttpChecker, events: &[HttpEvent]) -> Vec<&'static str> {
         events.iter().flat_map(|e| c.on_event(e)).map(|v| v.rule.id).collect()
+    }
+
+    /// 2026-07-28: a request's stream carries notifications relating to it; change
+    /// notifications belong on a subscriptions/listen stream.
+    #[test]
+    fn a_modern_post_stream_carries_only_related_notifications() {
+        let post = |n, method: &str| {
+            let HttpEvent::Response(mut x) =
+                head(n, "POST", BodyKind::Requests, 200, &[("content-type", "text/event-stream")])
+            else {
+                unreachable!()
+            };
+            x.request_headers = vec![("mcp-method".into(), method.into())];
+            HttpEvent::Response(x)
+        };
+        let note =
+            |n, method: &str| message(n, json!({"jsonrpc": "2.0", "method": method, "params": {}}), None);
+        let mut c = HttpChecker::new(Flavor::Streamable);
+        let fine = ids(
+            &mut c,
+            &[
+                post(1, "tools/call"),
+                note(1, "notifications/progress"),
+                note(1, "notifications/message"),
+                post(2, "subscriptions/listen"),
+                note(2, "notifications/tools/list_changed"),
+            ],
+        );
+        assert!(fine.is_empty(), "{fine:?}");
+        let got = ids(&mut c, &[post(3, "tools/call"), note(3, "notifications/tools/list_changed")]);
+        assert_eq!(got, ["http/post-stream-related"]);
     }
 
     #[test]

@@ -92,6 +92,12 @@ pub enum ClientFault {
     ElicitUndeclaredMode,
     /// Declares elicitation with neither form nor url mode (a misspelt `forms`).
     ElicitNoMode,
+    /// Fetches a URL mode elicitation's URL (a link preview) before asking the user, who then
+    /// declines.
+    ElicitPrefetchUrl,
+    /// Accepts a form elicitation whose requestedSchema names a JSON Schema dialect it does not
+    /// know, as if it were 2020-12.
+    ElicitUnknownDialect,
     /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
     AnswerUndeclared,
     /// Answers each request of the server's but pings a second late (a user pondering it), even
@@ -297,7 +303,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 128] = [
+    pub const ALL: [ClientFault; 130] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -339,6 +345,8 @@ impl ClientFault {
         ClientFault::ElicitIgnoresDefaults,
         ClientFault::ElicitUndeclaredMode,
         ClientFault::ElicitNoMode,
+        ClientFault::ElicitPrefetchUrl,
+        ClientFault::ElicitUnknownDialect,
         ClientFault::AnswerUndeclared,
         ClientFault::AnswerAfterCancel,
         ClientFault::ExitHoldingStdin,
@@ -471,6 +479,8 @@ impl ClientFault {
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
             ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
             ClientFault::ElicitNoMode => "elicit-no-mode",
+            ClientFault::ElicitPrefetchUrl => "elicit-prefetch-url",
+            ClientFault::ElicitUnknownDialect => "elicit-unknown-dialect",
             ClientFault::AnswerUndeclared => "answer-undeclared",
             ClientFault::AnswerAfterCancel => "answer-after-cancel",
             ClientFault::ExitHoldingStdin => "exit-holding-stdin",

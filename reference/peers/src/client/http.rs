@@ -173,6 +173,7 @@ pub async fn run_http(
                 }
                 for v in &values {
                     out.extend(client.on_message(v));
+                    super::fetch_all(client.take_fetches()).await;
                 }
                 if let (Some(revision), false) = (client.revision, initialized) {
                     // transports.mdx#protocol-version-header: on every request after

@@ -121,6 +121,8 @@ pub struct ReferenceClient {
     modern_ids: Vec<RequestId>,
     /// How a planted bug (a `fuzz-` fault) ends the process, once it tripped.
     crash: Option<crate::faults::injection::Crash>,
+    /// URLs to fetch before the next answers go out ([`take_fetches`](Self::take_fetches)).
+    fetches: Vec<String>,
     /// The capabilities the server declared in its `initialize` result.
     server_capabilities: Option<Value>,
     /// The tool call made as a task, and the task it created (`tasks.rs`).
@@ -174,6 +176,7 @@ impl ReferenceClient {
             roots_changed: false,
             modern_ids: Vec::new(),
             crash: None,
+            fetches: Vec::new(),
             server_capabilities: None,
             task: None,
         }
@@ -182,6 +185,12 @@ impl ReferenceClient {
     /// How a planted bug ends the process, once one tripped (taken once).
     pub(crate) fn take_crash(&mut self) -> Option<crate::faults::injection::Crash> {
         self.crash.take()
+    }
+
+    /// URLs the client fetches before its next answers go out (a fault's link preview); the
+    /// runner fetches them, as the sans-IO client cannot.
+    pub(crate) fn take_fetches(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.fetches)
     }
 
     /// Opts into what scenario `name` (from `MCP_CONFORMANCE_SCENARIO`) asks of a client
@@ -435,7 +444,7 @@ impl ReferenceClient {
 
     /// The elicitation faults: off-schema content, defaults left out, an undeclared mode
     /// accepted.
-    fn elicitation_fault(&self, params: &Value, answer: &mut Value) {
+    fn elicitation_fault(&mut self, params: &Value, answer: &mut Value) {
         let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
         match self.fault {
             Some(ClientFault::ElicitContentOffSchema) => {
@@ -460,6 +469,21 @@ impl ReferenceClient {
                             .is_some_and(|p| p.get("default").is_some());
                         !defaulted || required.as_array().is_some_and(|r| r.iter().any(|n| n == name))
                     });
+                }
+            }
+            Some(ClientFault::ElicitPrefetchUrl) if elicitation::mode(params) == "url" => {
+                if let Some(url) = params.get("url").and_then(Value::as_str) {
+                    self.fetches.push(url.to_owned());
+                }
+                if let Some(result) = answer.get_mut("result") {
+                    *result = json!({ "action": "decline" });
+                }
+            }
+            Some(ClientFault::ElicitUnknownDialect) if answer.get("error").is_some() => {
+                if mcpspec_protocol::dialect::unsupported_dialect(&schema).is_some() {
+                    let id = answer.get("id").cloned().unwrap_or(Value::Null);
+                    let content = mcpspec_protocol::arguments::example_object(&schema);
+                    *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept", "content": content } });
                 }
             }
             Some(ClientFault::ElicitUndeclaredMode) if elicitation::mode(params) == "url" => {
@@ -617,6 +641,21 @@ pub fn capabilities_at(revision: Revision) -> Value {
 /// How late the answer-after-cancel fault answers the server's requests.
 const PONDER: Duration = Duration::from_secs(1);
 
+/// GETs each URL (a fault's link preview), each bounded by two seconds; what comes back is not
+/// looked at.
+pub(crate) async fn fetch_all(urls: Vec<String>) {
+    if urls.is_empty() {
+        return;
+    }
+    let Ok(http) = crate::transport::http_client::client_builder().timeout(Duration::from_secs(2)).build()
+    else {
+        return;
+    };
+    for url in urls {
+        let _ = http.get(&url).send().await;
+    }
+}
+
 /// Runs the reference client against the server `command`: initializes, lists, calls, then
 /// closes the server's stdin and waits for it to exit. Each wait is bounded by `timeout`.
 /// Returns why the session ended early, if it did.
@@ -710,6 +749,7 @@ pub async fn run_stdio(
                         if let Some(crash) = client.take_crash() {
                             match crash.happen().await {}
                         }
+                        fetch_all(client.take_fetches()).await;
                         let ponders = fault == Some(ClientFault::AnswerAfterCancel)
                             && v.get("id").is_some()
                             && v.get("method").is_some_and(|m| m != "ping");

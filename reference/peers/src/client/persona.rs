@@ -190,13 +190,23 @@ impl ClientPersona {
                 ),
             ));
         }
+        let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+        if let Some(dialect) =
+            mcpspec_protocol::dialect::unsupported_dialect(schema).filter(|_| mode != "url")
+        {
+            // basic/index.mdx#implementation-requirements (2025-11-25 on): MUST answer an
+            // unsupported dialect with an error saying so.
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                format!("Invalid params: the requestedSchema's dialect {dialect} is not supported (JSON Schema 2020-12, 2019-09, draft-07, -06 and -04 are)"),
+            ));
+        }
         if self.declines_elicitation {
             return Ok(json!({ "action": "decline" }));
         }
         if mode == "url" {
             return Ok(json!({ "action": "accept" }));
         }
-        let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
         Ok(json!({ "action": "accept", "content": example_object(schema) }))
     }
 }

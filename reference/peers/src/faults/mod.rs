@@ -202,6 +202,9 @@ faults! {
     /// Tool arguments are not validated against the tool's inputSchema; `echo` echoes a message
     /// of any type as its JSON text.
     ToolArgumentsUnchecked => "tool-arguments-unchecked",
+    /// The inputSchema of `test_schema_dialect` (no `$schema`: JSON Schema 2020-12) is read as
+    /// draft-07, which ignores its prefixItems: a point of strings is taken.
+    ToolSchemaDraft07 => "tool-schema-draft-07",
     /// A completion argument without its `value` is completed as if the value were empty.
     CompletionInputsUnchecked => "completion-inputs-unchecked",
     // ---- the modern era (2026-07-28; `server/modern.rs`, `server/mrtr.rs`) ----
@@ -219,6 +222,15 @@ faults! {
     ModernUnsupportedVersionWrongCode => "modern-unsupported-version-wrong-code",
     /// The -32022 of an unsupported version has no `data.supported` (only `requested`).
     ModernUnsupportedVersionNoList => "modern-unsupported-version-no-list",
+    /// Every `tools/call` also announces `notifications/tools/list_changed`, which over HTTP
+    /// goes out on the call's own stream (where only notifications relating to it may).
+    ModernChangeOnCallStream => "modern-change-on-call-stream",
+    /// A `file://` URI beside the reference's file resource is read from disk, its path
+    /// joined to a real folder with its `..` segments left in: `../../etc/passwd` is served.
+    ResourcesPathTraversal => "resources-path-traversal",
+    /// `server/discover` advertises an extension named `tasks`, without the prefix extension
+    /// identifiers must have (`io.modelcontextprotocol/tasks`).
+    ModernExtensionUnprefixed => "modern-extension-unprefixed",
     /// A subscription whose lifetime is over ends with a completion result to its
     /// `subscriptions/listen` request alone, without notifications/cancelled naming it.
     ModernListenEndsWithResult => "modern-listen-ends-with-result",
@@ -294,6 +306,9 @@ faults! {
     ModernHttpHeaderUnchecked => "modern-http-header-unchecked",
     /// HTTP: errors of modern requests are answered with status 200 (not 400 / 404).
     ModernHttpStatus200OnError => "modern-http-status-200-on-error",
+    /// HTTP: a notification POSTed is refused with status 200 and a JSON-RPC error, where a
+    /// refusal needs an HTTP error status (and an acceptance 202).
+    ModernHttpNotificationRefusedOk => "modern-http-notification-refused-ok",
     /// HTTP: a modern request without `MCP-Protocol-Version` is served as if the header named
     /// its `_meta`'s version, also by a server that speaks no revision before 2025-06-18 (which
     /// MUST reject it with 400 + -32020).

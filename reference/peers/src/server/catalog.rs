@@ -6,7 +6,7 @@
 //! | kind | names |
 //! | --- | --- |
 //! | tools (fixture) | `test_simple_text`, `test_image_content`, `test_audio_content` (2025-03-26+), `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_logging`, `test_tool_with_progress`, `test_error_handling`, `test_sampling` `{prompt?}`, `test_elicitation` `{message?}` (2025-06-18+) |
-//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_task_required` `{ms?}` (only as a task), `test_task_elicitation` `{message?}` (only as a task; elicits, naming the task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round`, `test_custom_headers` `{region?, greeting?, priority?, verbose?, debug?, query?}` (x-mcp-header; the name of the official client scenario's tool) |
+//! | tools (mcpspec) | `test_roots`, `echo` `{message}`, `add` `{a, b}` (outputSchema 2025-06-18+), `slow` `{ms?}` (default 1000; 2025-11-25: also as a task), `touch_watched`; 2025-11-25: `test_schema_dialect` `{point, label?}` (prefixItems: validated as JSON Schema 2020-12), `test_task_required` `{ms?}` (only as a task), `test_task_elicitation` `{message?}` (only as a task; elicits, naming the task); 2026-07-28: `test_mrtr_multiple_inputs`, `test_mrtr_multi_round`, `test_custom_headers` `{region?, greeting?, priority?, verbose?, debug?, query?}` (x-mcp-header; the name of the official client scenario's tool) |
 //! | resources | `test://static-text`, `test://static-binary`, `test://watched-resource`; 2026-07-28: `test://mrtr/needs-input` |
 //! | templates | `test://template/{id}/data`, `test://greeting/{name}`, `test://upper/{word}` |
 //! | prompts | `test_simple_prompt`, `test_prompt_with_arguments` `{arg1, arg2}`, `test_prompt_with_embedded_resource` `{resourceUri}`, `test_prompt_with_image`; 2026-07-28: `test_mrtr_prompt` |
@@ -156,6 +156,24 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
             object(json!({ "message": { "type": "string" } }), &[]),
             V2025_11_25,
         ),
+        // basic/index.mdx#json-schema-usage (2025-11-25 on): a schema without `$schema` is JSON
+        // Schema 2020-12; prefixItems exists only there, so its calls tell 2020-12 from older
+        // dialects.
+        (
+            DIALECT_TOOL,
+            "Schema dialect",
+            "Returns the point it is given: `point` is a pair of numbers (prefixItems, JSON Schema \
+             2020-12, the default dialect), `label` an optional name.",
+            object(
+                json!({
+                    "point": { "type": "array", "prefixItems": [{ "type": "number" }, { "type": "number" }],
+                        "minItems": 2, "maxItems": 2 },
+                    "label": { "type": "string" }
+                }),
+                &["point"],
+            ),
+            V2025_11_25,
+        ),
         // Multi round-trip requests exist from 2026-07-28 (`mrtr.rs`).
         (
             "test_mrtr_multiple_inputs",
@@ -185,6 +203,9 @@ fn tool_table() -> Vec<(&'static str, &'static str, &'static str, Value, Revisio
         ),
     ]
 }
+
+/// The tool whose inputSchema only JSON Schema 2020-12 reads whole (2025-11-25 on).
+pub(crate) const DIALECT_TOOL: &str = "test_schema_dialect";
 
 /// The tool whose parameters are mirrored into `Mcp-Param-*` headers (2026-07-28).
 pub(crate) const PARAM_HEADERS_TOOL: &str = "test_custom_headers";
@@ -276,6 +297,9 @@ pub(crate) fn input_schema(rev: Revision, name: &str) -> Option<Value> {
 /// validator would do, but compiling its first schema costs a quarter of a second in a debug
 /// build, enough to delay a tool's first progress past a cancellation scenario's timing.
 pub(crate) fn argument_problem(schema: &Value, args: &Value) -> Option<String> {
+    if schema.pointer("/properties/point/prefixItems").is_some() {
+        return dialect_problem(schema, args, jsonschema::Draft::Draft202012);
+    }
     let properties = schema.get("properties").and_then(Value::as_object);
     let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
     if let Some(missing) = required.filter_map(Value::as_str).find(|name| args.get(*name).is_none()) {
@@ -301,6 +325,17 @@ pub(crate) fn argument_problem(schema: &Value, args: &Value) -> Option<String> {
         }
     }
     None
+}
+
+/// Why `schema` refuses `args` under the dialect `draft`, by a general validator: for the one
+/// tool whose schema the hand reader above cannot read whole ([`DIALECT_TOOL`]).
+pub(crate) fn dialect_problem(schema: &Value, args: &Value, draft: jsonschema::Draft) -> Option<String> {
+    let validator = match jsonschema::options().with_draft(draft).build(schema) {
+        Ok(v) => v,
+        Err(e) => return Some(format!("the inputSchema does not compile: {e}")),
+    };
+    let errors: Vec<String> = validator.iter_errors(args).map(|e| e.to_string()).collect();
+    (!errors.is_empty()).then(|| errors.join("; "))
 }
 
 /// Whether `rev` has a tool named `name`.
@@ -344,8 +379,17 @@ pub(crate) fn resources(rev: Revision) -> Vec<Value> {
             "description": "Asks the user for a passphrase (MRTR elicitation) before it is read.",
             "mimeType": "text/plain"})
     }))
+    // A file:// resource (2026-07-28's resources.mdx asks servers serving them to sanitize
+    // paths): served from memory, as every resource here.
+    .chain((rev >= Revision::V2026_07_28).then(|| {
+        json!({"uri": FILE_RESOURCE, "name": "notes", "title": "Notes",
+            "description": "A text file of the reference server's.", "mimeType": "text/plain"})
+    }))
     .collect()
 }
+
+/// The reference server's one `file://` resource (2026-07-28 on).
+pub(crate) const FILE_RESOURCE: &str = "file:///mcpspec/reference/notes.txt";
 
 pub(crate) fn templates(rev: Revision) -> Vec<Value> {
     vec![
@@ -390,6 +434,7 @@ pub(crate) fn read_resource(uri: &str, watched_version: u64) -> Option<Value> {
         WATCHED => {
             return Some(text("text/plain", format!("Watched resource content, version {watched_version}")))
         }
+        FILE_RESOURCE => return Some(text("text/plain", "Notes of the reference server.".into())),
         _ => {}
     }
     if let Some(id) = match_template(uri, "test://template/", "/data") {

@@ -160,7 +160,20 @@ impl ReferenceServer {
     /// The `contents` of a resource of the fixture or of the grown catalogue.
     pub(super) fn contents(&self, uri: &str) -> Option<Value> {
         let grown = self.config.bulk.as_ref().and_then(|b| b.read(uri));
-        grown.or_else(|| catalog::read_resource(uri, self.watched_version))
+        grown.or_else(|| catalog::read_resource(uri, self.watched_version)).or_else(|| self.traversed(uri))
+    }
+
+    /// The fault `resources-path-traversal`: a `file://` URI beside the reference's file is read
+    /// from disk, its path joined to a real folder without a look at its `..` segments.
+    fn traversed(&self, uri: &str) -> Option<Value> {
+        if self.fault != Some(Fault::ResourcesPathTraversal) {
+            return None;
+        }
+        let folder = catalog::FILE_RESOURCE.rsplit_once('/')?.0;
+        let rest = uri.strip_prefix(folder)?.trim_start_matches('/');
+        let bytes = std::fs::read(std::env::temp_dir().join(rest)).ok()?;
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+        Some(serde_json::json!([{ "uri": uri, "mimeType": "text/plain", "text": text }]))
     }
 
     /// `prompts/get` of a prompt of the fixture or of the grown catalogue.

@@ -206,6 +206,9 @@ impl ReferenceServer {
         {
             c.remove("completions");
         }
+        if self.fault == Some(Fault::ModernExtensionUnprefixed) {
+            capabilities["extensions"] = json!({ "tasks": {} });
+        }
         json!({
             "supportedVersions": era::supported_list(&self.config.supported),
             "capabilities": capabilities,

@@ -24,6 +24,11 @@ impl ReferenceServer {
             }
         };
         let rev = self.rev();
+        if self.modern.is_some() && self.fault == Some(Fault::ModernChangeOnCallStream) {
+            // Over HTTP this lands on the call's own stream, which only notifications relating
+            // to the call may use.
+            self.notify("notifications/tools/list_changed", json!({}));
+        }
         if self.unnamed_fault_tool().is_some_and(|t| t["name"] == name) {
             return self.start_sampling(id, &args, self.fault);
         }
@@ -71,7 +76,14 @@ impl ReferenceServer {
         // task-augmented call is validated when its task runs, so the task fails and says why.
         if self.fault != Some(Fault::ToolArgumentsUnchecked) {
             let schema = catalog::input_schema(rev, name).unwrap_or_default();
-            if let Some(why) = catalog::argument_problem(&schema, &args) {
+            let problem = match self.fault {
+                // Validated as draft-07, which knows no prefixItems.
+                Some(Fault::ToolSchemaDraft07) if name == catalog::DIALECT_TOOL => {
+                    catalog::dialect_problem(&schema, &args, jsonschema::Draft::Draft7)
+                }
+                _ => catalog::argument_problem(&schema, &args),
+            };
+            if let Some(why) = problem {
                 let outcome =
                     self.bad_arguments(&format!("{name}: its inputSchema refuses the arguments: {why}"));
                 return self.respond(Some(id), outcome);
@@ -139,6 +151,11 @@ impl ReferenceServer {
             "echo" if self.fault == Some(Fault::ToolArgumentsUnchecked) => {
                 let message = args.get("message").cloned().unwrap_or_default();
                 Ok(content(vec![text(&message.as_str().map_or_else(|| message.to_string(), str::to_owned))]))
+            }
+            catalog::DIALECT_TOOL => {
+                let point = args.get("point").cloned().unwrap_or_default();
+                let label = args.get("label").and_then(Value::as_str).unwrap_or("point");
+                Ok(content(vec![text(&format!("{label}: {point}"))]))
             }
             "echo" => match args.get("message").and_then(Value::as_str) {
                 Some(m) => Ok(content(vec![text(m)])),

@@ -1,8 +1,9 @@
 //! Real I/O around the sans-IO codecs. One module per transport; each yields decoded
 //! [`Frame`](mcpspec_protocol::framing::Frame)s and takes JSON values to send: [`child`] runs a peer as a
 //! child process over pipes, [`http_client`] reaches a server over MCP's HTTP transports and
-//! [`http_server`] serves them.
+//! [`http_server`] serves them; [`canary`] records who fetches a URL nobody should fetch.
 
+pub mod canary;
 pub mod child;
 pub mod hostile_http;
 pub mod http_client;

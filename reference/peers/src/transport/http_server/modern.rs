@@ -25,6 +25,10 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
             // streamable-http.mdx: this revision defines no client notifications over HTTP
             // (closing a stream is the cancellation); one that comes is accepted, and has no
             // effect.
+            if fault == Some(Fault::ModernHttpNotificationRefusedOk) {
+                let why = "Method not found: this server takes no client notifications over HTTP";
+                return modern_error(StatusCode::OK, None, ErrorObject::new(-32601, why)).into();
+            }
             return status_only(StatusCode::ACCEPTED).into();
         }
         let why = "Invalid Request: a client MUST NOT send JSON-RPC responses (streamable-http.mdx)";

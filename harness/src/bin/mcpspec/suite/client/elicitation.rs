@@ -72,3 +72,48 @@ async fn completes_unknown_elicitation(w: &mut ClientWorld) -> Result<(), Halt> 
     let sent = w.session()?.send_value(&note.to_value()).await;
     sent.map_err(|e| w.lost("the client reads the completion notification".into(), e))
 }
+
+/// basic/index.mdx#implementation-requirements (2025-11-25 on): a schema in a dialect the
+/// client does not support is met with an error saying so, not judged as if it were another.
+#[then("the client answers it with an error, as its schema's dialect is unknown")]
+async fn refuses_unknown_dialect(w: &mut ClientWorld) -> Result<(), Halt> {
+    let params = w.sent_params.clone().unwrap_or(Value::Null);
+    let dialect = params.pointer("/requestedSchema/$schema").cloned().unwrap_or(Value::Null);
+    let expected = format!("an error saying the requestedSchema's dialect {dialect} is not supported");
+    match client_answer(w, &expected).await? {
+        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
+        Outcome::Result(v) => {
+            w.check(false, expected, format!("result {}", mcpspec_protocol::wire::describe(Some(&v))))
+        }
+    }
+    Ok(())
+}
+
+/// How long requests may still reach the listener after the client's answer: a preview
+/// fetched while the client shows its prompt may land just after it.
+const FETCH_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// client/elicitation.mdx#safe-url-handling (2025-11-25 on): clients MUST NOT pre-fetch the URL
+/// or its metadata. The URL is on the scenario server's listener, so every fetch shows. A
+/// client that accepted may have opened it with the user's consent: a fetch then is not judged.
+#[then("the client fetched nothing from the scenario server's listener, unless it accepted")]
+async fn fetched_nothing(w: &mut ClientWorld) -> Result<(), Halt> {
+    let expected = "no request for the elicitation's URL (no pre-fetch, no link preview) from a client that did not accept";
+    let Some(canary) = w.canary.as_ref() else {
+        return Err(w.harness_error("no listener was started (the request named no {listener} URL)".into()));
+    };
+    tokio::time::sleep(FETCH_GRACE).await;
+    let hits = canary.hits();
+    let action =
+        w.last_result.as_ref().and_then(|r| r.get("action")).and_then(Value::as_str).unwrap_or("").to_owned();
+    let seen = hits.iter().map(|h| format!("{} {}", h.method, h.target)).collect::<Vec<_>>().join(", ");
+    match (hits.is_empty(), action.as_str()) {
+        (true, _) => w.check(true, expected, format!("no request reached the URL (the client answered {action:?})")),
+        (false, "accept") => w.inconclusive(
+            expected,
+            format!("the client accepted, and fetched {seen}: with the user's consent, opening the URL is allowed"),
+        ),
+        (false, _) => w.check(false, expected, format!("the client answered {action:?}, yet fetched {seen}")),
+    }
+    Ok(())
+}

@@ -60,6 +60,39 @@ async fn initialize_answered_as_json(w: &mut ClientWorld) -> Result<(), Halt> {
     Ok(())
 }
 
+/// 2026-07-28 (streamable-http.mdx#sending-messages): the client MUST support answers as one
+/// `application/json` body. Reading one is what lets it go on: a request after the first POST
+/// answered so shows it read that answer (a client that cannot waits for it in vain).
+#[then("the client made a request after one of its requests was answered with an application/json body")]
+async fn went_on_after_json(w: &mut ClientWorld) -> Result<(), Halt> {
+    let session = w.session()?;
+    session.drain_http();
+    let exchanges: Vec<Exchange> =
+        session.recorder().http_client().map(|c| c.exchanges().cloned().collect()).unwrap_or_default();
+    let json = |x: &Exchange| {
+        x.method == "POST"
+            && x.status == 200
+            && x.response_content_type.as_deref().is_some_and(|t| t.starts_with("application/json"))
+    };
+    let expected =
+        "a POST of the client's after its first request answered 200 with an application/json body";
+    let Some(first) = exchanges.iter().position(json) else {
+        return Err(w.fail(
+            expected,
+            format!("no POST answered 200 with application/json among {} exchanges", exchanges.len()),
+        ));
+    };
+    let x = &exchanges[first];
+    let later = exchanges[first + 1..].iter().filter(|y| y.method == "POST").count();
+    let answered = format!("{} {} → {} application/json", x.method, x.path, x.status);
+    let actual = match later {
+        0 => format!("{answered}, and no POST after it"),
+        n => format!("{answered}, then {n} more POST(s)"),
+    };
+    w.check(later > 0, expected, actual);
+    Ok(())
+}
+
 #[when("the scenario server answers it, then ends the HTTP session")]
 async fn answers_then_ends(w: &mut ClientWorld) -> Result<(), Halt> {
     let Some(init) = w.held.take() else {

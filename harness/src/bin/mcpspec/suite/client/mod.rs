@@ -60,6 +60,9 @@ pub struct ClientWorld {
     /// Over a protected endpoint: the client got through (its first session began); a client
     /// that rightly refused to authorize never does.
     pub authorized: bool,
+    /// The listener whose URLs (`{listener}` in a request's params) the client must not fetch
+    /// on its own.
+    pub canary: Option<mcpspec_reference::transport::canary::Canary>,
 }
 
 impl std::fmt::Debug for ClientWorld {
@@ -116,6 +119,7 @@ impl ClientWorld {
             last_result: None,
             legacy_only: false,
             authorized: false,
+            canary: None,
         }
     }
 
@@ -410,10 +414,18 @@ async fn server_sends_request(
     method: String,
     step: &cucumber::gherkin::Step,
 ) -> Result<(), Halt> {
-    let params = match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+    let mut docstring = step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned);
+    // `{listener}`: a URL on a listener of the scenario server's, recording who fetches it.
+    if let Some(d) = docstring.as_mut().filter(|d| d.contains("{listener}")) {
+        let canary = mcpspec_reference::transport::canary::Canary::start().await;
+        let canary = canary.map_err(|e| w.harness_error(format!("cannot listen on 127.0.0.1: {e}")))?;
+        *d = d.replace("{listener}", &canary.base_url());
+        w.canary = Some(canary);
+    }
+    let params = match docstring {
         None => None,
         Some(d) => Some(
-            serde_json::from_str::<Value>(d)
+            serde_json::from_str::<Value>(&d)
                 .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}")))?,
         ),
     };

@@ -221,6 +221,22 @@ async fn lists_a_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     }
 }
 
+/// A `file://` resource in a folder, whose URI can climb out of it
+/// (`mcpspec_protocol::resources::climbing_uri`).
+#[given("the server lists a file:// resource in a folder")]
+async fn lists_a_file_resource(w: &mut ServerWorld) -> Result<(), Halt> {
+    let in_folder = |r: &Value| {
+        r.get("uri").and_then(Value::as_str).and_then(mcpspec_protocol::resources::climbing_uri).is_some()
+    };
+    match find(w, "resources/list", "resources", in_folder).await? {
+        Some(r) => {
+            w.subject = Some(r);
+            Ok(())
+        }
+        None => Err(w.skip("the server lists no file:// resource in a folder".into())),
+    }
+}
+
 #[given("the server lists a prompt with a required argument")]
 async fn lists_prompt_with_required(w: &mut ServerWorld) -> Result<(), Halt> {
     let has_required = |p: &Value| {
@@ -285,6 +301,29 @@ async fn lists_tool_with_required_typed_argument(w: &mut ServerWorld) -> Result<
         }
         None => Err(w.skip(
             "the server lists no tool (not marked destructive) that requires an argument of a declared type"
+                .into(),
+        )),
+    }
+}
+
+/// A tool whose inputSchema means something else under another JSON Schema dialect
+/// (`mcpspec_protocol::dialect::telling_arguments`: prefixItems, say, which draft-07 ignores),
+/// left alone when it says outright it is destructive, as the sweep does.
+#[given("the server lists a tool whose input schema tells its dialect from another")]
+async fn lists_tool_telling_its_dialect(w: &mut ServerWorld) -> Result<(), Halt> {
+    let fits = |t: &Value| {
+        let destructive = t.pointer("/annotations/readOnlyHint") != Some(&Value::Bool(true))
+            && t.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
+        !destructive && t.get("inputSchema").and_then(mcpspec_protocol::dialect::telling_arguments).is_some()
+    };
+    match find(w, "tools/list", "tools", fits).await? {
+        Some(tool) => {
+            w.subject = Some(tool);
+            Ok(())
+        }
+        None => Err(w.skip(
+            "the server lists no tool (not marked destructive) whose input schema reads differently under \
+             another JSON Schema dialect (prefixItems, dependentRequired, unevaluatedProperties and the like)"
                 .into(),
         )),
     }

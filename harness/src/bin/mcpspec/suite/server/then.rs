@@ -64,6 +64,20 @@ async fn answers_with_error(w: &mut ServerWorld, code: String, other: String) ->
     Ok(())
 }
 
+/// server/resources.mdx#security-considerations (2026-07-28): servers sanitize file paths
+/// against directory traversal. Any error will do; contents will not.
+#[then("the server refuses to read it")]
+async fn refuses_to_read(w: &mut ServerWorld) -> Result<(), Halt> {
+    let r = w.await_answer().await?;
+    let refused = matches!(r.outcome, Outcome::Error(_));
+    w.check(
+        refused,
+        "an error: the path leaves the folder of the server's file:// resources",
+        outcome_text(&r),
+    );
+    Ok(())
+}
+
 #[then(regex = r"^the server answers with an error, preferably (-?\d+)$")]
 async fn answers_with_an_error_preferably(w: &mut ServerWorld, code: String) -> Result<(), Halt> {
     let preferred: i64 = code.parse().unwrap_or_default();
@@ -589,6 +603,30 @@ async fn refuses_the_call(w: &mut ServerWorld) -> Result<(), Halt> {
         Outcome::Result(result) => result.get("isError") == Some(&Value::Bool(true)),
     };
     w.check(refused, "a JSON-RPC error or a result with isError: true", outcome_text(&r));
+    Ok(())
+}
+
+/// basic/index.mdx#json-schema-usage (2025-11-25 on): implementations validate by a schema's
+/// declared dialect, JSON Schema 2020-12 when it declares none. Arguments only that dialect
+/// refuses are refused as any invalid arguments are.
+#[then("the server refuses the call, as its schema's own dialect does")]
+async fn refuses_by_own_dialect(w: &mut ServerWorld) -> Result<(), Halt> {
+    let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+    let telling = mcpspec_protocol::dialect::telling_arguments(&schema);
+    let expected = match telling {
+        Some(t) => format!(
+            "a JSON-RPC error or a result with isError: true: the arguments {} break the tool's \
+             inputSchema under {}, its dialect, though {} would take them",
+            t.arguments, t.own, t.other
+        ),
+        None => "a JSON-RPC error or a result with isError: true".to_owned(),
+    };
+    let r = w.await_answer().await?;
+    let refused = match &r.outcome {
+        Outcome::Error(_) => true,
+        Outcome::Result(result) => result.get("isError") == Some(&Value::Bool(true)),
+    };
+    w.check(refused, expected, outcome_text(&r));
     Ok(())
 }
 

@@ -261,6 +261,19 @@ async fn reads_the_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     w.send_request("resources/read", Some(json!({ "uri": uri }))).await.map(drop)
 }
 
+/// server/resources.mdx#security-considerations (2026-07-28): the URI of the resource picked,
+/// climbing out of its folder with `..` segments to /etc/passwd.
+#[when("the client reads a file:// URI that climbs out of the resource's folder")]
+async fn reads_climbing_uri(w: &mut ServerWorld) -> Result<(), Halt> {
+    let listed = w.subject.as_ref().and_then(|r| r.get("uri")).and_then(Value::as_str).unwrap_or_default();
+    let Some(uri) = mcpspec_protocol::resources::climbing_uri(listed) else {
+        return Err(
+            w.harness_error("no file:// resource in a folder picked (a Given step is missing)".into())
+        );
+    };
+    w.send_request("resources/read", Some(json!({ "uri": uri }))).await.map(drop)
+}
+
 #[when(expr = "the client {word} to the resource")]
 async fn subscribes(w: &mut ServerWorld, verb: String) -> Result<(), Halt> {
     let method = match verb.as_str() {
@@ -324,6 +337,19 @@ async fn calls_tool_refused(w: &mut ServerWorld) -> Result<(), Halt> {
         return Err(w.harness_error("the tool's inputSchema declares no typed property".into()));
     };
     call_tool(w, Some(arguments), None).await
+}
+
+/// The tool picked, with arguments its schema's own dialect (2020-12 when it declares none)
+/// refuses and another dialect accepts (basic/index.mdx#json-schema-usage).
+#[when("the client calls the tool with arguments only its schema's own dialect refuses")]
+async fn calls_tool_telling_dialect(w: &mut ServerWorld) -> Result<(), Halt> {
+    let schema = w.subject.as_ref().and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+    let Some(telling) = mcpspec_protocol::dialect::telling_arguments(&schema) else {
+        return Err(w.harness_error(
+            "no tool whose schema tells its dialect picked (a Given step is missing)".into(),
+        ));
+    };
+    call_tool(w, Some(telling.arguments), None).await
 }
 
 #[when("the client asks to complete the template's first variable")]
