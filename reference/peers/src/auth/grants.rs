@@ -34,7 +34,10 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         }
         if shared.fault(AsFault::IssWithTrailingSlash) {
             q.append_pair("iss", &format!("{}/", shared.issuer));
-        } else if shared.fault(AsFault::WrongIss) || shared.fault(AsFault::WrongIssUnadvertised) {
+        } else if shared.fault(AsFault::WrongIss)
+            || shared.fault(AsFault::WrongIssUnadvertised)
+            || shared.fault(AsFault::ErrorWithWrongIss)
+        {
             q.append_pair("iss", &format!("{}/other-issuer", shared.issuer));
         } else if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
             q.append_pair("iss", &shared.issuer);
@@ -46,6 +49,10 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         .body(Body::empty())
         .unwrap_or_default()
 }
+
+/// The endpoint an error response's `error_uri` names (under [`AsFault::ErrorWithWrongIss`]): a
+/// page about the error, served so that a client fetching it shows in the log.
+pub(super) const ERROR_INFO: &str = "error-info";
 
 /// GET /authorize: every check a real server makes, then approval without a user.
 pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
@@ -81,6 +88,19 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
     let fail = |error: &str, description: &str| {
         redirect(shared, &redirect_uri, state, &[("error", error), ("error_description", description)])
     };
+    if shared.fault(AsFault::ErrorWithWrongIss) {
+        let error_uri = shared.endpoint(ERROR_INFO);
+        return redirect(
+            shared,
+            &redirect_uri,
+            state,
+            &[
+                ("error", "invalid_scope"),
+                ("error_description", "ask for no scope, and see error_uri"),
+                ("error_uri", &error_uri),
+            ],
+        );
+    }
     if param(q, "response_type") != Some("code") {
         return fail("unsupported_response_type", "only response_type=code is supported");
     }
@@ -91,8 +111,8 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
         return fail("invalid_request", "code_challenge_method must be S256");
     }
     let scopes = param(q, "scope").map(split_scope).unwrap_or_default();
-    let supported = &shared.options.scopes_supported;
-    if !supported.is_empty() && scopes.iter().any(|s| !supported.contains(s)) {
+    let (supported, unadvertised) = (&shared.options.scopes_supported, &shared.options.unadvertised_scopes);
+    if !supported.is_empty() && scopes.iter().any(|s| !supported.contains(s) && !unadvertised.contains(s)) {
         return fail("invalid_scope", "a requested scope is not supported");
     }
     let resource = param(q, "resource").map(str::to_owned);
@@ -448,6 +468,12 @@ pub(super) fn register(shared: &Shared, body: &[u8]) -> Response {
     };
     if uris.iter().any(|u| !redirect_allowed(u)) {
         return bad("invalid_redirect_uri", "a redirect URI is neither https nor http to loopback");
+    }
+    if shared.fault(AsFault::RefusesRedirectUris) {
+        return bad(
+            "invalid_redirect_uri",
+            "the redirect URIs do not meet this server's constraints for the application_type",
+        );
     }
     // RFC 7591 §2: client_secret_basic when the client names none; a method the token
     // endpoint does not take is replaced by the first it does (§3.2.1), and the response says so.

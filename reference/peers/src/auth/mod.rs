@@ -129,6 +129,15 @@ pub enum AsFault {
     /// normalizes, which it must not (2026-07-28 `#authorization-response-validation`). Client
     /// scenarios plant it.
     IssWithTrailingSlash,
+    /// Every authorization request is answered with an error response (`invalid_scope`, with
+    /// `error_description` and an `error_uri` this server serves) whose `iss` names another
+    /// issuer: a client must neither act on nor display its error fields (2026-07-28
+    /// `#authorization-response-validation`). Client scenarios plant it.
+    ErrorWithWrongIss,
+    /// Dynamic registration refuses every request with `invalid_redirect_uri`, as an OpenID
+    /// Connect server does whose constraints the redirect URIs do not meet (2026-07-28
+    /// `#application-type-and-redirect-uri-constraints`). Client scenarios plant it.
+    RefusesRedirectUris,
 }
 
 /// What the authorization server offers.
@@ -157,8 +166,12 @@ pub struct AuthServerOptions {
     pub client_id_metadata_documents: bool,
     /// RFC 9207: advertise and send `iss` in the authorization response.
     pub iss_parameter: bool,
-    /// `scopes_supported`; a requested scope outside it is `invalid_scope` (unless empty).
+    /// `scopes_supported`; a requested scope outside it (and outside `unadvertised_scopes`) is
+    /// `invalid_scope` (unless empty).
     pub scopes_supported: Vec<String>,
+    /// Scopes granted though `scopes_supported` leaves them out (RFC 8414 §2: the list need not
+    /// be complete; `#scope-selection-strategy`: a challenge may name scopes it does not list).
+    pub unadvertised_scopes: Vec<String>,
     /// Pre-registered clients.
     pub clients: Vec<RegisteredClient>,
     /// Refuse an authorization request without `resource` (`invalid_target`).
@@ -193,6 +206,7 @@ impl Default for AuthServerOptions {
             refresh_tokens: true,
             iss_parameter: true,
             scopes_supported: vec!["mcp".into()],
+            unadvertised_scopes: Vec::new(),
             clients: Vec::new(),
             require_resource: false,
             token_lifetime: Duration::from_secs(300),
