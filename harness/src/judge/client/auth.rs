@@ -1130,6 +1130,36 @@ mod tests {
         assert!(AuthRule::ALL.iter().all(|r| AuthRule::from_name(r.name()) == Some(*r)));
     }
 
+    #[test]
+    fn the_challenged_scopes_the_error_response_and_the_refused_registration() {
+        let mut f = good();
+        assert!(AuthRule::ChallengeScopesRequested.judge(&f.flow()).ok);
+        f.asx[2].params.retain(|(k, _)| k != "scope");
+        assert!(!AuthRule::ChallengeScopesRequested.judge(&f.flow()).ok);
+        // An error response not acted on: the flow stops at the authorization request.
+        let mut f = good();
+        f.asx.truncate(3);
+        assert!(AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        let at = f.asx[2].at;
+        f.asx.push(as_x("GET", "/error-info", &[], 200, at));
+        assert!(!AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        let mut f = good();
+        f.asx.truncate(3);
+        let mut rescoped = f.asx[2].clone();
+        rescoped.params.retain(|(k, _)| k != "scope");
+        f.asx.push(rescoped);
+        assert!(!AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        // Refused registration: stopping copes, authorizing all the same does not.
+        let mut f = good();
+        f.asx[1].status = 400;
+        assert!(!AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
+        f.asx.truncate(2);
+        assert!(AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
+        let again = f.asx[1].clone();
+        f.asx.extend([again.clone(), again.clone(), again]);
+        assert!(!AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
+    }
+
     /// A client without authorization support (it stops at the 401) is skipped by every rule,
     /// those that would pass on no authorization request included.
     #[test]
