@@ -2,7 +2,8 @@
 //! 2025-06-18 on): the endpoint in the reference server's protected mode, in front of
 //! mcpspec's reference authorization server, each as the scenario asks ([`AuthScript`]: which
 //! discovery documents exist, whether registration is offered or the client is pre-registered,
-//! the scopes required, where the challenge points, a planted authorization server fault).
+//! the scopes required and whether `scopes_supported` lists them, where the challenge points, a
+//! planted authorization server fault).
 //!
 //! Pre-registered credentials reach the client in `MCP_CONFORMANCE_CONTEXT` as the official
 //! conformance suite passes them: a JSON object with `client_id` and `client_secret` (and the

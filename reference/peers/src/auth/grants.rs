@@ -183,8 +183,8 @@ pub(super) async fn admit_metadata_document_client(
                 let presented =
                     param(q, "redirect_uri").filter(|_| !shared.fault(AsFault::CimdRedirectUnchecked));
                 problems = client_id::document_problems(&doc, named, presented);
-                // No list: any https or loopback redirect URI is taken (as for a client
-                // pre-registered without one).
+                // Under the planted defect the client is known without the list, and then any
+                // https or loopback redirect URI is taken (as for one pre-registered without).
                 if !shared.fault(AsFault::CimdRedirectUnchecked) {
                     redirect_uris = doc["redirect_uris"]
                         .as_array()

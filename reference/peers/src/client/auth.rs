@@ -7,8 +7,9 @@
 //! `code_challenge_methods_supported` or no authorization at all (2025-11-25 on); a client id
 //! from the pre-registered credentials in `MCP_CONFORMANCE_CONTEXT` (the official suite's
 //! contract: `client_id`, `client_secret`), else dynamic registration (RFC 7591, with
-//! `application_type`), kept per issuer; the scope of the challenge, else `scopes_supported`,
-//! else none, and on a step-up the union with what was granted; the authorization request with
+//! `application_type`; a refusal reported, and the run stopped), kept per issuer; the scope of
+//! the challenge (whether `scopes_supported` lists it or not), else `scopes_supported`, else
+//! none, and on a step-up the union with what was granted; the authorization request with
 //! PKCE S256, `state` and `resource` (RFC 8707), fetched without following the redirect (the
 //! headless contract) and its `Location` read; `state` and RFC 9207's `iss` checked before the
 //! code goes anywhere; the token request with the verifier and `resource`.
