@@ -125,3 +125,30 @@ Feature: Authorization servers
     And a registered client
     When the client asks for an authorization code
     Then the redirect carries iss, the issuer
+
+  # Client ID metadata documents (2025-11-25 on): mcpspec names itself by the URL of a document
+  # it serves over https on loopback (its certificate issued by a CA of the run, or of
+  # --cimd-ca DIR). A valid document is named first: a server that never fetches it (no
+  # client_id_metadata_document_supported, no trust in the CA, no loopback fetches) or refuses it
+  # is skipped with the reason, never passed.
+
+  @id:authorization-server/cimd-client-id @MUST @since:2025-11-25 @spec:basic/authorization.mdx#implementation-requirements
+  Scenario: a client ID metadata document whose client_id is not its URL is refused
+    Given an authorization server
+    And it takes client ID metadata documents
+    When the client names itself by a client ID metadata document whose client_id is not its URL
+    Then the authorization server refuses the client
+
+  @id:authorization-server/cimd-redirect-uri @MUST @since:2025-11-25 @spec:basic/authorization.mdx#implementation-requirements
+  Scenario: an authorization request whose redirect URI its client ID metadata document does not list is refused
+    Given an authorization server
+    And it takes client ID metadata documents
+    When the client names itself by a client ID metadata document that does not list the redirect URI
+    Then the authorization server refuses the client
+
+  @id:authorization-server/cimd-valid-json @MUST @since:2025-11-25 @spec:basic/authorization.mdx#implementation-requirements
+  Scenario: a client ID metadata document that is not JSON is refused
+    Given an authorization server
+    And it takes client ID metadata documents
+    When the client names itself by a client ID metadata document that is not JSON
+    Then the authorization server refuses the client

@@ -149,6 +149,17 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "scope-from-challenge"
 
+  # The challenge's scope is one neither scopes_supported lists (the protected resource
+  # metadata's nor the authorization server's); the authorization server grants it all the same.
+  @id:client-authorization/challenge-scopes-unlisted @MUST @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
+  Scenario: the client asks for the challenged scopes though scopes_supported does not list them
+    Given a client connected to a protected scenario server
+      | scopes            | files:read                       |
+      | advertised scopes | mcp                              |
+      | scopes_supported  | leaves out the challenged scopes |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "challenge-scopes-requested"
+
   @id:client-authorization/scope-from-metadata @SHOULD @spec:basic/authorization.mdx#scope-selection-strategy @since:2025-11-25
   Scenario: without a scope in the challenge, the client asks for the metadata's scopes_supported
     Given a client connected to a protected scenario server
@@ -215,6 +226,16 @@ Feature: Authorization: an OAuth client
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "iss-mismatch-refused"
 
+  # The authorization server answers with an error response (invalid_scope, an error_uri it
+  # serves) whose iss names another issuer: acting on it would show as a fetch of the error_uri
+  # or a new authorization asking for other scopes. Displaying it shows on no wire.
+  @id:client-authorization/iss-mismatch-error-ignored @MUST @spec:basic/authorization.mdx#authorization-response-validation @since:2026-07-28
+  Scenario: the client does not act on an error response whose iss names another issuer
+    Given a client connected to a protected scenario server
+      | fault | error-with-wrong-iss |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "iss-mismatch-error-ignored"
+
   @id:client-authorization/no-refresh-token-assumed @MUST @spec:basic/authorization.mdx#refresh-tokens @since:2026-07-28
   Scenario: issued no refresh token, the client goes on with its access token
     Given a client connected to a protected scenario server
@@ -241,6 +262,15 @@ Feature: Authorization: an OAuth client
     Given a client connected to a protected scenario server
     When the client authorizes and initializes
     Then the client's authorization keeps the rule "application-type"
+
+  # An OpenID Connect authorization server refuses every registration with
+  # invalid_redirect_uri; client ID metadata documents and pre-registration are not offered.
+  @id:client-authorization/registration-refused @MUST @spec:basic/authorization.mdx#application-type-and-redirect-uri-constraints @since:2026-07-28
+  Scenario: refused registration over its redirect URIs, the client stops or retries a few times, never authorizing without a client id
+    Given a client connected to a protected scenario server
+      | fault | refuses-redirect-uris |
+    When the client authorizes and initializes
+    Then the client's authorization keeps the rule "registration-failure-handled"
 
   @id:client-authorization/token-endpoint-auth @MUST @spec:basic/authorization.mdx#standards-compliance @since:2025-06-18
   Scenario Outline: the client authenticates at the token endpoint the one way it takes (<method>)

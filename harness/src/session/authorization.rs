@@ -3,7 +3,8 @@
 //! found the way the revision says ([`discover`]), a client registered through dynamic client
 //! registration (RFC 7591, [`register`]) or given, the authorization request sent without
 //! following the redirect (the headless contract: the code is read from the 302's `Location`,
-//! [`authorize`]) and token requests ([`token`]). The documents' and responses' rules are the
+//! [`authorize`]) and token requests ([`token`]). Client ID metadata documents mcpspec names
+//! itself by are served from the run's https host on loopback ([`serve_document`]). The documents' and responses' rules are the
 //! protocol crate's (`mcpspec_protocol::auth`); what these requests show is judged by the
 //! authorization-server scenarios' steps.
 //!
@@ -18,8 +19,9 @@ use mcpspec_protocol::auth::grant::{
     form, public_client_metadata, AuthorizationRequest, AuthorizationResponse, RedirectElsewhere,
     RegistrationResponse, TokenResponse,
 };
-use mcpspec_protocol::auth::{AuthorizationServerMetadata, PkceVerifier};
+use mcpspec_protocol::auth::{client_id, AuthorizationServerMetadata, PkceVerifier};
 use mcpspec_protocol::Revision;
+use mcpspec_reference::auth::documents::DocumentHost;
 use mcpspec_reference::transport::http_client::oneshot::{oneshot, RawRequest, RawResponse};
 use std::time::Duration;
 use url::Url;
@@ -56,6 +58,69 @@ pub struct AsTarget {
     pub resource: String,
     /// The scope asked for, if any.
     pub scope: Option<String>,
+    /// The https host of the client ID metadata documents mcpspec names itself by.
+    pub documents: Option<std::sync::Arc<DocumentHost>>,
+}
+
+/// A client ID metadata document mcpspec serves, and the flaw it carries
+/// (`basic/authorization.mdx#implementation-requirements`: an authorization server checks each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentFlaw {
+    /// None: the control, a document the server should take.
+    Valid,
+    /// Its `client_id` is another URL than its own.
+    ClientIdNotItsUrl,
+    /// Its `redirect_uris` leave out the redirect URI the authorization request presents.
+    RedirectUriUnlisted,
+    /// Its body is not JSON.
+    NotJson,
+}
+
+impl DocumentFlaw {
+    fn name(self) -> &'static str {
+        match self {
+            DocumentFlaw::Valid => "valid",
+            DocumentFlaw::ClientIdNotItsUrl => "client-id-not-its-url",
+            DocumentFlaw::RedirectUriUnlisted => "redirect-uri-unlisted",
+            DocumentFlaw::NotJson => "not-json",
+        }
+    }
+}
+
+/// A document served for one request: its URL (the `client_id`) and its path on the host.
+#[derive(Debug, Clone)]
+pub struct ServedDocument {
+    pub url: String,
+    pub path: String,
+}
+
+/// Serves a document with `flaw` at a path of its own on `host` (never fetched before: no
+/// cache answers for it), for a client whose authorization requests present `redirect_uri`.
+pub fn serve_document(
+    host: &DocumentHost,
+    flaw: DocumentFlaw,
+    redirect_uri: &str,
+) -> Result<ServedDocument, String> {
+    let path = format!("/clients/{}/{}.json", state()?, flaw.name());
+    let url = format!("{}{path}", host.origin());
+    let elsewhere = format!("{}/elsewhere", redirect_uri.trim_end_matches('/'));
+    let (content_type, body) = match flaw {
+        DocumentFlaw::Valid => ("application/json", client_id::document(&url, "mcpspec", &[redirect_uri])),
+        DocumentFlaw::ClientIdNotItsUrl => {
+            let other = format!("{}/other.json", url.trim_end_matches(".json"));
+            ("application/json", client_id::document(&other, "mcpspec", &[redirect_uri]))
+        }
+        DocumentFlaw::RedirectUriUnlisted => {
+            ("application/json", client_id::document(&url, "mcpspec", &[elsewhere.as_str()]))
+        }
+        DocumentFlaw::NotJson => {
+            let text = format!("client_id: {url}\nclient_name: mcpspec\nredirect_uris: {redirect_uri}\n");
+            host.put(&path, "application/json", text);
+            return Ok(ServedDocument { url, path });
+        }
+    };
+    host.put(&path, content_type, body.to_string());
+    Ok(ServedDocument { url, path })
 }
 
 /// How a client authenticates at the token endpoint (RFC 7591 §2 names).

@@ -3,9 +3,11 @@
 //! [`AsFault`] is caught by the check that names it and by no other; a server that needs a
 //! person to approve is skipped with the reason, never failed; an issuer that cannot be reached
 //! is no verdict; and no code, verifier, refresh token or client secret reaches a report or the
-//! console.
+//! console. The servers take client ID metadata documents from the run's https host, trusting
+//! the CA the tests keep for `--cimd-ca`; one that does not trust it is skipped, never passed.
 
 use crate::support::*;
+use mcpspec_reference::auth::documents::HostCa;
 use mcpspec_reference::auth::{
     AsFault, AuthServerOptions, AuthorizationServer, ClientAuth, RegisteredClient,
 };
@@ -20,13 +22,37 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     RT.get_or_init(|| tokio::runtime::Runtime::new().expect("a runtime"))
 }
 
+/// The directory of the document host's CA, kept for the tests' runs (`--cimd-ca`), and the
+/// CA's certificate.
+fn kept_ca() -> &'static (std::path::PathBuf, String) {
+    static CA: OnceLock<(std::path::PathBuf, String)> = OnceLock::new();
+    CA.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("mcpspec-test-cimd-ca-{}", std::process::id()));
+        let ca = HostCa::kept_in(&dir).expect("a kept CA");
+        (dir, ca.pem())
+    })
+}
+
+/// A reference authorization server that takes client ID metadata documents, trusting the
+/// tests' CA.
 fn start(options: AuthServerOptions) -> AuthorizationServer {
+    let options = AuthServerOptions {
+        client_id_metadata_documents: true,
+        document_roots: vec![kept_ca().1.clone()],
+        ..options
+    };
+    start_as_is(options)
+}
+
+fn start_as_is(options: AuthServerOptions) -> AuthorizationServer {
     runtime().block_on(AuthorizationServer::bind(options)).expect("the reference authorization server")
 }
 
-/// `mcpspec authorization --url ISSUER` with `extra`, its report kept.
+/// `mcpspec authorization --url ISSUER --cimd-ca DIR` with `extra`, its report kept.
 fn certify(server: &AuthorizationServer, extra: &[&str]) -> Run {
-    let args = [&["authorization", "--url", server.issuer(), "--timeout", "5"][..], extra].concat();
+    let ca = kept_ca().0.to_str().expect("a UTF-8 temporary directory");
+    let args =
+        [&["authorization", "--url", server.issuer(), "--timeout", "5", "--cimd-ca", ca][..], extra].concat();
     run(&args, true, Duration::from_secs(120))
 }
 
@@ -62,6 +88,13 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "authorization-server/token-redirect-uri",
             "authorization-server/resource-audience",
             "authorization-server/refresh-rotation",
+        ]);
+    }
+    if revision >= "2025-11-25" {
+        ids.extend([
+            "authorization-server/cimd-client-id",
+            "authorization-server/cimd-redirect-uri",
+            "authorization-server/cimd-valid-json",
         ]);
     }
     if revision >= "2026-07-28" {
@@ -146,6 +179,41 @@ caught! {
     ignores_resource: IgnoresResource at "2025-06-18" => "authorization-server/resource-audience" "warning";
     no_refresh_rotation: NoRefreshRotation at "2025-11-25" => "authorization-server/refresh-rotation" "failed";
     no_iss_parameter: NoIssParameter at "2026-07-28" => "authorization-server/iss-parameter" "failed";
+    cimd_id_unchecked: CimdIdUnchecked at "2025-11-25" => "authorization-server/cimd-client-id" "failed";
+    cimd_redirect_unchecked: CimdRedirectUnchecked at "2026-07-28" => "authorization-server/cimd-redirect-uri" "failed";
+    cimd_accepts_non_json: CimdAcceptsNonJson at "2025-11-25" => "authorization-server/cimd-valid-json" "failed";
+}
+
+/// Client ID metadata documents a server never fetches judge nothing: one that does not take
+/// them (no `client_id_metadata_document_supported`), and one that does not trust the run's CA
+/// (a run without --cimd-ca makes its own), are skipped with the reason, never passed.
+#[test]
+fn documents_a_server_never_fetches_are_skipped_never_passed() {
+    let ids = [
+        "authorization-server/cimd-client-id",
+        "authorization-server/cimd-redirect-uri",
+        "authorization-server/cimd-valid-json",
+    ];
+    let cases = [
+        (start_as_is(AuthServerOptions::default()), "client_id_metadata_document_supported"),
+        (
+            start_as_is(AuthServerOptions {
+                client_id_metadata_documents: true,
+                ..AuthServerOptions::default()
+            }),
+            "never fetched",
+        ),
+    ];
+    for (server, why) in cases {
+        let args = ["authorization", "--url", server.issuer(), "--timeout", "5", "--revision", "2025-11-25"];
+        let run = run(&args, true, Duration::from_secs(120));
+        assert_eq!(run.code, Some(0), "{}", run.describe());
+        for id in ids {
+            let s = &run.scenarios(id)[0];
+            assert_eq!(s["verdict"], "skipped", "{s}");
+            assert!(s["reason"].as_str().unwrap().contains(why), "{why}: {s}");
+        }
+    }
 }
 
 /// A server whose authorization endpoint shows a login page: every scenario past it is skipped

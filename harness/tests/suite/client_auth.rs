@@ -77,6 +77,7 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/scope-omitted",
             "client-authorization/client-id-metadata-document",
             "client-authorization/client-id-metadata-document-url",
+            "client-authorization/challenge-scopes-unlisted",
         ]);
     }
     if revision == "2025-11-25" {
@@ -93,6 +94,8 @@ fn expected_at(revision: &str) -> Vec<&'static str> {
             "client-authorization/iss-missing",
             "client-authorization/no-refresh-token-assumed",
             "client-authorization/iss-exact",
+            "client-authorization/iss-mismatch-error-ignored",
+            "client-authorization/registration-refused",
         ]);
     }
     ids.sort();
@@ -185,4 +188,8 @@ caught_by! { assert_caught;
     iss_normalizes: "auth-iss-normalizes" at "2026-07-28" => "client-authorization/iss-exact" "failed";
     oidc_first_root: "auth-oidc-first" at "2025-11-25" => "client-authorization/as-discovery-order-root" "failed";
     iss_only_when_advertised: "auth-iss-only-when-advertised" at "2026-07-28" => "client-authorization/iss-unadvertised" "failed";
+    assumes_scope_subset: "auth-assumes-scope-subset" at "2025-11-25" => "client-authorization/challenge-scopes-unlisted" "failed";
+    assumes_scope_subset_2026_07_28: "auth-assumes-scope-subset" at "2026-07-28" => "client-authorization/challenge-scopes-unlisted" "failed";
+    acts_on_unverified_error: "auth-acts-on-unverified-error" at "2026-07-28" => "client-authorization/iss-mismatch-error-ignored" "failed";
+    ignores_registration_failure: "auth-ignores-registration-failure" at "2026-07-28" => "client-authorization/registration-refused" "failed";
 }

@@ -123,14 +123,29 @@ pub enum AuthRule {
     /// Every token the client presents to the endpoint is one the server's authorization server
     /// issued for it: the endpoint refuses none as `invalid_token`.
     OwnTokensOnly,
+    /// The first authorization asks for every challenged scope, whether `scopes_supported`
+    /// lists it or not (`#scope-selection-strategy`: no set relationship is assumed).
+    ChallengeScopesRequested,
+    /// An authorization error response whose `iss` names another issuer is not acted on: its
+    /// `error_uri` never fetched, no authorization asking for other scopes as its error says,
+    /// no code redeemed (2026-07-28 `#authorization-response-validation`).
+    IssMismatchErrorIgnored,
+    /// Every registration refused over its redirect URIs, the client makes no authorization
+    /// request (it holds no client id) and gives up after a few attempts
+    /// (2026-07-28 `#application-type-and-redirect-uri-constraints`).
+    RegistrationFailureHandled,
 }
 
 /// How many authorizations a client may make in a row while every token is refused for its
 /// scope: the first and two step-ups (the official suite's limit too).
 pub const STEP_UP_ATTEMPTS: usize = 3;
 
+/// How many registrations a client may attempt while every one is refused: the first and two
+/// retries (with, say, an adjusted `application_type` or other redirect URIs).
+pub const REGISTRATION_ATTEMPTS: usize = 3;
+
 impl AuthRule {
-    pub const ALL: [AuthRule; 29] = [
+    pub const ALL: [AuthRule; 32] = [
         AuthRule::PrmFromChallenge,
         AuthRule::PrmWellKnownOrder,
         AuthRule::AsDiscoveryOrder,
@@ -160,6 +175,9 @@ impl AuthRule {
         AuthRule::NoRefreshTokenAssumed,
         AuthRule::RedirectUriRegistered,
         AuthRule::OwnTokensOnly,
+        AuthRule::ChallengeScopesRequested,
+        AuthRule::IssMismatchErrorIgnored,
+        AuthRule::RegistrationFailureHandled,
     ];
 
     pub fn name(self) -> &'static str {
@@ -193,6 +211,9 @@ impl AuthRule {
             AuthRule::NoRefreshTokenAssumed => "no-refresh-token-assumed",
             AuthRule::RedirectUriRegistered => "redirect-uri-registered",
             AuthRule::OwnTokensOnly => "own-tokens-only",
+            AuthRule::ChallengeScopesRequested => "challenge-scopes-requested",
+            AuthRule::IssMismatchErrorIgnored => "iss-mismatch-error-ignored",
+            AuthRule::RegistrationFailureHandled => "registration-failure-handled",
         }
     }
 
@@ -230,6 +251,13 @@ impl AuthRule {
             (AuthRule::RedirectUriRegistered, _) if registrations(f).is_empty() => {
                 Some("the client registered nothing here (pre-registered or named by a document): nothing to compare".into())
             }
+            (AuthRule::IssMismatchErrorIgnored, _) if authorizations(f).is_empty() => Some(
+                "the client sent no authorization request: it never met the error response".into(),
+            ),
+            (AuthRule::RegistrationFailureHandled, _) if registrations(f).is_empty() => Some(
+                "the client never registered (pre-registered, or named by a document): no refusal met"
+                    .into(),
+            ),
             (AuthRule::ClientIdMetadataDocumentValid, _)
                 if !authorizations(f)
                     .iter()
@@ -295,6 +323,9 @@ impl AuthRule {
             AuthRule::NoRefreshTokenAssumed => no_refresh_token_assumed(f),
             AuthRule::RedirectUriRegistered => redirect_uri_registered(f),
             AuthRule::OwnTokensOnly => own_tokens_only(f),
+            AuthRule::ChallengeScopesRequested => challenge_scopes_requested(f),
+            AuthRule::IssMismatchErrorIgnored => iss_mismatch_error_ignored(f),
+            AuthRule::RegistrationFailureHandled => registration_failure_handled(f),
         }
     }
 }
@@ -750,6 +781,81 @@ fn client_id_metadata_document_valid(f: &AuthFlow<'_>) -> Judgement {
     judged(!urls.is_empty(), expected, seen.join("; "))
 }
 
+/// `#scope-selection-strategy`: the challenge may name scopes `scopes_supported` leaves out;
+/// they are what the request needs, so the first authorization asks for each (more is the
+/// SHOULD of `scope-from-challenge`, not this rule's business).
+fn challenge_scopes_requested(f: &AuthFlow<'_>) -> Judgement {
+    let challenged: BTreeSet<String> = f.challenge_scopes.unwrap_or_default().iter().cloned().collect();
+    let supported: BTreeSet<&String> = f.prm_scopes.iter().collect();
+    let expected = format!(
+        "the first authorization request asks for every challenged scope, {challenged:?}, though \
+         scopes_supported lists {supported:?}"
+    );
+    let Some(first) = authorizations(f).into_iter().next() else {
+        return judged(false, expected, "no authorization request");
+    };
+    let asked = scope_set(param(first, "scope"));
+    let missing: BTreeSet<&String> = challenged.difference(&asked).collect();
+    judged(
+        !challenged.is_empty() && missing.is_empty(),
+        expected,
+        format!("scope {asked:?}; left out {missing:?}"),
+    )
+}
+
+/// 2026-07-28 `#authorization-response-validation`: on an `iss` mismatch the error fields are
+/// neither acted on nor displayed. What shows on the wire of acting on them: fetching the
+/// `error_uri` (served by the authorization server, so a fetch is logged), or asking again for
+/// other scopes as the `invalid_scope` says. Displaying them shows nowhere.
+fn iss_mismatch_error_ignored(f: &AuthFlow<'_>) -> Judgement {
+    let expected = "after an authorization error response whose iss names another issuer: its \
+                    error_uri never fetched, no authorization request asking for other scopes as \
+                    its invalid_scope says, no token request";
+    let auths = authorizations(f);
+    let fetched = f
+        .authorization_server
+        .iter()
+        .filter(|x| x.method == "GET" && at_endpoint(f, x, "error-info"))
+        .count();
+    let first = auths.first().map(|a| scope_set(param(a, "scope"))).unwrap_or_default();
+    let rescoped = auths.iter().filter(|a| scope_set(param(a, "scope")) != first).count();
+    let redeemed = code_redemptions(f).len();
+    judged(
+        !auths.is_empty() && fetched == 0 && rescoped == 0 && redeemed == 0,
+        expected,
+        format!(
+            "{} authorization request(s), {rescoped} asking for other scopes than the first; the \
+             error_uri fetched {fetched} time(s); {redeemed} token request(s)",
+            auths.len()
+        ),
+    )
+}
+
+/// 2026-07-28 `#application-type-and-redirect-uri-constraints`: clients are prepared for a
+/// registration refused over its redirect URIs. Refused every time, a client holds no client
+/// id: coping is reporting and stopping, or retrying with other redirect URIs or another
+/// `application_type` a few times; not going on to authorize with an id it was never issued,
+/// nor registering without end.
+fn registration_failure_handled(f: &AuthFlow<'_>) -> Judgement {
+    let regs = registrations(f);
+    let refused = regs.iter().filter(|r| !(200..300).contains(&r.status)).count();
+    let auths = authorizations(f);
+    let ids: BTreeSet<&str> = auths.iter().filter_map(|a| param(a, "client_id")).collect();
+    judged(
+        refused == regs.len() && (1..=REGISTRATION_ATTEMPTS).contains(&regs.len()) && auths.is_empty(),
+        format!(
+            "every registration refused with invalid_redirect_uri, the client stops (or retries at \
+             most {REGISTRATION_ATTEMPTS} times in all) and makes no authorization request with a \
+             client id it was never issued"
+        ),
+        format!(
+            "{} registration(s), {refused} refused; {} authorization request(s) with client_id {ids:?}",
+            regs.len(),
+            auths.len()
+        ),
+    )
+}
+
 fn iss_refused(f: &AuthFlow<'_>) -> Judgement {
     let auths = authorizations(f);
     let redeemed = code_redemptions(f).len();
@@ -1022,6 +1128,36 @@ mod tests {
         assert!(!AuthRule::PrmFromChallenge.judge(&f.flow()).ok);
         assert_eq!(AuthRule::from_name("step-up"), Some(AuthRule::StepUp));
         assert!(AuthRule::ALL.iter().all(|r| AuthRule::from_name(r.name()) == Some(*r)));
+    }
+
+    #[test]
+    fn the_challenged_scopes_the_error_response_and_the_refused_registration() {
+        let mut f = good();
+        assert!(AuthRule::ChallengeScopesRequested.judge(&f.flow()).ok);
+        f.asx[2].params.retain(|(k, _)| k != "scope");
+        assert!(!AuthRule::ChallengeScopesRequested.judge(&f.flow()).ok);
+        // An error response not acted on: the flow stops at the authorization request.
+        let mut f = good();
+        f.asx.truncate(3);
+        assert!(AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        let at = f.asx[2].at;
+        f.asx.push(as_x("GET", "/error-info", &[], 200, at));
+        assert!(!AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        let mut f = good();
+        f.asx.truncate(3);
+        let mut rescoped = f.asx[2].clone();
+        rescoped.params.retain(|(k, _)| k != "scope");
+        f.asx.push(rescoped);
+        assert!(!AuthRule::IssMismatchErrorIgnored.judge(&f.flow()).ok);
+        // Refused registration: stopping copes, authorizing all the same does not.
+        let mut f = good();
+        f.asx[1].status = 400;
+        assert!(!AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
+        f.asx.truncate(2);
+        assert!(AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
+        let again = f.asx[1].clone();
+        f.asx.extend([again.clone(), again.clone(), again]);
+        assert!(!AuthRule::RegistrationFailureHandled.judge(&f.flow()).ok);
     }
 
     /// A client without authorization support (it stops at the 401) is skipped by every rule,

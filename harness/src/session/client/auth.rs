@@ -2,7 +2,8 @@
 //! 2025-06-18 on): the endpoint in the reference server's protected mode, in front of
 //! mcpspec's reference authorization server, each as the scenario asks ([`AuthScript`]: which
 //! discovery documents exist, whether registration is offered or the client is pre-registered,
-//! the scopes required, where the challenge points, a planted authorization server fault).
+//! the scopes required and whether `scopes_supported` lists them, where the challenge points, a
+//! planted authorization server fault).
 //!
 //! Pre-registered credentials reach the client in `MCP_CONFORMANCE_CONTEXT` as the official
 //! conformance suite passes them: a JSON object with `client_id` and `client_secret` (and the
@@ -27,6 +28,9 @@ pub struct AuthScript {
     pub scopes: Vec<String>,
     /// Scopes the metadata lists beyond those.
     pub advertised: Vec<String>,
+    /// Neither the PRM's nor the authorization server's `scopes_supported` lists the scopes
+    /// required, which the authorization server grants all the same.
+    pub required_unlisted: bool,
     /// Scopes needed too once a request was served (a step-up).
     pub step_up: Vec<String>,
     /// The step-up's challenge names only the new scopes.
@@ -65,6 +69,7 @@ impl Default for AuthScript {
             server,
             scopes: vec!["mcp".into()],
             advertised: Vec::new(),
+            required_unlisted: false,
             step_up: Vec::new(),
             step_up_new_only: false,
             challenge_metadata: ChallengeMetadata::Elsewhere,
@@ -140,6 +145,12 @@ impl AuthScript {
             },
             "scopes" => self.scopes = if v == "none" { Vec::new() } else { words(v) },
             "advertised scopes" => self.advertised = words(v),
+            "scopes_supported" => match v {
+                "leaves out the challenged scopes" => self.required_unlisted = true,
+                other => {
+                    return Err(format!("no scopes_supported {other:?} (leaves out the challenged scopes)"))
+                }
+            },
             "step-up scopes" => self.step_up = words(v),
             "step-up challenge" => match v {
                 "every scope required" => self.step_up_new_only = false,
@@ -183,12 +194,36 @@ impl AuthScript {
                     "wrong-iss-unadvertised" => AsFault::WrongIssUnadvertised,
                     "no-iss" => AsFault::NoIssParameter,
                     "iss-with-trailing-slash" => AsFault::IssWithTrailingSlash,
+                    "error-with-wrong-iss" => AsFault::ErrorWithWrongIss,
+                    "refuses-redirect-uris" => AsFault::RefusesRedirectUris,
                     other => return Err(format!("no authorization server fault {other:?}")),
                 })
             }
             other => return Err(format!("no authorization behaviour {other:?}")),
         }
         Ok(())
+    }
+
+    /// The authorization server's options: the scenario's, with the scopes required granted
+    /// but not listed when the scenario says so.
+    pub fn server_options(&self) -> AuthServerOptions {
+        let mut options = self.server.clone();
+        if self.required_unlisted {
+            options.scopes_supported.retain(|s| !self.scopes.contains(s));
+            options.unadvertised_scopes.extend(self.scopes.iter().cloned());
+        }
+        options
+    }
+
+    /// The scopes the PRM's `scopes_supported` lists.
+    pub fn prm_scopes(&self) -> Vec<String> {
+        let mut out = if self.required_unlisted { Vec::new() } else { self.scopes.clone() };
+        for s in self.step_up.iter().chain(&self.advertised) {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        out
     }
 
     /// The protection of the endpoint, trusting `server`'s tokens (its keys known in advance:
@@ -215,6 +250,7 @@ impl AuthScript {
                 .with_step_up(self.step_up.clone())
                 .with_step_up_naming_new_scopes_only(self.step_up_new_only)
                 .with_advertised_scopes(self.advertised.clone())
+                .with_required_scopes_unlisted(self.required_unlisted)
                 .with_challenge_metadata(self.challenge_metadata)
                 .with_challenge_scope(self.challenge_scope),
         )
@@ -239,7 +275,7 @@ impl SessionAuth {
         context: &Value,
         origin: Option<String>,
     ) -> std::io::Result<(SessionAuth, Value)> {
-        let mut options = script.server.clone();
+        let mut options = script.server_options();
         options.public_issuer = origin;
         let server =
             AuthorizationServer::bind(options).await.map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -267,7 +303,7 @@ impl SessionAuth {
         }
         let next = match script.migrate {
             true => Some(
-                AuthorizationServer::bind(script.server.clone())
+                AuthorizationServer::bind(script.server_options())
                     .await
                     .map_err(|e| std::io::Error::other(e.to_string()))?,
             ),

@@ -34,7 +34,10 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         }
         if shared.fault(AsFault::IssWithTrailingSlash) {
             q.append_pair("iss", &format!("{}/", shared.issuer));
-        } else if shared.fault(AsFault::WrongIss) || shared.fault(AsFault::WrongIssUnadvertised) {
+        } else if shared.fault(AsFault::WrongIss)
+            || shared.fault(AsFault::WrongIssUnadvertised)
+            || shared.fault(AsFault::ErrorWithWrongIss)
+        {
             q.append_pair("iss", &format!("{}/other-issuer", shared.issuer));
         } else if shared.options.iss_parameter && !shared.fault(AsFault::NoIssParameter) {
             q.append_pair("iss", &shared.issuer);
@@ -46,6 +49,10 @@ fn redirect(shared: &Shared, redirect_uri: &str, state: Option<&str>, pairs: &[(
         .body(Body::empty())
         .unwrap_or_default()
 }
+
+/// The endpoint an error response's `error_uri` names (under [`AsFault::ErrorWithWrongIss`]): a
+/// page about the error, served so that a client fetching it shows in the log.
+pub(super) const ERROR_INFO: &str = "error-info";
 
 /// GET /authorize: every check a real server makes, then approval without a user.
 pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
@@ -81,6 +88,19 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
     let fail = |error: &str, description: &str| {
         redirect(shared, &redirect_uri, state, &[("error", error), ("error_description", description)])
     };
+    if shared.fault(AsFault::ErrorWithWrongIss) {
+        let error_uri = shared.endpoint(ERROR_INFO);
+        return redirect(
+            shared,
+            &redirect_uri,
+            state,
+            &[
+                ("error", "invalid_scope"),
+                ("error_description", "ask for no scope, and see error_uri"),
+                ("error_uri", &error_uri),
+            ],
+        );
+    }
     if param(q, "response_type") != Some("code") {
         return fail("unsupported_response_type", "only response_type=code is supported");
     }
@@ -91,8 +111,8 @@ pub(super) fn authorize(shared: &Shared, q: &[(String, String)]) -> Response {
         return fail("invalid_request", "code_challenge_method must be S256");
     }
     let scopes = param(q, "scope").map(split_scope).unwrap_or_default();
-    let supported = &shared.options.scopes_supported;
-    if !supported.is_empty() && scopes.iter().any(|s| !supported.contains(s)) {
+    let (supported, unadvertised) = (&shared.options.scopes_supported, &shared.options.unadvertised_scopes);
+    if !supported.is_empty() && scopes.iter().any(|s| !supported.contains(s) && !unadvertised.contains(s)) {
         return fail("invalid_scope", "a requested scope is not supported");
     }
     let resource = param(q, "resource").map(str::to_owned);
@@ -152,21 +172,33 @@ pub(super) async fn admit_metadata_document_client(
     let mut status = 0;
     let mut redirect_uris = Vec::new();
     if problems.is_empty() {
-        match fetch_document(id).await {
+        match fetch_document(id, &shared.options.document_roots).await {
             Ok((code, doc)) => {
                 status = code;
-                problems = client_id::document_problems(&doc, id, param(q, "redirect_uri"));
-                redirect_uris = doc["redirect_uris"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect();
+                // The planted defects: the document's own client_id, or any redirect URI, taken.
+                let named = match doc["client_id"].as_str() {
+                    Some(own) if shared.fault(AsFault::CimdIdUnchecked) => own,
+                    _ => id,
+                };
+                let presented =
+                    param(q, "redirect_uri").filter(|_| !shared.fault(AsFault::CimdRedirectUnchecked));
+                problems = client_id::document_problems(&doc, named, presented);
+                // Under the planted defect the client is known without the list, and then any
+                // https or loopback redirect URI is taken (as for one pre-registered without).
+                if !shared.fault(AsFault::CimdRedirectUnchecked) {
+                    redirect_uris = doc["redirect_uris"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect();
+                }
             }
+            Err((code, Unfetched::NotJson(_))) if shared.fault(AsFault::CimdAcceptsNonJson) => status = code,
             Err((code, why)) => {
                 status = code;
-                problems.push(why);
+                problems.push(why.to_string());
             }
         }
     }
@@ -195,24 +227,52 @@ pub(super) async fn admit_metadata_document_client(
     Ok(())
 }
 
-/// GETs a client ID metadata document: its status and JSON, or the status (0: none) and why not.
-async fn fetch_document(url: &str) -> Result<(u16, Value), (u16, String)> {
+/// Why a client ID metadata document was not had.
+enum Unfetched {
+    /// Not fetched, or not all of it: why.
+    Failed(String),
+    /// Its body is not JSON.
+    NotJson(String),
+}
+
+impl std::fmt::Display for Unfetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unfetched::Failed(why) => f.write_str(why),
+            Unfetched::NotJson(e) => write!(f, "it is not JSON: {e}"),
+        }
+    }
+}
+
+/// GETs a client ID metadata document, trusting `roots` (PEM) beyond the system's
+/// certificates: its status and JSON, or the status (0: none) and why not.
+async fn fetch_document(url: &str, roots: &[String]) -> Result<(u16, Value), (u16, Unfetched)> {
+    let failed = |status: u16, why: String| (status, Unfetched::Failed(why));
+    let mut certs = Vec::new();
+    for pem in roots {
+        let cert = reqwest::Certificate::from_pem(pem.as_bytes())
+            .map_err(|e| failed(0, format!("a trusted certificate is not PEM: {e}")))?;
+        certs.push(cert);
+    }
     let client = crate::transport::http_client::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(DOCUMENT_TIMEOUT)
+        .tls_certs_merge(certs)
         .build()
-        .map_err(|e| (0, format!("no HTTP client: {e}")))?;
+        .map_err(|e| failed(0, format!("no HTTP client: {e}")))?;
     let r = client.get(url).header("accept", "application/json").send().await;
-    let r = r.map_err(|e| (0, format!("it could not be fetched: {e}")))?;
+    let r = r.map_err(|e| failed(0, format!("it could not be fetched: {e}")))?;
     let status = r.status().as_u16();
     if !r.status().is_success() {
-        return Err((status, format!("fetching it answered HTTP {status}")));
+        return Err(failed(status, format!("fetching it answered HTTP {status}")));
     }
-    let body = r.bytes().await.map_err(|e| (status, format!("its body did not arrive: {e}")))?;
+    let body = r.bytes().await.map_err(|e| failed(status, format!("its body did not arrive: {e}")))?;
     if body.len() > DOCUMENT_LIMIT {
-        return Err((status, format!("it is larger than {DOCUMENT_LIMIT} bytes")));
+        return Err(failed(status, format!("it is larger than {DOCUMENT_LIMIT} bytes")));
     }
-    serde_json::from_slice(&body).map(|v| (status, v)).map_err(|e| (status, format!("it is not JSON: {e}")))
+    serde_json::from_slice(&body)
+        .map(|v| (status, v))
+        .map_err(|e| (status, Unfetched::NotJson(e.to_string())))
 }
 
 /// A failed client authentication: `invalid_client`, with a `Basic` challenge when the client
@@ -448,6 +508,12 @@ pub(super) fn register(shared: &Shared, body: &[u8]) -> Response {
     };
     if uris.iter().any(|u| !redirect_allowed(u)) {
         return bad("invalid_redirect_uri", "a redirect URI is neither https nor http to loopback");
+    }
+    if shared.fault(AsFault::RefusesRedirectUris) {
+        return bad(
+            "invalid_redirect_uri",
+            "the redirect URIs do not meet this server's constraints for the application_type",
+        );
     }
     // RFC 7591 §2: client_secret_basic when the client names none; a method the token
     // endpoint does not take is replaced by the first it does (§3.2.1), and the response says so.

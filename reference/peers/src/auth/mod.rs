@@ -14,8 +14,11 @@
 //! - [`tokens`]: its signing key, JWKS and access tokens, and the flawed tokens
 //!   ([`TokenFlaw`]) server-side checks present to a protected MCP server;
 //! - `server.rs`: binding, routing, the discovery documents and the JWKS;
-//! - `grants.rs`: the authorization, token and registration endpoints.
+//! - `grants.rs`: the authorization, token and registration endpoints;
+//! - [`documents`]: an https host of client ID metadata documents on loopback, with a CA of
+//!   its own, for the authorization servers that fetch them.
 
+pub mod documents;
 mod grants;
 mod server;
 pub mod tokens;
@@ -129,6 +132,24 @@ pub enum AsFault {
     /// normalizes, which it must not (2026-07-28 `#authorization-response-validation`). Client
     /// scenarios plant it.
     IssWithTrailingSlash,
+    /// Every authorization request is answered with an error response (`invalid_scope`, with
+    /// `error_description` and an `error_uri` this server serves) whose `iss` names another
+    /// issuer: a client must neither act on nor display its error fields (2026-07-28
+    /// `#authorization-response-validation`). Client scenarios plant it.
+    ErrorWithWrongIss,
+    /// Dynamic registration refuses every request with `invalid_redirect_uri`, as an OpenID
+    /// Connect server does whose constraints the redirect URIs do not meet (2026-07-28
+    /// `#application-type-and-redirect-uri-constraints`). Client scenarios plant it.
+    RefusesRedirectUris,
+    /// A client ID metadata document whose `client_id` is not its URL is taken
+    /// (`#implementation-requirements`: the server must check they are equal).
+    CimdIdUnchecked,
+    /// An authorization request's redirect URI is taken though the client ID metadata document
+    /// does not list it (`#implementation-requirements`).
+    CimdRedirectUnchecked,
+    /// A client ID metadata document that is not JSON is taken, as a client with no metadata
+    /// (`#implementation-requirements`: valid JSON with the required fields).
+    CimdAcceptsNonJson,
 }
 
 /// What the authorization server offers.
@@ -155,10 +176,17 @@ pub struct AuthServerOptions {
     /// authorization request to it (`client_id_metadata_document_supported`,
     /// `basic/authorization.mdx#client-id-metadata-documents`, 2025-11-25 on).
     pub client_id_metadata_documents: bool,
+    /// Certificates (PEM) trusted, beyond the system's, when fetching client ID metadata
+    /// documents: the CA of a document host on loopback ([`documents::DocumentHost`]).
+    pub document_roots: Vec<String>,
     /// RFC 9207: advertise and send `iss` in the authorization response.
     pub iss_parameter: bool,
-    /// `scopes_supported`; a requested scope outside it is `invalid_scope` (unless empty).
+    /// `scopes_supported`; a requested scope outside it (and outside `unadvertised_scopes`) is
+    /// `invalid_scope` (unless empty).
     pub scopes_supported: Vec<String>,
+    /// Scopes granted though `scopes_supported` leaves them out (RFC 8414 §2: the list need not
+    /// be complete; `#scope-selection-strategy`: a challenge may name scopes it does not list).
+    pub unadvertised_scopes: Vec<String>,
     /// Pre-registered clients.
     pub clients: Vec<RegisteredClient>,
     /// Refuse an authorization request without `resource` (`invalid_target`).
@@ -190,9 +218,11 @@ impl Default for AuthServerOptions {
             registration: true,
             token_auth_methods: vec![ClientAuth::Basic, ClientAuth::Post, ClientAuth::None],
             client_id_metadata_documents: false,
+            document_roots: Vec::new(),
             refresh_tokens: true,
             iss_parameter: true,
             scopes_supported: vec!["mcp".into()],
+            unadvertised_scopes: Vec::new(),
             clients: Vec::new(),
             require_resource: false,
             token_lifetime: Duration::from_secs(300),

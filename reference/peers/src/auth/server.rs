@@ -307,6 +307,13 @@ async fn route(
             let jwks = serde_json::to_value(tokens::jwks(&[shared.minter.key()])).unwrap_or_default();
             return json_response(StatusCode::OK, &jwks);
         }
+        if path == shared.endpoint_path(grants::ERROR_INFO) {
+            return Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+                .body(Body::from("the error this page explains came from this authorization server"))
+                .unwrap_or_default();
+        }
         if path == shared.endpoint_path("authorize") {
             if let Err(refused) = grants::admit_metadata_document_client(shared, &query).await {
                 return refused;

@@ -7,8 +7,9 @@
 //! `code_challenge_methods_supported` or no authorization at all (2025-11-25 on); a client id
 //! from the pre-registered credentials in `MCP_CONFORMANCE_CONTEXT` (the official suite's
 //! contract: `client_id`, `client_secret`), else dynamic registration (RFC 7591, with
-//! `application_type`), kept per issuer; the scope of the challenge, else `scopes_supported`,
-//! else none, and on a step-up the union with what was granted; the authorization request with
+//! `application_type`; a refusal reported, and the run stopped), kept per issuer; the scope of
+//! the challenge (whether `scopes_supported` lists it or not), else `scopes_supported`, else
+//! none, and on a step-up the union with what was granted; the authorization request with
 //! PKCE S256, `state` and `resource` (RFC 8707), fetched without following the redirect (the
 //! headless contract) and its `Location` read; `state` and RFC 9207's `iss` checked before the
 //! code goes anywhere; the token request with the verifier and `resource`.
@@ -232,6 +233,14 @@ impl OAuthClient {
         let supported = prm.scopes_supported.clone().unwrap_or_default();
         let mut scopes = match asked {
             Some(_) if self.has(ClientFault::AuthIgnoresChallengeScope) => supported,
+            Some(a) if self.has(ClientFault::AuthAssumesScopeSubset) && !supported.is_empty() => {
+                let listed: Vec<String> = a.into_iter().filter(|s| supported.contains(s)).collect();
+                if listed.is_empty() {
+                    supported
+                } else {
+                    listed
+                }
+            }
             Some(a) => a,
             None if self.has(ClientFault::AuthNoScopeFallback) => Vec::new(),
             None if supported.is_empty() && self.has(ClientFault::AuthScopeWhenUndefined) => {
@@ -398,7 +407,14 @@ impl OAuthClient {
             .unwrap_or_default();
         let Some(client_id) = answer.get("client_id").and_then(Value::as_str).filter(|_| status.is_success())
         else {
-            return Err(fail("registration", format!("HTTP {status}")));
+            if self.has(ClientFault::AuthIgnoresRegistrationFailure) {
+                let client_id = body["client_name"].as_str().unwrap_or_default().to_owned();
+                return Ok(Credentials { client_id, secret: None, auth: ClientAuth::None });
+            }
+            // Refused (say, over the redirect URIs an OpenID Connect server takes for the
+            // application_type): reported, and the run stops (`#application-type-and-redirect-uri-constraints`).
+            let why = answer.get("error").and_then(Value::as_str).unwrap_or("no error code");
+            return Err(fail("registration", format!("refused with HTTP {status} ({why})")));
         };
         let secret = answer.get("client_secret").and_then(Value::as_str).map(str::to_owned);
         // The method the server registered, which may not be the one asked for (RFC 7591
@@ -482,6 +498,12 @@ impl OAuthClient {
             .and_then(|l| Url::parse(l).ok())
             .ok_or_else(|| fail("authorization request", format!("HTTP {status} without a redirect")))?;
         let answer: HashMap<String, String> = location.query_pairs().into_owned().collect();
+        if self.has(ClientFault::AuthActsOnUnverifiedError) {
+            // The page explaining the error, fetched for the report before `iss` is looked at.
+            if let Some(page) = answer.get("error_uri").and_then(|u| Url::parse(u).ok()) {
+                let _ = self.http.get(page).send().await;
+            }
+        }
         // RFC 9207 §2.4 (`#authorization-response-validation`): before the code is used, `iss`
         // must be the issuer, exactly: required when the server says it sends it, compared
         // whenever it is there.
@@ -504,6 +526,8 @@ impl OAuthClient {
         if !self.has(ClientFault::AuthNoState) && answer.get("state") != Some(&state) {
             return Err(fail("authorization response", "state does not match"));
         }
+        // Only now, the response known to come from this issuer, are its error fields read
+        // (2026-07-28 `#authorization-response-validation`: never on an iss mismatch).
         if let Some(e) = answer.get("error") {
             return Err(fail("authorization response", format!("error {e}")));
         }
@@ -615,6 +639,11 @@ mod tests {
             ["a", "b"]
         );
         assert!(client(Some(ClientFault::AuthNoScopeFallback)).scopes(None, &p, false).is_empty());
+        // A challenged scope scopes_supported leaves out is asked for all the same.
+        assert_eq!(c.scopes(Some(vec!["x".into(), "a".into()]), &p, false), ["x", "a"]);
+        let subset = client(Some(ClientFault::AuthAssumesScopeSubset));
+        assert_eq!(subset.scopes(Some(vec!["x".into(), "a".into()]), &p, false), ["a"]);
+        assert_eq!(subset.scopes(Some(vec!["x".into()]), &p, false), ["a", "b"]);
     }
 
     #[test]

@@ -197,6 +197,14 @@ pub enum ClientFault {
     AuthNeedsRefreshToken,
     /// OAuth: asks for the scope `mcp` when neither the challenge nor the metadata names a scope.
     AuthScopeWhenUndefined,
+    /// OAuth: keeps only the challenged scopes `scopes_supported` lists (all of it when none is),
+    /// as though the challenge were a subset of it.
+    AuthAssumesScopeSubset,
+    /// OAuth: on an authorization error response, fetches its `error_uri` to report it before
+    /// comparing `iss`.
+    AuthActsOnUnverifiedError,
+    /// OAuth: carries on after a refused registration, naming itself by its `client_name`.
+    AuthIgnoresRegistrationFailure,
     /// Modern era: leaves `io.modelcontextprotocol/protocolVersion` out of the `_meta` of every request after
     /// the `server/discover` probe.
     ModernMetaMissingVersion,
@@ -303,7 +311,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 130] = [
+    pub const ALL: [ClientFault; 133] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -395,6 +403,9 @@ impl ClientFault {
         ClientFault::AuthNeedsRefreshToken,
         ClientFault::AuthUnregisteredRedirect,
         ClientFault::AuthIssNormalizes,
+        ClientFault::AuthAssumesScopeSubset,
+        ClientFault::AuthActsOnUnverifiedError,
+        ClientFault::AuthIgnoresRegistrationFailure,
         ClientFault::ModernMetaMissingVersion,
         ClientFault::ModernMetaMissingCapabilities,
         ClientFault::ModernNoClientInfo,
@@ -529,6 +540,9 @@ impl ClientFault {
             ClientFault::AuthNeedsRefreshToken => "auth-needs-refresh-token",
             ClientFault::AuthUnregisteredRedirect => "auth-unregistered-redirect",
             ClientFault::AuthIssNormalizes => "auth-iss-normalizes",
+            ClientFault::AuthAssumesScopeSubset => "auth-assumes-scope-subset",
+            ClientFault::AuthActsOnUnverifiedError => "auth-acts-on-unverified-error",
+            ClientFault::AuthIgnoresRegistrationFailure => "auth-ignores-registration-failure",
             ClientFault::ModernMetaMissingVersion => "modern-meta-missing-version",
             ClientFault::ModernMetaMissingCapabilities => "modern-meta-missing-capabilities",
             ClientFault::ModernNoClientInfo => "modern-no-client-info",

@@ -39,6 +39,20 @@ pub fn url_problem(client_id: &str) -> Option<String> {
     None
 }
 
+/// A client ID metadata document for `url`: the members the spec requires (`client_id`,
+/// `client_name`, `redirect_uris`), a public client's grant and response types, and
+/// `token_endpoint_auth_method` `none`.
+pub fn document(url: &str, client_name: &str, redirect_uris: &[&str]) -> Value {
+    serde_json::json!({
+        "client_id": url,
+        "client_name": client_name,
+        "redirect_uris": redirect_uris,
+        "grant_types": ["authorization_code"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+    })
+}
+
 /// What is wrong with the metadata document fetched from `url`: it must be a JSON object with
 /// `client_id` (equal to `url`, exactly), `client_name` and `redirect_uris`; and the redirect
 /// URI an authorization request presents, if given, must be one of them.
@@ -97,5 +111,7 @@ mod tests {
         assert_eq!(document_problems(&other, url, None).len(), 1);
         assert_eq!(document_problems(&json!({}), url, None).len(), 3);
         assert_eq!(document_problems(&json!([]), url, None).len(), 1);
+        let made = document(url, "c", &["http://127.0.0.1:3/cb"]);
+        assert!(document_problems(&made, url, Some("http://127.0.0.1:3/cb")).is_empty());
     }
 }

@@ -7,6 +7,11 @@
 //! The server is reached at `--url ISSUER`; or started from a command (`-- CMD`, with `{port}`
 //! replaced, as `mcpspec server --transport http` does); or, with neither, mcpspec's own
 //! reference authorization server is certified.
+//!
+//! The client ID metadata documents mcpspec names itself by are served over https on loopback,
+//! with a certificate of a CA the server must trust: made for the run (its certificate written
+//! to a file a started command is told of in `NODE_EXTRA_CA_CERTS`, `SSL_CERT_FILE` and
+//! `REQUESTS_CA_BUNDLE`), or kept in `--cimd-ca DIR` (`DIR/ca.pem`) for a server at a URL.
 
 use super::certify::{command_line, open_console, report_and_exit, run_until_stopped, scenario_source};
 use super::{parse_revision, parse_seconds, signals, UsageError};
@@ -17,6 +22,7 @@ use mcpspec::report::{Policy, Report, RunInfo, ScenarioSet};
 use mcpspec::session::authorization::{AsTarget, GivenClient};
 use mcpspec::session::target::{ServedProcess, Target};
 use mcpspec_protocol::Revision;
+use mcpspec_reference::auth::documents::{DocumentHost, HostCa};
 use mcpspec_reference::auth::{AuthServerOptions, AuthorizationServer};
 use mcpspec_reference::transport::http_client::oneshot::{oneshot, RawRequest};
 use mcpspec_reference::transport::ChildOptions;
@@ -57,6 +63,13 @@ pub struct AuthorizationArgs {
     /// The scope to ask for (space-separated); none by default.
     #[arg(long, value_name = "SCOPE")]
     pub scope: Option<String>,
+    /// Where the CA of the client ID metadata document host is kept (`ca.pem`, the certificate
+    /// the authorization server must trust, and `ca-key.pem`), made there on the first run and
+    /// reused after: for a server at --url, set up once to trust DIR/ca.pem. Without it, a CA
+    /// is made for the run (a started command is told of it; a server at --url cannot trust
+    /// it, and the client ID metadata document scenarios are skipped).
+    #[arg(long, value_name = "DIR")]
+    pub cimd_ca: Option<PathBuf>,
     /// A revision to certify (repeatable). Default: every released revision with
     /// authorization, 2025-03-26 … 2026-07-28.
     #[arg(long = "revision", value_name = "R", value_parser = parse_revision)]
@@ -112,6 +125,40 @@ pub async fn run(args: AuthorizationArgs) -> u8 {
     }
 }
 
+/// The https host of the client ID metadata documents, and the file its CA's certificate is in.
+struct Documents {
+    host: Arc<DocumentHost>,
+    ca_file: PathBuf,
+    /// The file is the run's own, removed at the end.
+    temporary: bool,
+}
+
+impl Drop for Documents {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.ca_file);
+        }
+    }
+}
+
+async fn documents(args: &AuthorizationArgs) -> anyhow::Result<Documents> {
+    let (ca, ca_file, temporary) = match &args.cimd_ca {
+        Some(dir) => {
+            let ca =
+                HostCa::kept_in(dir).map_err(|e| UsageError(format!("--cimd-ca {}: {e}", dir.display())))?;
+            (ca, dir.join("ca.pem"), false)
+        }
+        None => {
+            let ca = HostCa::generate()?;
+            let file = std::env::temp_dir().join(format!("mcpspec-cimd-ca-{}.pem", std::process::id()));
+            std::fs::write(&file, ca.pem()).with_context(|| format!("cannot write {}", file.display()))?;
+            (ca, file, true)
+        }
+    };
+    let host = DocumentHost::start(&ca).await.context("cannot start the client ID metadata document host")?;
+    Ok(Documents { host: Arc::new(host), ca_file, temporary })
+}
+
 /// Where the authorization server is, and what keeps it running for the run.
 struct Reached {
     issuer: String,
@@ -120,10 +167,20 @@ struct Reached {
     _reference: Option<Arc<AuthorizationServer>>,
 }
 
-async fn reach(args: &AuthorizationArgs, timeout: Duration) -> anyhow::Result<Reached> {
-    let command = command_line(&args.command, args.shell);
+async fn reach(
+    args: &AuthorizationArgs,
+    timeout: Duration,
+    documents: &Documents,
+) -> anyhow::Result<Reached> {
+    let mut command = command_line(&args.command, args.shell);
     if command.is_none() && args.url.is_none() {
-        let server = AuthorizationServer::bind(AuthServerOptions::default())
+        // Client ID metadata documents taken, from the run's host.
+        let options = AuthServerOptions {
+            client_id_metadata_documents: true,
+            document_roots: vec![documents.host.ca_pem().to_owned()],
+            ..AuthServerOptions::default()
+        };
+        let server = AuthorizationServer::bind(options)
             .await
             .map_err(|e| anyhow::anyhow!("cannot start mcpspec's reference authorization server: {e}"))?;
         eprintln!(
@@ -132,16 +189,22 @@ async fn reach(args: &AuthorizationArgs, timeout: Duration) -> anyhow::Result<Re
         let issuer = server.issuer().to_owned();
         return Ok(Reached { issuer, served: None, _reference: Some(Arc::new(server)) });
     }
-    let Some(command) = command else {
+    let Some(command) = command.as_mut() else {
         return Ok(Reached { issuer: args.url.clone().unwrap_or_default(), served: None, _reference: None });
     };
+    // The CA of the document host, for the runtimes that read these: Node adds it to its
+    // roots; OpenSSL and Python's requests take it in place of theirs (a server that must also
+    // reach other https hosts is better started apart, at a --url, trusting --cimd-ca's).
+    for name in ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"] {
+        command.env.push((name.into(), documents.ca_file.clone().into()));
+    }
     let port = mcpspec::session::target::free_port().context("cannot find a free port")?;
     let url = args.url.clone().unwrap_or_else(|| "http://127.0.0.1:{port}".into());
     let child =
         ChildOptions { shutdown_grace: timeout.min(Duration::from_secs(2)), ..ChildOptions::default() };
     // A server starting takes longer than an answer: three timeouts, at least 10 s.
     let within = (timeout * 3).max(Duration::from_secs(10));
-    let served = ServedProcess::start(&command, port, child, within)
+    let served = ServedProcess::start(command, port, child, within)
         .await
         .map_err(|e| anyhow::anyhow!("the authorization server did not start: {e}"))?;
     Ok(Reached { issuer: url.replace("{port}", &port.to_string()), served: Some(served), _reference: None })
@@ -163,7 +226,8 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
     for (option, value) in [("--redirect-uri", &args.redirect_uri), ("--resource", &args.resource)] {
         url::Url::parse(value).map_err(|e| UsageError(format!("{option} {value}: {e}")))?;
     }
-    let reached = reach(&args, timeout).await?;
+    let documents = documents(&args).await?;
+    let reached = reach(&args, timeout, &documents).await?;
     let issuer =
         url::Url::parse(&reached.issuer).map_err(|e| UsageError(format!("--url {}: {e}", reached.issuer)))?;
     // An issuer that cannot be reached is no server to judge: no verdict (exit 3).
@@ -181,6 +245,7 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
         redirect_uri: args.redirect_uri.clone(),
         resource: args.resource.clone(),
         scope: args.scope.clone(),
+        documents: Some(documents.host.clone()),
     };
     let role = suite::run::AUTHORIZATION_SERVER;
     let results = Arc::new(mcpspec::report::Results::new());

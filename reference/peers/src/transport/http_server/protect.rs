@@ -66,6 +66,9 @@ pub struct Protection {
     /// Scopes the PRM lists beyond those required (`scopes_supported` is what the server
     /// supports, the challenge what this request needs).
     advertised: Vec<String>,
+    /// The PRM's `scopes_supported` leaves out the scopes required: the challenge names scopes
+    /// it does not list (`#scope-selection-strategy`: clients assume no set relationship).
+    required_unlisted: bool,
     /// A step-up's challenge names only the scopes newly required, not all (2026-07-28: the
     /// client asks for them with those it holds).
     step_up_names_new_only: bool,
@@ -107,6 +110,7 @@ impl Protection {
             scopes,
             step_up: Vec::new(),
             advertised: Vec::new(),
+            required_unlisted: false,
             step_up_names_new_only: false,
             migrate_to: None,
             challenge_metadata: ChallengeMetadata::default(),
@@ -143,6 +147,13 @@ impl Protection {
     /// Lists `scopes` in the PRM's `scopes_supported` too, though no request needs them.
     pub fn with_advertised_scopes(mut self, scopes: Vec<String>) -> Protection {
         self.advertised = scopes;
+        self
+    }
+
+    /// Leaves the scopes required out of the PRM's `scopes_supported` (the advertised ones
+    /// alone are listed).
+    pub fn with_required_scopes_unlisted(mut self, unlisted: bool) -> Protection {
+        self.required_unlisted = unlisted;
         self
     }
 
@@ -291,7 +302,7 @@ fn prm_document(endpoint: &Endpoint, p: &Protection) -> Value {
         Some(Fault::AuthPrmDeadAuthorizationServer) => json!(["http://127.0.0.1:1/nowhere"]),
         _ => json!([p.issuer()]),
     };
-    let mut scopes = p.scopes.clone();
+    let mut scopes = if p.required_unlisted { Vec::new() } else { p.scopes.clone() };
     for s in p.step_up.iter().chain(&p.advertised) {
         if !scopes.contains(s) {
             scopes.push(s.clone());

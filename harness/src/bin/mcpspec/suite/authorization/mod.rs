@@ -11,13 +11,15 @@ use crate::suite::world::{RoleWorld, SessionEnd};
 use cucumber::{given, then, when};
 use mcpspec::judge::verdict::Check;
 use mcpspec::session::authorization::{
-    self as oauth, AsTarget, Authorized, Client, ClientAuth, Endpoints, Registered, TokenAnswer,
+    self as oauth, AsTarget, Authorized, Client, ClientAuth, DocumentFlaw, Endpoints, Registered,
+    ServedDocument, TokenAnswer,
 };
 use mcpspec::session::server::auth::Discovery;
 use mcpspec::session::target::Target;
 use mcpspec_protocol::auth::grant::{AuthorizationRequest, TokenResponse};
 use mcpspec_protocol::auth::metadata::MetadataProblem;
 use mcpspec_protocol::auth::{AuthorizationServerMetadata, PkceVerifier};
+use mcpspec_reference::auth::documents::DocumentHost;
 
 /// One authorization-server scenario in progress.
 #[derive(cucumber::World)]
@@ -40,6 +42,8 @@ pub struct AuthorizationWorld {
     token: Option<TokenResponse>,
     /// The refresh token a refresh replaced.
     replaced: Option<String>,
+    /// The client ID metadata document the last authorization request named, and its flaw.
+    document: Option<(ServedDocument, DocumentFlaw)>,
 }
 
 impl std::fmt::Debug for AuthorizationWorld {
@@ -85,6 +89,7 @@ impl AuthorizationWorld {
             answer: None,
             token: None,
             replaced: None,
+            document: None,
         }
     }
 
@@ -149,6 +154,38 @@ impl AuthorizationWorld {
             Err(e) => return Err(self.fail("an answer from the authorization endpoint", e)),
         }
         (self.verifier, self.state) = (Some(verifier), Some(state));
+        Ok(())
+    }
+
+    /// Sends an authorization request naming the client by a client ID metadata document with
+    /// `flaw`, served for it alone.
+    async fn ask_as_document(&mut self, flaw: DocumentFlaw) -> Result<(), Halt> {
+        let target = self.target()?;
+        let endpoints = self.endpoints()?;
+        let Some(host) = target.documents.clone() else {
+            return Err(self.harness_error("the run has no host for client ID metadata documents".into()));
+        };
+        let served = match oauth::serve_document(&host, flaw, &target.redirect_uri) {
+            Ok(d) => d,
+            Err(e) => return Err(self.harness_error(e)),
+        };
+        let (verifier, state) = match (oauth::verifier(), oauth::state()) {
+            (Ok(v), Ok(s)) => (v, s),
+            (Err(e), _) | (_, Err(e)) => return Err(self.harness_error(e)),
+        };
+        let request = AuthorizationRequest {
+            client_id: served.url.clone(),
+            redirect_uri: target.redirect_uri.clone(),
+            code_challenge: verifier.challenge(),
+            state: state.clone(),
+            resource: Some(target.resource),
+            scope: target.scope,
+        };
+        match oauth::authorize(&endpoints.authorization, &request, self.timeout()).await {
+            Ok(a) => self.authorized = Some(a),
+            Err(e) => return Err(self.fail("an answer from the authorization endpoint", e)),
+        }
+        (self.verifier, self.state, self.document) = (Some(verifier), Some(state), Some((served, flaw)));
         Ok(())
     }
 
@@ -586,5 +623,90 @@ async fn carries_iss(w: &mut AuthorizationWorld) -> Result<(), Halt> {
         format!("iss={issuer:?} on the redirect (RFC 9207 §2)"),
         actual,
     );
+    Ok(())
+}
+
+/// Why nothing can be judged of a document the authorization server never fetched.
+fn never_fetched(host: &DocumentHost, url: &str) -> String {
+    let failures = host.handshake_failures();
+    let tls = match failures.last() {
+        Some(last) => format!(
+            "{} TLS handshake(s) with the document host failed (the last: {last}): the server does not \
+             trust mcpspec's CA (give it the CA of --cimd-ca DIR, DIR/ca.pem)",
+            failures.len()
+        ),
+        None => "no connection reached the document host: the server may not fetch documents, or not \
+                 from a loopback address"
+            .to_owned(),
+    };
+    format!("the authorization server never fetched the client ID metadata document {url}; {tls}")
+}
+
+#[given("it takes client ID metadata documents")]
+async fn takes_documents(w: &mut AuthorizationWorld) -> Result<(), Halt> {
+    its_metadata(w).await?;
+    if !w.metadata().is_some_and(|m| m.client_id_metadata_document_supported) {
+        return Err(w.skip(
+            "the metadata does not advertise client_id_metadata_document_supported: the server takes no \
+             client ID metadata documents"
+                .into(),
+        ));
+    }
+    // The control: a valid document is taken, so that a flawed one refused says something.
+    w.ask_as_document(DocumentFlaw::Valid).await?;
+    let (Some(host), Some((served, _))) = (w.target()?.documents, w.document.clone()) else {
+        return Err(w.harness_error("no document was served".into()));
+    };
+    let a = authorized(w)?;
+    if a.code().is_some() {
+        return Ok(());
+    }
+    let why = a.describe();
+    if host.fetches(&served.path) == 0 {
+        return Err(w.skip(never_fetched(&host, &served.url)));
+    }
+    Err(w.skip(format!(
+        "the authorization server refused even a valid client ID metadata document ({why}): its refusing \
+         a flawed one would prove nothing"
+    )))
+}
+
+#[when(
+    regex = r"^the client names itself by a client ID metadata document (whose client_id is not its URL|that does not list the redirect URI|that is not JSON)$"
+)]
+async fn names_itself_by_document(w: &mut AuthorizationWorld, flaw: String) -> Result<(), Halt> {
+    let flaw = match flaw.as_str() {
+        "whose client_id is not its URL" => DocumentFlaw::ClientIdNotItsUrl,
+        "that does not list the redirect URI" => DocumentFlaw::RedirectUriUnlisted,
+        _ => DocumentFlaw::NotJson,
+    };
+    w.ask_as_document(flaw).await
+}
+
+#[then("the authorization server refuses the client")]
+async fn refuses_the_client(w: &mut AuthorizationWorld) -> Result<(), Halt> {
+    let (Some(host), Some((served, flaw))) = (w.target()?.documents, w.document.clone()) else {
+        return Err(w.harness_error("no document was named (a When step is missing)".into()));
+    };
+    if host.fetches(&served.path) == 0 {
+        return Err(w.skip(never_fetched(&host, &served.url)));
+    }
+    let a = authorized(w)?;
+    let (ok, expected) = match flaw {
+        DocumentFlaw::RedirectUriUnlisted => (
+            !matches!(a, Authorized::Redirected(_)),
+            "no redirect to a redirect URI the client ID metadata document does not list (an error \
+             shown, not sent there)",
+        ),
+        DocumentFlaw::ClientIdNotItsUrl => (
+            a.code().is_none(),
+            "a refusal, no code, for a client ID metadata document whose client_id is not its URL",
+        ),
+        DocumentFlaw::NotJson | DocumentFlaw::Valid => {
+            (a.code().is_none(), "a refusal, no code, for a client ID metadata document that is not JSON")
+        }
+    };
+    let actual = format!("the document fetched; {}", a.describe());
+    w.check(ok, expected, actual);
     Ok(())
 }

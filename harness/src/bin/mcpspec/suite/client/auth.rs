@@ -99,12 +99,7 @@ async fn keeps(w: &mut ClientWorld, rule: String) -> Result<(), Halt> {
     };
     let token_auth_methods: Vec<String> =
         script.server.token_auth_methods.iter().map(|a| a.name().to_owned()).collect();
-    let mut prm_scopes = script.scopes.clone();
-    for s in script.step_up.iter().chain(&script.advertised) {
-        if !prm_scopes.contains(s) {
-            prm_scopes.push(s.clone());
-        }
-    }
+    let prm_scopes = script.prm_scopes();
     let flow = AuthFlow {
         revision,
         endpoint: &url,
