@@ -163,13 +163,7 @@ impl ReferenceClient {
         }
         let version = (*versions.first()?).to_owned();
         // The persona (what the client can do) was made in `new`.
-        let mut declared = match self.fault {
-            Some(ClientFault::DeclareNothing) => json!({}),
-            _ => super::capabilities_at(Revision::V2026_07_28),
-        };
-        if self.fault == Some(ClientFault::ElicitNoMode) {
-            declared["elicitation"] = json!({ "forms": {} });
-        }
+        let declared = super::declared_at(self.fault, Revision::V2026_07_28);
         self.modern = Some(ModernState {
             versions,
             version,
@@ -435,9 +429,10 @@ impl ReferenceClient {
                 problems.is_empty()
             });
         }
+        let len = page.len();
         self.tools.extend(page);
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
-        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
+        if let Some(cursor) = result.get("nextCursor").filter(|c| self.follows(c, len)).cloned() {
             if self.tools.len() < 10_000 {
                 let cursor = match (self.fault, cursor) {
                     // The fault: the cursor goes back altered (as if it had been URL-encoded).
@@ -514,18 +509,33 @@ impl ReferenceClient {
                 method: method.to_owned(),
                 params: request.get("params").cloned(),
             };
-            let answer = self.persona.answer(&asked);
-            if self.fault == Some(ClientFault::ModernSendsResponses) {
-                out.push(answer.to_value());
+            let mut answer = self.persona.answer(&asked).to_value();
+            let params = asked.params.clone().unwrap_or(Value::Null);
+            match method {
+                "sampling/createMessage" => self.sampling_fault(&params, &mut answer),
+                "elicitation/create" => self.elicitation_fault(&params, &mut answer),
+                _ => {}
             }
-            // What the persona could not do (not declared) is left out: the server asks again or
-            // fails the request (mrtr.mdx#error-handling).
-            if let Message::Response(r) = answer {
-                if let Outcome::Result(mut v) = r.outcome {
+            if self.fault == Some(ClientFault::ModernSendsResponses) {
+                out.push(answer.clone());
+            }
+            match (answer.get("result").cloned(), answer.pointer("/error/code").and_then(Value::as_i64)) {
+                (Some(mut v), _) => {
                     if method == "roots/list" {
                         self.roots_fault(&mut v);
                     }
                     responses.insert(key.clone(), v);
+                }
+                // What the persona could not do (not declared) is left out: the server asks
+                // again or fails the request (mrtr.mdx#error-handling).
+                (None, Some(ErrorObject::METHOD_NOT_FOUND)) => {}
+                // A request it refuses (tools to a client without sampling.tools, an unbalanced
+                // tool loop, …): the original request fails, and is not replayed
+                // (client/sampling.mdx#error-handling: the server is not waiting for an answer).
+                (None, _) => {
+                    let why = answer.pointer("/error/message").and_then(Value::as_str).unwrap_or("");
+                    self.phase = Phase::Gave(format!("the input request {key:?} ({method}) failed: {why}"));
+                    return out;
                 }
             }
         }
@@ -535,6 +545,17 @@ impl ReferenceClient {
             p.insert("inputResponses".into(), Value::Object(responses));
         }
         let state = result.get("requestState").cloned();
+        if self.fault == Some(ClientFault::ModernInputsOnOtherRequest) {
+            let mut other = Map::new();
+            if let Some(r) = p.get("inputResponses") {
+                other.insert("inputResponses".into(), r.clone());
+            }
+            if let Some(s) = &state {
+                other.insert("requestState".into(), s.clone());
+            }
+            out.push(self.modern_request("resources/list", Value::Object(other)));
+        }
+        let Some(p) = params.as_object_mut() else { return out };
         match (state, self.fault) {
             (Some(_), Some(ClientFault::ModernRequestStateDropped)) => {}
             (Some(Value::String(s)), Some(ClientFault::ModernRequestStateModified)) => {

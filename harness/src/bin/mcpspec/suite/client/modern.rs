@@ -1,16 +1,18 @@
 //! Steps of the modern era's client scenarios (`scenarios/client/modern.feature`, 2026-07-28):
 //! the scenario server is the reference server at a modern revision; these steps script it a
-//! little (a first request refused with -32022, no `requestState`) and judge the session from
+//! little (a first request refused with -32022, no `requestState`, pages of its own, input
+//! requests of the scenario's answering the client's held request) and judge the session from
 //! what the client sent and what it was answered (`ClientSession::received` and `sent`). The
 //! judging is in plain functions over those lists, tested below; every message is also judged by
 //! `checker::modern_client`.
 
-use super::{is_request, what, ClientWorld, Halt};
+use super::{docstring_json, is_request, what, Answer, ClientWorld, Halt};
 use crate::suite::scenario::Scenario as _;
-use cucumber::{given, then};
+use cucumber::{given, then, when};
+use mcpspec::session::client::{ClientWaitError, ToolPages};
 use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
-use mcpspec_protocol::wire::describe;
-use serde_json::Value;
+use mcpspec_protocol::wire::{describe, Message};
+use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -124,6 +126,155 @@ async fn never_called(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
         format!("calls of {}", names.join(", ")),
     );
     Ok(())
+}
+
+/// An input request of the scenario server's, awaiting the client's answer in the retry of the
+/// request it answered (`basic/patterns/mrtr.mdx`).
+#[derive(Debug, Clone)]
+pub struct InputAsked {
+    /// Its key in `inputRequests` (and so in the retry's `inputResponses`).
+    key: String,
+    /// The method and name (tool, prompt) or URI of the request answered: what its retry is.
+    method: String,
+    name: Option<String>,
+}
+
+#[when(
+    regex = r#"^the scenario server answers it asking for input: a "([^"]+)" request(?: with the params)?$"#
+)]
+async fn answers_asking_for_input(
+    w: &mut ClientWorld,
+    method: String,
+    step: &cucumber::gherkin::Step,
+) -> Result<(), Halt> {
+    let params = docstring_json(w, step)?;
+    super::ask(w, &method, params).await
+}
+
+/// Answers the client's held request with an InputRequiredResult holding one input request,
+/// `method` with `params`, under a key of its own, with a `requestState` (mrtr.mdx: the
+/// client answers it in the retry of the request, the state echoed).
+pub(super) async fn ask_input(w: &mut ClientWorld, method: &str, params: Option<Value>) -> Result<(), Halt> {
+    let Some(Message::Request(held)) = w.held.take().and_then(|i| i.message) else {
+        return Err(w.harness_error(
+            "no request of the client's is held to answer with input_required (a When step is missing)"
+                .into(),
+        ));
+    };
+    w.inputs_asked += 1;
+    let key = format!("mcpspec-input-{}", w.inputs_asked);
+    let mut request = json!({ "method": method });
+    if let Some(p) = params {
+        request["params"] = p;
+    }
+    let result = json!({ "resultType": era::INPUT_REQUIRED, "inputRequests": { key.clone(): request },
+        "requestState": format!("mcpspec-state-{}", w.inputs_asked) });
+    let sent = w.session()?.send(&Message::result(held.id.clone(), result)).await;
+    sent.map_err(|e| {
+        w.lost(format!("the client reads the input_required answer to its {}", held.method), e)
+    })?;
+    let name = era::name_source(&held.method, held.params.as_ref()).map(str::to_owned);
+    w.input = Some(InputAsked { key, method: held.method, name });
+    Ok(())
+}
+
+/// The client's answer to the pending input request: its entry in the `inputResponses` of the
+/// retry (the next request of the same method and name, held for the next step to answer), or
+/// no answer when the retry lacks it or no retry comes within the timeout.
+pub(super) async fn input_answer(w: &mut ClientWorld, expected: &str) -> Result<Answer, Halt> {
+    let Some(asked) = w.input.take() else {
+        return Err(w.harness_error("no input request awaits an answer (a When step is missing)".into()));
+    };
+    let within = w.timeout();
+    let is_retry = |i: &mcpspec::judge::checker::Inspection| {
+        let params = i.value.as_ref().and_then(|v| v.get("params"));
+        is_request(i, &asked.method) && era::name_source(&asked.method, params) == asked.name.as_deref()
+    };
+    let retried = w.session()?.wait_for(within, is_retry).await;
+    match retried {
+        Ok(i) => {
+            let answer = i
+                .value
+                .as_ref()
+                .and_then(|v| v.pointer("/params/inputResponses"))
+                .and_then(|r| r.get(&asked.key))
+                .cloned();
+            w.held = Some(i);
+            Ok(match answer {
+                Some(v) => Answer::Result(v),
+                None => Answer::Withheld(format!(
+                    "its retry of {} has no inputResponses[{:?}]",
+                    asked.method, asked.key
+                )),
+            })
+        }
+        Err(e @ (ClientWaitError::Timeout(_) | ClientWaitError::Closed(_) | ClientWaitError::Ended(_))) => {
+            Ok(Answer::Withheld(format!("it did not retry its {} ({e})", asked.method)))
+        }
+        Err(e) => Err(
+            w.lost(format!("the retry of {}, answering the input request with {expected}", asked.method), e)
+        ),
+    }
+}
+
+/// `server/utilities/pagination.mdx`: the scenario server pages its tool list itself, pages of
+/// the sizes given, then one with the rest, each but the last with the next cursor given.
+#[given(
+    regex = r#"^the scenario server pages its tool list in pages of (\d+(?:, \d+)*) tools? and then the rest, with the next cursors? (".*")$"#
+)]
+async fn pages_tools(w: &mut ClientWorld, sizes: String, cursors: String) -> Result<(), Halt> {
+    let sizes: Vec<usize> = sizes.split(", ").filter_map(|n| n.parse().ok()).collect();
+    let cursors: Vec<String> = serde_json::from_str(&format!("[{cursors}]"))
+        .map_err(|e| w.harness_error(format!("the step's cursors {cursors} are no JSON strings: {e}")))?;
+    if sizes.len() != cursors.len() {
+        return Err(w.harness_error("a next cursor for each page but the last, please".into()));
+    }
+    w.session()?.script.tool_pages = Some(ToolPages { sizes, cursors });
+    Ok(())
+}
+
+/// pagination.mdx: a `nextCursor` given means more results, whatever it holds (an empty
+/// string too) and however short its page (the server picks the page size): the client asks
+/// for each next page with the cursor unchanged. A client that listed no tools is skipped.
+#[then("the client asked for each next page of the tool list with its cursor")]
+async fn asked_every_page(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let cursors = session.script.tool_pages.as_ref().map(|p| p.cursors.clone()).unwrap_or_default();
+    let received = session.received.clone();
+    match judge_pages(&received, &cursors) {
+        None => Err(w.skip("the client did not list the tools".into())),
+        Some((ok, actual)) => {
+            let expected =
+                format!("a tools/list request with each next cursor given, unchanged: {cursors:?}");
+            w.check(ok, expected, actual);
+            Ok(())
+        }
+    }
+}
+
+/// Over the client's messages: `None` when it sent no `tools/list`; otherwise whether each of
+/// `cursors` came back in one, and what was seen.
+fn judge_pages(received: &[Value], cursors: &[String]) -> Option<(bool, String)> {
+    let lists: Vec<Option<&Value>> = received
+        .iter()
+        .filter(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/list"))
+        .map(|v| v.pointer("/params/cursor"))
+        .collect();
+    if lists.is_empty() {
+        return None;
+    }
+    let missing: Vec<&String> = cursors
+        .iter()
+        .filter(|c| !lists.iter().any(|l| l.and_then(Value::as_str) == Some(c.as_str())))
+        .collect();
+    let sent: Vec<String> =
+        lists.iter().map(|c| c.map_or_else(|| "(none)".to_owned(), Value::to_string)).collect();
+    let actual = match missing.is_empty() {
+        true => format!("tools/list with the cursors {}", sent.join(", ")),
+        false => format!("no tools/list with the cursor(s) {missing:?}; it sent cursors {}", sent.join(", ")),
+    };
+    Some((missing.is_empty(), actual))
 }
 
 #[given("the scenario server sends no requestState")]
@@ -501,6 +652,20 @@ mod tests {
         assert!(refetched_while_fresh(&received, &at, &stale).is_empty());
         let other_page = [list(1), req(2, "tools/list", json!({"cursor": "c"}))];
         assert!(refetched_while_fresh(&other_page, &at, &sent).is_empty());
+    }
+
+    #[test]
+    fn every_next_cursor_must_come_back() {
+        let list = |id, cursor: Option<&str>| {
+            let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+            req(id, "tools/list", params)
+        };
+        let cursors = ["".to_owned(), "p3".to_owned()];
+        let all = [list(1, None), list(2, Some("")), list(3, Some("p3"))];
+        assert!(judge_pages(&all, &cursors).unwrap().0);
+        let stopped = [list(1, None)];
+        assert!(!judge_pages(&stopped, &cursors).unwrap().0);
+        assert_eq!(judge_pages(&[req(1, "server/discover", json!({}))], &cursors), None);
     }
 
     #[test]
