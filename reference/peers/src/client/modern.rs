@@ -788,6 +788,70 @@ mod tests {
         assert!(matches!(c.phase(), Phase::Gave(_)));
     }
 
+    fn sampling(tools: bool, choice: &str) -> Value {
+        let mut params = json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }],
+            "maxTokens": 5, "toolChoice": { "mode": choice } });
+        if tools {
+            params["tools"] = json!([{ "name": "t", "inputSchema": { "type": "object" } }]);
+        }
+        json!({ "llm": { "method": "sampling/createMessage", "params": params } })
+    }
+
+    /// The persona's answers and the sampling and elicitation faults go into `inputResponses`
+    /// as they go into legacy responses; an input request the client refuses ends the request.
+    #[test]
+    fn input_responses_follow_the_persona_and_its_faults() {
+        let answer_to = |fault, requests: Value| {
+            let mut c = dual(fault);
+            let call = to_the_call(&mut c);
+            let out = c.on_message(&answer(&call, input_required(requests, Some("s"))));
+            (c, out)
+        };
+        let (_, out) = answer_to(None, sampling(true, "required"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "toolUse");
+        let (_, out) = answer_to(Some(ClientFault::SamplingIgnoresRequired), sampling(true, "required"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "endTurn");
+        let (_, out) = answer_to(Some(ClientFault::SamplingIgnoresNone), sampling(true, "none"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "toolUse");
+        // Tools to a client without sampling.tools: refused, so the call is not retried.
+        let (c, out) = answer_to(Some(ClientFault::SamplingNoTools), sampling(true, "auto"));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+        let (_, out) = answer_to(Some(ClientFault::SamplingToolsIgnored), sampling(true, "auto"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["role"], "assistant");
+        // An elicitation without mode is a form; the fault refuses it.
+        let mut no_mode = elicit();
+        no_mode["ask"]["params"].as_object_mut().unwrap().remove("mode");
+        let (_, out) = answer_to(None, no_mode.clone());
+        assert_eq!(out[0]["params"]["inputResponses"]["ask"]["action"], "accept");
+        let (_, out) = answer_to(Some(ClientFault::ElicitModeRequired), no_mode);
+        assert!(out.is_empty());
+        // Inputs on another request alongside the retry.
+        let (_, out) = answer_to(Some(ClientFault::ModernInputsOnOtherRequest), elicit());
+        assert_eq!(out[0]["method"], "resources/list");
+        assert_eq!(out[0]["params"]["requestState"], "s");
+        assert_eq!(out[1]["method"], "tools/call");
+    }
+
+    #[test]
+    fn any_next_cursor_is_followed_however_short_its_page() {
+        let list_after = |fault, pages: &[(&[&str], Option<&str>)]| {
+            let mut c = dual(fault);
+            let probe = c.start().remove(0);
+            let mut request = c.on_message(&answer(&probe, discovered())).remove(0);
+            for (names, cursor) in pages {
+                request = c.on_message(&answer(&request, tools(names, *cursor))).remove(0);
+            }
+            request
+        };
+        let empty: &[(&[&str], Option<&str>)] = &[(&["a", "b"], Some(""))];
+        assert_eq!(list_after(None, empty)["params"]["cursor"], "");
+        assert_eq!(list_after(Some(ClientFault::EmptyCursorEnds), empty)["method"], "tools/call");
+        let short: &[(&[&str], Option<&str>)] = &[(&["a", "b"], Some("p2")), (&["c"], Some("p3"))];
+        assert_eq!(list_after(None, short)["params"]["cursor"], "p3");
+        assert_eq!(list_after(Some(ClientFault::PageSizeAssumed), short)["method"], "tools/call");
+    }
+
     #[test]
     fn a_fresh_list_is_taken_from_the_cache() {
         let run = |fault, ttl: u64| {
