@@ -3,7 +3,8 @@
 //! (`basic/index.mdx#_meta`), no JSON-RPC responses from the client (`basic/transports/stdio.mdx`,
 //! `streamable-http.mdx#sending-messages`), the MRTR retry (`basic/patterns/mrtr.mdx`: a new
 //! id, `requestState` echoed exactly or absent, the input requests answered, only with
-//! capabilities the retry declares), and the retry after `-32022`
+//! capabilities the retry declares; `inputResponses` and `requestState` on no other request),
+//! and the retry after `-32022`
 //! (`basic/versioning.mdx#protocol-version-negotiation`). Sans-IO: it follows both directions
 //! (the server's answers tell what the client's next request owes) and judges the client's.
 //!

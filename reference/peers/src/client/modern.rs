@@ -14,7 +14,9 @@
 //! - MRTR (`basic/patterns/mrtr.mdx#client-requirements-basic-workflow`): an `input_required`
 //!   result's `inputRequests` are answered by the persona (only what the client declared), and
 //!   the original request is sent again with a new id, the answers in `inputResponses` and
-//!   `requestState` echoed exactly (none when none was given); at most [`MAX_MRTR_ROUNDS`].
+//!   `requestState` echoed exactly (none when none was given); at most [`MAX_MRTR_ROUNDS`]. An
+//!   input request the persona refuses (tools without `sampling.tools`, an unbalanced tool
+//!   loop) ends the request: it is not sent again (`client/sampling.mdx#error-handling`).
 //! - Caching (`server/utilities/caching.mdx`): a complete cacheable result is kept with its
 //!   `ttlMs`; a list needed again while fresh is taken from the cache, not asked for again.
 //!
