@@ -247,3 +247,25 @@ Feature: The modern era (2026-07-28): a client without initialize
     And the scenario server pages its tool list in pages of 3, 1 tools and then the rest, with the next cursors "mcpspec-page-2", "mcpspec-page-3"
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client asked for each next page of the tool list with its cursor
+
+  # basic/index.mdx#resulttype: a client treats a missing resultType as "complete" (a server of
+  # an earlier version sends none). The scenario server leaves it out of its tool list's pages:
+  # the client uses them (follows their nextCursor, calls a tool they list), neither asking for
+  # a page again nor taking one for input_required. A client that makes no use of the list is
+  # skipped.
+  @id:client-modern/absent-result-type @MUST @since:2026-07-28 @spec:basic/index.mdx#resulttype
+  Scenario: a result without resultType is taken for a complete one
+    Given a client connected to the scenario server
+    And the scenario server leaves resultType out of its tools/list results, as a server of an earlier version would
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client took each tools/list result without resultType for a complete one
+
+  # basic/index.mdx#resulttype: a resultType the client does not recognize makes the result
+  # invalid. The first tools/list is answered with a resultType no client knows, listing a tool
+  # of its own: the client never uses that result, so never calls the tool.
+  @id:client-modern/unknown-result-type @MUST @since:2026-07-28 @spec:basic/index.mdx#resulttype
+  Scenario: a result of a resultType the client does not know is not used
+    Given a client connected to the scenario server
+    And the scenario server answers the first tools/list with resultType "mcpspec_unknown", listing only the tool "test_unknown_result_type"
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client listed the tools, but never called "test_unknown_result_type"

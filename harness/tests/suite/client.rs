@@ -285,6 +285,10 @@ caught! {
         => "client-modern/empty-cursor" "failed";
     #[alone] client_fault_page_size_assumed: "page-size-assumed" at MODERN in "client-modern/page-size"
         => "client-modern/page-size" "failed";
+    #[alone] client_fault_modern_unknown_result_type_used: "modern-unknown-result-type-used" at MODERN
+        in "client-modern/unknown-result-type" => "client-modern/unknown-result-type" "failed";
+    #[alone] client_fault_modern_result_type_required: "modern-result-type-required" at MODERN
+        in "client-modern/absent-result-type" => "client-modern/absent-result-type" "failed";
     // At 2025-11-25 the same faults fail the legacy checks: toolChoice "none" ignored in the tool
     // loop, a form without mode refused.
     client_fault_sampling_ignores_none: "sampling-ignores-none" at "2025-11-25"
@@ -305,7 +309,7 @@ fn client_reference_passes_every_modern_scenario() {
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     // client-modern/sampling-tools-undeclared and …-error are skipped: it declares sampling.tools.
-    assert_eq!(run.summary("passed"), 15, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 17, "{}", run.describe());
     assert_eq!(run.summary("skipped"), 2, "{}", run.describe());
     let checks = run.checks();
     for id in ["jsonrpc/envelope", "schema/message-valid"] {
@@ -335,7 +339,7 @@ fn client_legacy_only_is_skipped_at_the_modern_revision() {
     ];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 17, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 19, "{}", run.describe());
     assert!(run.stdout.contains("the client speaks only the legacy era"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -358,14 +362,14 @@ fn client_reference_passes_every_default_revision() {
     // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
     // client-sampling/tools-undeclared-error (it declares sampling.tools) and
     // client-elicitation/undeclared-mode (it declares elicitation.url).
-    // And the 17 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
+    // And the 19 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
     // the 5 client-tasks/… scenarios of 2025-11-25. At 2026-07-28, too,
     // client-modern/sampling-tools-undeclared and client-modern/sampling-tools-undeclared-error
     // are skipped.
     assert_eq!(run.summary("skipped"), 15, "{}", run.describe());
-    assert_eq!(scenarios.len(), 127, "{}", run.describe());
+    assert_eq!(scenarios.len(), 129, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 41), ("2026-07-28", 17)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 41), ("2026-07-28", 19)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }

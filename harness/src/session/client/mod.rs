@@ -155,6 +155,12 @@ pub struct ServerScript {
     pub extra_tools: Vec<Value>,
     /// Page `tools/list` as this says instead of as the reference server does.
     pub tool_pages: Option<ToolPages>,
+    /// Modern era: leave `resultType` out of every `tools/list` result, as a server of an
+    /// earlier version would (`basic/index.mdx#resulttype`).
+    pub strip_list_result_type: bool,
+    /// Modern era: answer the first `tools/list` with a result of this `resultType` (one no
+    /// client knows), listing only this tool.
+    pub unknown_list_result: Option<(String, Value)>,
 }
 
 /// How the scenario server pages its tool list (`server/utilities/pagination.mdx`): a page of
@@ -457,6 +463,12 @@ impl ClientSession {
         {
             return vec![self.paged_tools(&pages, value, id)];
         }
+        if let (Some("tools/list"), Some(id)) = (method, value.get("id")) {
+            if let Some((result_type, tool)) = self.script.unknown_list_result.take() {
+                let result = serde_json::json!({ "tools": [tool], "resultType": result_type });
+                return vec![serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })];
+            }
+        }
         let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
         let mut answers = Vec::with_capacity(out.len());
@@ -464,6 +476,11 @@ impl ClientSession {
             if self.script.strip_request_state {
                 if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
                     result.remove("requestState");
+                }
+            }
+            if self.script.strip_list_result_type && method == Some("tools/list") {
+                if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("resultType");
                 }
             }
             let last_page = answer.pointer("/result/nextCursor").is_none_or(Value::is_null);

@@ -235,6 +235,12 @@ pub enum ClientFault {
     /// MRTR: also sends the `inputResponses` and `requestState` of each retry on a
     /// `resources/list` request of its own, sent alongside the retry.
     ModernInputsOnOtherRequest,
+    /// Modern era: takes a result whose `resultType` it does not know for a complete one, and
+    /// uses it.
+    ModernUnknownResultTypeUsed,
+    /// Modern era: takes a result without `resultType` for an invalid one, and asks for it once
+    /// more.
+    ModernResultTypeRequired,
     /// MRTR: each retry declares no capability in its `_meta`, yet answers in `inputResponses`
     /// the input requests (roots, sampling, elicitation) the first request's capabilities allowed.
     ModernUndeclaredCapabilityUse,
@@ -314,7 +320,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 134] = [
+    pub const ALL: [ClientFault; 136] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -422,6 +428,8 @@ impl ClientFault {
         ClientFault::ModernRetrySameId,
         ClientFault::ModernInputsIgnored,
         ClientFault::ModernInputsOnOtherRequest,
+        ClientFault::ModernUnknownResultTypeUsed,
+        ClientFault::ModernResultTypeRequired,
         ClientFault::ModernUndeclaredCapabilityUse,
         ClientFault::ModernIgnoresTtl,
         ClientFault::ModernSendsResponses,
@@ -560,6 +568,8 @@ impl ClientFault {
             ClientFault::ModernRetrySameId => "modern-retry-same-id",
             ClientFault::ModernInputsIgnored => "modern-inputs-ignored",
             ClientFault::ModernInputsOnOtherRequest => "modern-inputs-on-other-request",
+            ClientFault::ModernUnknownResultTypeUsed => "modern-unknown-result-type-used",
+            ClientFault::ModernResultTypeRequired => "modern-result-type-required",
             ClientFault::ModernUndeclaredCapabilityUse => "modern-undeclared-capability-use",
             ClientFault::ModernIgnoresTtl => "modern-ignores-ttl",
             ClientFault::ModernSendsResponses => "modern-sends-responses",

@@ -17,6 +17,8 @@
 //!   `requestState` echoed exactly (none when none was given); at most [`MAX_MRTR_ROUNDS`]. An
 //!   input request the persona refuses (tools without `sampling.tools`, an unbalanced tool
 //!   loop) ends the request: it is not sent again (`client/sampling.mdx#error-handling`).
+//! - `resultType` (`basic/index.mdx#resulttype`): a result without one is complete (a server of
+//!   an earlier version); one the client does not know is invalid, and its request fails.
 //! - Caching (`server/utilities/caching.mdx`): a complete cacheable result is kept with its
 //!   `ttlMs`; a list needed again while fresh is taken from the cache, not asked for again.
 //!
@@ -115,6 +117,9 @@ pub(super) struct ModernState {
     confirmed: bool,
     /// Whether the tool list was needed a second time already (the caching scenario).
     relisted: bool,
+    /// Whether a result without `resultType` was asked for once more already (the
+    /// `modern-result-type-required` fault).
+    asked_again: bool,
 }
 
 /// A modern request in flight: what it asked, so it can be asked again.
@@ -174,6 +179,7 @@ impl ReferenceClient {
             cache: HashMap::new(),
             confirmed: false,
             relisted: false,
+            asked_again: false,
         });
         if self.fault == Some(ClientFault::ModernNoProbe) {
             self.phase = Phase::Listing;
@@ -284,6 +290,9 @@ impl ReferenceClient {
                 if let Some(m) = self.modern.as_mut() {
                     m.confirmed = true;
                 }
+                if let Some(out) = self.judge_result_type(&sent, &result) {
+                    return out;
+                }
                 let input_required =
                     result.get("resultType").and_then(Value::as_str) == Some(era::INPUT_REQUIRED);
                 if input_required && era::allows_input_required(sent.method) {
@@ -299,6 +308,32 @@ impl ReferenceClient {
                     }
                     _ => Vec::new(),
                 }
+            }
+        }
+    }
+
+    /// `basic/index.mdx#resulttype`: a result without `resultType` is complete (a server of an
+    /// earlier version); one whose `resultType` the client does not know is invalid, and its
+    /// request fails. `Some`: what the client sends instead of using the result.
+    fn judge_result_type(&mut self, sent: &Sent, result: &Value) -> Option<Vec<Value>> {
+        let known = |t: &str| t == era::COMPLETE || t == era::INPUT_REQUIRED;
+        match (result.get("resultType"), self.fault) {
+            (None, Some(ClientFault::ModernResultTypeRequired)) => {
+                let m = self.modern.as_mut()?;
+                if m.asked_again {
+                    return None;
+                }
+                m.asked_again = true;
+                Some(vec![self.modern_request(sent.method, sent.params.clone())])
+            }
+            (None, _) | (Some(_), Some(ClientFault::ModernUnknownResultTypeUsed)) => None,
+            (Some(Value::String(t)), _) if known(t) => None,
+            (Some(other), _) => {
+                self.phase = Phase::Gave(format!(
+                    "{} was answered with resultType {other}, which this client does not know: the result is invalid",
+                    sent.method
+                ));
+                Some(Vec::new())
             }
         }
     }
@@ -852,6 +887,32 @@ mod tests {
         let short: &[(&[&str], Option<&str>)] = &[(&["a", "b"], Some("p2")), (&["c"], Some("p3"))];
         assert_eq!(list_after(None, short)["params"]["cursor"], "p3");
         assert_eq!(list_after(Some(ClientFault::PageSizeAssumed), short)["method"], "tools/call");
+    }
+
+    #[test]
+    fn an_absent_result_type_is_complete_and_an_unknown_one_invalid() {
+        let listed = |fault, result_type: Option<&str>| {
+            let mut c = dual(fault);
+            let probe = c.start().remove(0);
+            let list = c.on_message(&answer(&probe, discovered())).remove(0);
+            let mut page = tools(&["a"], None);
+            match result_type {
+                None => {
+                    page.as_object_mut().unwrap().remove("resultType");
+                }
+                Some(t) => page["resultType"] = json!(t),
+            }
+            let out = c.on_message(&answer(&list, page));
+            (out, c)
+        };
+        assert_eq!(listed(None, None).0[0]["method"], "tools/call");
+        let (out, c) = listed(None, Some("mcpspec_unknown"));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+        let used = listed(Some(ClientFault::ModernUnknownResultTypeUsed), Some("mcpspec_unknown")).0;
+        assert_eq!(used[0]["method"], "tools/call");
+        let again = listed(Some(ClientFault::ModernResultTypeRequired), None).0;
+        assert_eq!(again[0]["method"], "tools/list");
     }
 
     #[test]

@@ -277,6 +277,124 @@ fn judge_pages(received: &[Value], cursors: &[String]) -> Option<(bool, String)>
     Some((missing.is_empty(), actual))
 }
 
+#[given("the scenario server leaves resultType out of its tools/list results, as a server of an earlier version would")]
+async fn strips_list_result_type(w: &mut ClientWorld) -> Result<(), Halt> {
+    w.session()?.script.strip_list_result_type = true;
+    Ok(())
+}
+
+#[given(
+    regex = r#"^the scenario server answers the first tools/list with resultType "([^"]+)", listing only the tool "([^"]+)"$"#
+)]
+async fn unknown_list_result_type(
+    w: &mut ClientWorld,
+    result_type: String,
+    tool: String,
+) -> Result<(), Halt> {
+    let tool = json!({ "name": tool, "inputSchema": { "type": "object" },
+        "description": "Listed only in a result of a resultType no client knows: a client takes that result for invalid, and never calls it." });
+    w.session()?.script.unknown_list_result = Some((result_type, tool));
+    Ok(())
+}
+
+/// basic/index.mdx#resulttype: a result whose `resultType` the client does not recognize is
+/// invalid: the tool it alone lists is never called. A client that did not list is skipped.
+#[then(expr = "the client listed the tools, but never called {string}")]
+async fn listed_but_never_called(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let received = w.session()?.received.clone();
+    let listed = received
+        .iter()
+        .any(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/list"));
+    if !listed {
+        return Err(w.skip("the client did not list the tools".into()));
+    }
+    let calls = calls_of(&received, &tool).len();
+    w.check(
+        calls == 0,
+        format!("no call of {tool} (only a result of a resultType the client does not know listed it)"),
+        match calls {
+            0 => format!("the client listed the tools and never called {tool}"),
+            n => format!("{n} call(s) of {tool}"),
+        },
+    );
+    Ok(())
+}
+
+/// basic/index.mdx#resulttype: a result without `resultType` is complete. Judged from what the
+/// client did with each `tools/list` result without it; a client that made no use of them is
+/// skipped.
+#[then("the client took each tools/list result without resultType for a complete one")]
+async fn took_as_complete(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let (received, sent) = (session.received.clone(), answers(&session.sent));
+    match judge_absent_result_type(&received, &sent) {
+        None => Err(
+            w.skip("the client made no use of the tool list (it neither paged it nor called a tool)".into())
+        ),
+        Some((ok, actual)) => {
+            let expected = "each tools/list result without resultType used as complete (its nextCursor followed, its tools called), neither asked for again nor retried as input_required";
+            w.check(ok, expected, actual);
+            Ok(())
+        }
+    }
+}
+
+/// Over the client's requests and the scenario server's answers: `None` when no `tools/list`
+/// result without `resultType` was given, or the client made no use of one; otherwise whether
+/// it took each for complete: it asked for none of their pages again before using it, and
+/// retried none as if it were input_required.
+fn judge_absent_result_type(received: &[Value], sent: &[(Instant, Value)]) -> Option<(bool, String)> {
+    // The cursor of each page answered without resultType, and its result.
+    let mut bare: Vec<(Option<Value>, Value)> = Vec::new();
+    let (mut used, mut problems) = (Vec::new(), Vec::new());
+    for v in received.iter().filter(|v| v.get("id").is_some()) {
+        let Some(method) = v.get("method").and_then(Value::as_str) else { continue };
+        let params = v.get("params");
+        let cursor = params.and_then(|p| p.get("cursor")).cloned();
+        if method == "tools/list" {
+            if used.is_empty() && bare.iter().any(|(c, _)| *c == cursor) {
+                let which = cursor.as_ref().map_or_else(|| "(none)".to_owned(), Value::to_string);
+                problems.push(format!("tools/list with the cursor {which} asked for again"));
+            }
+            if params.is_some_and(|p| p.get("inputResponses").is_some() || p.get("requestState").is_some()) {
+                problems.push(
+                    "tools/list retried with inputResponses or requestState, as if input_required".into(),
+                );
+            }
+            if bare.iter().any(|(_, r)| cursor.is_some() && r.get("nextCursor") == cursor.as_ref()) {
+                used.push("followed its nextCursor".to_owned());
+            }
+            let answer = answer_to(v.get("id"), sent).and_then(|(_, a)| a.get("result"));
+            if let Some(result) = answer.filter(|r| r.get("resultType").is_none()) {
+                bare.push((cursor, result.clone()));
+            }
+        } else if method == "tools/call" {
+            let name = params.and_then(|p| p.get("name"));
+            let shown = name.and_then(Value::as_str).unwrap_or("?");
+            let listed = bare.iter().any(|(_, r)| {
+                r.get("tools")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.iter().any(|t| t.get("name") == name))
+            });
+            if listed {
+                used.push(format!("called the tool {shown} it listed"));
+            }
+        }
+    }
+    if bare.is_empty() || (used.is_empty() && problems.is_empty()) {
+        return None;
+    }
+    used.dedup();
+    Some(match problems.is_empty() {
+        true => {
+            (true, format!("{} result(s) without resultType; the client {}", bare.len(), used.join(", ")))
+        }
+        false => (false, problems.join("; ")),
+    })
+}
+
 #[given("the scenario server sends no requestState")]
 async fn no_request_state(w: &mut ClientWorld) -> Result<(), Halt> {
     w.session()?.script.strip_request_state = true;
@@ -666,6 +784,28 @@ mod tests {
         let stopped = [list(1, None)];
         assert!(!judge_pages(&stopped, &cursors).unwrap().0);
         assert_eq!(judge_pages(&[req(1, "server/discover", json!({}))], &cursors), None);
+    }
+
+    #[test]
+    fn a_result_without_result_type_is_used_not_asked_for_again() {
+        let t = Instant::now();
+        let list = |id, cursor: Option<&str>| {
+            let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+            req(id, "tools/list", params)
+        };
+        let page = |id, next: Option<&str>| {
+            let mut r = json!({"tools": [{"name": "a"}]});
+            if let Some(n) = next {
+                r["nextCursor"] = json!(n);
+            }
+            (t, json!({"jsonrpc": "2.0", "id": id, "result": r}))
+        };
+        let sent = [page(1, Some("c2")), page(2, None), page(3, Some("c2"))];
+        let paged = [list(1, None), list(2, Some("c2")), req(4, "tools/call", json!({"name": "a"}))];
+        assert!(judge_absent_result_type(&paged, &sent).unwrap().0);
+        let again = [list(1, None), list(3, None)];
+        assert!(!judge_absent_result_type(&again, &sent).unwrap().0);
+        assert_eq!(judge_absent_result_type(&[list(2, Some("c2"))], &sent), None, "no use made of it");
     }
 
     #[test]
