@@ -116,3 +116,156 @@ Feature: The modern era (2026-07-28): a client without initialize
     And the scenario server also lists the tool "test_invalid_x_mcp_header" annotated with x-mcp-header "Bad Name"
     When the scenario server serves the client until it is done or idle, for at most the timeout
     Then the client called a tool, but never "test_invalid_x_mcp_header"
+
+  # The legacy sampling scenarios, carried by MRTR: the scenario server answers the client's
+  # tool call with an InputRequiredResult holding one sampling/createMessage input request, and
+  # the client's answer is its entry in the retry's inputResponses. The era has no error for an
+  # input request (an InputResponse is a CreateMessageResult, a ListRootsResult or an
+  # ElicitResult): a client refuses one by answering nothing, or by not retrying at all
+  # (client/sampling.mdx#error-handling: the server is not waiting for a reply). A user's
+  # rejection looks the same.
+  @id:client-modern/sampling-tool-loop @MUST @since:2026-07-28 @spec:client/sampling.mdx#tool-choice-modes
+  Scenario: a tool loop over input requests runs to a final answer; each answer uses only the offered tools, and none with toolChoice "none"
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "sampling.tools" capability
+    When the scenario server answers it asking for input: a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the weather in Paris?" } }],
+        "tools": [{
+          "name": "get_weather",
+          "description": "Current weather for a city",
+          "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] }
+        }],
+        "toolChoice": { "mode": "auto" },
+        "maxTokens": 200
+      }
+      """
+    Then the client answers it with a sampled message, or no answer (the user rejected it)
+    When the scenario server continues the tool loop
+    Then the client answers it with a sampled message, or no answer (the user rejected it)
+    When the scenario server continues the tool loop with toolChoice "none"
+    Then the client answers it with a sampled message, or no answer (the user rejected it)
+
+  @id:client-modern/sampling-tool-choice-required @MUST @since:2026-07-28 @spec:client/sampling.mdx#tool-choice-modes
+  Scenario: with toolChoice "required" the answer to a sampling input request uses one of the offered tools
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "sampling.tools" capability
+    When the scenario server answers it asking for input: a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What time is it in Tokyo?" } }],
+        "tools": [{
+          "name": "get_time",
+          "description": "Current time in a city",
+          "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] }
+        }],
+        "toolChoice": { "mode": "required" },
+        "maxTokens": 200
+      }
+      """
+    Then the client answers it with a sampled message, or no answer (the user rejected it)
+
+  # The scenario server sends what a server must not (tools to a client that did not declare
+  # sampling.tools) on purpose: the client's answer is what is judged.
+  @id:client-modern/sampling-tools-undeclared @MUST @since:2026-07-28 @spec:client/sampling.mdx#tools-in-sampling
+  Scenario: a client that did not declare sampling.tools does not use the tools of a sampling input request
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "sampling" capability
+    And the client did not declare the "sampling.tools" capability
+    When the scenario server answers it asking for input: a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the weather in Paris?" } }],
+        "tools": [{ "name": "get_weather", "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } } } }],
+        "toolChoice": { "mode": "required" },
+        "maxTokens": 200
+      }
+      """
+    Then the client answers it without using a tool
+
+  # schema.ts, CreateMessageRequestParams.tools: the client MUST return an error when tools come
+  # without sampling.tools declared; carried by MRTR, the error is no answer (see above).
+  @id:client-modern/sampling-tools-undeclared-error @MUST @since:2026-07-28 @spec:schema.mdx#createmessagerequestparams
+  Scenario: a client that did not declare sampling.tools gives no sampled answer to an input request with tools
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "sampling" capability
+    And the client did not declare the "sampling.tools" capability
+    When the scenario server answers it asking for input: a "sampling/createMessage" request with the params
+      """
+      {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the weather in Paris?" } }],
+        "tools": [{ "name": "get_weather", "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } } } }],
+        "maxTokens": 200
+      }
+      """
+    Then the client refuses it: no answer in a retry, not a result
+
+  # client/elicitation.mdx#elicitation-requests: an elicitation without mode is form mode. The
+  # input request below has no mode: the client answers it as the form it is.
+  @id:client-modern/elicitation-no-mode @MUST @since:2026-07-28 @spec:client/elicitation.mdx#elicitation-requests
+  Scenario: an elicitation input request without mode is answered as a form
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "elicitation.form" capability
+    When the scenario server answers it asking for input: a "elicitation/create" request with the params
+      """
+      {
+        "message": "Please tell us about yourself.",
+        "requestedSchema": {
+          "type": "object",
+          "properties": {
+            "name": { "type": "string", "minLength": 2, "maxLength": 50 },
+            "age": { "type": "integer", "minimum": 18, "maximum": 150 },
+            "plan": { "type": "string", "enum": ["free", "pro"] }
+          },
+          "required": ["name", "age", "plan"]
+        }
+      }
+      """
+    Then the client answers it with accept, decline or cancel, accepted content satisfying the requested schema
+
+  # server/utilities/pagination.mdx#implementation-guidelines: clients judge the end of results
+  # by whether a nextCursor was given, not by its value; "" is a cursor like any other.
+  @id:client-modern/empty-cursor @MUST @since:2026-07-28 @spec:server/utilities/pagination.mdx#implementation-guidelines
+  Scenario: a page whose nextCursor is the empty string is followed by the next page
+    Given a client connected to the scenario server
+    And the scenario server pages its tool list in pages of 2 tools and then the rest, with the next cursor ""
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client asked for each next page of the tool list with its cursor
+
+  # server/utilities/pagination.mdx#pagination-model: the server decides the page size, and a
+  # client assumes none: a page shorter than the one before it is not the last while it has a
+  # nextCursor.
+  @id:client-modern/page-size @MUST @since:2026-07-28 @spec:server/utilities/pagination.mdx#pagination-model
+  Scenario: a page shorter than the first, with a nextCursor, is followed by the next page
+    Given a client connected to the scenario server
+    And the scenario server pages its tool list in pages of 3, 1 tools and then the rest, with the next cursors "mcpspec-page-2", "mcpspec-page-3"
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client asked for each next page of the tool list with its cursor
+
+  # basic/index.mdx#resulttype: a client treats a missing resultType as "complete" (a server of
+  # an earlier version sends none). The scenario server leaves it out of its tool list's pages:
+  # the client uses them (follows their nextCursor, calls a tool they list), neither asking for
+  # a page again nor taking one for input_required. A client that makes no use of the list is
+  # skipped.
+  @id:client-modern/absent-result-type @MUST @since:2026-07-28 @spec:basic/index.mdx#resulttype
+  Scenario: a result without resultType is taken for a complete one
+    Given a client connected to the scenario server
+    And the scenario server leaves resultType out of its tools/list results, as a server of an earlier version would
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client took each tools/list result without resultType for a complete one
+
+  # basic/index.mdx#resulttype: a resultType the client does not recognize makes the result
+  # invalid. The first tools/list is answered with a resultType no client knows, listing a tool
+  # of its own: the client never uses that result, so never calls the tool.
+  @id:client-modern/unknown-result-type @MUST @since:2026-07-28 @spec:basic/index.mdx#resulttype
+  Scenario: a result of a resultType the client does not know is not used
+    Given a client connected to the scenario server
+    And the scenario server answers the first tools/list with resultType "mcpspec_unknown", listing only the tool "test_unknown_result_type"
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client listed the tools, but never called "test_unknown_result_type"

@@ -265,6 +265,40 @@ caught! {
         => "client-modern/caching" "warning";
     client_fault_modern_sends_responses: "modern-sends-responses" at MODERN in "client-modern/mrtr-elicitation"
         => "client-modern/no-responses" "failed";
+    client_fault_modern_inputs_on_other_request: "modern-inputs-on-other-request" at MODERN
+        in "client-modern/mrtr-elicitation" => "client-modern/mrtr-inputs-only-for-retry" "failed";
+    // The legacy sampling and elicitation checks, carried by MRTR (suite/client/modern.rs): the
+    // same faults of the persona's answers, now in a retry's inputResponses.
+    #[alone] client_fault_sampling_ignores_required_modern: "sampling-ignores-required" at MODERN
+        in "client-modern/sampling-tool-choice-required" => "client-modern/sampling-tool-choice-required" "failed";
+    #[alone] client_fault_sampling_ignores_none_modern: "sampling-ignores-none" at MODERN
+        in "client-modern/sampling-tool-loop" => "client-modern/sampling-tool-loop" "failed";
+    client_fault_sampling_tools_undeclared_modern: "sampling-tools-undeclared" at MODERN
+        in "client-modern/sampling-tools-undeclared" => "client-modern/sampling-tools-undeclared" "failed";
+    #[alone] client_fault_sampling_tools_ignored_modern: "sampling-tools-ignored" at MODERN
+        in "client-modern/sampling-tools-undeclared-error" => "client-modern/sampling-tools-undeclared-error" "failed";
+    // Without sampling.tools, the reference client gives no answer to an input request with
+    // tools (the era's refusal): both scenarios of an undeclared sampling.tools pass.
+    client_without_sampling_tools_uses_none_modern: "sampling-no-tools" at MODERN
+        in "client-modern/sampling-tools-undeclared" => "client-modern/sampling-tools-undeclared" "passed";
+    #[alone] client_without_sampling_tools_refuses_tools_modern: "sampling-no-tools" at MODERN
+        in "client-modern/sampling-tools-undeclared-error" => "client-modern/sampling-tools-undeclared-error" "passed";
+    #[alone] client_fault_elicit_mode_required_modern: "elicit-mode-required" at MODERN
+        in "client-modern/elicitation-no-mode" => "client-modern/elicitation-no-mode" "failed";
+    #[alone] client_fault_empty_cursor_ends: "empty-cursor-ends" at MODERN in "client-modern/empty-cursor"
+        => "client-modern/empty-cursor" "failed";
+    #[alone] client_fault_page_size_assumed: "page-size-assumed" at MODERN in "client-modern/page-size"
+        => "client-modern/page-size" "failed";
+    #[alone] client_fault_modern_unknown_result_type_used: "modern-unknown-result-type-used" at MODERN
+        in "client-modern/unknown-result-type" => "client-modern/unknown-result-type" "failed";
+    #[alone] client_fault_modern_result_type_required: "modern-result-type-required" at MODERN
+        in "client-modern/absent-result-type" => "client-modern/absent-result-type" "failed";
+    // At 2025-11-25 the same faults fail the legacy checks: toolChoice "none" ignored in the tool
+    // loop, a form without mode refused.
+    client_fault_sampling_ignores_none: "sampling-ignores-none" at "2025-11-25"
+        in "client-sampling/tool-loop" => "client-sampling/tool-loop" "failed";
+    client_fault_elicit_mode_required: "elicit-mode-required" at FAULT_REVISION
+        in "client-elicitation/form" => "client-elicitation/form" "warning";
 }
 
 /// The modern era's revision.
@@ -278,7 +312,9 @@ fn client_reference_passes_every_modern_scenario() {
         ["client", "-j", "8", "--timeout", "5", "--revision", MODERN, "--", MCPSPEC, "reference", "client"];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("passed"), 10, "{}", run.describe());
+    // client-modern/sampling-tools-undeclared and …-error are skipped: it declares sampling.tools.
+    assert_eq!(run.summary("passed"), 17, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 2, "{}", run.describe());
     let checks = run.checks();
     for id in ["jsonrpc/envelope", "schema/message-valid"] {
         let passed = checks.iter().any(|(_, _, c)| c["id"] == id && c["verdict"] == "passed");
@@ -307,7 +343,7 @@ fn client_legacy_only_is_skipped_at_the_modern_revision() {
     ];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 10, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 19, "{}", run.describe());
     assert!(run.stdout.contains("the client speaks only the legacy era"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -330,12 +366,14 @@ fn client_reference_passes_every_default_revision() {
     // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
     // client-sampling/tools-undeclared-error (it declares sampling.tools) and
     // client-elicitation/undeclared-mode (it declares elicitation.url).
-    // And the 10 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
-    // the 5 client-tasks/… scenarios of 2025-11-25.
-    assert_eq!(run.summary("skipped"), 13, "{}", run.describe());
-    assert_eq!(scenarios.len(), 122, "{}", run.describe());
+    // And the 19 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
+    // the 5 client-tasks/… scenarios of 2025-11-25. At 2026-07-28, too,
+    // client-modern/sampling-tools-undeclared and client-modern/sampling-tools-undeclared-error
+    // are skipped.
+    assert_eq!(run.summary("skipped"), 15, "{}", run.describe());
+    assert_eq!(scenarios.len(), 131, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 10)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 19)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }

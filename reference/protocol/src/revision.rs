@@ -210,6 +210,7 @@ impl FromStr for Revision {
 /// Every page of 2026-07-28 (`git ls-tree` of the spec repository at the commit the digest
 /// follows): a moved page must land on one of them.
 pub const PAGES_2026_07_28: &[&str] = &[
+    "architecture/index.mdx",
     "basic/authorization/authorization-server-discovery.mdx",
     "basic/authorization/client-registration.mdx",
     "basic/authorization/index.mdx",
@@ -224,9 +225,13 @@ pub const PAGES_2026_07_28: &[&str] = &[
     "basic/transports/stdio.mdx",
     "basic/transports/streamable-http.mdx",
     "basic/versioning.mdx",
+    "changelog.mdx",
     "client/elicitation.mdx",
     "client/roots.mdx",
     "client/sampling.mdx",
+    "deprecated.mdx",
+    "index.mdx",
+    "schema.mdx",
     "server/discover.mdx",
     "server/index.mdx",
     "server/prompts.mdx",

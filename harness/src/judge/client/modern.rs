@@ -3,7 +3,8 @@
 //! (`basic/index.mdx#_meta`), no JSON-RPC responses from the client (`basic/transports/stdio.mdx`,
 //! `streamable-http.mdx#sending-messages`), the MRTR retry (`basic/patterns/mrtr.mdx`: a new
 //! id, `requestState` echoed exactly or absent, the input requests answered, only with
-//! capabilities the retry declares), and the retry after `-32022`
+//! capabilities the retry declares; `inputResponses` and `requestState` on no other request),
+//! and the retry after `-32022`
 //! (`basic/versioning.mdx#protocol-version-negotiation`). Sans-IO: it follows both directions
 //! (the server's answers tell what the client's next request owes) and judges the client's.
 //!
@@ -81,6 +82,12 @@ pub const MRTR_INPUTS_ANSWERED: Rule = rule(
     "basic/patterns/mrtr.mdx#client-requirements-basic-workflow",
     "If a client receives an InputRequiredResult that contains the inputRequests field, the client MUST construct the requested inputs before retrying the original request.",
 );
+pub const MRTR_INPUTS_ONLY_FOR_RETRY: Rule = rule(
+    "client-modern/mrtr-inputs-only-for-retry",
+    Level::MUST,
+    "basic/patterns/mrtr.mdx#client-requirements-basic-workflow",
+    "inputRequests and requestState affect only the client's retry of the original request: no other request the client sends carries inputResponses or a requestState.",
+);
 pub const CAPABILITIES_DECLARED: Rule = rule(
     "client-modern/capabilities-declared",
     Level::MUST,
@@ -156,6 +163,7 @@ pub const ALL: &[&Rule] = &[
     &MRTR_STATE_ECHOED,
     &MRTR_NO_STATE_INVENTED,
     &MRTR_INPUTS_ANSWERED,
+    &MRTR_INPUTS_ONLY_FOR_RETRY,
     &CAPABILITIES_DECLARED,
     &RETRY_SUPPORTED_VERSION,
     &HTTP_VERSION_HEADER,
@@ -347,8 +355,21 @@ impl ModernClientRules {
             }
         }
         let key = retry_key(method, params);
-        if let Some(due) = self.due.remove(&key) {
-            self.judge_retry(id, &what, params, capabilities, &due, out);
+        match self.due.remove(&key) {
+            Some(due) => self.judge_retry(id, &what, params, capabilities, &due, out),
+            None => {
+                let carried: Vec<&str> = ["inputResponses", "requestState"]
+                    .into_iter()
+                    .filter(|k| params.and_then(|p| p.get(*k)).is_some())
+                    .collect();
+                if !carried.is_empty() {
+                    out.push(Violation::new(
+                        &MRTR_INPUTS_ONLY_FOR_RETRY,
+                        "inputResponses and requestState only on the retry of a request answered input_required",
+                        format!("{what} with {}, retrying no request answered input_required", carried.join(" and ")),
+                    ));
+                }
+            }
         }
         if self.in_flight.len() < KEPT {
             self.in_flight.insert(id.clone(), key);
@@ -534,6 +555,27 @@ mod tests {
                 "{state:?} {retry_id} {extra}"
             );
         }
+    }
+
+    #[test]
+    fn inputs_go_only_on_the_retry() {
+        let caps = json!({"elicitation": {}});
+        let answers =
+            json!({"inputResponses": {"ask": {"action": "accept", "content": {}}}, "requestState": "s"});
+        let mut r = ModernClientRules::default();
+        // Before any input_required, a request carrying inputs retries nothing.
+        assert_eq!(
+            judge(&mut r, C2S, call(1, answers.clone(), caps.clone())),
+            ["client-modern/mrtr-inputs-only-for-retry"]
+        );
+        judge(&mut r, S2C, input_required(1, Some("s")));
+        // Another request alongside the retry, carrying its inputs.
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/list",
+            "params": era::with_request_meta(Some(answers.clone()), &meta(caps.clone()))});
+        assert_eq!(judge(&mut r, C2S, list), ["client-modern/mrtr-inputs-only-for-retry"]);
+        assert!(judge(&mut r, C2S, call(3, answers.clone(), caps.clone())).is_empty(), "the retry itself");
+        // The retry is owed once: the same inputs again are on another request.
+        assert_eq!(judge(&mut r, C2S, call(4, answers, caps)), ["client-modern/mrtr-inputs-only-for-retry"]);
     }
 
     #[test]

@@ -153,6 +153,38 @@ pub struct ServerScript {
     pub auth: Option<auth::AuthScript>,
     /// Also list these tools, after the reference server's (on the last page of `tools/list`).
     pub extra_tools: Vec<Value>,
+    /// Page `tools/list` as this says instead of as the reference server does.
+    pub tool_pages: Option<ToolPages>,
+    /// Modern era: leave `resultType` out of every `tools/list` result, as a server of an
+    /// earlier version would (`basic/index.mdx#resulttype`).
+    pub strip_list_result_type: bool,
+    /// Modern era: answer the first `tools/list` with a result of this `resultType` (one no
+    /// client knows), listing only this tool.
+    pub unknown_list_result: Option<(String, Value)>,
+}
+
+/// How the scenario server pages its tool list (`server/utilities/pagination.mdx`): a page of
+/// each size, then one with the rest; the `nextCursor` of each page but the last is the cursor
+/// of the same rank. A cursor it did not give gets -32602.
+#[derive(Debug, Clone, Default)]
+pub struct ToolPages {
+    pub sizes: Vec<usize>,
+    pub cursors: Vec<String>,
+}
+
+impl ToolPages {
+    /// The page `cursor` (none: the first) stands for, and its `nextCursor`: `None` for a
+    /// cursor never given.
+    fn page(&self, tools: &[Value], cursor: Option<&Value>) -> Option<(Vec<Value>, Option<String>)> {
+        let rank = match cursor.filter(|c| !c.is_null()) {
+            None => 0,
+            Some(c) => self.cursors.iter().position(|given| c.as_str() == Some(given.as_str()))? + 1,
+        };
+        let start: usize = self.sizes.iter().take(rank).sum();
+        let len = self.sizes.get(rank).copied().unwrap_or(usize::MAX);
+        let page = tools.iter().skip(start).take(len).cloned().collect();
+        Some((page, self.cursors.get(rank).cloned()))
+    }
 }
 
 impl ServerScript {
@@ -426,6 +458,17 @@ impl ClientSession {
                 return vec![serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error })];
             }
         }
+        if let (Some(pages), Some("tools/list"), Some(id)) =
+            (self.script.tool_pages.clone(), method, value.get("id"))
+        {
+            return vec![self.paged_tools(&pages, value, id)];
+        }
+        if let (Some("tools/list"), Some(id)) = (method, value.get("id")) {
+            if let Some((result_type, tool)) = self.script.unknown_list_result.take() {
+                let result = serde_json::json!({ "tools": [tool], "resultType": result_type });
+                return vec![serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })];
+            }
+        }
         let mut out = self.server.on_value_at(value, std::time::Instant::now());
         out.extend(self.server.poll(std::time::Instant::now()));
         let mut answers = Vec::with_capacity(out.len());
@@ -433,6 +476,11 @@ impl ClientSession {
             if self.script.strip_request_state {
                 if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
                     result.remove("requestState");
+                }
+            }
+            if self.script.strip_list_result_type && method == Some("tools/list") {
+                if let Some(result) = answer.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("resultType");
                 }
             }
             let last_page = answer.pointer("/result/nextCursor").is_none_or(Value::is_null);
@@ -457,6 +505,38 @@ impl ClientSession {
         answers
     }
 
+    /// The answer to the client's `tools/list` request `value` as `pages` say: the reference
+    /// server's answer to the first page (its caching hints and result type), with the page's
+    /// tools and `nextCursor` instead.
+    fn paged_tools(&mut self, pages: &ToolPages, value: &Value, id: &Value) -> Value {
+        let mut tools = self.reference_tools();
+        tools.extend(self.script.extra_tools.iter().cloned());
+        let Some((page, next)) = pages.page(&tools, value.pointer("/params/cursor")) else {
+            let error = mcpspec_protocol::wire::ErrorObject::new(
+                mcpspec_protocol::wire::ErrorObject::INVALID_PARAMS,
+                "Invalid params: a cursor this server never gave",
+            );
+            return Message::error(RequestId::from_value(id), error).to_value();
+        };
+        let mut first = value.clone();
+        if let Some(params) = first.get_mut("params").and_then(Value::as_object_mut) {
+            params.remove("cursor");
+        }
+        let answer = self.server.on_value_at(&first, std::time::Instant::now()).into_iter().next();
+        let mut result =
+            answer.and_then(|a| a.get("result").cloned()).unwrap_or_else(|| serde_json::json!({}));
+        result["tools"] = Value::Array(page);
+        match next {
+            Some(cursor) => result["nextCursor"] = Value::from(cursor),
+            None => {
+                if let Some(o) = result.as_object_mut() {
+                    o.remove("nextCursor");
+                }
+            }
+        }
+        serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    }
+
     /// Every tool of the scenario server, read page by page from the reference server behind
     /// it (nothing crosses the wire); for steps that page the list themselves.
     pub fn reference_tools(&mut self) -> Vec<Value> {
@@ -465,7 +545,14 @@ impl ClientSession {
         // The reference server's pages are small and its list is fixed; the bound is a guard.
         for _ in 0..1_000 {
             self.internal_id += 1;
-            let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let mut params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let revision = self.recorder.revision();
+            if revision.era() == mcpspec_protocol::Era::Modern {
+                // The era's requests carry their version and the client's capabilities.
+                let version = mcpspec_protocol::modern::wire_version(revision);
+                let meta = mcpspec_protocol::modern::request_meta(version, &serde_json::json!({}), None);
+                params = Some(mcpspec_protocol::modern::with_request_meta(params, &meta));
+            }
             let id = RequestId::from(format!("mcpspec-internal-{}", self.internal_id).as_str());
             let request = Message::request(id, "tools/list", params).to_value();
             let answer = self.server.on_value(&request).into_iter().next();

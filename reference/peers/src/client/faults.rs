@@ -50,6 +50,11 @@ pub enum ClientFault {
     CursorAltered,
     /// Asks once more, with the last cursor, after the page without `nextCursor`.
     PagesPastEnd,
+    /// Takes a `nextCursor` of `""` for the end of the results.
+    EmptyCursorEnds,
+    /// Takes a page shorter than the first for the last one, ignoring its `nextCursor` (it
+    /// assumes a fixed page size).
+    PageSizeAssumed,
     /// Cancels its own `initialize` request.
     CancelInitialize,
     /// Cancels a request id it never used.
@@ -84,6 +89,12 @@ pub enum ClientFault {
     SamplingWithoutStopReason,
     /// Answers a sampling request with `toolChoice: {mode: "required"}` in text, using no tool.
     SamplingIgnoresRequired,
+    /// Answers a sampling request with `toolChoice: {mode: "none"}` with a use of the first tool
+    /// offered.
+    SamplingIgnoresNone,
+    /// Declares `sampling` without `sampling.tools` (not a defect: a plainer client, for the
+    /// scenarios about tools sent to a client that did not declare them).
+    SamplingNoTools,
     /// Accepts form elicitations with content of the wrong types for the requested schema.
     ElicitContentOffSchema,
     /// Accepts form elicitations without the optional fields that have defaults.
@@ -98,6 +109,9 @@ pub enum ClientFault {
     /// Accepts a form elicitation whose requestedSchema names a JSON Schema dialect it does not
     /// know, as if it were 2020-12.
     ElicitUnknownDialect,
+    /// Refuses an elicitation without `mode` as invalid (-32602) instead of taking it for form
+    /// mode.
+    ElicitModeRequired,
     /// Declares no capability, yet answers roots, sampling and elicitation requests with results.
     AnswerUndeclared,
     /// Answers each request of the server's but pings a second late (a user pondering it), even
@@ -232,6 +246,15 @@ pub enum ClientFault {
     ModernRetrySameId,
     /// MRTR: retries without `inputResponses`, ignoring the `inputRequests` it was given.
     ModernInputsIgnored,
+    /// MRTR: also sends the `inputResponses` and `requestState` of each retry on a
+    /// `resources/list` request of its own, sent alongside the retry.
+    ModernInputsOnOtherRequest,
+    /// Modern era: takes a result whose `resultType` it does not know for a complete one, and
+    /// uses it.
+    ModernUnknownResultTypeUsed,
+    /// Modern era: takes a result without `resultType` for an invalid one, and asks for it once
+    /// more.
+    ModernResultTypeRequired,
     /// MRTR: each retry declares no capability in its `_meta`, yet answers in `inputResponses`
     /// the input requests (roots, sampling, elicitation) the first request's capabilities allowed.
     ModernUndeclaredCapabilityUse,
@@ -311,7 +334,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 133] = [
+    pub const ALL: [ClientFault; 141] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -333,6 +356,8 @@ impl ClientFault {
         ClientFault::DeclareNothing,
         ClientFault::CursorAltered,
         ClientFault::PagesPastEnd,
+        ClientFault::EmptyCursorEnds,
+        ClientFault::PageSizeAssumed,
         ClientFault::CancelInitialize,
         ClientFault::CancelUnissued,
         ClientFault::CancelWithoutRequestId,
@@ -349,12 +374,15 @@ impl ClientFault {
         ClientFault::SamplingToolsIgnored,
         ClientFault::SamplingWithoutStopReason,
         ClientFault::SamplingIgnoresRequired,
+        ClientFault::SamplingIgnoresNone,
+        ClientFault::SamplingNoTools,
         ClientFault::ElicitContentOffSchema,
         ClientFault::ElicitIgnoresDefaults,
         ClientFault::ElicitUndeclaredMode,
         ClientFault::ElicitNoMode,
         ClientFault::ElicitPrefetchUrl,
         ClientFault::ElicitUnknownDialect,
+        ClientFault::ElicitModeRequired,
         ClientFault::AnswerUndeclared,
         ClientFault::AnswerAfterCancel,
         ClientFault::ExitHoldingStdin,
@@ -418,6 +446,9 @@ impl ClientFault {
         ClientFault::ModernRequestStateInvented,
         ClientFault::ModernRetrySameId,
         ClientFault::ModernInputsIgnored,
+        ClientFault::ModernInputsOnOtherRequest,
+        ClientFault::ModernUnknownResultTypeUsed,
+        ClientFault::ModernResultTypeRequired,
         ClientFault::ModernUndeclaredCapabilityUse,
         ClientFault::ModernIgnoresTtl,
         ClientFault::ModernSendsResponses,
@@ -470,6 +501,8 @@ impl ClientFault {
             ClientFault::DeclareNothing => "declare-nothing",
             ClientFault::CursorAltered => "cursor-altered",
             ClientFault::PagesPastEnd => "pages-past-end",
+            ClientFault::EmptyCursorEnds => "empty-cursor-ends",
+            ClientFault::PageSizeAssumed => "page-size-assumed",
             ClientFault::CancelInitialize => "cancel-initialize",
             ClientFault::CancelUnissued => "cancel-unissued",
             ClientFault::CancelWithoutRequestId => "cancel-without-request-id",
@@ -486,12 +519,15 @@ impl ClientFault {
             ClientFault::SamplingToolsIgnored => "sampling-tools-ignored",
             ClientFault::SamplingWithoutStopReason => "sampling-without-stop-reason",
             ClientFault::SamplingIgnoresRequired => "sampling-ignores-required",
+            ClientFault::SamplingIgnoresNone => "sampling-ignores-none",
+            ClientFault::SamplingNoTools => "sampling-no-tools",
             ClientFault::ElicitContentOffSchema => "elicit-content-off-schema",
             ClientFault::ElicitIgnoresDefaults => "elicit-ignores-defaults",
             ClientFault::ElicitUndeclaredMode => "elicit-undeclared-mode",
             ClientFault::ElicitNoMode => "elicit-no-mode",
             ClientFault::ElicitPrefetchUrl => "elicit-prefetch-url",
             ClientFault::ElicitUnknownDialect => "elicit-unknown-dialect",
+            ClientFault::ElicitModeRequired => "elicit-mode-required",
             ClientFault::AnswerUndeclared => "answer-undeclared",
             ClientFault::AnswerAfterCancel => "answer-after-cancel",
             ClientFault::ExitHoldingStdin => "exit-holding-stdin",
@@ -555,6 +591,9 @@ impl ClientFault {
             ClientFault::ModernRequestStateInvented => "modern-request-state-invented",
             ClientFault::ModernRetrySameId => "modern-retry-same-id",
             ClientFault::ModernInputsIgnored => "modern-inputs-ignored",
+            ClientFault::ModernInputsOnOtherRequest => "modern-inputs-on-other-request",
+            ClientFault::ModernUnknownResultTypeUsed => "modern-unknown-result-type-used",
+            ClientFault::ModernResultTypeRequired => "modern-result-type-required",
             ClientFault::ModernUndeclaredCapabilityUse => "modern-undeclared-capability-use",
             ClientFault::ModernIgnoresTtl => "modern-ignores-ttl",
             ClientFault::ModernSendsResponses => "modern-sends-responses",

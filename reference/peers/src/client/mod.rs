@@ -105,6 +105,8 @@ pub struct ReferenceClient {
     cancel_call: bool,
     /// The last `nextCursor` followed.
     last_cursor: Option<Value>,
+    /// How many tools the first page of the tool list held.
+    first_page: Option<usize>,
     tools: Vec<Value>,
     /// The revision negotiated (modern era: the revision of the version in force, once the
     /// probe or a first request succeeded).
@@ -139,36 +141,18 @@ impl ReferenceClient {
             .max()
             .copied()
             .unwrap_or_else(Revision::latest_legacy);
-        let capabilities = match fault {
-            Some(ClientFault::DeclareNothing) => json!({}),
-            Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
-            Some(ClientFault::SamplingToolsIgnored) => {
-                let mut c = capabilities_at(offer);
-                c["sampling"] = json!({});
-                c
-            }
-            _ => capabilities_at(offer),
-        };
-        let mut declared = capabilities.clone();
-        match fault {
-            Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
-            Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
-            Some(ClientFault::ElicitNoMode) => declared["elicitation"] = json!({ "forms": {} }),
-            // The persona keeps everything it can do; only the declaration is gone.
-            Some(ClientFault::AnswerUndeclared) => declared = json!({}),
-            _ => {}
-        }
         ReferenceClient {
             supported,
             fault,
-            declared,
-            persona: ClientPersona::new(capabilities),
+            declared: declared_at(fault, offer),
+            persona: ClientPersona::new(persona_capabilities(fault, offer)),
             phase: Phase::Initializing,
             next_id: 1,
             outstanding: HashMap::new(),
             cancelled: Vec::new(),
             cancel_call: false,
             last_cursor: None,
+            first_page: None,
             tools: Vec::new(),
             revision: None,
             modern: None,
@@ -411,8 +395,10 @@ impl ReferenceClient {
     }
 
     /// The sampling faults: samples from a request the persona rejected as unbalanced (each
-    /// fault only for its own kind of imbalance), or drops `stopReason`.
-    fn sampling_fault(&self, params: &Value, answer: &mut Value) {
+    /// fault only for its own kind of imbalance), ignores `toolChoice`, or drops `stopReason`.
+    /// `answer` is the persona's JSON-RPC response (in the modern era, the input response is
+    /// taken from it).
+    pub(super) fn sampling_fault(&self, params: &Value, answer: &mut Value) {
         let broken = tool_balance_violations(params);
         let kind = if broken.iter().any(|b| b.contains("did not make")) {
             Some(ClientFault::SamplingAcceptsUnknownToolUseId)
@@ -426,9 +412,17 @@ impl ReferenceClient {
         if kind.is_some() && kind == self.fault {
             text_reply(answer, "mcpspec sampled it anyway");
         }
-        let required = params.pointer("/toolChoice/mode").and_then(Value::as_str) == Some("required");
-        if self.fault == Some(ClientFault::SamplingIgnoresRequired) && required {
+        let choice = params.pointer("/toolChoice/mode").and_then(Value::as_str);
+        if self.fault == Some(ClientFault::SamplingIgnoresRequired) && choice == Some("required") {
             text_reply(answer, "mcpspec answered without the required tool");
+        }
+        // toolChoice "none" read as "auto": the scripted model uses the first tool offered.
+        if self.fault == Some(ClientFault::SamplingIgnoresNone) && choice == Some("none") {
+            let mut auto = params.clone();
+            auto["toolChoice"] = json!({ "mode": "auto" });
+            if let Ok(result) = self.persona.sample(&auto) {
+                answer["result"] = result;
+            }
         }
         // Tools offered to a client that did not declare sampling.tools: the fault samples in
         // text instead of answering with the error the persona gives.
@@ -443,8 +437,8 @@ impl ReferenceClient {
     }
 
     /// The elicitation faults: off-schema content, defaults left out, an undeclared mode
-    /// accepted.
-    fn elicitation_fault(&mut self, params: &Value, answer: &mut Value) {
+    /// accepted, a request without `mode` refused.
+    pub(super) fn elicitation_fault(&mut self, params: &Value, answer: &mut Value) {
         let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
         match self.fault {
             Some(ClientFault::ElicitContentOffSchema) => {
@@ -490,7 +484,25 @@ impl ReferenceClient {
                 let id = answer.get("id").cloned().unwrap_or(Value::Null);
                 *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept" } });
             }
+            Some(ClientFault::ElicitModeRequired) if params.get("mode").is_none() => {
+                let id = RequestId::from_value(answer.get("id").unwrap_or(&Value::Null));
+                let error = ErrorObject::new(ErrorObject::INVALID_PARAMS, "Invalid params: mode is required");
+                *answer = Message::error(id, error).to_value();
+            }
             _ => {}
+        }
+    }
+
+    /// Whether a page of `len` tools with `nextCursor` `cursor` has a next page
+    /// (pagination.mdx: any cursor given means more results, an empty string too, however
+    /// short the page; the server picks the page size). The pagination faults judge otherwise.
+    fn follows(&mut self, cursor: &Value, len: usize) -> bool {
+        let first = *self.first_page.get_or_insert(len);
+        match self.fault {
+            _ if cursor.is_null() => false,
+            Some(ClientFault::EmptyCursorEnds) => cursor != "",
+            Some(ClientFault::PageSizeAssumed) => len >= first,
+            _ => true,
         }
     }
 
@@ -546,9 +558,10 @@ impl ReferenceClient {
 
     fn on_tools(&mut self, result: &Value) -> Vec<Value> {
         let page = result.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+        let len = page.len();
         self.tools.extend(page);
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
-        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
+        if let Some(cursor) = result.get("nextCursor").filter(|c| self.follows(c, len)).cloned() {
             if self.tools.len() < 10_000 {
                 self.last_cursor = Some(cursor.clone());
                 let cursor = match (self.fault, cursor) {
@@ -636,6 +649,35 @@ pub fn capabilities_at(revision: Revision) -> Value {
         caps["roots"] = json!({});
     }
     caps
+}
+
+/// What the client can do at `revision` (its persona), less what a fault takes away.
+fn persona_capabilities(fault: Option<ClientFault>, revision: Revision) -> Value {
+    match fault {
+        Some(ClientFault::DeclareNothing) => json!({}),
+        Some(ClientFault::RootsChangedUndeclared) => json!({ "roots": {}, "sampling": {} }),
+        Some(ClientFault::SamplingToolsIgnored | ClientFault::SamplingNoTools) => {
+            let mut c = capabilities_at(revision);
+            c["sampling"] = json!({});
+            c
+        }
+        _ => capabilities_at(revision),
+    }
+}
+
+/// What the client declares at `revision` (in `initialize`, or in the modern era's `_meta`):
+/// what its persona can do, as the declaration faults misstate it.
+pub(super) fn declared_at(fault: Option<ClientFault>, revision: Revision) -> Value {
+    let mut declared = persona_capabilities(fault, revision);
+    match fault {
+        Some(ClientFault::SamplingToolsUndeclared) => declared["sampling"] = json!({}),
+        Some(ClientFault::ElicitUndeclaredMode) => declared["elicitation"] = json!({ "form": {} }),
+        Some(ClientFault::ElicitNoMode) => declared["elicitation"] = json!({ "forms": {} }),
+        // The persona keeps everything it can do; only the declaration is gone.
+        Some(ClientFault::AnswerUndeclared) => declared = json!({}),
+        _ => {}
+    }
+    declared
 }
 
 /// How late the answer-after-cancel fault answers the server's requests.

@@ -14,7 +14,11 @@
 //! - MRTR (`basic/patterns/mrtr.mdx#client-requirements-basic-workflow`): an `input_required`
 //!   result's `inputRequests` are answered by the persona (only what the client declared), and
 //!   the original request is sent again with a new id, the answers in `inputResponses` and
-//!   `requestState` echoed exactly (none when none was given); at most [`MAX_MRTR_ROUNDS`].
+//!   `requestState` echoed exactly (none when none was given); at most [`MAX_MRTR_ROUNDS`]. An
+//!   input request the persona refuses (tools without `sampling.tools`, an unbalanced tool
+//!   loop) ends the request: it is not sent again (`client/sampling.mdx#error-handling`).
+//! - `resultType` (`basic/index.mdx#resulttype`): a result without one is complete (a server of
+//!   an earlier version); one the client does not know is invalid, and its request fails.
 //! - Caching (`server/utilities/caching.mdx`): a complete cacheable result is kept with its
 //!   `ttlMs`; a list needed again while fresh is taken from the cache, not asked for again.
 //!
@@ -113,6 +117,9 @@ pub(super) struct ModernState {
     confirmed: bool,
     /// Whether the tool list was needed a second time already (the caching scenario).
     relisted: bool,
+    /// Whether a result without `resultType` was asked for once more already (the
+    /// `modern-result-type-required` fault).
+    asked_again: bool,
 }
 
 /// A modern request in flight: what it asked, so it can be asked again.
@@ -163,13 +170,7 @@ impl ReferenceClient {
         }
         let version = (*versions.first()?).to_owned();
         // The persona (what the client can do) was made in `new`.
-        let mut declared = match self.fault {
-            Some(ClientFault::DeclareNothing) => json!({}),
-            _ => super::capabilities_at(Revision::V2026_07_28),
-        };
-        if self.fault == Some(ClientFault::ElicitNoMode) {
-            declared["elicitation"] = json!({ "forms": {} });
-        }
+        let declared = super::declared_at(self.fault, Revision::V2026_07_28);
         self.modern = Some(ModernState {
             versions,
             version,
@@ -178,6 +179,7 @@ impl ReferenceClient {
             cache: HashMap::new(),
             confirmed: false,
             relisted: false,
+            asked_again: false,
         });
         if self.fault == Some(ClientFault::ModernNoProbe) {
             self.phase = Phase::Listing;
@@ -288,6 +290,9 @@ impl ReferenceClient {
                 if let Some(m) = self.modern.as_mut() {
                     m.confirmed = true;
                 }
+                if let Some(out) = self.judge_result_type(&sent, &result) {
+                    return out;
+                }
                 let input_required =
                     result.get("resultType").and_then(Value::as_str) == Some(era::INPUT_REQUIRED);
                 if input_required && era::allows_input_required(sent.method) {
@@ -303,6 +308,32 @@ impl ReferenceClient {
                     }
                     _ => Vec::new(),
                 }
+            }
+        }
+    }
+
+    /// `basic/index.mdx#resulttype`: a result without `resultType` is complete (a server of an
+    /// earlier version); one whose `resultType` the client does not know is invalid, and its
+    /// request fails. `Some`: what the client sends instead of using the result.
+    fn judge_result_type(&mut self, sent: &Sent, result: &Value) -> Option<Vec<Value>> {
+        let known = |t: &str| t == era::COMPLETE || t == era::INPUT_REQUIRED;
+        match (result.get("resultType"), self.fault) {
+            (None, Some(ClientFault::ModernResultTypeRequired)) => {
+                let m = self.modern.as_mut()?;
+                if m.asked_again {
+                    return None;
+                }
+                m.asked_again = true;
+                Some(vec![self.modern_request(sent.method, sent.params.clone())])
+            }
+            (None, _) | (Some(_), Some(ClientFault::ModernUnknownResultTypeUsed)) => None,
+            (Some(Value::String(t)), _) if known(t) => None,
+            (Some(other), _) => {
+                self.phase = Phase::Gave(format!(
+                    "{} was answered with resultType {other}, which this client does not know: the result is invalid",
+                    sent.method
+                ));
+                Some(Vec::new())
             }
         }
     }
@@ -435,9 +466,10 @@ impl ReferenceClient {
                 problems.is_empty()
             });
         }
+        let len = page.len();
         self.tools.extend(page);
         // pagination.mdx: the cursor is opaque; it goes back exactly as received.
-        if let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()).cloned() {
+        if let Some(cursor) = result.get("nextCursor").filter(|c| self.follows(c, len)).cloned() {
             if self.tools.len() < 10_000 {
                 let cursor = match (self.fault, cursor) {
                     // The fault: the cursor goes back altered (as if it had been URL-encoded).
@@ -514,18 +546,33 @@ impl ReferenceClient {
                 method: method.to_owned(),
                 params: request.get("params").cloned(),
             };
-            let answer = self.persona.answer(&asked);
-            if self.fault == Some(ClientFault::ModernSendsResponses) {
-                out.push(answer.to_value());
+            let mut answer = self.persona.answer(&asked).to_value();
+            let params = asked.params.clone().unwrap_or(Value::Null);
+            match method {
+                "sampling/createMessage" => self.sampling_fault(&params, &mut answer),
+                "elicitation/create" => self.elicitation_fault(&params, &mut answer),
+                _ => {}
             }
-            // What the persona could not do (not declared) is left out: the server asks again or
-            // fails the request (mrtr.mdx#error-handling).
-            if let Message::Response(r) = answer {
-                if let Outcome::Result(mut v) = r.outcome {
+            if self.fault == Some(ClientFault::ModernSendsResponses) {
+                out.push(answer.clone());
+            }
+            match (answer.get("result").cloned(), answer.pointer("/error/code").and_then(Value::as_i64)) {
+                (Some(mut v), _) => {
                     if method == "roots/list" {
                         self.roots_fault(&mut v);
                     }
                     responses.insert(key.clone(), v);
+                }
+                // What the persona could not do (not declared) is left out: the server asks
+                // again or fails the request (mrtr.mdx#error-handling).
+                (None, Some(ErrorObject::METHOD_NOT_FOUND)) => {}
+                // A request it refuses (tools to a client without sampling.tools, an unbalanced
+                // tool loop, …): the original request fails, and is not replayed
+                // (client/sampling.mdx#error-handling: the server is not waiting for an answer).
+                (None, _) => {
+                    let why = answer.pointer("/error/message").and_then(Value::as_str).unwrap_or("");
+                    self.phase = Phase::Gave(format!("the input request {key:?} ({method}) failed: {why}"));
+                    return out;
                 }
             }
         }
@@ -535,6 +582,17 @@ impl ReferenceClient {
             p.insert("inputResponses".into(), Value::Object(responses));
         }
         let state = result.get("requestState").cloned();
+        if self.fault == Some(ClientFault::ModernInputsOnOtherRequest) {
+            let mut other = Map::new();
+            if let Some(r) = p.get("inputResponses") {
+                other.insert("inputResponses".into(), r.clone());
+            }
+            if let Some(s) = &state {
+                other.insert("requestState".into(), s.clone());
+            }
+            out.push(self.modern_request("resources/list", Value::Object(other)));
+        }
+        let Some(p) = params.as_object_mut() else { return out };
         match (state, self.fault) {
             (Some(_), Some(ClientFault::ModernRequestStateDropped)) => {}
             (Some(Value::String(s)), Some(ClientFault::ModernRequestStateModified)) => {
@@ -765,6 +823,96 @@ mod tests {
         }
         assert!(c.on_message(&answer(&request, input_required(json!({}), Some("s")))).is_empty());
         assert!(matches!(c.phase(), Phase::Gave(_)));
+    }
+
+    fn sampling(tools: bool, choice: &str) -> Value {
+        let mut params = json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }],
+            "maxTokens": 5, "toolChoice": { "mode": choice } });
+        if tools {
+            params["tools"] = json!([{ "name": "t", "inputSchema": { "type": "object" } }]);
+        }
+        json!({ "llm": { "method": "sampling/createMessage", "params": params } })
+    }
+
+    /// The persona's answers and the sampling and elicitation faults go into `inputResponses`
+    /// as they go into legacy responses; an input request the client refuses ends the request.
+    #[test]
+    fn input_responses_follow_the_persona_and_its_faults() {
+        let answer_to = |fault, requests: Value| {
+            let mut c = dual(fault);
+            let call = to_the_call(&mut c);
+            let out = c.on_message(&answer(&call, input_required(requests, Some("s"))));
+            (c, out)
+        };
+        let (_, out) = answer_to(None, sampling(true, "required"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "toolUse");
+        let (_, out) = answer_to(Some(ClientFault::SamplingIgnoresRequired), sampling(true, "required"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "endTurn");
+        let (_, out) = answer_to(Some(ClientFault::SamplingIgnoresNone), sampling(true, "none"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["stopReason"], "toolUse");
+        // Tools to a client without sampling.tools: refused, so the call is not retried.
+        let (c, out) = answer_to(Some(ClientFault::SamplingNoTools), sampling(true, "auto"));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+        let (_, out) = answer_to(Some(ClientFault::SamplingToolsIgnored), sampling(true, "auto"));
+        assert_eq!(out[0]["params"]["inputResponses"]["llm"]["role"], "assistant");
+        // An elicitation without mode is a form; the fault refuses it.
+        let mut no_mode = elicit();
+        no_mode["ask"]["params"].as_object_mut().unwrap().remove("mode");
+        let (_, out) = answer_to(None, no_mode.clone());
+        assert_eq!(out[0]["params"]["inputResponses"]["ask"]["action"], "accept");
+        let (_, out) = answer_to(Some(ClientFault::ElicitModeRequired), no_mode);
+        assert!(out.is_empty());
+        // Inputs on another request alongside the retry.
+        let (_, out) = answer_to(Some(ClientFault::ModernInputsOnOtherRequest), elicit());
+        assert_eq!(out[0]["method"], "resources/list");
+        assert_eq!(out[0]["params"]["requestState"], "s");
+        assert_eq!(out[1]["method"], "tools/call");
+    }
+
+    #[test]
+    fn any_next_cursor_is_followed_however_short_its_page() {
+        let list_after = |fault, pages: &[(&[&str], Option<&str>)]| {
+            let mut c = dual(fault);
+            let probe = c.start().remove(0);
+            let mut request = c.on_message(&answer(&probe, discovered())).remove(0);
+            for (names, cursor) in pages {
+                request = c.on_message(&answer(&request, tools(names, *cursor))).remove(0);
+            }
+            request
+        };
+        let empty: &[(&[&str], Option<&str>)] = &[(&["a", "b"], Some(""))];
+        assert_eq!(list_after(None, empty)["params"]["cursor"], "");
+        assert_eq!(list_after(Some(ClientFault::EmptyCursorEnds), empty)["method"], "tools/call");
+        let short: &[(&[&str], Option<&str>)] = &[(&["a", "b"], Some("p2")), (&["c"], Some("p3"))];
+        assert_eq!(list_after(None, short)["params"]["cursor"], "p3");
+        assert_eq!(list_after(Some(ClientFault::PageSizeAssumed), short)["method"], "tools/call");
+    }
+
+    #[test]
+    fn an_absent_result_type_is_complete_and_an_unknown_one_invalid() {
+        let listed = |fault, result_type: Option<&str>| {
+            let mut c = dual(fault);
+            let probe = c.start().remove(0);
+            let list = c.on_message(&answer(&probe, discovered())).remove(0);
+            let mut page = tools(&["a"], None);
+            match result_type {
+                None => {
+                    page.as_object_mut().unwrap().remove("resultType");
+                }
+                Some(t) => page["resultType"] = json!(t),
+            }
+            let out = c.on_message(&answer(&list, page));
+            (out, c)
+        };
+        assert_eq!(listed(None, None).0[0]["method"], "tools/call");
+        let (out, c) = listed(None, Some("mcpspec_unknown"));
+        assert!(out.is_empty());
+        assert!(matches!(c.phase(), Phase::Gave(_)));
+        let used = listed(Some(ClientFault::ModernUnknownResultTypeUsed), Some("mcpspec_unknown")).0;
+        assert_eq!(used[0]["method"], "tools/call");
+        let again = listed(Some(ClientFault::ModernResultTypeRequired), None).0;
+        assert_eq!(again[0]["method"], "tools/list");
     }
 
     #[test]

@@ -118,7 +118,7 @@ impl ClientPersona {
     /// the request's own messages, so each tool loop of a session gets its rounds); then it
     /// answers in text. A request that breaks the tool-use balance gets -32602, as client/sampling.mdx
     /// (error handling) says clients SHOULD answer it.
-    fn sample(&self, params: &Value) -> Result<Value, ErrorObject> {
+    pub(super) fn sample(&self, params: &Value) -> Result<Value, ErrorObject> {
         let unbalanced = tool_balance_violations(params);
         if let Some(first) = unbalanced.first() {
             let what = match first.contains("mixes") {

@@ -2,11 +2,10 @@
 //! `ElicitResult` against the request it answers. The judgement is
 //! `mcpspec_protocol::elicitation`'s; the steps only fetch, hand over and record.
 
-use super::{client_answer, ClientWorld, Halt};
+use super::{client_answer, Answer, ClientWorld, Halt};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec_protocol::elicitation::{defaults_missing, judge_elicit_result};
-use mcpspec_protocol::wire::Outcome;
 use serde_json::Value;
 
 /// The answer to the pending elicitation request, judged: accept, decline or cancel; accepted
@@ -21,8 +20,8 @@ async fn answers_elicitation(w: &mut ClientWorld) -> Result<(), Halt> {
         _ => "action accept, decline or cancel; accepted content satisfying the requested schema",
     };
     let result = match client_answer(w, expected).await? {
-        Outcome::Result(v) => v,
-        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+        Answer::Result(v) => v,
+        other => return Err(w.fail(expected, other.describe())),
     };
     let judged = judge_elicit_result(&params, &result).map_err(|e| w.harness_error(e))?;
     let actual = match judged.problems.is_empty() {
@@ -45,8 +44,8 @@ async fn accepts_with_defaults(w: &mut ClientWorld) -> Result<(), Halt> {
     let params = w.sent_params.clone().unwrap_or(Value::Null);
     let expected = "accepted content holding every field that has a default (pre-populated)";
     let result = match client_answer(w, expected).await? {
-        Outcome::Result(v) => v,
-        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+        Answer::Result(v) => v,
+        other => return Err(w.fail(expected, other.describe())),
     };
     let action = result.get("action").and_then(Value::as_str).unwrap_or("");
     if action != "accept" {
@@ -80,12 +79,9 @@ async fn refuses_unknown_dialect(w: &mut ClientWorld) -> Result<(), Halt> {
     let params = w.sent_params.clone().unwrap_or(Value::Null);
     let dialect = params.pointer("/requestedSchema/$schema").cloned().unwrap_or(Value::Null);
     let expected = format!("an error saying the requestedSchema's dialect {dialect} is not supported");
-    match client_answer(w, &expected).await? {
-        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
-        Outcome::Result(v) => {
-            w.check(false, expected, format!("result {}", mcpspec_protocol::wire::describe(Some(&v))))
-        }
-    }
+    // The modern era has no error for an input request: a refusal leaves it unanswered.
+    let answer = client_answer(w, &expected).await?;
+    w.check(!matches!(answer, Answer::Result(_)), expected, answer.describe());
     Ok(())
 }
 

@@ -18,7 +18,7 @@ use cucumber::{given, then, when};
 use mcpspec::judge::checker::Inspection;
 use mcpspec::judge::verdict::Check;
 use mcpspec::session::client::{ClientSession, ClientWaitError, Ending, ServerScript};
-use mcpspec_protocol::wire::{describe, Message, Outcome, RequestId};
+use mcpspec_protocol::wire::{describe, ErrorObject, Message, RequestId};
 use mcpspec_protocol::Revision;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -44,6 +44,12 @@ pub struct ClientWorld {
     pub client_capabilities: Option<Value>,
     /// A request of the scenario server's awaiting the client's answer.
     pub pending: Option<RequestId>,
+    /// Modern era: the input request of the scenario server's awaiting the client's answer in
+    /// the retry of its request.
+    pub input: Option<modern::InputAsked>,
+    /// Modern era: how many input requests the scenario server has asked (their keys and
+    /// states are numbered).
+    pub inputs_asked: u32,
     /// A request cancelled in the scenario (by either side), whose answers are watched.
     pub cancelled: Option<RequestId>,
     /// When the scenario server sent its cancellation of `cancelled`.
@@ -112,6 +118,8 @@ impl ClientWorld {
             held: None,
             client_capabilities: None,
             pending: None,
+            input: None,
+            inputs_asked: 0,
             cancelled: None,
             cancelled_at: None,
             cursor: None,
@@ -414,23 +422,40 @@ async fn server_sends_request(
     method: String,
     step: &cucumber::gherkin::Step,
 ) -> Result<(), Halt> {
-    let mut docstring = step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned);
+    let mut params = docstring_json(w, step)?;
     // `{listener}`: a URL on a listener of the scenario server's, recording who fetches it.
-    if let Some(d) = docstring.as_mut().filter(|d| d.contains("{listener}")) {
+    if let Some(p) = params.as_mut().filter(|p| p.to_string().contains("{listener}")) {
         let canary = mcpspec_reference::transport::canary::Canary::start().await;
         let canary = canary.map_err(|e| w.harness_error(format!("cannot listen on 127.0.0.1: {e}")))?;
-        *d = d.replace("{listener}", &canary.base_url());
+        let text = p.to_string().replace("{listener}", &canary.base_url());
+        *p = serde_json::from_str(&text).map_err(|e| w.harness_error(format!("{text}: {e}")))?;
         w.canary = Some(canary);
     }
-    let params = match docstring {
-        None => None,
-        Some(d) => Some(
-            serde_json::from_str::<Value>(&d)
-                .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}")))?,
-        ),
-    };
+    ask(w, &method, params).await
+}
+
+/// The JSON of a step's doc string, if it has one.
+pub(super) fn docstring_json(
+    w: &mut ClientWorld,
+    step: &cucumber::gherkin::Step,
+) -> Result<Option<Value>, Halt> {
+    match step.docstring.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        None => Ok(None),
+        Some(d) => serde_json::from_str::<Value>(d)
+            .map(Some)
+            .map_err(|e| w.harness_error(format!("the step's JSON {d:?} is invalid: {e}"))),
+    }
+}
+
+/// The scenario server asks the client for `method` with `params`: in the legacy era in a
+/// request of its own; in the modern era in an InputRequiredResult answering the client's held
+/// request (`basic/patterns/mrtr.mdx`). The client's answer is [`client_answer`]'s either way.
+pub(super) async fn ask(w: &mut ClientWorld, method: &str, params: Option<Value>) -> Result<(), Halt> {
     w.sent_params = params.clone();
-    let sent = w.session()?.send_request(&method, params).await;
+    if w.scenario.revision.era() == mcpspec_protocol::Era::Modern {
+        return modern::ask_input(w, method, params).await;
+    }
+    let sent = w.session()?.send_request(method, params).await;
     match sent {
         Ok(id) => {
             w.pending = Some(id);
@@ -440,8 +465,34 @@ async fn server_sends_request(
     }
 }
 
-/// Waits for the client's answer to the scenario server's pending request.
-pub(super) async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Outcome, Halt> {
+/// The client's answer to a request of the scenario server's.
+#[derive(Debug)]
+pub(super) enum Answer {
+    Result(Value),
+    Error(ErrorObject),
+    /// Modern era: no answer to the input request in the retry, or no retry at all. The era
+    /// has no error for an input request (an `InputResponse` is a result): this is how a client
+    /// refuses one (client/sampling.mdx#error-handling: a failed request is not replayed).
+    Withheld(String),
+}
+
+impl Answer {
+    /// What the answer was, for a check's actual.
+    fn describe(&self) -> String {
+        match self {
+            Answer::Result(v) => format!("result {}", describe(Some(v))),
+            Answer::Error(e) => format!("error {}: {}", e.code, e.message),
+            Answer::Withheld(why) => format!("no answer: {why}"),
+        }
+    }
+}
+
+/// Waits for the client's answer to the scenario server's pending request (modern era: to its
+/// input request, in the retry).
+pub(super) async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result<Answer, Halt> {
+    if w.input.is_some() {
+        return modern::input_answer(w, expected).await;
+    }
     let Some(id) = w.pending.take() else {
         return Err(w.harness_error("no request awaits an answer (a When step is missing)".into()));
     };
@@ -452,7 +503,10 @@ pub(super) async fn client_answer(w: &mut ClientWorld, expected: &str) -> Result
         .await;
     let expected = format!("a response to request {id} with {expected} within {within:?}");
     match answered {
-        Ok(Inspection { message: Some(Message::Response(r)), .. }) => Ok(r.outcome),
+        Ok(Inspection { message: Some(Message::Response(r)), .. }) => Ok(match r.outcome {
+            mcpspec_protocol::wire::Outcome::Result(v) => Answer::Result(v),
+            mcpspec_protocol::wire::Outcome::Error(e) => Answer::Error(e),
+        }),
         Ok(_) => unreachable!("the predicate matches responses only"),
         Err(e) => Err(w.lost(expected, e)),
     }
@@ -464,11 +518,11 @@ async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<()
         .map_err(|e| w.harness_error(format!("the step's JSON {expected:?} is invalid: {e}")))?;
     let expected = format!("the result {want}");
     match client_answer(w, &expected).await? {
-        Outcome::Result(v) => {
+        Answer::Result(v) => {
             w.check(v == want, expected, format!("result {v}"));
             Ok(())
         }
-        Outcome::Error(e) => Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+        other => Err(w.fail(expected, other.describe())),
     }
 }
 
@@ -476,23 +530,27 @@ async fn client_answers_with(w: &mut ClientWorld, expected: String) -> Result<()
 async fn client_answers_with_error(w: &mut ClientWorld, code: i64) -> Result<(), Halt> {
     let expected = format!("error {code}");
     match client_answer(w, &expected).await? {
-        Outcome::Error(e) => {
+        Answer::Error(e) => {
             w.check(e.code == code, expected, format!("error {}: {}", e.code, e.message));
             Ok(())
         }
-        Outcome::Result(v) => Err(w.fail(expected, format!("result {}", describe(Some(&v))))),
+        other => Err(w.fail(expected, other.describe())),
     }
 }
 
 /// A request behind a capability the client did not declare: any error will do (the spec
-/// names a code for roots only), a result means the client used what it never negotiated.
-#[then("the client answers it with an error, not a result")]
+/// names a code for roots only), a result means the client used what it never negotiated. In
+/// the modern era the refusal is no answer in the retry, or no retry ([`Answer::Withheld`]).
+#[then(regex = r"^the client (?:answers it with an error|refuses it: no answer in a retry), not a result$")]
 async fn client_answers_with_any_error(w: &mut ClientWorld) -> Result<(), Halt> {
-    let expected = "an error (the capability was not declared), not a result";
-    match client_answer(w, expected).await? {
-        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
-        Outcome::Result(v) => w.check(false, expected, format!("result {}", describe(Some(&v)))),
-    }
+    let expected = match w.scenario.revision.era() {
+        mcpspec_protocol::Era::Modern => {
+            "no answer to it in a retry, or no retry (the era's refusal), not a result"
+        }
+        _ => "an error (the capability was not declared), not a result",
+    };
+    let answer = client_answer(w, expected).await?;
+    w.check(!matches!(answer, Answer::Result(_)), expected, answer.describe());
     Ok(())
 }
 
@@ -502,8 +560,8 @@ async fn client_answers_with_any_error(w: &mut ClientWorld) -> Result<(), Halt> 
 async fn client_answers_with_roots(w: &mut ClientWorld) -> Result<(), Halt> {
     let expected = "a result listing roots, each with a file:// URI without . or .. segments";
     let result = match client_answer(w, expected).await? {
-        Outcome::Result(v) => v,
-        Outcome::Error(e) => return Err(w.fail(expected, format!("error {}: {}", e.code, e.message))),
+        Answer::Result(v) => v,
+        other => return Err(w.fail(expected, other.describe())),
     };
     let problems = mcpspec_protocol::roots::problems(&result);
     let actual = match (problems.is_empty(), result.get("roots").and_then(Value::as_array)) {
@@ -731,8 +789,18 @@ async fn ids_unique(w: &mut ClientWorld) -> Result<(), Halt> {
 async fn client_sends_request(w: &mut ClientWorld, method: String) -> Result<(), Halt> {
     let within = w.timeout();
     let found = w.session()?.wait_for(within, |i| is_request(i, &method)).await;
+    if w.scenario.revision.era() == mcpspec_protocol::Era::Modern {
+        modern::legacy_only(w)?;
+    }
     match found {
         Ok(i) => {
+            // Modern era: what the client declares is in each request's _meta.
+            if let Some(caps) = i.value.as_ref().and_then(|v| {
+                v.pointer("/params/_meta")
+                    .and_then(|m| m.get(mcpspec_protocol::modern::CLIENT_CAPABILITIES_KEY))
+            }) {
+                w.client_capabilities = Some(caps.clone());
+            }
             w.held = Some(i);
             Ok(())
         }

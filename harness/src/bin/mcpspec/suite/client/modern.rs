@@ -1,16 +1,18 @@
 //! Steps of the modern era's client scenarios (`scenarios/client/modern.feature`, 2026-07-28):
 //! the scenario server is the reference server at a modern revision; these steps script it a
-//! little (a first request refused with -32022, no `requestState`) and judge the session from
+//! little (a first request refused with -32022, no `requestState`, pages of its own, input
+//! requests of the scenario's answering the client's held request) and judge the session from
 //! what the client sent and what it was answered (`ClientSession::received` and `sent`). The
 //! judging is in plain functions over those lists, tested below; every message is also judged by
 //! `checker::modern_client`.
 
-use super::{is_request, what, ClientWorld, Halt};
+use super::{docstring_json, is_request, what, Answer, ClientWorld, Halt};
 use crate::suite::scenario::Scenario as _;
-use cucumber::{given, then};
+use cucumber::{given, then, when};
+use mcpspec::session::client::{ClientWaitError, ToolPages};
 use mcpspec_protocol::modern::{self as era, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
-use mcpspec_protocol::wire::describe;
-use serde_json::Value;
+use mcpspec_protocol::wire::{describe, Message};
+use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -124,6 +126,273 @@ async fn never_called(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
         format!("calls of {}", names.join(", ")),
     );
     Ok(())
+}
+
+/// An input request of the scenario server's, awaiting the client's answer in the retry of the
+/// request it answered (`basic/patterns/mrtr.mdx`).
+#[derive(Debug, Clone)]
+pub struct InputAsked {
+    /// Its key in `inputRequests` (and so in the retry's `inputResponses`).
+    key: String,
+    /// The method and name (tool, prompt) or URI of the request answered: what its retry is.
+    method: String,
+    name: Option<String>,
+}
+
+#[when(
+    regex = r#"^the scenario server answers it asking for input: a "([^"]+)" request(?: with the params)?$"#
+)]
+async fn answers_asking_for_input(
+    w: &mut ClientWorld,
+    method: String,
+    step: &cucumber::gherkin::Step,
+) -> Result<(), Halt> {
+    let params = docstring_json(w, step)?;
+    super::ask(w, &method, params).await
+}
+
+/// Answers the client's held request with an InputRequiredResult holding one input request,
+/// `method` with `params`, under a key of its own, with a `requestState` (mrtr.mdx: the
+/// client answers it in the retry of the request, the state echoed).
+pub(super) async fn ask_input(w: &mut ClientWorld, method: &str, params: Option<Value>) -> Result<(), Halt> {
+    let Some(Message::Request(held)) = w.held.take().and_then(|i| i.message) else {
+        return Err(w.harness_error(
+            "no request of the client's is held to answer with input_required (a When step is missing)"
+                .into(),
+        ));
+    };
+    w.inputs_asked += 1;
+    let key = format!("mcpspec-input-{}", w.inputs_asked);
+    let mut request = json!({ "method": method });
+    if let Some(p) = params {
+        request["params"] = p;
+    }
+    let result = json!({ "resultType": era::INPUT_REQUIRED, "inputRequests": { key.clone(): request },
+        "requestState": format!("mcpspec-state-{}", w.inputs_asked) });
+    let sent = w.session()?.send(&Message::result(held.id.clone(), result)).await;
+    sent.map_err(|e| {
+        w.lost(format!("the client reads the input_required answer to its {}", held.method), e)
+    })?;
+    let name = era::name_source(&held.method, held.params.as_ref()).map(str::to_owned);
+    w.input = Some(InputAsked { key, method: held.method, name });
+    Ok(())
+}
+
+/// The client's answer to the pending input request: its entry in the `inputResponses` of the
+/// retry (the next request of the same method and name, held for the next step to answer), or
+/// no answer when the retry lacks it or no retry comes within the timeout.
+pub(super) async fn input_answer(w: &mut ClientWorld, expected: &str) -> Result<Answer, Halt> {
+    let Some(asked) = w.input.take() else {
+        return Err(w.harness_error("no input request awaits an answer (a When step is missing)".into()));
+    };
+    let within = w.timeout();
+    let is_retry = |i: &mcpspec::judge::checker::Inspection| {
+        let params = i.value.as_ref().and_then(|v| v.get("params"));
+        is_request(i, &asked.method) && era::name_source(&asked.method, params) == asked.name.as_deref()
+    };
+    let retried = w.session()?.wait_for(within, is_retry).await;
+    match retried {
+        Ok(i) => {
+            let answer = i
+                .value
+                .as_ref()
+                .and_then(|v| v.pointer("/params/inputResponses"))
+                .and_then(|r| r.get(&asked.key))
+                .cloned();
+            w.held = Some(i);
+            Ok(match answer {
+                Some(v) => Answer::Result(v),
+                None => Answer::Withheld(format!(
+                    "its retry of {} has no inputResponses[{:?}]",
+                    asked.method, asked.key
+                )),
+            })
+        }
+        Err(e @ (ClientWaitError::Timeout(_) | ClientWaitError::Closed(_) | ClientWaitError::Ended(_))) => {
+            Ok(Answer::Withheld(format!("it did not retry its {} ({e})", asked.method)))
+        }
+        Err(e) => Err(
+            w.lost(format!("the retry of {}, answering the input request with {expected}", asked.method), e)
+        ),
+    }
+}
+
+/// `server/utilities/pagination.mdx`: the scenario server pages its tool list itself, pages of
+/// the sizes given, then one with the rest, each but the last with the next cursor given.
+#[given(
+    regex = r#"^the scenario server pages its tool list in pages of (\d+(?:, \d+)*) tools? and then the rest, with the next cursors? (".*")$"#
+)]
+async fn pages_tools(w: &mut ClientWorld, sizes: String, cursors: String) -> Result<(), Halt> {
+    let sizes: Vec<usize> = sizes.split(", ").filter_map(|n| n.parse().ok()).collect();
+    let cursors: Vec<String> = serde_json::from_str(&format!("[{cursors}]"))
+        .map_err(|e| w.harness_error(format!("the step's cursors {cursors} are no JSON strings: {e}")))?;
+    if sizes.len() != cursors.len() {
+        return Err(w.harness_error("a next cursor for each page but the last, please".into()));
+    }
+    w.session()?.script.tool_pages = Some(ToolPages { sizes, cursors });
+    Ok(())
+}
+
+/// pagination.mdx: a `nextCursor` given means more results, whatever it holds (an empty
+/// string too) and however short its page (the server picks the page size): the client asks
+/// for each next page with the cursor unchanged. A client that listed no tools is skipped.
+#[then("the client asked for each next page of the tool list with its cursor")]
+async fn asked_every_page(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let cursors = session.script.tool_pages.as_ref().map(|p| p.cursors.clone()).unwrap_or_default();
+    let received = session.received.clone();
+    match judge_pages(&received, &cursors) {
+        None => Err(w.skip("the client did not list the tools".into())),
+        Some((ok, actual)) => {
+            let expected =
+                format!("a tools/list request with each next cursor given, unchanged: {cursors:?}");
+            w.check(ok, expected, actual);
+            Ok(())
+        }
+    }
+}
+
+/// Over the client's messages: `None` when it sent no `tools/list`; otherwise whether each of
+/// `cursors` came back in one, and what was seen.
+fn judge_pages(received: &[Value], cursors: &[String]) -> Option<(bool, String)> {
+    let lists: Vec<Option<&Value>> = received
+        .iter()
+        .filter(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/list"))
+        .map(|v| v.pointer("/params/cursor"))
+        .collect();
+    if lists.is_empty() {
+        return None;
+    }
+    let missing: Vec<&String> = cursors
+        .iter()
+        .filter(|c| !lists.iter().any(|l| l.and_then(Value::as_str) == Some(c.as_str())))
+        .collect();
+    let sent: Vec<String> =
+        lists.iter().map(|c| c.map_or_else(|| "(none)".to_owned(), Value::to_string)).collect();
+    let actual = match missing.is_empty() {
+        true => format!("tools/list with the cursors {}", sent.join(", ")),
+        false => format!("no tools/list with the cursor(s) {missing:?}; it sent cursors {}", sent.join(", ")),
+    };
+    Some((missing.is_empty(), actual))
+}
+
+#[given("the scenario server leaves resultType out of its tools/list results, as a server of an earlier version would")]
+async fn strips_list_result_type(w: &mut ClientWorld) -> Result<(), Halt> {
+    w.session()?.script.strip_list_result_type = true;
+    Ok(())
+}
+
+#[given(
+    regex = r#"^the scenario server answers the first tools/list with resultType "([^"]+)", listing only the tool "([^"]+)"$"#
+)]
+async fn unknown_list_result_type(
+    w: &mut ClientWorld,
+    result_type: String,
+    tool: String,
+) -> Result<(), Halt> {
+    let tool = json!({ "name": tool, "inputSchema": { "type": "object" },
+        "description": "Listed only in a result of a resultType no client knows: a client takes that result for invalid, and never calls it." });
+    w.session()?.script.unknown_list_result = Some((result_type, tool));
+    Ok(())
+}
+
+/// basic/index.mdx#resulttype: a result whose `resultType` the client does not recognize is
+/// invalid: the tool it alone lists is never called. A client that did not list is skipped.
+#[then(expr = "the client listed the tools, but never called {string}")]
+async fn listed_but_never_called(w: &mut ClientWorld, tool: String) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let received = w.session()?.received.clone();
+    let listed = received
+        .iter()
+        .any(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/list"));
+    if !listed {
+        return Err(w.skip("the client did not list the tools".into()));
+    }
+    let calls = calls_of(&received, &tool).len();
+    w.check(
+        calls == 0,
+        format!("no call of {tool} (only a result of a resultType the client does not know listed it)"),
+        match calls {
+            0 => format!("the client listed the tools and never called {tool}"),
+            n => format!("{n} call(s) of {tool}"),
+        },
+    );
+    Ok(())
+}
+
+/// basic/index.mdx#resulttype: a result without `resultType` is complete. Judged from what the
+/// client did with each `tools/list` result without it; a client that made no use of them is
+/// skipped.
+#[then("the client took each tools/list result without resultType for a complete one")]
+async fn took_as_complete(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let session = w.session()?;
+    let (received, sent) = (session.received.clone(), answers(&session.sent));
+    match judge_absent_result_type(&received, &sent) {
+        None => Err(
+            w.skip("the client made no use of the tool list (it neither paged it nor called a tool)".into())
+        ),
+        Some((ok, actual)) => {
+            let expected = "each tools/list result without resultType used as complete (its nextCursor followed, its tools called), neither asked for again nor retried as input_required";
+            w.check(ok, expected, actual);
+            Ok(())
+        }
+    }
+}
+
+/// Over the client's requests and the scenario server's answers: `None` when no `tools/list`
+/// result without `resultType` was given, or the client made no use of one; otherwise whether
+/// it took each for complete: it asked for none of their pages again before using it, and
+/// retried none as if it were input_required.
+fn judge_absent_result_type(received: &[Value], sent: &[(Instant, Value)]) -> Option<(bool, String)> {
+    // The cursor of each page answered without resultType, and its result.
+    let mut bare: Vec<(Option<Value>, Value)> = Vec::new();
+    let (mut used, mut problems) = (Vec::new(), Vec::new());
+    for v in received.iter().filter(|v| v.get("id").is_some()) {
+        let Some(method) = v.get("method").and_then(Value::as_str) else { continue };
+        let params = v.get("params");
+        let cursor = params.and_then(|p| p.get("cursor")).cloned();
+        if method == "tools/list" {
+            if used.is_empty() && bare.iter().any(|(c, _)| *c == cursor) {
+                let which = cursor.as_ref().map_or_else(|| "(none)".to_owned(), Value::to_string);
+                problems.push(format!("tools/list with the cursor {which} asked for again"));
+            }
+            if params.is_some_and(|p| p.get("inputResponses").is_some() || p.get("requestState").is_some()) {
+                problems.push(
+                    "tools/list retried with inputResponses or requestState, as if input_required".into(),
+                );
+            }
+            if bare.iter().any(|(_, r)| cursor.is_some() && r.get("nextCursor") == cursor.as_ref()) {
+                used.push("followed its nextCursor".to_owned());
+            }
+            let answer = answer_to(v.get("id"), sent).and_then(|(_, a)| a.get("result"));
+            if let Some(result) = answer.filter(|r| r.get("resultType").is_none()) {
+                bare.push((cursor, result.clone()));
+            }
+        } else if method == "tools/call" {
+            let name = params.and_then(|p| p.get("name"));
+            let shown = name.and_then(Value::as_str).unwrap_or("?");
+            let listed = bare.iter().any(|(_, r)| {
+                r.get("tools")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.iter().any(|t| t.get("name") == name))
+            });
+            if listed {
+                used.push(format!("called the tool {shown} it listed"));
+            }
+        }
+    }
+    if bare.is_empty() || (used.is_empty() && problems.is_empty()) {
+        return None;
+    }
+    used.dedup();
+    Some(match problems.is_empty() {
+        true => {
+            (true, format!("{} result(s) without resultType; the client {}", bare.len(), used.join(", ")))
+        }
+        false => (false, problems.join("; ")),
+    })
 }
 
 #[given("the scenario server sends no requestState")]
@@ -501,6 +770,42 @@ mod tests {
         assert!(refetched_while_fresh(&received, &at, &stale).is_empty());
         let other_page = [list(1), req(2, "tools/list", json!({"cursor": "c"}))];
         assert!(refetched_while_fresh(&other_page, &at, &sent).is_empty());
+    }
+
+    #[test]
+    fn every_next_cursor_must_come_back() {
+        let list = |id, cursor: Option<&str>| {
+            let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+            req(id, "tools/list", params)
+        };
+        let cursors = ["".to_owned(), "p3".to_owned()];
+        let all = [list(1, None), list(2, Some("")), list(3, Some("p3"))];
+        assert!(judge_pages(&all, &cursors).unwrap().0);
+        let stopped = [list(1, None)];
+        assert!(!judge_pages(&stopped, &cursors).unwrap().0);
+        assert_eq!(judge_pages(&[req(1, "server/discover", json!({}))], &cursors), None);
+    }
+
+    #[test]
+    fn a_result_without_result_type_is_used_not_asked_for_again() {
+        let t = Instant::now();
+        let list = |id, cursor: Option<&str>| {
+            let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+            req(id, "tools/list", params)
+        };
+        let page = |id, next: Option<&str>| {
+            let mut r = json!({"tools": [{"name": "a"}]});
+            if let Some(n) = next {
+                r["nextCursor"] = json!(n);
+            }
+            (t, json!({"jsonrpc": "2.0", "id": id, "result": r}))
+        };
+        let sent = [page(1, Some("c2")), page(2, None), page(3, Some("c2"))];
+        let paged = [list(1, None), list(2, Some("c2")), req(4, "tools/call", json!({"name": "a"}))];
+        assert!(judge_absent_result_type(&paged, &sent).unwrap().0);
+        let again = [list(1, None), list(3, None)];
+        assert!(!judge_absent_result_type(&again, &sent).unwrap().0);
+        assert_eq!(judge_absent_result_type(&[list(2, Some("c2"))], &sent), None, "no use made of it");
     }
 
     #[test]

@@ -2,12 +2,11 @@
 //! `sampling/createMessage` result, and carrying a tool loop on from it. The judgement is
 //! `mcpspec_protocol::sampling`'s; the steps only fetch, hand over and record.
 
-use super::{client_answer, ClientWorld, Halt};
+use super::{ask, client_answer, Answer, ClientWorld, Halt};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{then, when};
 use mcpspec::judge::verdict::{Check, Level};
 use mcpspec_protocol::sampling::{judge_sampling_result, next_turn, tool_uses};
-use mcpspec_protocol::wire::Outcome;
 use serde_json::Value;
 
 /// The check of `stopReason` on a tool-using result: SHOULD (see
@@ -15,13 +14,22 @@ use serde_json::Value;
 const STOP_REASON_CHECK: &str = "client-sampling/stop-reason";
 const STOP_REASON_DOC: &str = "client/sampling.mdx#sampling-with-tools";
 
-#[then("the client answers it with a sampled message, or error -1 (the user rejected it)")]
+/// In the modern era the user's rejection is no answer (client/sampling.mdx#error-handling:
+/// the request is not replayed), where the legacy era has error -1.
+#[then(
+    regex = r"^the client answers it with a sampled message, or (?:error -1|no answer) \(the user rejected it\)$"
+)]
 async fn answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
     let params = w.sent_params.clone().unwrap_or(Value::Null);
-    let expected = "a result with role, content and model, using only tools the request allowed, or error -1";
+    let expected = match w.scenario.revision.era() {
+        mcpspec_protocol::Era::Modern => {
+            "a result with role, content and model, using only tools the request allowed, or no answer"
+        }
+        _ => "a result with role, content and model, using only tools the request allowed, or error -1",
+    };
     w.last_result = None;
     match client_answer(w, expected).await? {
-        Outcome::Result(v) => {
+        Answer::Result(v) => {
             let judged = judge_sampling_result(&params, &v);
             let actual = match judged.problems.is_empty() {
                 true => format!("result: {}", judged.summary),
@@ -44,7 +52,8 @@ async fn answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
             w.last_result = Some(v);
         }
         // client/sampling.mdx#error-handling: -1 is how a user's rejection is reported.
-        Outcome::Error(e) => w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message)),
+        Answer::Error(e) => w.check(e.code == -1, expected, format!("error {}: {}", e.code, e.message)),
+        withheld @ Answer::Withheld(_) => w.check(true, expected, withheld.describe()),
     }
     Ok(())
 }
@@ -55,9 +64,10 @@ async fn answers_sampling(w: &mut ClientWorld) -> Result<(), Halt> {
 /// message without tool use, is fine: the spec names no error code for this case.
 #[then("the client answers it without using a tool")]
 async fn answers_without_tools(w: &mut ClientWorld) -> Result<(), Halt> {
-    let expected = "an error, or a result without tool_use content (sampling.tools was not declared)";
+    let expected =
+        "an error (or no answer), or a result without tool_use content (sampling.tools was not declared)";
     match client_answer(w, expected).await? {
-        Outcome::Result(v) => {
+        Answer::Result(v) => {
             let uses: Vec<String> = tool_uses(&v)
                 .iter()
                 .map(|u| u.get("name").and_then(Value::as_str).unwrap_or("?").to_owned())
@@ -68,13 +78,14 @@ async fn answers_without_tools(w: &mut ClientWorld) -> Result<(), Halt> {
             };
             w.check(uses.is_empty(), expected, actual);
         }
-        Outcome::Error(e) => w.check(true, expected, format!("error {}: {}", e.code, e.message)),
+        refused => w.check(true, expected, refused.describe()),
     }
     Ok(())
 }
 
 /// Sends the next `sampling/createMessage` of a tool loop, built from the last request and the
-/// client's result (tool results for its tool uses), optionally with another `toolChoice`.
+/// client's result (tool results for its tool uses), optionally with another `toolChoice`; in
+/// the modern era as the input request answering the client's retry.
 #[when(
     regex = r#"^the scenario server continues the tool loop(?: with toolChoice "(auto|required|none)")?$"#
 )]
@@ -85,13 +96,5 @@ async fn continues_tool_loop(w: &mut ClientWorld, choice: String) -> Result<(), 
     };
     let choice = Some(choice.as_str()).filter(|c| !c.is_empty());
     let next = next_turn(&params, &result, choice);
-    w.sent_params = Some(next.clone());
-    let sent = w.session()?.send_request("sampling/createMessage", Some(next)).await;
-    match sent {
-        Ok(id) => {
-            w.pending = Some(id);
-            Ok(())
-        }
-        Err(e) => Err(w.lost("the client reads the next sampling/createMessage request".into(), e)),
-    }
+    ask(w, "sampling/createMessage", Some(next)).await
 }
