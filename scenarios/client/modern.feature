@@ -229,6 +229,46 @@ Feature: The modern era (2026-07-28): a client without initialize
       """
     Then the client answers it with accept, decline or cancel, accepted content satisfying the requested schema
 
+  # client/elicitation.mdx#safe-url-handling: the URL is on a listener of the scenario server's
+  # ({listener}), which records every request; a client that did not accept fetches nothing.
+  @id:client-modern/elicitation-no-prefetch @MUST @since:2026-07-28 @spec:client/elicitation.mdx#safe-url-handling
+  Scenario: the URL of a URL mode elicitation input request is not fetched by a client that does not accept
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "elicitation.url" capability
+    When the scenario server answers it asking for input: a "elicitation/create" request with the params
+      """
+      {
+        "mode": "url",
+        "message": "Please connect your account.",
+        "url": "{listener}/connect?session=mcpspec"
+      }
+      """
+    Then the client answers it with accept, decline or cancel and no content
+    And the client fetched nothing from the scenario server's listener, unless it accepted
+
+  # basic/index.mdx#implementation-requirements: a dialect the client does not support is
+  # refused; an input request has no error of its own, so the refusal leaves it unanswered.
+  @id:client-modern/elicitation-unsupported-dialect @MUST @since:2026-07-28 @spec:basic/index.mdx#implementation-requirements
+  Scenario: a form input request whose schema names a JSON Schema dialect the client does not know is refused
+    Given a client connected to the scenario server
+    When the client sends a "tools/call" request
+    Given the client declared the "elicitation.form" capability
+    When the scenario server answers it asking for input: a "elicitation/create" request with the params
+      """
+      {
+        "mode": "form",
+        "message": "Please tell us your name.",
+        "requestedSchema": {
+          "$schema": "https://mcpspec.invalid/schema/unknown-dialect",
+          "type": "object",
+          "properties": { "name": { "type": "string" } },
+          "required": ["name"]
+        }
+      }
+      """
+    Then the client answers it with an error, as its schema's dialect is unknown
+
   # server/utilities/pagination.mdx#implementation-guidelines: clients judge the end of results
   # by whether a nextCursor was given, not by its value; "" is a cursor like any other.
   @id:client-modern/empty-cursor @MUST @since:2026-07-28 @spec:server/utilities/pagination.mdx#implementation-guidelines

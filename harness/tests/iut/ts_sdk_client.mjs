@@ -2,7 +2,8 @@
 // found at $MCPSPEC_TS_SDK), used as a third-party client under test by mcpspec's client
 // suite: it spawns the server named by MCP_CONFORMANCE_SERVER_COMMAND (a JSON array) over
 // stdio, initializes, lists the tools page by page (when the server declares tools), calls the
-// first tool that needs no arguments, and closes. It answers sampling with a fixed text reply
+// first tool that needs no arguments (or, in a client-tasks/… scenario, calls tools as tasks
+// with the SDK's experimental tasks API), and closes. It answers sampling with a fixed text reply
 // (declaring sampling.tools) and accepts elicitations.
 import { pathToFileURL } from "node:url";
 
@@ -54,7 +55,34 @@ do {
   cursor = page.nextCursor;
 } while (cursor);
 const tool = tools.find((t) => !(t.inputSchema?.required?.length));
-if (tool && process.env.MCP_CONFORMANCE_SCENARIO === "client-cancellation/late-response") {
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const named = (name) => tools.find((t) => t.name === name);
+// The SDK's experimental tasks (2025-11-25), where a client-tasks/… scenario asks for them: the
+// tool that runs only as a task, followed to its result; `slow` as a task, cancelled once
+// created (client-tasks/cancel); eleven of them, then every page of tasks/list
+// (client-tasks/list-cursor).
+const tasks = client.experimental?.tasks;
+const startTask = async (name, args) => {
+  for await (const m of tasks.callToolStream({ name, arguments: args }, undefined, { task: { ttl: 60000 } })) {
+    if (m.type === "taskCreated") return m.task.taskId;
+    if (m.type === "result" || m.type === "error") return undefined;
+  }
+};
+if (tasks && scenario === "client-tasks/cancel" && named("slow")) {
+  const id = await startTask("slow", { ms: 5000 });
+  if (id) await tasks.cancelTask(id);
+} else if (tasks && scenario === "client-tasks/list-cursor" && named("slow")) {
+  for (let i = 0; i < 11; i++) await startTask("slow", { ms: 50 });
+  let next;
+  do {
+    const page = await tasks.listTasks(next);
+    next = page.nextCursor;
+  } while (next);
+} else if (tasks && scenario.startsWith("client-tasks/") && named("test_task_required")) {
+  for await (const m of tasks.callToolStream({ name: "test_task_required", arguments: {} })) {
+    if (m.type === "result" || m.type === "error") break;
+  }
+} else if (tool && scenario === "client-cancellation/late-response") {
   // The scenario asks the client to cancel its call: abort it if it takes more than 200 ms (the
   // SDK then sends notifications/cancelled).
   await client

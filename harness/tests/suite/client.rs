@@ -115,6 +115,10 @@ caught! {
         => "client-elicitation/no-prefetch" "failed";
     #[alone] client_fault_elicit_unknown_dialect: "elicit-unknown-dialect" at "2025-11-25"
         in "client-elicitation/unsupported-dialect" => "client-elicitation/unsupported-dialect" "failed";
+    client_fault_elicit_prefetch_url_modern: "elicit-prefetch-url" at MODERN in "client-modern/elicitation-no-prefetch"
+        => "client-modern/elicitation-no-prefetch" "failed";
+    client_fault_elicit_unknown_dialect_modern: "elicit-unknown-dialect" at MODERN
+        in "client-modern/elicitation-unsupported-dialect" => "client-modern/elicitation-unsupported-dialect" "failed";
     client_fault_sampling_ignores_required: "sampling-ignores-required" at "2025-11-25"
         in "client-sampling/tool-choice-required" => "client-sampling/tool-choice-required" "failed";
     client_fault_request_before_initialize: "request-before-initialize" at FAULT_REVISION
@@ -313,7 +317,7 @@ fn client_reference_passes_every_modern_scenario() {
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     // client-modern/sampling-tools-undeclared and …-error are skipped: it declares sampling.tools.
-    assert_eq!(run.summary("passed"), 17, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 19, "{}", run.describe());
     assert_eq!(run.summary("skipped"), 2, "{}", run.describe());
     let checks = run.checks();
     for id in ["jsonrpc/envelope", "schema/message-valid"] {
@@ -343,7 +347,7 @@ fn client_legacy_only_is_skipped_at_the_modern_revision() {
     ];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 19, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 21, "{}", run.describe());
     assert!(run.stdout.contains("the client speaks only the legacy era"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -366,14 +370,14 @@ fn client_reference_passes_every_default_revision() {
     // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
     // client-sampling/tools-undeclared-error (it declares sampling.tools) and
     // client-elicitation/undeclared-mode (it declares elicitation.url).
-    // And the 19 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
+    // And the 21 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
     // the 5 client-tasks/… scenarios of 2025-11-25. At 2026-07-28, too,
     // client-modern/sampling-tools-undeclared and client-modern/sampling-tools-undeclared-error
     // are skipped.
     assert_eq!(run.summary("skipped"), 15, "{}", run.describe());
-    assert_eq!(scenarios.len(), 131, "{}", run.describe());
+    assert_eq!(scenarios.len(), 133, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 19)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 21)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }
@@ -496,8 +500,8 @@ fn client_printing_on_its_stdout_is_not_blocked() {
     ];
     let run = run(&args, true, Duration::from_secs(60));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    // 41 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
-    assert_eq!(run.summary("passed"), 35, "{}", run.describe());
+    // 43 scenarios at 2025-11-25, 6 skipped (see client_reference_passes_every_default_revision).
+    assert_eq!(run.summary("passed"), 37, "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
 

@@ -422,15 +422,7 @@ async fn server_sends_request(
     method: String,
     step: &cucumber::gherkin::Step,
 ) -> Result<(), Halt> {
-    let mut params = docstring_json(w, step)?;
-    // `{listener}`: a URL on a listener of the scenario server's, recording who fetches it.
-    if let Some(p) = params.as_mut().filter(|p| p.to_string().contains("{listener}")) {
-        let canary = mcpspec_reference::transport::canary::Canary::start().await;
-        let canary = canary.map_err(|e| w.harness_error(format!("cannot listen on 127.0.0.1: {e}")))?;
-        let text = p.to_string().replace("{listener}", &canary.base_url());
-        *p = serde_json::from_str(&text).map_err(|e| w.harness_error(format!("{text}: {e}")))?;
-        w.canary = Some(canary);
-    }
+    let params = docstring_json(w, step)?;
     ask(w, &method, params).await
 }
 
@@ -450,7 +442,15 @@ pub(super) fn docstring_json(
 /// The scenario server asks the client for `method` with `params`: in the legacy era in a
 /// request of its own; in the modern era in an InputRequiredResult answering the client's held
 /// request (`basic/patterns/mrtr.mdx`). The client's answer is [`client_answer`]'s either way.
-pub(super) async fn ask(w: &mut ClientWorld, method: &str, params: Option<Value>) -> Result<(), Halt> {
+pub(super) async fn ask(w: &mut ClientWorld, method: &str, mut params: Option<Value>) -> Result<(), Halt> {
+    // `{listener}`: a URL on a listener of the scenario server's, recording who fetches it.
+    if let Some(p) = params.as_mut().filter(|p| p.to_string().contains("{listener}")) {
+        let canary = mcpspec_reference::transport::canary::Canary::start().await;
+        let canary = canary.map_err(|e| w.harness_error(format!("cannot listen on 127.0.0.1: {e}")))?;
+        let text = p.to_string().replace("{listener}", &canary.base_url());
+        *p = serde_json::from_str(&text).map_err(|e| w.harness_error(format!("{text}: {e}")))?;
+        w.canary = Some(canary);
+    }
     w.sent_params = params.clone();
     if w.scenario.revision.era() == mcpspec_protocol::Era::Modern {
         return modern::ask_input(w, method, params).await;
