@@ -269,6 +269,16 @@ Feature: The modern era (2026-07-28): a client without initialize
       """
     Then the client answers it with an error, as its schema's dialect is unknown
 
+  # basic/index.mdx#ref-resolution: no $ref to a network URI is fetched on the implementation's
+  # own (an opt-in mode that would is off by default). The scenario server lists a tool whose
+  # input schema refers to a URL on its listener, which records every request.
+  @id:client-modern/no-network-ref @MUST @since:2026-07-28 @spec:basic/index.mdx#ref-resolution
+  Scenario: a $ref to a network URI in a listed tool's input schema is not fetched
+    Given a client connected to the scenario server
+    And the scenario server also lists a tool whose input schema refers to a URL on its listener
+    When the scenario server serves the client until it is done or idle, for at most the timeout
+    Then the client listed the tools, and fetched nothing from the scenario server's listener
+
   # server/utilities/pagination.mdx#implementation-guidelines: clients judge the end of results
   # by whether a nextCursor was given, not by its value; "" is a cursor like any other.
   @id:client-modern/empty-cursor @MUST @since:2026-07-28 @spec:server/utilities/pagination.mdx#implementation-guidelines

@@ -90,7 +90,8 @@ async def modern(params: StdioServerParameters) -> None:
             page = await client.list_tools(cursor=cursor)
             tools.extend(page.tools)
             cursor = page.next_cursor
-            if not cursor:
+            # An empty string is a cursor too (pagination.mdx#implementation-guidelines).
+            if cursor is None:
                 break
         if scenario == "client-modern/caching":
             # The scenario's client needs the list again: the SDK's cache answers while fresh.
@@ -123,11 +124,12 @@ async def main() -> None:
             tools = []
             cursor = None
             while True:
-                page_params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page_params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
                 page = await session.list_tools(params=page_params)
                 tools.extend(page.tools)
                 cursor = page.next_cursor
-                if not cursor:
+                # An empty string is a cursor too (pagination.mdx#implementation-guidelines).
+                if cursor is None:
                     break
             for tool in tools:
                 if not (tool.input_schema or {}).get("required"):

@@ -124,7 +124,8 @@ async def main() -> None:
                 page = await client.list_tools(cursor=cursor)
                 tools.extend(page.tools)
                 cursor = page.next_cursor
-                if not cursor:
+                # An empty string is a cursor too (pagination.mdx#implementation-guidelines).
+                if cursor is None:
                     break
             for tool in tools:
                 if not (tool.input_schema or {}).get("required"):

@@ -117,6 +117,8 @@ caught! {
         in "client-elicitation/unsupported-dialect" => "client-elicitation/unsupported-dialect" "failed";
     client_fault_elicit_prefetch_url_modern: "elicit-prefetch-url" at MODERN in "client-modern/elicitation-no-prefetch"
         => "client-modern/elicitation-no-prefetch" "failed";
+    client_fault_fetches_schema_refs: "fetches-schema-refs" at MODERN in "client-modern/no-network-ref"
+        => "client-modern/no-network-ref" "failed";
     client_fault_elicit_unknown_dialect_modern: "elicit-unknown-dialect" at MODERN
         in "client-modern/elicitation-unsupported-dialect" => "client-modern/elicitation-unsupported-dialect" "failed";
     client_fault_sampling_ignores_required: "sampling-ignores-required" at "2025-11-25"
@@ -317,7 +319,7 @@ fn client_reference_passes_every_modern_scenario() {
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
     // client-modern/sampling-tools-undeclared and …-error are skipped: it declares sampling.tools.
-    assert_eq!(run.summary("passed"), 19, "{}", run.describe());
+    assert_eq!(run.summary("passed"), 20, "{}", run.describe());
     assert_eq!(run.summary("skipped"), 2, "{}", run.describe());
     let checks = run.checks();
     for id in ["jsonrpc/envelope", "schema/message-valid"] {
@@ -347,7 +349,7 @@ fn client_legacy_only_is_skipped_at_the_modern_revision() {
     ];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
-    assert_eq!(run.summary("skipped"), 21, "{}", run.describe());
+    assert_eq!(run.summary("skipped"), 22, "{}", run.describe());
     assert!(run.stdout.contains("the client speaks only the legacy era"), "{}", run.describe());
     assert_no_leftovers(&run.marker);
 }
@@ -370,14 +372,14 @@ fn client_reference_passes_every_default_revision() {
     // 2025-06-18, and at 2025-11-25 client-sampling/tools-undeclared and
     // client-sampling/tools-undeclared-error (it declares sampling.tools) and
     // client-elicitation/undeclared-mode (it declares elicitation.url).
-    // And the 21 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
+    // And the 22 scenarios of 2026-07-28 (`@since`), where the legacy ones stop (`@until`), and
     // the 5 client-tasks/… scenarios of 2025-11-25. At 2026-07-28, too,
     // client-modern/sampling-tools-undeclared and client-modern/sampling-tools-undeclared-error
     // are skipped.
     assert_eq!(run.summary("skipped"), 15, "{}", run.describe());
-    assert_eq!(scenarios.len(), 133, "{}", run.describe());
+    assert_eq!(scenarios.len(), 134, "{}", run.describe());
     for (rev, n) in
-        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 21)]
+        [("2024-11-05", 22), ("2025-03-26", 22), ("2025-06-18", 25), ("2025-11-25", 43), ("2026-07-28", 22)]
     {
         assert_eq!(scenarios.iter().filter(|s| s["revision"] == rev).count(), n, "{rev}");
     }

@@ -53,7 +53,7 @@ fn client_reference_passes_over_streamable_http_and_http_sse() {
     }
 }
 
-/// The dual-era reference client passes every scenario of 2026-07-28 over Streamable HTTP (18 of
+/// The dual-era reference client passes every scenario of 2026-07-28 over Streamable HTTP (19 of
 /// modern.feature's, the stdio probe scenario and the two of an undeclared sampling.tools aside,
 /// the four HTTP ones, and the OAuth ones); over HTTP+SSE, the
 /// 2024-11-05 transport, the revision is skipped with the reason.
@@ -70,9 +70,9 @@ fn client_reference_passes_every_modern_scenario_over_http() {
             s["verdict"] == "passed" && !s["id"].as_str().unwrap().starts_with("client-authorization/")
         })
         .count();
-    assert_eq!(passed, 22, "{}", run.describe());
+    assert_eq!(passed, 23, "{}", run.describe());
     let sse = certify_over("sse", "2026-07-28", None);
-    assert_eq!(sse.summary("skipped"), 20, "{}", sse.describe());
+    assert_eq!(sse.summary("skipped"), 21, "{}", sse.describe());
     assert!(sse.stdout.contains("HTTP+SSE is a transport of the legacy era"), "{}", sse.describe());
 }
 

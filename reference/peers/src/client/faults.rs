@@ -109,6 +109,9 @@ pub enum ClientFault {
     /// Accepts a form elicitation whose requestedSchema names a JSON Schema dialect it does not
     /// know, as if it were 2020-12.
     ElicitUnknownDialect,
+    /// Fetches every network `$ref` in the input schemas of the tools it lists (remote
+    /// references followed by default).
+    FetchesSchemaRefs,
     /// Refuses an elicitation without `mode` as invalid (-32602) instead of taking it for form
     /// mode.
     ElicitModeRequired,
@@ -334,7 +337,7 @@ pub enum ClientFault {
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 141] = [
+    pub const ALL: [ClientFault; 142] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -382,6 +385,7 @@ impl ClientFault {
         ClientFault::ElicitNoMode,
         ClientFault::ElicitPrefetchUrl,
         ClientFault::ElicitUnknownDialect,
+        ClientFault::FetchesSchemaRefs,
         ClientFault::ElicitModeRequired,
         ClientFault::AnswerUndeclared,
         ClientFault::AnswerAfterCancel,
@@ -527,6 +531,7 @@ impl ClientFault {
             ClientFault::ElicitNoMode => "elicit-no-mode",
             ClientFault::ElicitPrefetchUrl => "elicit-prefetch-url",
             ClientFault::ElicitUnknownDialect => "elicit-unknown-dialect",
+            ClientFault::FetchesSchemaRefs => "fetches-schema-refs",
             ClientFault::ElicitModeRequired => "elicit-mode-required",
             ClientFault::AnswerUndeclared => "answer-undeclared",
             ClientFault::AnswerAfterCancel => "answer-after-cancel",

@@ -303,6 +303,9 @@ impl ReferenceClient {
                 return Vec::new();
             }
         }
+        if self.fault == Some(ClientFault::FetchesSchemaRefs) {
+            self.fetches.extend(network_refs(value.pointer("/result/tools").unwrap_or(&Value::Null)));
+        }
         if self.modern.is_some() {
             return self.on_modern_message(value, now);
         }
@@ -473,12 +476,13 @@ impl ReferenceClient {
                     *result = json!({ "action": "decline" });
                 }
             }
-            Some(ClientFault::ElicitUnknownDialect) if answer.get("error").is_some() => {
-                if mcpspec_protocol::dialect::unsupported_dialect(&schema).is_some() {
-                    let id = answer.get("id").cloned().unwrap_or(Value::Null);
-                    let content = mcpspec_protocol::arguments::example_object(&schema);
-                    *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept", "content": content } });
-                }
+            Some(ClientFault::ElicitUnknownDialect)
+                if answer.get("error").is_some()
+                    && mcpspec_protocol::dialect::unsupported_dialect(&schema).is_some() =>
+            {
+                let id = answer.get("id").cloned().unwrap_or(Value::Null);
+                let content = mcpspec_protocol::arguments::example_object(&schema);
+                *answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "action": "accept", "content": content } });
             }
             Some(ClientFault::ElicitUndeclaredMode) if elicitation::mode(params) == "url" => {
                 let id = answer.get("id").cloned().unwrap_or(Value::Null);
@@ -682,6 +686,27 @@ pub(super) fn declared_at(fault: Option<ClientFault>, revision: Revision) -> Val
 
 /// How late the answer-after-cancel fault answers the server's requests.
 const PONDER: Duration = Duration::from_secs(1);
+
+/// The network URIs `$ref`s in `value` name (the fault `fetches-schema-refs`), at most 8.
+fn network_refs(value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    if (r.starts_with("http://") || r.starts_with("https://")) && out.len() < 8 {
+                        out.push(r.clone());
+                    }
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out
+}
 
 /// GETs each URL (a fault's link preview), each bounded by two seconds; what comes back is not
 /// looked at.

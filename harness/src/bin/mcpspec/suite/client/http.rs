@@ -65,6 +65,7 @@ async fn initialize_answered_as_json(w: &mut ClientWorld) -> Result<(), Halt> {
 /// answered so shows it read that answer (a client that cannot waits for it in vain).
 #[then("the client made a request after one of its requests was answered with an application/json body")]
 async fn went_on_after_json(w: &mut ClientWorld) -> Result<(), Halt> {
+    super::modern::legacy_only(w)?;
     let session = w.session()?;
     session.drain_http();
     let exchanges: Vec<Exchange> =

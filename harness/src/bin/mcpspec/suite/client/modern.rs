@@ -55,6 +55,50 @@ async fn lists_badly_annotated_tool(
     Ok(())
 }
 
+/// basic/index.mdx#ref-resolution (2026-07-28): a tool whose inputSchema refers (`$ref`) to a
+/// URL on a listener of the scenario server's, which records every request.
+#[given("the scenario server also lists a tool whose input schema refers to a URL on its listener")]
+async fn lists_remote_ref_tool(w: &mut ClientWorld) -> Result<(), Halt> {
+    let canary = mcpspec_reference::transport::canary::Canary::start().await;
+    let canary = canary.map_err(|e| w.harness_error(format!("cannot listen on 127.0.0.1: {e}")))?;
+    let tool = serde_json::json!({
+        "name": "test_remote_ref",
+        "description": "Its input schema refers to a schema at a network URI, which no client fetches on its own.",
+        "inputSchema": { "type": "object", "properties": {
+            "item": { "$ref": format!("{}/schemas/item.json", canary.base_url()) } } }
+    });
+    w.canary = Some(canary);
+    w.session()?.script.extra_tools.push(tool);
+    Ok(())
+}
+
+/// basic/index.mdx#ref-resolution: implementations MUST NOT dereference a `$ref` to a network
+/// URI on their own (an opt-in mode MUST be off by default). A client that did not list the
+/// tools never saw the schema, and is skipped.
+#[then("the client listed the tools, and fetched nothing from the scenario server's listener")]
+async fn listed_without_fetching(w: &mut ClientWorld) -> Result<(), Halt> {
+    legacy_only(w)?;
+    let listed = w
+        .session()?
+        .received
+        .iter()
+        .any(|v| v.get("id").is_some() && v.get("method").and_then(Value::as_str) == Some("tools/list"));
+    if !listed {
+        return Err(w.skip("the client did not list the tools".into()));
+    }
+    let hits = w.canary.as_ref().map(|c| c.hits()).unwrap_or_default();
+    let seen = hits.iter().map(|h| format!("{} {}", h.method, h.target)).collect::<Vec<_>>().join(", ");
+    w.check(
+        hits.is_empty(),
+        "no request for the $ref of a listed tool's input schema (network refs are not followed by default)",
+        match hits.is_empty() {
+            true => "the client listed the tools and fetched nothing".to_owned(),
+            false => format!("the client fetched {seen}"),
+        },
+    );
+    Ok(())
+}
+
 /// A `tools/call` POST: its request headers, and its request reduced to what they mirror.
 type ToolCall = (Vec<(String, String)>, Value);
 
