@@ -134,16 +134,22 @@ impl AuthorizationWorld {
 
     /// Sends an authorization request for `redirect_uri` with a new verifier and state.
     async fn ask(&mut self, redirect_uri: &str) -> Result<(), Halt> {
+        let client_id = self.client()?.client_id;
+        self.authorize_as(client_id, redirect_uri.to_owned()).await
+    }
+
+    /// Sends an authorization request from `client_id` for `redirect_uri`, with a new verifier
+    /// and state, which it keeps for the token request.
+    async fn authorize_as(&mut self, client_id: String, redirect_uri: String) -> Result<(), Halt> {
         let target = self.target()?;
         let endpoints = self.endpoints()?;
-        let client = self.client()?;
         let (verifier, state) = match (oauth::verifier(), oauth::state()) {
             (Ok(v), Ok(s)) => (v, s),
             (Err(e), _) | (_, Err(e)) => return Err(self.harness_error(e)),
         };
         let request = AuthorizationRequest {
-            client_id: client.client_id,
-            redirect_uri: redirect_uri.to_owned(),
+            client_id,
+            redirect_uri,
             code_challenge: verifier.challenge(),
             state: state.clone(),
             resource: Some(target.resource),
@@ -161,7 +167,6 @@ impl AuthorizationWorld {
     /// `flaw`, served for it alone.
     async fn ask_as_document(&mut self, flaw: DocumentFlaw) -> Result<(), Halt> {
         let target = self.target()?;
-        let endpoints = self.endpoints()?;
         let Some(host) = target.documents.clone() else {
             return Err(self.harness_error("the run has no host for client ID metadata documents".into()));
         };
@@ -169,23 +174,8 @@ impl AuthorizationWorld {
             Ok(d) => d,
             Err(e) => return Err(self.harness_error(e)),
         };
-        let (verifier, state) = match (oauth::verifier(), oauth::state()) {
-            (Ok(v), Ok(s)) => (v, s),
-            (Err(e), _) | (_, Err(e)) => return Err(self.harness_error(e)),
-        };
-        let request = AuthorizationRequest {
-            client_id: served.url.clone(),
-            redirect_uri: target.redirect_uri.clone(),
-            code_challenge: verifier.challenge(),
-            state: state.clone(),
-            resource: Some(target.resource),
-            scope: target.scope,
-        };
-        match oauth::authorize(&endpoints.authorization, &request, self.timeout()).await {
-            Ok(a) => self.authorized = Some(a),
-            Err(e) => return Err(self.fail("an answer from the authorization endpoint", e)),
-        }
-        (self.verifier, self.state, self.document) = (Some(verifier), Some(state), Some((served, flaw)));
+        self.authorize_as(served.url.clone(), target.redirect_uri.clone()).await?;
+        self.document = Some((served, flaw));
         Ok(())
     }
 
