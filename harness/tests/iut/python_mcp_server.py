@@ -2,7 +2,9 @@
 third-party implementation under test by mcpspec's interoperability tests. It uses what the
 SDK offers a server author, as its documentation shows: tools that log (`ctx.info`), report
 progress, and ask the client for a sampling, an elicitation or its roots when
-the client declared them; a resource, a resource template and a prompt with completions.
+the client declared them; a resource, a resource template and a prompt with completions; and
+an extension (SEP-2133: `com.example.mcpspec/greeting`, advertised under
+`capabilities.extensions`, contributing a tool).
 
 `python_mcp_server.py` serves stdio; `python_mcp_server.py streamable-http PORT` (or `sse PORT`)
 serves HTTP on 127.0.0.1:PORT, at /mcp (or /sse). `python_mcp_protected_server.py` serves the
@@ -13,6 +15,7 @@ import sys
 from pydantic import BaseModel
 
 from mcp import types
+from mcp.server.extension import Extension, ToolBinding
 from mcp.server.mcpserver import Context, MCPServer
 
 class Answer(BaseModel):
@@ -92,8 +95,25 @@ def register(server: MCPServer) -> MCPServer:
     return server
 
 
+def greet(name: str) -> str:
+    """Greet someone by name (the greeting extension's tool)."""
+    return f"Hello, {name}!"
+
+
+class Greeting(Extension):
+    """An additive extension, as the SDK's documentation shows one: a tool and its settings."""
+
+    identifier = "com.example.mcpspec/greeting"
+
+    def settings(self):
+        return {"language": "en"}
+
+    def tools(self):
+        return (ToolBinding(fn=greet),)
+
+
 if __name__ == "__main__":
-    server = register(MCPServer("mcpspec-interop-python"))
+    server = register(MCPServer("mcpspec-interop-python", extensions=[Greeting()]))
     if len(sys.argv) == 3:
         server.run(sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]))
     else:
