@@ -297,9 +297,6 @@ pub(crate) fn input_schema(rev: Revision, name: &str) -> Option<Value> {
 /// validator would do, but compiling its first schema costs a quarter of a second in a debug
 /// build, enough to delay a tool's first progress past a cancellation scenario's timing.
 pub(crate) fn argument_problem(schema: &Value, args: &Value) -> Option<String> {
-    if schema.pointer("/properties/point/prefixItems").is_some() {
-        return dialect_problem(schema, args, jsonschema::Draft::Draft202012);
-    }
     let properties = schema.get("properties").and_then(Value::as_object);
     let required = schema.get("required").and_then(Value::as_array).into_iter().flatten();
     if let Some(missing) = required.filter_map(Value::as_str).find(|name| args.get(*name).is_none()) {

@@ -76,10 +76,13 @@ impl ReferenceServer {
         // task-augmented call is validated when its task runs, so the task fails and says why.
         if self.fault != Some(Fault::ToolArgumentsUnchecked) {
             let schema = catalog::input_schema(rev, name).unwrap_or_default();
-            let problem = match self.fault {
+            let problem = match (name, self.fault) {
                 // Validated as draft-07, which knows no prefixItems.
-                Some(Fault::ToolSchemaDraft07) if name == catalog::DIALECT_TOOL => {
+                (catalog::DIALECT_TOOL, Some(Fault::ToolSchemaDraft07)) => {
                     catalog::dialect_problem(&schema, &args, jsonschema::Draft::Draft7)
+                }
+                (catalog::DIALECT_TOOL, _) => {
+                    catalog::dialect_problem(&schema, &args, jsonschema::Draft::Draft202012)
                 }
                 _ => catalog::argument_problem(&schema, &args),
             };
