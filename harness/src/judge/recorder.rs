@@ -507,6 +507,18 @@ impl WireRecorder {
         self.transcript.push(TranscriptEntry { dir: NOTE, line: None, at_ms: 0, text: note });
     }
 
+    /// A recorder for another scenario on the same stdio session at once (a tenant of a shared
+    /// process, [`crate::session::server::host`]): it knows what this one knows of the session
+    /// (its negotiation, the ids and tokens used) and starts its own record, headed by `note`.
+    /// The two judge their own messages from here on.
+    pub fn fork(&self, note: String) -> WireRecorder {
+        let mut fork = WireRecorder::new(self.checker.revision(), self.iut, self.schemas.clone());
+        fork.checker = self.checker.clone();
+        fork.label = self.label.clone();
+        fork.begin_segment(note);
+        fork
+    }
+
     /// The wire log, and how many entries did not fit.
     pub fn transcript(&self) -> (&[TranscriptEntry], usize) {
         (&self.transcript, self.transcript_dropped)

@@ -39,6 +39,9 @@ pub struct Footprint {
     handed_over: bool,
     /// An id of the client's own choosing that the session had used before this scenario.
     reused_id: Option<String>,
+    /// The client sent something that is no well-formed request or notification (which the
+    /// server may answer with an error no id ties to it).
+    malformed: bool,
 }
 
 impl Footprint {
@@ -57,6 +60,22 @@ impl Footprint {
             return Some(format!("the {method} request was not answered"));
         }
         (!checker.is_quiet()).then(|| "a request or progress was still in flight".to_owned())
+    }
+
+    /// What the client did that other scenarios using the server at the same time could
+    /// notice (anything [`Self::why_not_shareable`] would name but what is still in flight).
+    pub fn disturbed(&self) -> Option<&str> {
+        self.disturbed.as_deref()
+    }
+
+    /// A request that would change the server if carried out still awaits its answer.
+    pub fn awaits_effect(&self) -> bool {
+        !self.effects.is_empty()
+    }
+
+    /// Whether everything the client sent was a well-formed message.
+    pub fn well_formed(&self) -> bool {
+        !self.malformed
     }
 
     /// Something the server could notice happened (`what` says what).
@@ -79,13 +98,26 @@ impl Footprint {
     /// The client is about to send `value`; `checker` has not seen it yet.
     pub fn sent(&mut self, value: &Value, checker: &SessionChecker) {
         let message = match value {
-            Value::Array(items) => return items.iter().for_each(|item| self.sent(item, checker)),
-            Value::Object(message) => message,
+            Value::Array(items) => {
+                // A batch may be refused as a whole (and is, from 2025-06-18).
+                self.malformed = true;
+                return items.iter().for_each(|item| self.sent(item, checker));
+            }
+            Value::Object(message) => {
+                self.malformed |= Message::from_value(value).is_err();
+                message
+            }
             // Not a message: the server must reject it.
-            _ => return,
+            _ => {
+                self.malformed = true;
+                return;
+            }
         };
         // Without a method it is an answer, or a malformed message the server must reject.
-        let Some(method) = message.get("method").and_then(Value::as_str) else { return };
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            self.malformed |= !(message.contains_key("result") || message.contains_key("error"));
+            return;
+        };
         let id = match message.get("id") {
             // Cancelling what is not in flight (unknown, or answered) is to be ignored
             // (utilities/cancellation.mdx).
@@ -98,7 +130,10 @@ impl Footprint {
             // An id no request may carry (null, fractional): an invalid request, to be rejected.
             Some(id) => match RequestId::from_value(id) {
                 Some(id) => id,
-                None => return,
+                None => {
+                    self.malformed = true;
+                    return;
+                }
             },
         };
         // Ids are unique per session in the legacy era; the modern one asks only that an id
@@ -118,8 +153,10 @@ impl Footprint {
     /// The client is about to write `bytes` as they are.
     pub fn sent_raw(&mut self, bytes: &[u8], checker: &SessionChecker) {
         for frame in LineDecoder::decode_all(usize::MAX, bytes) {
-            if let FrameContent::Json { value, .. } = &frame.content {
-                self.sent(value, checker);
+            match &frame.content {
+                FrameContent::Json { value, .. } => self.sent(value, checker),
+                FrameContent::Invalid(_) => self.malformed = true,
+                FrameContent::Blank => {}
             }
         }
         if !bytes.ends_with(b"\n") {

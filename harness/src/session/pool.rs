@@ -11,16 +11,18 @@
 //! last scenario is charged to that scenario ([`SharedSession::retire`]).
 
 use crate::judge::verdict::{Check, Verdict};
-use crate::session::server::ServerSession;
+use crate::session::server::host::Host;
+use crate::session::server::{ServerSession, TenantSeed};
 use mcpspec_protocol::Revision;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// What a scenario needs of a session for another's to do: the revision it was initialized
 /// at and the capabilities the client declared.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionKey {
     revision: Revision,
     /// The capabilities as JSON text (`serde_json` keeps the order written; the steps that
@@ -84,13 +86,49 @@ impl SharedSession {
     }
 }
 
-/// The idle sessions of a run.
+/// A server process scenarios use at the same time, each a tenant with a session of its own
+/// ([`ServerSession::join`]).
+struct OpenHost {
+    key: SessionKey,
+    host: Arc<Host>,
+    seed: TenantSeed,
+    /// The server's answer to `initialize` (or `server/discover`), which tenants' steps read.
+    server_description: Value,
+    process: usize,
+    /// How many scenarios have used it.
+    tenants: usize,
+}
+
+/// A tenant whose scenario is over, kept until its process ends: what the server still writes
+/// for it (a late notification) is charged to its scenario.
+struct Departed {
+    session: ServerSession,
+    id: String,
+    revision: Revision,
+}
+
+/// The idle sessions of a run, and the processes scenarios share at once.
 pub struct SessionPool {
     enabled: bool,
     /// The most idle sessions kept; past it the oldest is retired.
     capacity: usize,
     idle: Mutex<VecDeque<(SessionKey, SharedSession)>>,
+    hosts: Mutex<Vec<OpenHost>>,
+    /// One turn per key to open a shared process, so the scenarios that need one at the same
+    /// moment start one between them, not one each.
+    opening: Mutex<std::collections::HashMap<SessionKey, Arc<tokio::sync::Mutex<()>>>>,
+    departed: Mutex<Vec<Departed>>,
     processes: AtomicUsize,
+}
+
+/// A tenant's session on a shared process, with what its steps need to know of it.
+pub struct Tenancy {
+    pub session: ServerSession,
+    pub server_description: Value,
+    /// The process's number in this run, and how many scenarios have used it (this one
+    /// included).
+    pub process: usize,
+    pub tenants: usize,
 }
 
 impl SessionPool {
@@ -101,6 +139,9 @@ impl SessionPool {
             enabled,
             capacity: capacity.max(1),
             idle: Mutex::new(VecDeque::new()),
+            hosts: Mutex::new(Vec::new()),
+            opening: Mutex::new(std::collections::HashMap::new()),
+            departed: Mutex::new(Vec::new()),
             processes: AtomicUsize::new(0),
         }
     }
@@ -135,6 +176,94 @@ impl SessionPool {
     #[must_use]
     pub fn drain(&self) -> Vec<SharedSession> {
         self.idle.lock().expect("pool lock").drain(..).map(|(_, s)| s).collect()
+    }
+
+    /// Lets scenarios needing `key` use the process of `session` (settled, its scenario's
+    /// first tenant) at once; returns the session as that tenant, or as it was over a
+    /// transport that cannot be shared so (HTTP).
+    /// `alone`: the scenario may change the server, and holds the process alone until it
+    /// releases it ([`ServerSession::release_process`]).
+    pub fn open_host(
+        &self,
+        key: SessionKey,
+        session: ServerSession,
+        server_description: &Value,
+        process: usize,
+        alone: bool,
+    ) -> ServerSession {
+        if !self.enabled {
+            return session;
+        }
+        let seed = session.tenant_seed();
+        match session.into_tenant() {
+            (tenant, Some(host)) => {
+                if alone {
+                    host.lease_to_first();
+                }
+                let open = OpenHost {
+                    key,
+                    host,
+                    seed,
+                    server_description: server_description.clone(),
+                    process,
+                    tenants: 1,
+                };
+                let mut hosts = self.hosts.lock().expect("hosts lock");
+                hosts.retain(|h| !h.host.is_closed() || h.host.present() > 0);
+                hosts.push(open);
+                tenant
+            }
+            (session, None) => session,
+        }
+    }
+
+    /// The turn to open a shared process for `key`: held from looking for one to opening one.
+    pub fn opening_turn(&self, key: &SessionKey) -> Arc<tokio::sync::Mutex<()>> {
+        self.opening.lock().expect("opening lock").entry(key.clone()).or_default().clone()
+    }
+
+    /// A session for `key` on a process that takes tenants (its record headed by `note`): for a
+    /// scenario that only reads, one other scenarios may be using at the same time; for one that
+    /// may change the server (`alone`), one nobody is using, which it then holds alone.
+    pub fn join(&self, key: &SessionKey, alone: bool, note: impl Fn(usize) -> String) -> Option<Tenancy> {
+        let mut hosts = self.hosts.lock().expect("hosts lock");
+        let open = hosts
+            .iter_mut()
+            .rev()
+            .find(|h| &h.key == key && h.host.is_open() && (!alone || h.host.present() == 0))?;
+        let session = ServerSession::join(&open.host, &open.seed, note(open.process), alone)?;
+        open.tenants += 1;
+        Some(Tenancy {
+            session,
+            server_description: open.server_description.clone(),
+            process: open.process,
+            tenants: open.tenants,
+        })
+    }
+
+    /// Keeps a tenant whose scenario is over until its process ends.
+    pub fn depart(&self, mut session: ServerSession, id: String, revision: Revision) {
+        session.hand_over("the scenario had ended; its process went on serving others".into());
+        self.departed.lock().expect("departed lock").push(Departed { session, id, revision });
+    }
+
+    /// Ends every shared process (its scenarios are over), and returns, per scenario that
+    /// used one, what the server wrote for it after it ended that broke a rule.
+    pub async fn close_hosts(&self) -> Vec<(String, Revision, Vec<Check>)> {
+        let hosts = std::mem::take(&mut *self.hosts.lock().expect("hosts lock"));
+        futures::future::join_all(hosts.iter().map(|h| h.host.shutdown())).await;
+        let departed = std::mem::take(&mut *self.departed.lock().expect("departed lock"));
+        let mut late = Vec::new();
+        for Departed { mut session, id, revision } in departed {
+            // Only what is already in its inbox: the process has ended.
+            let _ = session.drain(Duration::from_millis(1)).await;
+            let checks: Vec<Check> =
+                session.recorder().checks().into_iter().filter(|c| c.verdict > Verdict::Passed).collect();
+            if !checks.is_empty() {
+                late.push((id, revision, checks));
+            }
+        }
+        late
     }
 }
 

@@ -170,6 +170,17 @@ fn peak_rss(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// How a scenario's report entry says it used a server process others used too: `None` for a
+/// process of its own; else whether it held it alone (one after another) or shared it at once,
+/// and how many scenarios had used the process when it joined (itself included).
+pub fn shared_use(scenario: &Value) -> Option<(bool, usize)> {
+    let session = scenario["session"].as_str()?;
+    let rest = session.strip_prefix("shared process #")?;
+    let (_, rest) = rest.split_once(", scenario ")?;
+    let (n, rest) = rest.split_once(' ')?;
+    Some((rest.contains("(with others at once)"), n.parse().ok()?))
+}
+
 /// `mcpspec server [EXTRA] -- mcpspec reference server [--fault FAULT]`, with a report and, when
 /// present, the official schemas.
 pub fn certify_reference(fault: Option<&str>, extra: &[&str], limit: Duration) -> Run {

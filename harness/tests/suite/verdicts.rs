@@ -373,23 +373,28 @@ fn silence_is_proven_by_a_ping_barrier() {
 }
 
 /// Shared sessions change no verdict: on the reference server and on faulty ones, a run that
-/// hands processes on and one with `--isolate` judge every scenario alike. The shared run did
-/// hand processes on, and the isolated one did not. `listing-fails-after-call` is the one that
-/// shows why a process must not go on after a request its server carried out: its tool calls
-/// break the next scenario's listing.
+/// shares processes (one after another, and — from a scenario's second revision on, once its
+/// first showed it only reads — at once) and one with `--isolate` judge every scenario alike.
+/// The shared run did share, and the isolated one did not. `listing-fails-after-call` is the
+/// one that shows why a process must not go on after a request its server carried out: its tool
+/// calls break the next scenario's listing; `crash-on-unknown-cancel` ends a process others may
+/// be reading from at once.
 #[test]
 fn shared_sessions_judge_every_scenario_as_isolate_does() {
-    let verdicts = |run: &Run| -> std::collections::BTreeMap<String, String> {
+    let verdicts = |run: &Run| -> std::collections::BTreeMap<(String, String), String> {
         let report = run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", run.describe()));
         let scenarios = report["scenarios"].as_array().unwrap().iter();
         scenarios
-            .map(|s| (s["id"].as_str().unwrap().to_owned(), s["verdict"].as_str().unwrap().to_owned()))
+            .map(|s| {
+                let key = (s["id"].as_str().unwrap().to_owned(), s["revision"].as_str().unwrap().to_owned());
+                (key, s["verdict"].as_str().unwrap().to_owned())
+            })
             .collect()
     };
-    let taken_over = |run: &Run| {
+    let shared = |run: &Run, at_once: bool| {
         let report = run.report.as_ref().unwrap();
         let scenarios = report["scenarios"].as_array().unwrap().iter();
-        scenarios.filter(|s| s["session"].as_str().is_some_and(|t| t.contains("opened by"))).count()
+        scenarios.filter(|s| shared_use(s).is_some_and(|(once, n)| n > 1 && once == at_once)).count()
     };
     let faults = [
         "listing-fails-after-call",
@@ -398,18 +403,17 @@ fn shared_sessions_judge_every_scenario_as_isolate_does() {
         "unknown-method-wrong-code",
     ];
     for fault in std::iter::once(None).chain(faults.map(Some)) {
-        let args = ["--timeout", "2", "-j", "8", "--revision", "2025-11-25"];
-        let shared = certify_reference(fault, &args, Duration::from_secs(120));
+        let args = ["--timeout", "2", "-j", "8", "--revision", "2025-06-18", "--revision", "2025-11-25"];
+        let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
         let isolated =
             certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
-        assert_eq!(verdicts(&shared), verdicts(&isolated), "{fault:?}\n{}", shared.describe());
-        assert_eq!(shared.code, isolated.code, "{fault:?}");
-        assert!(
-            taken_over(&shared) >= 10,
-            "{fault:?}: {} scenarios took a process over",
-            taken_over(&shared)
-        );
-        assert_eq!(taken_over(&isolated), 0, "{fault:?}");
-        assert_no_leftovers(&shared.marker);
+        assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{fault:?}\n{}", shared_run.describe());
+        assert_eq!(shared_run.code, isolated.code, "{fault:?}");
+        for at_once in [false, true] {
+            let n = shared(&shared_run, at_once);
+            assert!(n >= 10, "{fault:?}: {n} scenarios shared a process (at once: {at_once})");
+            assert_eq!(shared(&isolated, at_once), 0, "{fault:?}");
+        }
+        assert_no_leftovers(&shared_run.marker);
     }
 }

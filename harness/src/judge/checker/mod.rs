@@ -47,7 +47,7 @@ struct Pending {
     augmented: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Side {
     /// Requests this side sent that await an answer.
     outstanding: HashMap<RequestId, Pending>,
@@ -77,7 +77,7 @@ struct Side {
 }
 
 /// Tracks one session and judges each message.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SessionChecker {
     revision: Revision,
     client: Side,

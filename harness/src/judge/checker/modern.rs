@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// What the checker keeps of a session of the modern era.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct ModernState {
     /// The `cacheScope` of the last page of each list (method → scope).
     list_scopes: HashMap<String, String>,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 
 /// What the initialize exchange established.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Negotiation {
     /// `params.capabilities` of the client's initialize request.
     pub client_capabilities: Option<Value>,

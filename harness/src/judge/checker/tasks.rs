@@ -38,7 +38,7 @@ pub(super) fn ended_task_token(checker: &SessionChecker, requester: Direction, t
 }
 
 /// The last status each receiver reported for each of its tasks.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct TaskState {
     /// Tasks the server runs (for the client), by id.
     server: HashMap<String, TaskStatus>,

@@ -191,7 +191,7 @@ struct Due {
 }
 
 /// The client's side of the modern era, followed across a session.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct ModernClientRules {
     /// The client's requests awaiting answers: id → what a retry of it is known by.
     in_flight: HashMap<RequestId, String>,

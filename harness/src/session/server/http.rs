@@ -235,7 +235,7 @@ impl ServerSession {
     pub fn http_session_id(&self) -> Option<&str> {
         match &self.link {
             super::Link::Http(http) => http.transport.session_id(),
-            super::Link::Stdio(_) => None,
+            super::Link::Stdio(_) | super::Link::Tenant(_) => None,
         }
     }
 
@@ -288,7 +288,7 @@ impl ServerSession {
     pub(super) fn exchange_ended(&self, n: u64) -> bool {
         match &self.link {
             super::Link::Http(http) => http.ended.contains(&n),
-            super::Link::Stdio(_) => false,
+            super::Link::Stdio(_) | super::Link::Tenant(_) => false,
         }
     }
 
@@ -339,7 +339,7 @@ impl ServerSession {
     pub fn last_exchange(&self) -> Option<u64> {
         match &self.link {
             super::Link::Http(http) => http.last_sent,
-            super::Link::Stdio(_) => None,
+            super::Link::Stdio(_) | super::Link::Tenant(_) => None,
         }
     }
 }

@@ -4,13 +4,16 @@
 //! OAuth-protected server that belong to no session.
 
 pub mod auth;
+pub mod host;
 mod http;
+mod routes;
 mod stdio;
 
 use crate::judge::checker::Inspection;
 use crate::judge::recorder::WireRecorder;
 use crate::session::footprint::Footprint;
 use crate::session::target::Target;
+use host::{Host, TenantLink};
 use http::HttpLink;
 use mcpspec_protocol::framing::{Frame, FrameContent};
 use mcpspec_protocol::modern;
@@ -38,6 +41,19 @@ const KEPT_MESSAGES: usize = 1_000;
 /// How long, and for how many frames, the end of a session reads what the server wrote last.
 const TAIL_WAIT: Duration = Duration::from_secs(1);
 const TAIL_FRAMES: usize = 10_000;
+
+/// How long a tenant leaving a shared process waits for another's request that could change
+/// the server to be answered (a refusal leaves the leaving tenant's verdict standing).
+const SETTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// The ids of each tenant of a shared process: tenant k's start at `1 + k * TENANT_IDS`.
+const TENANT_IDS: i64 = 1_000_000;
+
+/// What a tenant of a shared process starts from ([`ServerSession::tenant_seed`]).
+pub struct TenantSeed {
+    recorder: WireRecorder,
+    persona: ClientPersona,
+}
 
 /// How many times a request is sent again with the input a server asked for before mcpspec
 /// stops (a server MAY ask again until it has what it needs; this bounds one that never has).
@@ -80,13 +96,15 @@ pub enum SessionEnd {
     Process(ShutdownReport),
     /// The HTTP session was ended (`what`: the DELETE and its answer, or why there was none).
     Http(String),
+    /// The scenario left a process other scenarios share (`what`: which, and how it went).
+    Left(String),
 }
 
 impl SessionEnd {
     pub fn describe(&self) -> String {
         match self {
             SessionEnd::Process(r) => r.describe(),
-            SessionEnd::Http(what) => what.clone(),
+            SessionEnd::Http(what) | SessionEnd::Left(what) => what.clone(),
         }
     }
 }
@@ -96,6 +114,8 @@ impl SessionEnd {
 enum Link {
     Stdio(ChildTransport),
     Http(HttpLink),
+    /// A tenant of a process several scenarios use at once ([`host`]).
+    Tenant(TenantLink),
 }
 
 /// Why an awaited answer did not come.
@@ -193,11 +213,15 @@ impl ServerSession {
         if let Target::Http(http) = target {
             recorder = recorder.with_http(http.flavor);
         }
-        Ok(ServerSession {
+        Ok(ServerSession::over(link, recorder, ClientPersona::default(), 1))
+    }
+
+    fn over(link: Link, recorder: WireRecorder, persona: ClientPersona, next_id: i64) -> ServerSession {
+        ServerSession {
             link,
             recorder,
-            persona: ClientPersona::default(),
-            next_id: 1,
+            persona,
+            next_id,
             notifications: Vec::new(),
             server_requests: Vec::new(),
             server_requests_for: Vec::new(),
@@ -208,7 +232,79 @@ impl ServerSession {
             barriers: Vec::new(),
             heard: Heard::default(),
             read_from: None,
-        })
+        }
+    }
+
+    /// Lets scenarios use this session's server process, each with a session of its own
+    /// ([`host`]): this session becomes the process's first tenant, and the host returned takes
+    /// others ([`Self::join`], with this session's [`Self::tenant_seed`]). Over stdio only: any
+    /// other session comes back as it was, with no host.
+    pub fn into_tenant(mut self) -> (ServerSession, Option<Arc<Host>>) {
+        match self.link {
+            Link::Stdio(child) => {
+                let (host, first) = Host::adopt(child);
+                self.link = Link::Tenant(first);
+                (self, Some(host))
+            }
+            other => {
+                self.link = other;
+                (self, None)
+            }
+        }
+    }
+
+    /// What a new tenant of this session's process starts from: what the recorder knows of the
+    /// session (its negotiation), and the client mcpspec plays in it.
+    pub fn tenant_seed(&self) -> TenantSeed {
+        TenantSeed { recorder: self.recorder.fork(String::new()), persona: self.persona.clone() }
+    }
+
+    /// A new tenant of `host`'s process, as `seed` had it settled; its record is headed by
+    /// `note`. `alone`: it holds the process alone until [`Self::release_process`]. `None` when
+    /// the host takes no tenant now.
+    pub fn join(host: &Arc<Host>, seed: &TenantSeed, note: String, alone: bool) -> Option<ServerSession> {
+        let link = if alone { host.lease()? } else { host.join()? };
+        // Each tenant draws its ids from a range of its own, so answers are told apart by id.
+        let first_id = 1 + link.tenant() as i64 * TENANT_IDS;
+        let mut session =
+            ServerSession::over(Link::Tenant(link), seed.recorder.fork(note), seed.persona.clone(), first_id);
+        session.footprint.handed_over();
+        Some(session)
+    }
+
+    /// Over a shared process: why this scenario's verdict cannot stand there (a message it saw
+    /// could have been another's; another scenario changed the server), if it cannot.
+    pub fn tenancy_taint(&self) -> Option<String> {
+        match &self.link {
+            Link::Tenant(tenant) => tenant.taint(),
+            _ => None,
+        }
+    }
+
+    /// Whether the session is a tenant of a shared process.
+    pub fn is_tenant(&self) -> bool {
+        matches!(self.link, Link::Tenant(_))
+    }
+
+    /// A tenant that held its process alone is done with it: the process takes tenants again
+    /// (`why_not` none), or never again, and ends once its last tenant has left.
+    pub fn release_process(&self, why_not: Option<&str>) {
+        if let Link::Tenant(tenant) = &self.link {
+            match why_not {
+                None => tenant.host().reopen(),
+                Some(why) => tenant.host().close(why),
+            }
+        }
+    }
+
+    /// Whether the scenario, so far, only read what the server holds, with well-formed
+    /// messages, and the server asked nothing of the client: a scenario that may use the
+    /// server at the same time as others.
+    pub fn only_read(&self) -> bool {
+        self.footprint.disturbed().is_none()
+            && !self.footprint.awaits_effect()
+            && self.footprint.well_formed()
+            && self.server_requests.is_empty()
     }
 
     /// What the server has written so far, by kind.
@@ -257,6 +353,7 @@ impl ServerSession {
                 child.try_exit().map(|status| format!("the server {}", describe_status(status)))
             }
             Link::Http(http) => http.ended_session.clone(),
+            Link::Tenant(tenant) => tenant.exited(),
         }
     }
 
@@ -309,6 +406,9 @@ impl ServerSession {
         }
         let inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
         self.footprint.received(&inspections);
+        if let Link::Tenant(tenant) = &self.link {
+            tenant.footprint(&self.footprint);
+        }
         inspections
     }
 
@@ -323,6 +423,10 @@ impl ServerSession {
         self.recorder.record_value(Direction::ClientToServer, value);
         match &mut self.link {
             Link::Stdio(child) => child.send(value).await,
+            Link::Tenant(tenant) => {
+                tenant.footprint(&self.footprint);
+                tenant.send(value).await
+            }
             Link::Http(http) => {
                 http.send(value, self.recorder.checker());
                 Ok(())
@@ -335,6 +439,7 @@ impl ServerSession {
     async fn next(&mut self, left: Duration) -> Result<Option<Frame>, RecvError> {
         match &mut self.link {
             Link::Stdio(child) => child.recv(left).await.map(Some),
+            Link::Tenant(tenant) => tenant.recv(left).await.map(Some),
             Link::Http(_) => self.next_http(left).await,
         }
     }
@@ -345,6 +450,10 @@ impl ServerSession {
         self.recorder.record_raw(Direction::ClientToServer, bytes);
         match &mut self.link {
             Link::Stdio(child) => child.send_bytes(bytes).await,
+            Link::Tenant(tenant) => {
+                tenant.footprint(&self.footprint);
+                tenant.send_bytes(bytes).await
+            }
             Link::Http(http) => {
                 http.send_bytes(bytes, self.recorder.checker());
                 Ok(())
@@ -702,6 +811,25 @@ impl ServerSession {
         let end = match &mut self.link {
             Link::Stdio(child) => SessionEnd::Process(child.shutdown().await),
             Link::Http(_) => SessionEnd::Http(self.end_http().await),
+            Link::Tenant(tenant) => {
+                tenant.await_others_settled(SETTLE_WAIT).await;
+                tenant.leave();
+                let host = tenant.host().clone();
+                // The last tenant of a host that takes no more ends its process.
+                let report = match host.present() == 0 && host.is_closed() {
+                    true => host.shutdown().await,
+                    false => None,
+                };
+                let end = match report {
+                    Some(report) => SessionEnd::Process(report),
+                    None => SessionEnd::Left(format!(
+                        "left the process running for others (up to {} scenarios used it at once)",
+                        host.most_at_once()
+                    )),
+                };
+                self.shutdown = Some(end.clone());
+                return end;
+            }
         };
         self.record_tail().await;
         if let Link::Http(http) = &mut self.link {
@@ -718,7 +846,7 @@ impl ServerSession {
     async fn record_tail(&mut self) {
         // Over HTTP nothing ends the streams but the server: what is already queued is read.
         let wait = match self.link {
-            Link::Stdio(_) => TAIL_WAIT,
+            Link::Stdio(_) | Link::Tenant(_) => TAIL_WAIT,
             Link::Http(_) => Duration::from_millis(50),
         };
         let deadline = Instant::now() + wait;

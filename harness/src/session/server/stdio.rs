@@ -16,15 +16,28 @@ impl ServerSession {
         Some((exited, child.stdin_unread()))
     }
 
+    /// The end of the server's stderr, also of a process other scenarios share.
+    pub async fn stderr(&self) -> String {
+        match &self.link {
+            super::Link::Tenant(tenant) => tenant.host().stderr_tail().await,
+            _ => self.stderr_tail(),
+        }
+    }
+
     pub fn stderr_tail(&self) -> String {
         match &self.link {
             super::Link::Stdio(child) => child.stderr_tail(),
-            super::Link::Http(_) => String::new(),
+            super::Link::Http(_) | super::Link::Tenant(_) => String::new(),
         }
     }
 
     /// Closes the server's stdin and waits at most `within` for it to exit on its own.
     pub async fn close_stdin_and_wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        // No later scenario can use the process (nor one using it at the same time).
+        self.footprint.note("the client closed the server's stdin");
+        if let super::Link::Tenant(tenant) = &self.link {
+            return self.close_shared_stdin(tenant.host().clone(), within).await;
+        }
         let super::Link::Stdio(child) = &mut self.link else { return None };
         child.close_stdin();
         // Keep reading so a server that writes on its way out is not blocked on a full pipe.
@@ -51,9 +64,36 @@ impl ServerSession {
         }
     }
 
+    /// [`Self::close_stdin_and_wait`] for a tenant, which holds the process alone: what the
+    /// server writes until its stdout closes is recorded, then its exit is awaited.
+    async fn close_shared_stdin(
+        &mut self,
+        host: std::sync::Arc<super::Host>,
+        within: Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        host.close_stdin().await;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(Some(frame)) => drop(self.record(&frame)),
+                Ok(None) => {}
+                Err(RecvError::Closed) => break,
+                Err(RecvError::Timeout(_)) => return None,
+            }
+        }
+        host.wait_exit(deadline.saturating_duration_since(Instant::now())).await
+    }
+
     /// How the server ended, if it has (waiting briefly for it): `" (exited with status 1)"`.
     pub async fn exit_note(&mut self) -> String {
-        let super::Link::Stdio(child) = &mut self.link else { return String::new() };
+        let child = match &mut self.link {
+            super::Link::Stdio(child) => child,
+            super::Link::Tenant(tenant) => {
+                return tenant.exited().map(|how| format!(" ({how})")).unwrap_or_default()
+            }
+            super::Link::Http(_) => return String::new(),
+        };
         match child.wait_exit(Duration::from_millis(500)).await {
             Some(status) => format!(" ({})", describe_status(status)),
             None => String::new(),

@@ -73,6 +73,13 @@ pub struct SuiteContext {
     late: Mutex<Vec<(String, Revision, Vec<Check>)>>,
     /// Shared sessions being ended.
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// What each scenario (by id) did when it ran on a session of its own: whether it only
+    /// read, with well-formed messages — so its runs at other revisions may share a process
+    /// with others at once ([`mcpspec::session::pool::SessionPool::join`]).
+    readers: Mutex<std::collections::HashMap<String, bool>>,
+    /// Runs (by index) whose verdicts could not stand on a process shared at once, and why:
+    /// run again, each in a process of its own, once the others are done.
+    again: Mutex<Vec<(usize, String)>>,
     /// The run's gate and deadline.
     pub bounds: Arc<RunBounds>,
     /// How mcpspec authenticates to an OAuth-protected server.
@@ -81,6 +88,11 @@ pub struct SuiteContext {
 
 /// The tag that names a scenario's run ([`SuiteContext::run_of`]).
 pub const RUN_TAG: &str = "mcpspec-run:";
+
+/// The index of the run a scenario stands for (its [`RUN_TAG`]).
+fn run_index(scenario: &cucumber::gherkin::Scenario) -> Option<usize> {
+    scenario.tags.iter().find_map(|t| t.strip_prefix(RUN_TAG))?.parse().ok()
+}
 
 impl SuiteContext {
     /// The context every scenario of a run shares.
@@ -99,6 +111,8 @@ impl SuiteContext {
             runs: Mutex::new(Vec::new()),
             late: Mutex::new(Vec::new()),
             retiring: Mutex::new(Vec::new()),
+            readers: Mutex::new(std::collections::HashMap::new()),
+            again: Mutex::new(Vec::new()),
             bounds: config.bounds.clone(),
             auth: config.auth.clone(),
         })
@@ -113,8 +127,53 @@ impl SuiteContext {
 
     /// The run a scenario handed to cucumber stands for (by its run tag).
     pub fn run_of(&self, scenario: &cucumber::gherkin::Scenario) -> Option<ScenarioRun> {
-        let n: usize = scenario.tags.iter().find_map(|t| t.strip_prefix(RUN_TAG))?.parse().ok()?;
+        let n = run_index(scenario)?;
         self.runs.lock().expect("runs lock").get(n).cloned()
+    }
+
+    /// Whether the scenario `id` only read, with well-formed messages, where it ran on a
+    /// session of its own (`None`: not known yet).
+    pub fn only_reads(&self, id: &str) -> Option<bool> {
+        self.readers.lock().expect("readers lock").get(id).copied()
+    }
+
+    /// What a run of the scenario `id` on a session of its own showed: once it did more than
+    /// read, it never shares a process at once again.
+    pub fn learn_reads(&self, id: &str, only_read: bool) {
+        let mut readers = self.readers.lock().expect("readers lock");
+        let known = readers.entry(id.to_owned()).or_insert(only_read);
+        *known &= only_read;
+    }
+
+    /// The run of `scenario` is to be judged again in a process of its own (`why`).
+    pub fn run_again(&self, scenario: &cucumber::gherkin::Scenario, why: String) {
+        if let Some(n) = run_index(scenario) {
+            self.again.lock().expect("again lock").push((n, why));
+        }
+    }
+
+    /// The scenarios of `features` to run again, each in a process of its own (their runs
+    /// now say why), in features holding only them.
+    pub fn take_again(&self, features: &[cucumber::gherkin::Feature]) -> Vec<cucumber::gherkin::Feature> {
+        let again = std::mem::take(&mut *self.again.lock().expect("again lock"));
+        if again.is_empty() {
+            return Vec::new();
+        }
+        let mut runs = self.runs.lock().expect("runs lock");
+        for (n, why) in &again {
+            if let Some(run) = runs.get_mut(*n) {
+                run.alone = Some(why.clone());
+            }
+        }
+        let wanted: std::collections::HashSet<usize> = again.iter().map(|(n, _)| *n).collect();
+        features
+            .iter()
+            .filter_map(|f| {
+                let mut copy = f.clone();
+                copy.scenarios.retain(|s| run_index(s).is_some_and(|n| wanted.contains(&n)));
+                (!copy.scenarios.is_empty()).then_some(copy)
+            })
+            .collect()
     }
 
     /// Ends a shared session no scenario will use again, in the background (no scenario waits
@@ -139,7 +198,9 @@ impl SuiteContext {
         }
         let retiring = std::mem::take(&mut *self.retiring.lock().expect("retiring lock"));
         futures::future::join_all(retiring).await;
-        let late = std::mem::take(&mut *self.late.lock().expect("late lock"));
+        let tenants_late = self.pool.close_hosts().await;
+        let mut late = std::mem::take(&mut *self.late.lock().expect("late lock"));
+        late.extend(tenants_late);
         let note = "the server broke a rule after this scenario ended, on the process it left running";
         for (id, revision, tail) in late {
             // The tail holds only checks worse than passed (`SharedSession::retire`).

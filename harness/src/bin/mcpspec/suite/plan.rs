@@ -151,6 +151,9 @@ pub struct ScenarioRun {
     pub plan: Arc<ScenarioPlan>,
     pub revision: Revision,
     pub order: (usize, usize, usize),
+    /// Set when the run is judged again in a process of its own: why its first run, on a
+    /// process scenarios shared at once, could not be judged there.
+    pub alone: Option<String>,
 }
 
 /// Why `transport` cannot carry `revision`, if it cannot.

@@ -57,7 +57,9 @@ pub async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
     let end = session.shutdown().await;
     let left = match &end {
         mcpspec::session::server::SessionEnd::Process(r) => r.left.clone(),
-        mcpspec::session::server::SessionEnd::Http(_) => Vec::new(),
+        mcpspec::session::server::SessionEnd::Http(_) | mcpspec::session::server::SessionEnd::Left(_) => {
+            Vec::new()
+        }
     };
     if !left.is_empty() {
         eprintln!(

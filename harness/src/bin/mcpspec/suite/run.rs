@@ -214,8 +214,10 @@ fn plan(
 ) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
     let transport = ctx.target.transport();
-    for (order, loaded) in features.iter().enumerate() {
-        for (rev_index, revision) in revisions.iter().enumerate() {
+    // Revision by revision: a scenario's first runs show what it does (whether it only reads)
+    // before its runs at later revisions start ([`SuiteContext::learn_reads`]).
+    for (rev_index, revision) in revisions.iter().enumerate() {
+        for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
@@ -226,6 +228,7 @@ fn plan(
                         plan: p.clone(),
                         revision: *revision,
                         order: (order, s.position.line, rev_index),
+                        alone: None,
                     };
                     (s, run)
                 })
@@ -266,8 +269,14 @@ async fn run_bounded<W: RoleWorld>(
     run_features: &[gherkin::Feature],
     jobs: usize,
 ) -> Option<Stopped> {
+    let run = async {
+        run_cucumber::<W>(ctx, run_features.to_vec(), jobs).await;
+        // The runs whose verdicts could not stand on a process shared at once, each alone.
+        let again = ctx.take_again(run_features);
+        run_cucumber::<W>(ctx, again, jobs).await;
+    };
     tokio::select! {
-        () = run_cucumber::<W>(ctx, run_features.to_vec(), jobs) => None,
+        () = run => None,
         stopped = ctx.bounds.stopped() => Some(stopped),
     }
 }
@@ -333,9 +342,12 @@ async fn run_cucumber<W: RoleWorld>(
             async move {
                 let report = match ctx.run_of(scenario) {
                     Some(run) => finish(&run, finished, world, ctx.target.transport()).await,
-                    None => unplanned(scenario, ctx.target.transport()),
+                    None => Ok(unplanned(scenario, ctx.target.transport())),
                 };
-                ctx.results.push(report);
+                match report {
+                    Ok(report) => ctx.results.push(report),
+                    Err(again) => ctx.run_again(scenario, again),
+                }
             }
             .boxed_local()
         })
@@ -383,20 +395,21 @@ fn unrun(run: &ScenarioRun, transport: &'static str, verdict: Verdict, why: &str
 /// never a verdict.
 fn unplanned(scenario: &gherkin::Scenario, transport: &'static str) -> ScenarioReport {
     let plan = Arc::new(ScenarioPlan::unknown(&scenario.name));
-    let run = ScenarioRun { plan, revision: Revision::latest_legacy(), order: (usize::MAX, 0, 0) };
+    let run =
+        ScenarioRun { plan, revision: Revision::latest_legacy(), order: (usize::MAX, 0, 0), alone: None };
     unrun(&run, transport, Verdict::Error, "harness error: the runner did not plan this scenario")
 }
 
 /// Ends a scenario: ends the session with the implementation, gathers the step and wire checks,
-/// and judges.
+/// and judges — or says why the run is to be judged again, alone.
 async fn finish<W: RoleWorld>(
     run: &ScenarioRun,
     finished: &event::ScenarioFinished,
     world: Option<&mut W>,
     transport: &'static str,
-) -> ScenarioReport {
+) -> Result<ScenarioReport, String> {
     let Some(world) = world else {
-        return unrun(run, transport, Verdict::Error, "the scenario could not start (no world)");
+        return Ok(unrun(run, transport, Verdict::Error, "the scenario could not start (no world)"));
     };
     let WorldState { mut checks, mut error, halted, skipped, started } = world.take_state();
     if error.is_none() && !halted && skipped.is_none() {
@@ -413,8 +426,11 @@ async fn finish<W: RoleWorld>(
     }
     let failing = |checks: &[Check]| ScenarioReport::verdict_of(checks, error.as_deref()) != Verdict::Passed;
     let clean = error.is_none() && !halted;
-    let SessionEnd { shutdown, session, stderr, transcript } =
+    let SessionEnd { shutdown, session, stderr, transcript, again } =
         world.end_session(&mut checks, &failing, clean).await;
+    if let Some(again) = again {
+        return Err(again);
+    }
     let (verdict, reason) = match (&error, &skipped) {
         // A scenario that does not apply is skipped — unless what it saw on the way broke a rule.
         (None, Some(why)) => {
@@ -426,7 +442,7 @@ async fn finish<W: RoleWorld>(
             error.or_else(|| checks.is_empty().then(|| "no check was exercised".to_owned())),
         ),
     };
-    ScenarioReport {
+    Ok(ScenarioReport {
         checks,
         duration_ms: started.elapsed().as_millis() as u64,
         shutdown,
@@ -434,7 +450,7 @@ async fn finish<W: RoleWorld>(
         stderr,
         transcript,
         ..report_of(run, transport, verdict, reason)
-    }
+    })
 }
 
 /// Hands cucumber the prepared features.

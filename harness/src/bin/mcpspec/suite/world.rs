@@ -43,4 +43,7 @@ pub struct SessionEnd {
     pub session: Option<String>,
     pub stderr: Option<String>,
     pub transcript: Option<Vec<TranscriptEntry>>,
+    /// The scenario ran on a process shared at once and its verdict cannot stand there (why):
+    /// it is run again in a process of its own, and this run is not reported.
+    pub again: Option<String>,
 }

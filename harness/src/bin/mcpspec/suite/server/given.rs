@@ -1,11 +1,12 @@
 //! Given: a session, and what the scenario needs from the server (else it is skipped).
 
-use super::{docstring_json, initialize_params, Halt, Requirement, ServerWorld};
+use super::{docstring_json, initialize_params, Halt, Requirement, ServerWorld, SharedProcess};
 use crate::suite::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::judge::verdict::Level;
 use mcpspec::session::pool::{History, SessionKey, SharedSession};
+use mcpspec::session::target::Target;
 use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{Message, Outcome};
 use mcpspec_protocol::Era;
@@ -56,12 +57,42 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     let ctx = w.ctx();
     let key = SessionKey::new(w.scenario.revision, &capabilities);
     let me = w.scenario.id().to_owned();
-    if let Some(SharedSession { mut session, server_description, mut history }) = ctx.pool.take(&key) {
-        let last = history.served.last().cloned().unwrap_or_default();
-        let how = match w.scenario.revision.era() {
-            Era::Legacy => "initialized",
-            Era::Modern => "discovered",
+    let how = match w.scenario.revision.era() {
+        Era::Legacy => "initialized",
+        Era::Modern => "discovered",
+    };
+    // A run again, alone, shares nothing. Over stdio, a process is shared: at once by
+    // scenarios seen only reading elsewhere, one after another by the others.
+    let alone_run = w.scenario.run.as_ref().is_some_and(|r| r.alone.is_some());
+    let hosted = ctx.pool.enabled() && !alone_run && matches!(ctx.target, Target::Stdio(_));
+    let alone = ctx.only_reads(&me) != Some(true);
+    let turn = hosted.then(|| ctx.pool.opening_turn(&key));
+    // Held until this scenario has joined a shared process or opened one.
+    let _turn = match &turn {
+        Some(turn) => Some(turn.lock().await),
+        None => None,
+    };
+    if hosted {
+        let revision = w.scenario.revision;
+        let note = |process: usize| {
+            format!(
+                "shared process #{process}, {how} at {revision} with the client capabilities {capabilities}; \
+                 handed on"
+            )
         };
+        if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
+            let mut session = tenancy.session;
+            session.set_label(format!("{me} {revision}"));
+            w.session = Some(session);
+            w.server_description = Some(tenancy.server_description);
+            w.tenancy = Some(SharedProcess { process: tenancy.process, tenants: tenancy.tenants, alone });
+            return Ok(());
+        }
+    }
+    if let Some(SharedSession { mut session, server_description, mut history }) =
+        ctx.pool.take(&key).filter(|_| !alone_run && !hosted)
+    {
+        let last = history.served.last().cloned().unwrap_or_default();
         session.hand_over(format!(
             "shared session #{}, {how} at {} with the client capabilities {capabilities}; \
              handed on by {last}",
@@ -83,7 +114,19 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     w.response = None;
     // From here on, what the scenario does decides whether the session goes on to another.
     w.session()?.settle();
-    if ctx.pool.enabled() {
+    if hosted {
+        let process = ctx.pool.next_process();
+        let session = w.session.take().expect("a session was just established");
+        let description = w.server_description.clone().unwrap_or_default();
+        let session = ctx.pool.open_host(key.clone(), session, &description, process, alone);
+        let shared = session.is_tenant();
+        w.session = Some(session);
+        if shared {
+            w.tenancy = Some(SharedProcess { process, tenants: 1, alone });
+            return Ok(());
+        }
+    }
+    if ctx.pool.enabled() && !alone_run {
         let history =
             History { process: ctx.pool.next_process(), revision: w.scenario.revision, served: vec![me] };
         w.share = Some((key, history));

@@ -45,6 +45,18 @@ pub struct Pending {
     pub request: Option<(String, Option<Value>)>,
 }
 
+/// The server process a scenario shares with others.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedProcess {
+    /// The process's number in this run.
+    pub process: usize,
+    /// How many scenarios had used it when this one joined (this one included).
+    pub tenants: usize,
+    /// The scenario may change the server: it holds the process alone. Otherwise it only
+    /// reads, and others may use the process at the same time.
+    pub alone: bool,
+}
+
 /// A list followed page by page.
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
@@ -84,6 +96,9 @@ pub struct ServerWorld {
     /// Set while the session may be handed on to the next scenario that needs one like it:
     /// what it is, and whom it served.
     pub share: Option<(SessionKey, History)>,
+    /// Set while the scenario is a tenant of a server process scenarios share
+    /// ([`mcpspec::session::server::host`]).
+    pub tenancy: Option<SharedProcess>,
     /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
     /// again (the default); off in scenarios that judge the asking round by round.
     pub answers_input: bool,
@@ -129,6 +144,12 @@ impl crate::suite::world::RoleWorld for ServerWorld {
         let Some(mut session) = self.session.take() else { return end };
         // The scenario is over: read what is already in flight.
         let _ = session.drain(std::time::Duration::ZERO).await;
+        if let Some(shared) = self.tenancy.take() {
+            return self.leave_shared_process(session, shared, checks, failing, clean, end).await;
+        }
+        if let Some(why) = self.scenario.run.as_ref().and_then(|r| r.alone.clone()) {
+            end.session = Some(format!("run again in a process of its own: {why}"));
+        }
         if let Some(id) = session.reused_id() {
             // Not the server's fault, and not judgeable here: ids are unique per session.
             checks.push(Check {
@@ -150,10 +171,16 @@ impl crate::suite::world::RoleWorld for ServerWorld {
             session.collect_barriers(self.timeout()).await;
             let mut seen = checks.clone();
             seen.extend(session.recorder().checks());
-            let why_not = session.why_not_shareable().or_else(|| {
-                let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
-                (!passed).then(|| "the scenario did not pass cleanly".to_owned())
-            });
+            let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
+            // What a run on a session of its own shows decides whether the scenario's runs at
+            // other revisions may use a process with others at once.
+            // A skipped run did not show it.
+            if self.scenario.skipped.is_none() {
+                self.ctx().learn_reads(self.scenario.id(), passed && session.only_read());
+            }
+            let why_not = session
+                .why_not_shareable()
+                .or_else(|| (!passed).then(|| "the scenario did not pass cleanly".to_owned()));
             end.session = history.describe(why_not.as_deref());
             if why_not.is_none() {
                 *checks = seen;
@@ -176,6 +203,102 @@ impl crate::suite::world::RoleWorld for ServerWorld {
 }
 
 impl ServerWorld {
+    /// Ends a scenario on a server process scenarios share. One that held it alone hands it on
+    /// (if it left the server as it found it and passed cleanly) or ends it, as a process of
+    /// its own would be ended. One that only read, while others used it too, keeps its verdict
+    /// only if it passed (or was skipped), nothing it saw could have been another's, and no
+    /// other scenario changed the server meanwhile; otherwise it is run again, alone (a failure
+    /// is never judged on a process used at once). Either session is kept until the process
+    /// ends, so what the server still writes for its scenario is charged to it.
+    async fn leave_shared_process(
+        &mut self,
+        mut session: ServerSession,
+        shared: SharedProcess,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+        clean: bool,
+        mut end: crate::suite::world::SessionEnd,
+    ) -> crate::suite::world::SessionEnd {
+        session.collect_barriers(self.timeout()).await;
+        let mut seen = checks.clone();
+        seen.extend(session.recorder().checks());
+        let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
+        let ctx = self.ctx();
+        let id = self.scenario.id().to_owned();
+        // What a run holding the process alone shows decides whether the scenario's runs at
+        // other revisions may share it at once; a scenario that did not pass is not run at once
+        // (it would only be run again).
+        if shared.alone {
+            ctx.learn_reads(&id, passed && session.only_read());
+        } else if !session.only_read() {
+            ctx.learn_reads(&id, false);
+        }
+        let how = if shared.alone { "alone" } else { "with others at once" };
+        if shared.alone {
+            // A scenario that broke only a SHOULD, with well-formed reading requests, left the
+            // server as it was (what it read was answered otherwise than it should be); one
+            // that broke a MUST, or whose malformed input went unrefused, may not have.
+            let worst = seen.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Passed);
+            let settled =
+                clean && (worst <= Verdict::Passed || (worst == Verdict::Warning && session.only_read()));
+            let why_not = session
+                .why_not_shareable()
+                .or_else(|| (!settled).then(|| "the scenario did not pass cleanly".to_owned()));
+            session.release_process(why_not.as_deref());
+            let ended = session.shutdown().await;
+            if let mcpspec::session::server::SessionEnd::Process(_) = ended {
+                // The process ended with the scenario: what it wrote last is the scenario's, as
+                // over a process of its own.
+                let _ = session.drain(std::time::Duration::from_millis(1)).await;
+                seen = checks.clone();
+                seen.extend(session.recorder().checks());
+            }
+            // Held alone, the process was its own but for what earlier scenarios left on it: a
+            // message it could not tell from theirs, or an id one of them had used, counts only
+            // if the scenario did not pass — then it is judged again in a process of its own.
+            if let Some(why) = session.tenancy_taint().filter(|_| !passed) {
+                end.again = Some(why);
+                return end;
+            }
+            *checks = seen;
+            if failing(checks) {
+                end.stderr = Some(session.stderr().await).filter(|s| !s.is_empty());
+                end.transcript = Some(session.recorder().transcript().0.to_vec());
+            }
+            end.session = Some(match &why_not {
+                None => format!(
+                    "shared process #{}, scenario {} to use it ({how}); kept for others",
+                    shared.process, shared.tenants
+                ),
+                Some(why) => format!(
+                    "shared process #{}, scenario {} to use it ({how}); ended: {why}",
+                    shared.process, shared.tenants
+                ),
+            });
+            if let mcpspec::session::server::SessionEnd::Process(_) = ended {
+                end.shutdown = Some(ended.describe());
+            }
+            ctx.pool.depart(session, id, self.scenario.revision);
+            return end;
+        }
+        // Leaving first: a tenant that leaves while another's change is in flight is tainted.
+        let left = session.shutdown().await.describe();
+        let again = session.tenancy_taint().or_else(|| {
+            (!passed).then(|| "it did not pass on a process other scenarios used at the same time".to_owned())
+        });
+        if again.is_some() {
+            end.again = again;
+            return end;
+        }
+        *checks = seen;
+        end.session = Some(format!(
+            "shared process #{}, scenario {} to use it ({how}); {left}",
+            shared.process, shared.tenants
+        ));
+        ctx.pool.depart(session, id, self.scenario.revision);
+        end
+    }
+
     fn new() -> Self {
         ServerWorld {
             scenario: ScenarioState::default(),
@@ -190,6 +313,7 @@ impl ServerWorld {
             sweep: sweep::SweepState::default(),
             exchange: None,
             share: None,
+            tenancy: None,
             start_turn: None,
             answers_input: true,
             last_sent: None,
