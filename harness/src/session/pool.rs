@@ -211,6 +211,15 @@ impl SessionPool {
                 let mut hosts = self.hosts.lock().expect("hosts lock");
                 hosts.retain(|h| !h.host.is_closed() || h.host.present() > 0);
                 hosts.push(open);
+                // Past the pool's capacity of idle processes, the oldest idle ones end.
+                let idle: Vec<usize> = (0..hosts.len())
+                    .filter(|i| hosts[*i].host.present() == 0 && hosts[*i].host.is_open())
+                    .collect();
+                for i in idle.iter().take(idle.len().saturating_sub(self.capacity)).rev() {
+                    let ended = hosts.remove(*i).host;
+                    ended.close("no scenario needed it for a while");
+                    tokio::spawn(async move { ended.shutdown().await });
+                }
                 tenant
             }
             (session, None) => session,
