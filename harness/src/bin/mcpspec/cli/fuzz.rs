@@ -59,6 +59,20 @@ pub struct FuzzArgs {
     /// Inputs written between two barriers.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub window: usize,
+    /// Coverage guidance: the server's runtime reports the code each input reached, and inputs
+    /// that reach code no process of the campaign reached before join the corpus at once
+    /// (mutated by later inputs). node: CMD is node itself, started with its inspector on
+    /// loopback (NODE_OPTIONS=--inspect-brk=127.0.0.1:0; stdio only). python: CMD is
+    /// `python script.py …` or `python -m module …`, run through a wrapper mcpspec writes
+    /// (sys.monitoring, sys.settrace before 3.12). Each input is its own window. The units
+    /// reached, by minute, are in the console and report.json. The implementation is not
+    /// changed. (sancov, for native servers, is not supported yet.)
+    #[arg(long, value_name = "SOURCE", conflicts_with = "window", value_parser = parse_coverage)]
+    pub coverage: Option<mcpspec::fuzz::coverage::Source>,
+    /// With --coverage: measure only, keep inputs as without it (the baseline a guided
+    /// campaign is compared with: same seed, same duration).
+    #[arg(long, requires = "coverage")]
+    pub unguided: bool,
     /// Probes (each a fresh process) to spend minimizing one finding.
     #[arg(long, value_name = "N", default_value_t = 300)]
     pub minimize_probes: usize,
@@ -309,10 +323,15 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
             Ok(b) => b,
             Err(e) => return usage(e.to_string()),
         };
+    let coverage = match coverage_of(args.coverage, args.unguided, role, &target) {
+        Ok(c) => c,
+        Err(why) => return usage(why),
+    };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
         role,
         target,
+        coverage,
         revision: args.revision.unwrap_or(Revision::latest_legacy()),
         schemas: Some(schemas),
         hang_timeout,
@@ -332,7 +351,8 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         shard: args.shard,
         corpus_dir: args.corpus,
         findings_dir: Some(args.findings.clone()),
-        window: args.window.max(1),
+        // With coverage, the code a window reached is its one input's.
+        window: if driver.coverage.is_some() { 1 } else { args.window.max(1) },
         minimize: Budget { probes: args.minimize_probes, time: Duration::from_secs(60) },
         destructive: args.destructive,
         progress: std::io::stderr().is_terminal(),
@@ -385,6 +405,9 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     };
     let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
+    if let Some(coverage) = mcpspec::fuzz::report::coverage_text(&result, &driver) {
+        println!("{coverage}");
+    }
     let policy = Policy { baseline: baseline.as_ref(), strict: false, shard: false };
     let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
     report.redact(&mcpspec::report::redact::run());
@@ -401,6 +424,46 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         return signal.exit_code();
     }
     report.exit_code()
+}
+
+fn parse_coverage(s: &str) -> Result<mcpspec::fuzz::coverage::Source, String> {
+    s.parse()
+}
+
+/// The campaign's coverage source (`--coverage`), for a server it can measure.
+fn coverage_of(
+    source: Option<mcpspec::fuzz::coverage::Source>,
+    unguided: bool,
+    role: FuzzRole,
+    target: &FuzzTarget,
+) -> Result<Option<mcpspec::fuzz::coverage::CoverageConfig>, String> {
+    use mcpspec::fuzz::coverage::{CoverageConfig, Source};
+    let Some(source) = source else { return Ok(None) };
+    match (role, target) {
+        (FuzzRole::Client, _) => return Err("--coverage is for servers".into()),
+        (_, FuzzTarget::Http(HttpTarget { command: None, .. })) => {
+            return Err("--coverage needs the server's command: mcpspec starts it to measure it".into())
+        }
+        // Node waits for its inspector before it runs a line, so before it listens.
+        (_, FuzzTarget::Http(_)) if source == Source::Node => {
+            return Err("--coverage node is for servers over stdio".into())
+        }
+        _ => {}
+    }
+    // A Python command that cannot be wrapped is refused now, not at the first start.
+    if source == Source::Python {
+        let (FuzzTarget::Stdio(command) | FuzzTarget::Http(HttpTarget { command: Some(command), .. })) =
+            target
+        else {
+            return Err("--coverage needs the server's command".into());
+        };
+        let argv: Vec<OsString> =
+            std::iter::once(command.program.clone()).chain(command.args.iter().cloned()).collect();
+        mcpspec::fuzz::coverage::python::wrap_argv(&argv, "WRAPPER".as_ref())?;
+    }
+    CoverageConfig::new(source, !unguided)
+        .map(Some)
+        .map_err(|e| format!("cannot create the coverage folder: {e}"))
 }
 
 pub async fn replay(args: ReplayArgs) -> u8 {
@@ -446,6 +509,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
         hang_timeout,
         start_timeout: hang_timeout.max(Duration::from_secs(10)),
         max_message_bytes: mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES,
+        coverage: None,
     };
     let id = &reproducer.finding;
     match replay::replay(config, &reproducer, &input).await {
