@@ -360,7 +360,12 @@ async fn work(shared: &Shared, main: &mut Driver, alone: &mut Driver) -> Result<
         let (fresh, pipelined): (Vec<_>, Vec<_>) = inputs.iter().partition(|(_, input)| input.fresh);
         if !pipelined.is_empty() {
             let refs: Vec<&Input> = pipelined.iter().map(|(_, input)| input).collect();
-            let outcome = main.run(&refs).await?;
+            let outcome = match main.run(&refs).await {
+                Ok(outcome) => outcome,
+                // A start that failed (a server slow to start on a loaded machine) is tried
+                // once more before the worker gives up.
+                Err(_) => main.run(&refs).await?,
+            };
             shared.windows.fetch_add(1, Ordering::Relaxed);
             note_slow(shared, &outcome, &refs[0].label);
             let shapes = main.take_shapes();
@@ -415,7 +420,7 @@ fn keep_novel(shared: &Shared, inputs: &[&Input], mut shapes: Vec<(usize, String
             if input.len_bytes() > MAX_BYTES || shared.corpus_added.load(Ordering::Relaxed) >= MAX_ADDED {
                 continue;
             }
-            if write_input(dir, input).is_ok() {
+            if write_input(dir, input).unwrap_or(false) {
                 shared.corpus_added.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -447,7 +452,7 @@ fn keep_reaching(shared: &Shared, inputs: &[&Input]) {
         grown.push((*input).clone());
         log.lock().expect("coverage").kept += 1;
         if let Some(dir) = &shared.config.corpus_dir {
-            if write_input(dir, input).is_ok() {
+            if write_input(dir, input).unwrap_or(false) {
                 shared.corpus_added.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -734,12 +739,19 @@ fn load_corpus(dir: &Path) -> Vec<Input> {
         .collect()
 }
 
-fn write_input(dir: &Path, input: &Input) -> std::io::Result<()> {
+/// Writes an input into the corpus folder under the digest of its file; whether it is new there
+/// (an input kept for its shape and for its code is one file, counted once).
+fn write_input(dir: &Path, input: &Input) -> std::io::Result<bool> {
     let file = InputFile::from(input);
     let text = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     let digest = ring::digest::digest(&ring::digest::SHA256, &text);
     let name: String = digest.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
-    write_atomically(&dir.join(format!("{name}.json")), &text, Access::Private)
+    let path = dir.join(format!("{name}.json"));
+    if path.exists() {
+        return Ok(false);
+    }
+    write_atomically(&path, &text, Access::Private)?;
+    Ok(true)
 }
 
 /// The reproducer file of a finding: readable, and what `mcpspec replay` runs.

@@ -193,7 +193,8 @@ impl CoverageLog {
         let minutes = elapsed.as_secs() / 60;
         let mut out: Vec<(Duration, u64)> =
             (1..=minutes).map(|m| Duration::from_secs(m * 60)).map(|t| (t, self.units_at(t))).collect();
-        if out.last().is_none_or(|&(t, _)| t < elapsed) {
+        // The end, unless a minute's mark is within a second of it.
+        if out.last().is_none_or(|&(t, _)| elapsed.saturating_sub(t) >= Duration::from_secs(1)) {
             out.push((elapsed, self.units()));
         }
         out
@@ -346,6 +347,8 @@ mod tests {
         assert_eq!(log.at_start(), 1);
         assert_eq!(log.by_minute(at(150)), vec![(at(60), 1), (at(120), 3), (at(150), 3)]);
         assert_eq!(log.by_minute(at(120)), vec![(at(60), 1), (at(120), 3)]);
+        assert_eq!(log.by_minute(Duration::from_millis(120_300)), vec![(at(60), 1), (at(120), 3)]);
+        assert_eq!(log.by_minute(Duration::from_millis(300)), vec![(Duration::from_millis(300), 3)]);
     }
 
     #[test]
