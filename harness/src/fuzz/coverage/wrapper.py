@@ -76,8 +76,10 @@ def _start_monitoring():
 def _start_tracing():
     import threading
 
-    # A code object is traced until each of its lines was seen once.
-    left = {}
+    # Each code object gets a tracer of its own over the set of its lines not seen yet, and
+    # is no longer traced once the set is empty: the cost of a line event is one call and
+    # one set lookup, and code whose every line ran costs nothing.
+    tracers = {}
 
     def lines_of(code):
         try:
@@ -87,25 +89,35 @@ def _start_tracing():
 
             return {line for _, line in dis.findlinestarts(code)}
 
-    def local(frame, event, arg):
-        if event == "line":
-            code = frame.f_code
-            _record(code.co_filename, frame.f_lineno)
-            rest = left.get(code)
-            if rest is not None:
-                rest.discard(frame.f_lineno)
-                if not rest:
-                    return None
-        return local
+    def tracer_of(code):
+        filename = code.co_filename
+        rest = lines_of(code)
+        # A function's `def` line (or its first decorator's) starts its code object but is
+        # not run as a line of its body: it would keep the function traced for ever.
+        if code.co_name != "<module>":
+            rest.discard(code.co_firstlineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                line = frame.f_lineno
+                if line in rest:
+                    rest.discard(line)
+                    _record(filename, line)
+                    if not rest:
+                        tracers[code] = None
+                        return None
+            return local
+
+        return local if rest else None
 
     def on_call(frame, event, arg):
         code = frame.f_code
-        if not _measures(code.co_filename):
-            return None
-        rest = left.get(code)
-        if rest is None:
-            rest = left[code] = lines_of(code)
-        return local if rest else None
+        try:
+            return tracers[code]
+        except KeyError:
+            tracer = tracer_of(code) if _measures(code.co_filename) else None
+            tracers[code] = tracer
+            return tracer
 
     threading.settrace(on_call)
     sys.settrace(on_call)
