@@ -13,7 +13,7 @@
 //!   JSON of the culprit message, then its bytes);
 //! - `driver`: the implementation as a long-lived child process, inputs pipelined between
 //!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports;
-//! - [`coverage`] (`--coverage node|python`): the code each input reached, from the server's
+//! - [`coverage`] (`--coverage node|python|sancov`): the code each input reached, from the server's
 //!   runtime; inputs that reach new code join the corpus during the campaign.
 
 pub mod campaign;

@@ -108,7 +108,7 @@ fn coverage_that_cannot_be_measured_is_a_usage_error() {
             &["fuzz", "--coverage", "python", "--runs", "1", "--", "node", "server.js"][..],
             "Python interpreter",
         ),
-        (&["fuzz", "--coverage", "sancov", "--runs", "1", "--", "./server"][..], "not supported"),
+        (&["fuzz", "--coverage", "ruby", "--runs", "1", "--", "./server"][..], "node, python or sancov"),
         (
             &[
                 "fuzz",
@@ -132,4 +132,21 @@ fn coverage_that_cannot_be_measured_is_a_usage_error() {
         assert_eq!(r.code, Some(2), "{args:?}: {}", r.describe());
         assert!(r.stderr.contains(says), "{args:?}: {}", r.describe());
     }
+}
+
+/// `mcpspec fuzz sancov-runtime FILE` writes the runtime a native server links for `--coverage
+/// sancov` (its probe is tested on a compiled program in `fuzz::coverage::sancov`), and never
+/// over a file that exists.
+#[test]
+fn the_sancov_runtime_is_written_where_asked_and_nowhere_else() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("rt.c");
+    let path = file.display().to_string();
+    let r = run(&["fuzz", "sancov-runtime", &path], false, Duration::from_secs(30));
+    assert_eq!(r.code, Some(0), "{}", r.describe());
+    let source = std::fs::read_to_string(&file).expect("written");
+    assert!(source.contains("__sanitizer_cov_trace_pc_guard_init") && source.contains("MCPSPEC_SANCOV_FILE"));
+    let again = run(&["fuzz", "sancov-runtime", &path], false, Duration::from_secs(30));
+    assert_eq!(again.code, Some(2), "{}", again.describe());
+    assert_eq!(std::fs::read_to_string(&file).expect("still there"), source);
 }

@@ -1,9 +1,9 @@
-//! Coverage guidance (`mcpspec fuzz --coverage node|python`): which code of the server a window
+//! Coverage guidance (`mcpspec fuzz --coverage node|python|sancov`): which code of the server a window
 //! of inputs reached that no process of the campaign had reached before. An input that reaches
 //! new code joins the campaign's corpus at once (beside the response-shape signal), so later
 //! inputs mutate it; the campaign counts the units reached, over time, guided or not.
 //!
-//! The implementation is not changed: its runtime reports what ran.
+//! The implementation's source is not changed: its runtime reports what ran.
 //! - Node ([`node`]): started with `--inspect-brk=127.0.0.1:0` in `NODE_OPTIONS`; mcpspec speaks
 //!   to the inspector (V8's precise block coverage, counts reset at each take). A unit is a
 //!   byte of JavaScript source inside a block that ran. `NODE_V8_COVERAGE` is not used: Node
@@ -12,12 +12,16 @@
 //! - Python ([`python`]): the command's interpreter runs mcpspec's wrapper, which runs the
 //!   script or module and appends each line run for the first time to a file. A unit is a
 //!   source line.
+//! - Native code ([`sancov`]): built with SanitizerCoverage's `trace-pc-guard` and mcpspec's
+//!   runtime linked in, which marks each edge run in a file shared with mcpspec. A unit is an
+//!   edge.
 //!
 //! What is pure here: the units of a report ([`node::reached`], [`python::reached`]) and
 //! whether they are new ([`CoverageMap::absorb`]). What does I/O: a [`Probe`] per process.
 
 pub mod node;
 pub mod python;
+pub mod sancov;
 
 use mcpspec_reference::transport::{ChildTransport, CommandSpec};
 use std::collections::{HashMap, HashSet};
@@ -34,6 +38,8 @@ pub enum Source {
     /// mcpspec's wrapper around a Python interpreter (`sys.monitoring`, or `sys.settrace`
     /// before 3.12).
     Python,
+    /// A native server built with SanitizerCoverage and mcpspec's runtime.
+    Sancov,
 }
 
 impl Source {
@@ -41,6 +47,7 @@ impl Source {
         match self {
             Source::Node => "node",
             Source::Python => "python",
+            Source::Sancov => "sancov",
         }
     }
 
@@ -49,6 +56,7 @@ impl Source {
         match self {
             Source::Node => "bytes of JavaScript in blocks run",
             Source::Python => "lines of Python run",
+            Source::Sancov => "edges of native code run",
         }
     }
 }
@@ -59,8 +67,8 @@ impl std::str::FromStr for Source {
         match s {
             "node" => Ok(Source::Node),
             "python" => Ok(Source::Python),
-            "sancov" => Err("sancov: SanitizerCoverage of native servers is not supported yet (see the README's \"Coverage guidance\")".into()),
-            _ => Err(format!("{s:?} is no coverage source: node or python")),
+            "sancov" => Ok(Source::Sancov),
+            _ => Err(format!("{s:?} is no coverage source: node, python or sancov")),
         }
     }
 }
@@ -104,6 +112,8 @@ pub enum Reached {
     Lines(Vec<(String, u32)>),
     /// Per script URL, the byte ranges `[start, end)` of blocks that ran.
     Ranges(Vec<(String, Vec<(u32, u32)>)>),
+    /// Edges of native code, by the runtime's numbers.
+    Edges(Vec<u32>),
 }
 
 /// Everything a campaign's processes reached.
@@ -111,6 +121,7 @@ pub enum Reached {
 pub struct CoverageMap {
     lines: HashSet<(String, u32)>,
     ranges: HashMap<String, IntervalSet>,
+    edges: HashSet<u32>,
     units: u64,
 }
 
@@ -123,6 +134,13 @@ impl CoverageMap {
                 for line in lines {
                     if !self.lines.contains(line) {
                         self.lines.insert(line.clone());
+                        new += 1;
+                    }
+                }
+            }
+            Reached::Edges(edges) => {
+                for &edge in edges {
+                    if self.edges.insert(edge) {
                         new += 1;
                     }
                 }
@@ -262,6 +280,13 @@ pub fn prepare(config: &CoverageConfig, command: &CommandSpec) -> Result<(Comman
             wrapped_spec.cwd = spec.cwd;
             Ok((wrapped_spec, Pending::LineFile(file)))
         }
+        Source::Sancov => {
+            let process = PROCESSES.fetch_add(1, Ordering::Relaxed);
+            let file = config.dir().join(format!("edges-{process}.bin"));
+            sancov::create(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            spec.env.push((sancov::FILE_VARIABLE.into(), file.clone().into_os_string()));
+            Ok((spec, Pending::EdgeFile(file)))
+        }
     }
 }
 
@@ -271,6 +296,8 @@ pub enum Pending {
     Inspector,
     /// Nothing: the wrapper writes this file.
     LineFile(PathBuf),
+    /// Its runtime's mark in this file (it maps the file as it starts).
+    EdgeFile(PathBuf),
 }
 
 impl Pending {
@@ -279,6 +306,9 @@ impl Pending {
         match self {
             Pending::Inspector => node::Inspector::attach(child, within).await.map(Probe::Node),
             Pending::LineFile(file) => Ok(Probe::Python(python::LineFile::new(file))),
+            Pending::EdgeFile(file) => {
+                sancov::EdgeFile::attach(file, within, || child.try_exit().is_none()).await.map(Probe::Sancov)
+            }
         }
     }
 }
@@ -287,6 +317,7 @@ impl Pending {
 pub enum Probe {
     Node(node::Inspector),
     Python(python::LineFile),
+    Sancov(sancov::EdgeFile),
 }
 
 impl Probe {
@@ -296,6 +327,7 @@ impl Probe {
         match self {
             Probe::Node(inspector) => inspector.take(within).await,
             Probe::Python(file) => file.take(),
+            Probe::Sancov(file) => file.take(),
         }
     }
 }
@@ -333,7 +365,9 @@ mod tests {
         let ranges = Reached::Ranges(vec![("file:///s.js".into(), vec![(0, 10), (5, 15)])]);
         assert_eq!(map.absorb(&ranges), 15);
         assert_eq!(map.absorb(&ranges), 0);
-        assert_eq!(map.units(), 19);
+        assert_eq!(map.absorb(&Reached::Edges(vec![1, 2, 2])), 2);
+        assert_eq!(map.absorb(&Reached::Edges(vec![2, 3])), 1);
+        assert_eq!(map.units(), 22);
     }
 
     #[test]
@@ -352,10 +386,10 @@ mod tests {
     }
 
     #[test]
-    fn sources_parse_and_sancov_says_why_it_is_missing() {
+    fn sources_parse() {
         assert_eq!("node".parse::<Source>(), Ok(Source::Node));
         assert_eq!("python".parse::<Source>(), Ok(Source::Python));
-        assert!("sancov".parse::<Source>().unwrap_err().contains("not supported"));
+        assert_eq!("sancov".parse::<Source>(), Ok(Source::Sancov));
         assert!("ruby".parse::<Source>().is_err());
     }
 }

@@ -22,7 +22,7 @@
 use super::{
     answer_to, discover, initialize, request_meta, tail, DriverConfig, HttpTarget, Outcome, StartError,
 };
-use crate::fuzz::coverage::{self, python::LineFile, Pending, Probe, Reached};
+use crate::fuzz::coverage::{self, python::LineFile, sancov::EdgeFile, Pending, Probe, Reached};
 use crate::fuzz::oracle::{Trip, Watch};
 use crate::fuzz::signature::{has_panic, Oracle};
 use crate::fuzz::{HttpShape, Input};
@@ -168,20 +168,33 @@ impl HttpDriver {
             frame_queue: 16,
             stdout: StdoutUse::Log,
         };
-        let (command, probe) = match &self.config.coverage {
+        let (command, pending) = match &self.config.coverage {
             Some(config) => match coverage::prepare(config, command).map_err(StartError::Spawn)? {
-                (command, Pending::LineFile(file)) => (command, Some(Probe::Python(LineFile::new(file)))),
                 // Node waits for its inspector before it listens: refused with the options.
                 (_, Pending::Inspector) => {
                     return Err(StartError::Spawn("--coverage node is for servers over stdio".into()))
                 }
+                (command, pending) => (command, Some(pending)),
             },
             None => (command.clone(), None),
         };
         let process = ServedProcess::start(&command, port, options, self.config.start_timeout)
             .await
             .map_err(StartError::Spawn)?;
-        self.probe = probe;
+        self.probe = match pending {
+            None | Some(Pending::Inspector) => None,
+            Some(Pending::LineFile(file)) => Some(Probe::Python(LineFile::new(file))),
+            // It listens: its runtime mapped the file long before, or never will.
+            Some(Pending::EdgeFile(file)) => {
+                match EdgeFile::attach(file, Duration::from_secs(1), || true).await {
+                    Ok(edges) => Some(Probe::Sancov(edges)),
+                    Err(why) => {
+                        process.stop().await;
+                        return Err(StartError::Spawn(format!("--coverage sancov: {why}")));
+                    }
+                }
+            }
+        };
         self.starts += 1;
         // What it said while starting ("listening on …") is no window's.
         process.take_stderr();

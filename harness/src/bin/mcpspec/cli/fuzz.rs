@@ -66,7 +66,8 @@ pub struct FuzzArgs {
     /// `python script.py …` or `python -m module …`, run through a wrapper mcpspec writes
     /// (sys.monitoring, sys.settrace before 3.12). Each input is its own window. The units
     /// reached, by minute, are in the console and report.json. The implementation is not
-    /// changed. (sancov, for native servers, is not supported yet.)
+    /// changed. sancov: CMD is a native server built with SanitizerCoverage (trace-pc-guard)
+    /// and mcpspec's runtime linked in (`mcpspec fuzz sancov-runtime`).
     #[arg(long, value_name = "SOURCE", conflicts_with = "window", value_parser = parse_coverage)]
     pub coverage: Option<mcpspec::fuzz::coverage::Source>,
     /// With --coverage: measure only, keep inputs as without it (the baseline a guided
@@ -108,6 +109,42 @@ pub enum FuzzAction {
     /// shards found). Exit 1 when a finding breaks a MUST, 0 otherwise, 2 when the folders are
     /// not the shards of one campaign.
     Merge(MergeArgs),
+    /// Write mcpspec's SanitizerCoverage runtime (C source) to FILE, for `--coverage sancov`.
+    ///
+    /// Build it (`cc -c -O2 -fPIC FILE -o mcpspec_sancov.o`) and link it into a server built
+    /// with edge instrumentation: clang `-fsanitize-coverage=trace-pc-guard`, or Rust
+    /// `RUSTFLAGS="-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3 -C
+    /// llvm-args=-sanitizer-coverage-trace-pc-guard -C link-arg=/path/mcpspec_sancov.o"`.
+    SancovRuntime(SancovRuntimeArgs),
+}
+
+#[derive(Args)]
+pub struct SancovRuntimeArgs {
+    /// Where to write the C source (a new file).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `mcpspec fuzz sancov-runtime FILE`: the runtime's source, written where asked.
+pub fn sancov_runtime(args: SancovRuntimeArgs) -> u8 {
+    let written =
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&args.file).and_then(|mut f| {
+            std::io::Write::write_all(&mut f, mcpspec::fuzz::coverage::sancov::RUNTIME.as_bytes())
+        });
+    match written {
+        Ok(()) => {
+            println!(
+                "{}: build it with: cc -c -O2 -fPIC {} -o mcpspec_sancov.o",
+                args.file.display(),
+                args.file.display()
+            );
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("mcpspec fuzz sancov-runtime: {}: {e}", args.file.display());
+            exit::USAGE
+        }
+    }
 }
 
 #[derive(Args)]
