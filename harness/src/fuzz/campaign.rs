@@ -6,7 +6,8 @@
 //! Input `i` of a campaign is `Generator::input(seed, i, corpus)`, so a campaign is the same
 //! inputs whatever the number of workers, and `--shard I/N` runs the indices `I, I+N, I+2N…`.
 //! Which inputs a time-bounded campaign reaches depends on speed; a findings' reproducer does
-//! not.
+//! not. A guided campaign (`--coverage`) adds to the corpus as it goes the inputs that reached
+//! new code, so its inputs also depend on what the server's code did.
 
 use super::coverage::{CoverageLog, Reached};
 use super::driver::{Driver, DriverConfig, Outcome, StartError};
