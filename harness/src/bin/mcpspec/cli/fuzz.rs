@@ -64,10 +64,10 @@ pub struct FuzzArgs {
     /// (mutated by later inputs). node: CMD is node itself, started with its inspector on
     /// loopback (NODE_OPTIONS=--inspect-brk=127.0.0.1:0; stdio only). python: CMD is
     /// `python script.py …` or `python -m module …`, run through a wrapper mcpspec writes
-    /// (sys.monitoring, sys.settrace before 3.12). Each input is its own window. The units
-    /// reached, by minute, are in the console and report.json. The implementation is not
-    /// changed. sancov: CMD is a native server built with SanitizerCoverage (trace-pc-guard)
-    /// and mcpspec's runtime linked in (`mcpspec fuzz sancov-runtime`).
+    /// (sys.monitoring, sys.settrace before 3.12). sancov: CMD is a native server built with
+    /// SanitizerCoverage (trace-pc-guard) and mcpspec's runtime linked in (`mcpspec fuzz
+    /// sancov-runtime`). The implementation's source is not changed. Each input is its own
+    /// window. The units reached, by minute, are in the console and report.json.
     #[arg(long, value_name = "SOURCE", conflicts_with = "window", value_parser = parse_coverage)]
     pub coverage: Option<mcpspec::fuzz::coverage::Source>,
     /// With --coverage: measure only, keep inputs as without it (the baseline a guided
