@@ -57,6 +57,7 @@ fn config(transport: &str, revision: Revision, window: usize, runs: u64) -> Camp
             hang_timeout: Duration::from_secs(5),
             start_timeout: Duration::from_secs(10),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            coverage: None,
         }),
         seed: 1,
         limit: Limit::Runs(runs),

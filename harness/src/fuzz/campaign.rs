@@ -6,8 +6,10 @@
 //! Input `i` of a campaign is `Generator::input(seed, i, corpus)`, so a campaign is the same
 //! inputs whatever the number of workers, and `--shard I/N` runs the indices `I, I+N, I+2N…`.
 //! Which inputs a time-bounded campaign reaches depends on speed; a findings' reproducer does
-//! not.
+//! not. A guided campaign (`--coverage`) adds to the corpus as it goes the inputs that reached
+//! new code, so its inputs also depend on what the server's code did.
 
+use super::coverage::{CoverageLog, Reached};
 use super::driver::{Driver, DriverConfig, Outcome, StartError};
 use super::generate::Generator;
 use super::minimize::{self, Budget, Probe};
@@ -20,7 +22,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 /// When a campaign ends.
@@ -147,6 +149,12 @@ pub struct CampaignResult {
 
 /// Learns what the implementation offers: one process, its session, the lists it declares.
 pub async fn discover(config: &Arc<DriverConfig>) -> Result<Catalog, StartError> {
+    Ok(discover_reached(config).await?.0)
+}
+
+/// [`discover`], with what the server's code reached while starting and listing (`--coverage`):
+/// the campaign's baseline, no input's.
+async fn discover_reached(config: &Arc<DriverConfig>) -> Result<(Catalog, Option<Reached>), StartError> {
     let mut driver = Driver::new(config.clone());
     driver.ensure_started().await?;
     let description = driver.server_description().cloned().unwrap_or(Value::Null);
@@ -184,15 +192,20 @@ pub async fn discover(config: &Arc<DriverConfig>) -> Result<Catalog, StartError>
             }
         }
     }
+    let reached = driver.take_coverage().await;
     driver.stop().await;
-    Ok(catalog)
+    Ok((catalog, reached))
 }
 
 /// Everything the workers share.
 struct Shared {
     config: CampaignConfig,
     generator: Generator,
-    corpus: Vec<Input>,
+    /// What mutations draw on: the corpus read at the start, and in a guided campaign every
+    /// input that reached new code since (shared whole, replaced when one joins).
+    corpus: RwLock<Arc<Vec<Input>>>,
+    corpus_loaded: usize,
+    coverage: Option<Arc<Mutex<CoverageLog>>>,
     next_slot: AtomicU64,
     inputs: AtomicU64,
     windows: AtomicU64,
@@ -217,7 +230,11 @@ struct Findings {
 /// Runs a campaign until its limit, or until `stop` is set (Ctrl-C: what was found is kept).
 pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<CampaignResult, StartError> {
     let started = Instant::now();
-    let catalog = discover(&config.driver).await?;
+    let (catalog, baseline) = discover_reached(&config.driver).await?;
+    let coverage = config.driver.coverage.as_ref().map(|c| c.log.clone());
+    if let (Some(log), Some(reached)) = (&coverage, &baseline) {
+        log.lock().expect("coverage").absorb(started.elapsed(), reached);
+    }
     if let Some(agreed) = catalog.revision.filter(|r| *r != config.driver.revision) {
         eprintln!("mcpspec fuzz: the server negotiated {agreed}; fuzzing at {agreed}");
         config.driver = Arc::new(DriverConfig { revision: agreed, ..(*config.driver).clone() });
@@ -232,7 +249,9 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
     let jobs = config.jobs.max(1);
     let shared = Arc::new(Shared {
         generator,
-        corpus,
+        corpus_loaded: corpus.len(),
+        corpus: RwLock::new(Arc::new(corpus)),
+        coverage,
         next_slot: AtomicU64::new(0),
         inputs: AtomicU64::new(0),
         windows: AtomicU64::new(0),
@@ -263,8 +282,11 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
         eprintln!();
     }
     let inputs = shared.inputs.load(Ordering::Relaxed);
-    if let (Some(e), 0) = (first_error, inputs) {
-        return Err(e);
+    match (first_error, inputs) {
+        (Some(e), 0) => return Err(e),
+        // What ran is reported; that the campaign ended before its limit is said.
+        (Some(e), _) => eprintln!("mcpspec fuzz: a worker stopped before the campaign's end: {e}"),
+        (None, _) => {}
     }
     let findings: Vec<Finding> = shared.findings.lock().expect("findings").by_id.values().cloned().collect();
     let mut slowest = shared.slowest.lock().expect("slowest").clone();
@@ -284,7 +306,7 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
         findings,
         slowest,
         interrupted: shared.stop.load(Ordering::Relaxed),
-        corpus_loaded: shared.corpus.len(),
+        corpus_loaded: shared.corpus_loaded,
         corpus_added: shared.corpus_added.load(Ordering::Relaxed) as usize,
         oracles,
     })
@@ -333,20 +355,31 @@ async fn work(shared: &Shared, main: &mut Driver, alone: &mut Driver) -> Result<
         if indices.is_empty() {
             return Ok(());
         }
-        let inputs: Vec<(u64, Input)> = indices
-            .iter()
-            .map(|&i| (i, shared.generator.input(shared.config.seed, i, &shared.corpus)))
-            .collect();
+        let corpus = shared.corpus.read().expect("corpus").clone();
+        let inputs: Vec<(u64, Input)> =
+            indices.iter().map(|&i| (i, shared.generator.input(shared.config.seed, i, &corpus))).collect();
         let (fresh, pipelined): (Vec<_>, Vec<_>) = inputs.iter().partition(|(_, input)| input.fresh);
         if !pipelined.is_empty() {
             let refs: Vec<&Input> = pipelined.iter().map(|(_, input)| input).collect();
-            let outcome = main.run(&refs).await?;
+            let outcome = match main.run(&refs).await {
+                Ok(outcome) => outcome,
+                // A start that failed (a server slow to start on a loaded machine) is tried
+                // once more before the worker gives up.
+                Err(_) => main.run(&refs).await?,
+            };
             shared.windows.fetch_add(1, Ordering::Relaxed);
             note_slow(shared, &outcome, &refs[0].label);
             let shapes = main.take_shapes();
             let window: Vec<(u64, Input)> = pipelined.iter().map(|&entry| entry.clone()).collect();
+            let reached_new_code = match &shared.coverage {
+                Some(_) => new_code(shared, main.take_coverage().await),
+                None => false,
+            };
             if outcome.trips.is_empty() {
                 keep_novel(shared, &refs, shapes);
+                if reached_new_code {
+                    keep_reaching(shared, &refs);
+                }
             } else {
                 investigate(shared, alone, &window, &previous, &outcome).await;
             }
@@ -388,11 +421,44 @@ fn keep_novel(shared: &Shared, inputs: &[&Input], mut shapes: Vec<(usize, String
             if input.len_bytes() > MAX_BYTES || shared.corpus_added.load(Ordering::Relaxed) >= MAX_ADDED {
                 continue;
             }
-            if write_input(dir, input).is_ok() {
+            if write_input(dir, input).unwrap_or(false) {
                 shared.corpus_added.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
+}
+
+/// Whether a window's process reached code no process of the campaign had (counted either
+/// way: a campaign that is not guided measures the same).
+fn new_code(shared: &Shared, reached: Option<Reached>) -> bool {
+    let (Some(log), Some(reached)) = (&shared.coverage, reached) else { return false };
+    log.lock().expect("coverage").absorb(shared.started.elapsed(), &reached) > 0
+}
+
+/// A guided campaign's inputs that reached new code: into the corpus later inputs mutate, and
+/// the corpus folder. With `--coverage` a window is one input, so the code is that input's.
+fn keep_reaching(shared: &Shared, inputs: &[&Input]) {
+    const MAX_KEPT: usize = 1000;
+    const MAX_BYTES: usize = 64 * 1024;
+    let Some(log) = &shared.coverage else { return };
+    if !log.lock().expect("coverage").guided {
+        return;
+    }
+    let mut corpus = shared.corpus.write().expect("corpus");
+    let mut grown: Vec<Input> = corpus.as_ref().clone();
+    for input in inputs.iter().filter(|i| i.len_bytes() <= MAX_BYTES) {
+        if grown.len() >= shared.corpus_loaded + MAX_KEPT {
+            break;
+        }
+        grown.push((*input).clone());
+        log.lock().expect("coverage").kept += 1;
+        if let Some(dir) = &shared.config.corpus_dir {
+            if write_input(dir, input).unwrap_or(false) {
+                shared.corpus_added.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    *corpus = Arc::new(grown);
 }
 
 /// A window tripped: find the input, reproduce it, name it, minimize it once.
@@ -674,12 +740,19 @@ fn load_corpus(dir: &Path) -> Vec<Input> {
         .collect()
 }
 
-fn write_input(dir: &Path, input: &Input) -> std::io::Result<()> {
+/// Writes an input into the corpus folder under the digest of its file; whether it is new there
+/// (an input kept for its shape and for its code is one file, counted once).
+fn write_input(dir: &Path, input: &Input) -> std::io::Result<bool> {
     let file = InputFile::from(input);
     let text = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     let digest = ring::digest::digest(&ring::digest::SHA256, &text);
     let name: String = digest.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
-    write_atomically(&dir.join(format!("{name}.json")), &text, Access::Private)
+    let path = dir.join(format!("{name}.json"));
+    if path.exists() {
+        return Ok(false);
+    }
+    write_atomically(&path, &text, Access::Private)?;
+    Ok(true)
 }
 
 /// The reproducer file of a finding: readable, and what `mcpspec replay` runs.

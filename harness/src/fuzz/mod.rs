@@ -12,10 +12,13 @@
 //! - [`minimize`]: the smallest input that still fails the same way (over the writes, then the
 //!   JSON of the culprit message, then its bytes);
 //! - `driver`: the implementation as a long-lived child process, inputs pipelined between
-//!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports.
+//!   barriers, restarted after a crash; `campaign`: workers, shards, corpus, findings, reports;
+//! - [`coverage`] (`--coverage node|python|sancov`): the code each input reached, from the server's
+//!   runtime; inputs that reach new code join the corpus during the campaign.
 
 pub mod campaign;
 pub mod client;
+pub mod coverage;
 pub mod driver;
 pub mod generate;
 pub mod input;

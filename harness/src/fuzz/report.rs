@@ -64,8 +64,12 @@ pub fn report(
         duration_ms: result.elapsed.as_millis() as u64,
         shutdown: None,
         session: Some(format!(
-            "{} windows, {} process starts, corpus {} loaded + {} added",
-            result.windows, result.starts, result.corpus_loaded, result.corpus_added
+            "{} windows, {} process starts, corpus {} loaded + {} added{}",
+            result.windows,
+            result.starts,
+            result.corpus_loaded,
+            result.corpus_added,
+            coverage_text(result, driver).map(|c| format!("; {c}")).unwrap_or_default()
         )),
         stderr: None,
         transcript: None,
@@ -154,6 +158,32 @@ fn finding_entry(
         transcript: None,
         order: (1, order, 0),
     }
+}
+
+/// What the server's code reached (`--coverage`): the units once the server had started, then
+/// by each minute and at the end, and the inputs kept for it, e.g. `coverage (python, guided):
+/// 2210 lines of Python run; at start 1800, by 60 s 2010, by 120 s 2150, by 150.2 s 2210; 41
+/// input(s) kept for new code`.
+pub fn coverage_text(result: &CampaignResult, driver: &DriverConfig) -> Option<String> {
+    let log = driver.coverage.as_ref()?.log.lock().ok()?;
+    let by_time: Vec<String> = log
+        .by_minute(result.elapsed)
+        .iter()
+        .map(|(at, units)| match at.subsec_millis() {
+            0 => format!("by {} s {units}", at.as_secs()),
+            _ => format!("by {:.1} s {units}", at.as_secs_f64()),
+        })
+        .collect();
+    Some(format!(
+        "coverage ({}, {}): {} {}; at start {}, {}; {} input(s) kept for new code",
+        log.source.name(),
+        if log.guided { "guided" } else { "measured, not guided" },
+        log.units(),
+        log.source.unit(),
+        log.at_start(),
+        by_time.join(", "),
+        log.kept
+    ))
 }
 
 /// The console lines of a campaign: one per finding, then the totals.

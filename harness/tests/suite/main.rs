@@ -10,6 +10,7 @@ mod dist;
 mod faults;
 mod fuzz;
 mod fuzz_client;
+mod fuzz_coverage;
 mod fuzz_faults;
 mod fuzz_http;
 mod http;

@@ -22,6 +22,7 @@
 use super::{
     answer_to, discover, initialize, request_meta, tail, DriverConfig, HttpTarget, Outcome, StartError,
 };
+use crate::fuzz::coverage::{self, python::LineFile, sancov::EdgeFile, Pending, Probe, Reached};
 use crate::fuzz::oracle::{Trip, Watch};
 use crate::fuzz::signature::{has_panic, Oracle};
 use crate::fuzz::{HttpShape, Input};
@@ -45,6 +46,8 @@ pub struct HttpDriver {
     config: Arc<DriverConfig>,
     target: HttpTarget,
     served: Option<ServedProcess>,
+    /// The served process's coverage (`--coverage python`).
+    probe: Option<Probe>,
     /// The endpoint of the running server (`{port}` replaced).
     url: Option<Url>,
     session: Option<HttpClientTransport>,
@@ -82,6 +85,7 @@ impl HttpDriver {
             config,
             target,
             served: None,
+            probe: None,
             url: None,
             session: None,
             watch,
@@ -164,9 +168,33 @@ impl HttpDriver {
             frame_queue: 16,
             stdout: StdoutUse::Log,
         };
-        let process = ServedProcess::start(command, port, options, self.config.start_timeout)
+        let (command, pending) = match &self.config.coverage {
+            Some(config) => match coverage::prepare(config, command).map_err(StartError::Spawn)? {
+                // Node waits for its inspector before it listens: refused with the options.
+                (_, Pending::Inspector) => {
+                    return Err(StartError::Spawn("--coverage node is for servers over stdio".into()))
+                }
+                (command, pending) => (command, Some(pending)),
+            },
+            None => (command.clone(), None),
+        };
+        let process = ServedProcess::start(&command, port, options, self.config.start_timeout)
             .await
             .map_err(StartError::Spawn)?;
+        self.probe = match pending {
+            None | Some(Pending::Inspector) => None,
+            Some(Pending::LineFile(file)) => Some(Probe::Python(LineFile::new(file))),
+            // It listens: its runtime mapped the file long before, or never will.
+            Some(Pending::EdgeFile(file)) => {
+                match EdgeFile::attach(file, Duration::from_secs(1), || true).await {
+                    Ok(edges) => Some(Probe::Sancov(edges)),
+                    Err(why) => {
+                        process.stop().await;
+                        return Err(StartError::Spawn(format!("--coverage sancov: {why}")));
+                    }
+                }
+            }
+        };
         self.starts += 1;
         // What it said while starting ("listening on …") is no window's.
         process.take_stderr();
@@ -528,6 +556,12 @@ impl HttpDriver {
         outcome
     }
 
+    /// The lines the served process reached since the last take (`--coverage python`).
+    pub async fn take_coverage(&mut self) -> Option<Reached> {
+        self.served.as_ref()?;
+        self.probe.as_mut()?.take(self.config.hang_timeout).await
+    }
+
     /// What each answered request of the last window came back as.
     pub fn take_shapes(&mut self) -> Vec<(usize, String)> {
         self.watch.take_shapes()
@@ -560,6 +594,7 @@ impl HttpDriver {
     /// outside its process group.
     pub async fn stop(&mut self) -> Option<String> {
         self.end_session();
+        self.probe = None;
         let process = self.served.take()?;
         self.url = None;
         let end = process.stop().await;

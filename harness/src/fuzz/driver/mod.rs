@@ -107,6 +107,8 @@ pub struct DriverConfig {
     /// How long the implementation may take to start and answer `initialize`.
     pub start_timeout: Duration,
     pub max_message_bytes: usize,
+    /// Where the server's runtime reports the code it ran (`--coverage`), when asked.
+    pub coverage: Option<crate::fuzz::coverage::CoverageConfig>,
 }
 
 /// What one window (or one probe) came to.
@@ -197,6 +199,15 @@ impl Driver {
         match self {
             Driver::Stdio(d) => d.run_alone(input).await,
             Driver::Http(d) => d.run_alone(input).await,
+        }
+    }
+
+    /// The code the process reached since the last take (`--coverage`): `None` without a
+    /// coverage source, or when the process could not say.
+    pub async fn take_coverage(&mut self) -> Option<crate::fuzz::coverage::Reached> {
+        match self {
+            Driver::Stdio(d) => d.take_coverage().await,
+            Driver::Http(d) => d.take_coverage().await,
         }
     }
 

@@ -14,6 +14,7 @@
 use super::{
     answer_to, discover, initialize, is_answer_to, request_meta, tail, DriverConfig, Outcome, StartError,
 };
+use crate::fuzz::coverage::{self, Probe, Reached};
 use crate::fuzz::oracle::{Trip, Watch};
 use crate::fuzz::signature::{has_panic, Oracle};
 use crate::fuzz::Input;
@@ -31,6 +32,8 @@ pub struct StdioDriver {
     config: Arc<DriverConfig>,
     command: CommandSpec,
     child: Option<ChildTransport>,
+    /// The running process's coverage (`--coverage`).
+    probe: Option<Probe>,
     watch: Watch,
     barriers: u64,
     /// The process was started without setup and has not answered yet.
@@ -48,6 +51,7 @@ impl StdioDriver {
             config,
             command,
             child: None,
+            probe: None,
             watch,
             barriers: 0,
             starting: false,
@@ -81,9 +85,26 @@ impl StdioDriver {
 
     async fn start(&mut self, setup: bool) -> Result<(), StartError> {
         self.stop().await;
-        let child = ChildTransport::spawn(&self.command, self.options())
-            .map_err(|e| StartError::Spawn(e.to_string()))?;
+        let (command, pending) = match &self.config.coverage {
+            Some(config) => {
+                let (command, pending) =
+                    coverage::prepare(config, &self.command).map_err(StartError::Spawn)?;
+                (command, Some(pending))
+            }
+            None => (self.command.clone(), None),
+        };
+        let mut child =
+            ChildTransport::spawn(&command, self.options()).map_err(|e| StartError::Spawn(e.to_string()))?;
         self.starts += 1;
+        if let Some(pending) = pending {
+            match pending.attach(&mut child, self.config.start_timeout).await {
+                Ok(probe) => self.probe = Some(probe),
+                Err(why) => {
+                    child.terminate().await;
+                    return Err(StartError::Setup(format!("--coverage: {why}")));
+                }
+            }
+        }
         self.child = Some(child);
         // Without setup, the first barrier also waits for the process to start.
         self.starting = !setup;
@@ -319,6 +340,8 @@ impl StdioDriver {
         let unanswered = self.watch.unanswered();
         let method = unanswered.first().cloned();
         outcome.trips.extend(self.watch.take_trips());
+        // A process with a debugger attached waits for it to leave before it exits.
+        self.probe = None;
         let mut child = self.child.take().expect("started");
         let status = match how {
             Ended::Closed => child.wait_exit(Duration::from_millis(500)).await,
@@ -397,9 +420,15 @@ impl StdioDriver {
         }
     }
 
-    /// Ends the process, if any.
+    /// The code the process reached since the last take (`--coverage`).
+    pub async fn take_coverage(&mut self) -> Option<Reached> {
+        self.child.as_ref()?;
+        self.probe.as_mut()?.take(self.config.hang_timeout).await
+    }
+
     /// Ends the process, if one runs; names what it left running outside its process group.
     pub async fn stop(&mut self) -> Option<String> {
+        self.probe = None;
         let mut child = self.child.take()?;
         let end = child.terminate().await;
         (!end.left.is_empty()).then(|| end.left.join(", "))

@@ -59,6 +59,21 @@ pub struct FuzzArgs {
     /// Inputs written between two barriers.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub window: usize,
+    /// Coverage guidance: the server's runtime reports the code each input reached, and inputs
+    /// that reach code no process of the campaign reached before join the corpus at once
+    /// (mutated by later inputs). node: CMD is node itself, started with its inspector on
+    /// loopback (NODE_OPTIONS=--inspect-brk=127.0.0.1:0; stdio only). python: CMD is
+    /// `python script.py …` or `python -m module …`, run through a wrapper mcpspec writes
+    /// (sys.monitoring, sys.settrace before 3.12). sancov: CMD is a native server built with
+    /// SanitizerCoverage (trace-pc-guard) and mcpspec's runtime linked in (`mcpspec fuzz
+    /// sancov-runtime`). The implementation's source is not changed. Each input is its own
+    /// window. The units reached, by minute, are in the console and report.json.
+    #[arg(long, value_name = "SOURCE", conflicts_with = "window", value_parser = parse_coverage)]
+    pub coverage: Option<mcpspec::fuzz::coverage::Source>,
+    /// With --coverage: measure only, keep inputs as without it (the baseline a guided
+    /// campaign is compared with: same seed, same duration).
+    #[arg(long, requires = "coverage")]
+    pub unguided: bool,
     /// Probes (each a fresh process) to spend minimizing one finding.
     #[arg(long, value_name = "N", default_value_t = 300)]
     pub minimize_probes: usize,
@@ -94,6 +109,42 @@ pub enum FuzzAction {
     /// shards found). Exit 1 when a finding breaks a MUST, 0 otherwise, 2 when the folders are
     /// not the shards of one campaign.
     Merge(MergeArgs),
+    /// Write mcpspec's SanitizerCoverage runtime (C source) to FILE, for `--coverage sancov`.
+    ///
+    /// Build it (`cc -c -O2 -fPIC FILE -o mcpspec_sancov.o`) and link it into a server built
+    /// with edge instrumentation: clang `-fsanitize-coverage=trace-pc-guard`, or Rust
+    /// `RUSTFLAGS="-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3 -C
+    /// llvm-args=-sanitizer-coverage-trace-pc-guard -C link-arg=/path/mcpspec_sancov.o"`.
+    SancovRuntime(SancovRuntimeArgs),
+}
+
+#[derive(Args)]
+pub struct SancovRuntimeArgs {
+    /// Where to write the C source (a new file).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `mcpspec fuzz sancov-runtime FILE`: the runtime's source, written where asked.
+pub fn sancov_runtime(args: SancovRuntimeArgs) -> u8 {
+    let written =
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&args.file).and_then(|mut f| {
+            std::io::Write::write_all(&mut f, mcpspec::fuzz::coverage::sancov::RUNTIME.as_bytes())
+        });
+    match written {
+        Ok(()) => {
+            println!(
+                "{}: build it with: cc -c -O2 -fPIC {} -o mcpspec_sancov.o",
+                args.file.display(),
+                args.file.display()
+            );
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("mcpspec fuzz sancov-runtime: {}: {e}", args.file.display());
+            exit::USAGE
+        }
+    }
 }
 
 #[derive(Args)]
@@ -309,10 +360,15 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
             Ok(b) => b,
             Err(e) => return usage(e.to_string()),
         };
+    let coverage = match coverage_of(args.coverage, args.unguided, role, &target) {
+        Ok(c) => c,
+        Err(why) => return usage(why),
+    };
     let hang_timeout = Duration::from_secs_f64(args.hang_timeout);
     let driver = Arc::new(DriverConfig {
         role,
         target,
+        coverage,
         revision: args.revision.unwrap_or(Revision::latest_legacy()),
         schemas: Some(schemas),
         hang_timeout,
@@ -332,7 +388,8 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         shard: args.shard,
         corpus_dir: args.corpus,
         findings_dir: Some(args.findings.clone()),
-        window: args.window.max(1),
+        // With coverage, the code a window reached is its one input's.
+        window: if driver.coverage.is_some() { 1 } else { args.window.max(1) },
         minimize: Budget { probes: args.minimize_probes, time: Duration::from_secs(60) },
         destructive: args.destructive,
         progress: std::io::stderr().is_terminal(),
@@ -385,6 +442,9 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
     };
     let findings_dir = Some(args.findings.as_path()).filter(|_| !result.findings.is_empty());
     print!("{}", mcpspec::fuzz::report::console(&result, findings_dir));
+    if let Some(coverage) = mcpspec::fuzz::report::coverage_text(&result, &driver) {
+        println!("{coverage}");
+    }
     let policy = Policy { baseline: baseline.as_ref(), strict: false, shard: false };
     let mut report = mcpspec::fuzz::report::report(&result, &driver, args.seed, findings_dir, &policy);
     report.redact(&mcpspec::report::redact::run());
@@ -401,6 +461,46 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
         return signal.exit_code();
     }
     report.exit_code()
+}
+
+fn parse_coverage(s: &str) -> Result<mcpspec::fuzz::coverage::Source, String> {
+    s.parse()
+}
+
+/// The campaign's coverage source (`--coverage`), for a server it can measure.
+fn coverage_of(
+    source: Option<mcpspec::fuzz::coverage::Source>,
+    unguided: bool,
+    role: FuzzRole,
+    target: &FuzzTarget,
+) -> Result<Option<mcpspec::fuzz::coverage::CoverageConfig>, String> {
+    use mcpspec::fuzz::coverage::{CoverageConfig, Source};
+    let Some(source) = source else { return Ok(None) };
+    match (role, target) {
+        (FuzzRole::Client, _) => return Err("--coverage is for servers".into()),
+        (_, FuzzTarget::Http(HttpTarget { command: None, .. })) => {
+            return Err("--coverage needs the server's command: mcpspec starts it to measure it".into())
+        }
+        // Node waits for its inspector before it runs a line, so before it listens.
+        (_, FuzzTarget::Http(_)) if source == Source::Node => {
+            return Err("--coverage node is for servers over stdio".into())
+        }
+        _ => {}
+    }
+    // A Python command that cannot be wrapped is refused now, not at the first start.
+    if source == Source::Python {
+        let (FuzzTarget::Stdio(command) | FuzzTarget::Http(HttpTarget { command: Some(command), .. })) =
+            target
+        else {
+            return Err("--coverage needs the server's command".into());
+        };
+        let argv: Vec<OsString> =
+            std::iter::once(command.program.clone()).chain(command.args.iter().cloned()).collect();
+        mcpspec::fuzz::coverage::python::wrap_argv(&argv, "WRAPPER".as_ref())?;
+    }
+    CoverageConfig::new(source, !unguided)
+        .map(Some)
+        .map_err(|e| format!("cannot create the coverage folder: {e}"))
 }
 
 pub async fn replay(args: ReplayArgs) -> u8 {
@@ -446,6 +546,7 @@ pub async fn replay(args: ReplayArgs) -> u8 {
         hang_timeout,
         start_timeout: hang_timeout.max(Duration::from_secs(10)),
         max_message_bytes: mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES,
+        coverage: None,
     };
     let id = &reproducer.finding;
     match replay::replay(config, &reproducer, &input).await {

@@ -144,6 +144,9 @@ pub async fn run(command: Command) -> u8 {
         Command::Fuzz(fuzz::FuzzArgs { action: Some(fuzz::FuzzAction::Merge(args)), .. }) => {
             fuzz::merge(args)
         }
+        Command::Fuzz(fuzz::FuzzArgs { action: Some(fuzz::FuzzAction::SancovRuntime(args)), .. }) => {
+            fuzz::sancov_runtime(args)
+        }
         Command::Fuzz(args) => fuzz::fuzz(args).await,
         Command::Replay(args) => fuzz::replay(args).await,
     }
