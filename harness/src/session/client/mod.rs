@@ -161,6 +161,9 @@ pub struct ServerScript {
     /// Modern era: answer the first `tools/list` with a result of this `resultType` (one no
     /// client knows), listing only this tool.
     pub unknown_list_result: Option<(String, Value)>,
+    /// Over HTTP: send one response of the endpoint bent (a fuzz input's, `mcpspec fuzz --role
+    /// client --transport http|sse`).
+    pub bend: Option<mcpspec_reference::transport::http_server::ReplyBend>,
 }
 
 /// How the scenario server pages its tool list (`server/utilities/pagination.mdx`): a page of
@@ -425,10 +428,34 @@ impl ClientSession {
         Ok(())
     }
 
-    /// Writes `bytes` to a client over stdio as they are, unrecorded: what a fuzzer sends
-    /// (broken lines, answers bent out of shape). Over HTTP, an error.
+    /// Writes `bytes` to a client as they are, unrecorded: what a fuzzer sends (broken lines,
+    /// answers bent out of shape). Over HTTP the bytes must be one JSON text (a message or a
+    /// batch), which the endpoint routes as it would the reference server's (an answer onto its
+    /// request's stream); other bytes are an error there: a body's bytes are bent by the
+    /// endpoint ([`ServerScript::bend`]).
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientWaitError> {
-        self.send_stdio_bytes(bytes).await
+        match &self.link {
+            Link::Stdio(_) => self.send_stdio_bytes(bytes).await,
+            Link::Http(http) => {
+                let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+                    ClientWaitError::Send(format!("not one JSON text, as an HTTP body must be: {e}"))
+                })?;
+                let Some(session) = &http.session else {
+                    return Err(ClientWaitError::Send("the client has no HTTP session".into()));
+                };
+                session.send_in_reply(&value, http.origin).map_err(|e| ClientWaitError::Send(e.to_string()))
+            }
+        }
+    }
+
+    /// Whether a message of the harness's own (a ping, say) reaches the client now: over stdio
+    /// always; over HTTP when its GET stream (legacy: its SSE stream) is open, else the message
+    /// would wait for one.
+    pub fn reaches_client(&self) -> bool {
+        match &self.link {
+            Link::Stdio(_) => true,
+            Link::Http(http) => http.session.as_ref().is_some_and(|s| s.reaches_client()),
+        }
     }
 
     /// What [`Self::serve`] sends in answer to a client message, not sent: the reference
