@@ -278,4 +278,48 @@ mod tests {
         assert_eq!(trips(ClientFault::FuzzHangProgress, &progress, sent), Some(Crash::Hang));
         assert!(trips(ClientFault::FuzzHangProgress, &short, sent).is_none());
     }
+
+    /// The HTTP transport's planted bugs trip on their trigger only: what a clean server sends
+    /// (a session's own id, an SSE body, a 202 to a notification) leaves the client clean.
+    #[test]
+    fn each_planted_http_bug_trips_on_its_trigger_only() {
+        use crate::transport::http_client::{BodyKind, Exchange};
+        use crate::transport::Flavor;
+        let head = |status: u16, headers: &[(&str, &str)], requests: bool| {
+            HttpEvent::Response(Exchange {
+                n: 2,
+                method: "POST",
+                url: "http://127.0.0.1:1/mcp".into(),
+                request_headers: vec![(SESSION_HEADER.into(), "s1".into())],
+                body: if requests { BodyKind::Requests } else { BodyKind::NoRequests },
+                requests: if requests { vec![RequestId::from(1)] } else { Vec::new() },
+                status,
+                headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            })
+        };
+        let sse = [("content-type", "text/event-stream"), (SESSION_HEADER, "s1")];
+        let trips = |fault, events: &[HttpEvent]| {
+            let mut bugs = HttpBugs::new(Flavor::Streamable);
+            events.iter().find_map(|e| bugs.trips(fault, e))
+        };
+        for fault in ClientFault::ALL.iter().filter(|f| f.name().starts_with("fuzz-http-")) {
+            assert!(trips(*fault, &[head(200, &sse, true), head(202, &[], false)]).is_none(), "{fault:?}");
+        }
+        let odd = [("content-type", "text/event-stream"), ("x-odd", "caf\u{e9}")];
+        assert!(trips(ClientFault::FuzzHttpCrashHeaderBytes, &[head(200, &odd, true)]).is_some());
+        let bare = [("content-type", "text/event-stream; charset")];
+        assert!(trips(ClientFault::FuzzHttpCrashContentType, &[head(200, &bare, true)]).is_some());
+        let other = [(SESSION_HEADER, "s2")];
+        assert!(trips(ClientFault::FuzzHttpCrashSessionChanged, &[head(200, &other, true)]).is_some());
+        assert_eq!(trips(ClientFault::FuzzHttpHangAccepted, &[head(202, &[], true)]), Some(Crash::Hang));
+        let mut legacy = HttpBugs::new(Flavor::LegacySse);
+        assert!(legacy.trips(ClientFault::FuzzHttpHangAccepted, &head(202, &[], true)).is_none());
+        let end = |bytes| HttpEvent::End { n: 2, end: BodyEnd::Complete { bytes } };
+        assert!(trips(ClientFault::FuzzHttpCrashEmptyError, &[head(503, &[], true), end(0)]).is_some());
+        assert!(trips(ClientFault::FuzzHttpCrashEmptyError, &[head(503, &[], true), end(9)]).is_none());
+        let retry =
+            |ms| HttpEvent::Event { n: 2, event: SseEvent { retry: Some(ms), ..SseEvent::default() } };
+        assert!(trips(ClientFault::FuzzHttpCrashRetry, &[retry(5_000_000)]).is_some());
+        assert!(trips(ClientFault::FuzzHttpCrashRetry, &[retry(1000)]).is_none());
+    }
 }
