@@ -301,7 +301,7 @@ impl ClientCampaign {
         // Closing the connection ends the relay, and a client whose server is gone ends: how it
         // ended is judged only when it ended on its own (a client mcpspec had to signal was
         // still at work, which is no crash).
-        let end = session.shutdown().await;
+        let end = session.shutdown_within(config.hang_timeout).await;
         let exit = match end.stage {
             Stage::AlreadyExited | Stage::StdinClosed if !ended_by_us => end.status,
             _ => None,

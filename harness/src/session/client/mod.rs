@@ -764,6 +764,13 @@ impl ClientSession {
     /// and that scenario waits for it before it gets here): SIGTERM, then SIGKILL, each stage
     /// bounded by the shutdown grace. Idempotent.
     pub async fn shutdown(&mut self) -> ShutdownReport {
+        self.shutdown_within(self.grace()).await
+    }
+
+    /// [`Self::shutdown`], giving a client that closed the connection itself `exit_within` to
+    /// exit on its own: a fuzzer judges that exit status, and some runtimes take their time to
+    /// tear down (the Python SDK's stdio client waits for its server process first).
+    pub async fn shutdown_within(&mut self, exit_within: Duration) -> ShutdownReport {
         if let Some(r) = &self.shutdown {
             return r.clone();
         }
@@ -791,7 +798,7 @@ impl ClientSession {
             }
         }
         if finishing {
-            let _ = self.client.wait_exit(self.grace()).await;
+            let _ = self.client.wait_exit(exit_within).await;
         }
         let report = self.client.terminate().await;
         if let Link::Stdio(link) = &self.link {

@@ -311,10 +311,8 @@ async fn pipe(bend: Bend, body: Body, tx: mpsc::Sender<Result<Bytes, std::io::Er
     if let Bend::Endless { text } = bend {
         let text = Bytes::from(text.into_bytes());
         let until = tokio::time::Instant::now() + ENDLESS_FOR;
-        while tokio::time::Instant::now() < until {
-            if tx.send(Ok(text.clone())).await.is_err() {
-                return;
-            }
+        // A client that stops reading holds the send: bounded by the same end.
+        while let Ok(Ok(())) = tokio::time::timeout_at(until, tx.send(Ok(text.clone()))).await {
             tokio::time::sleep(ENDLESS_EVERY).await;
         }
     }
