@@ -1,9 +1,11 @@
-//! Fuzzing a client (`mcpspec fuzz --role client -- CMD`): mcpspec is the client's server over
-//! stdio, as in client certification (the client spawns `mcpspec peer`, which relays its pipes
-//! to mcpspec), and the reference server's answers are what the client reads — but for what
-//! each input bends: one answer replaced by a mutated one, and server requests, notifications,
-//! answers to nothing and broken lines written once the client has initialized
-//! ([`crate::fuzz::generate::client`]).
+//! Fuzzing a client (`mcpspec fuzz --role client [--transport http|sse] -- CMD`): mcpspec is the
+//! client's server as in client certification — over stdio (the client spawns `mcpspec peer`,
+//! which relays its pipes to mcpspec), or over Streamable HTTP or HTTP+SSE (mcpspec's endpoint
+//! on 127.0.0.1, its URL appended to the command) — and the reference server's answers are what
+//! the client reads — but for what each input bends: one answer replaced by a mutated one, and
+//! server requests, notifications, answers to nothing and broken lines written once the client
+//! has initialized; over HTTP, one response of the endpoint bent instead (its status, headers,
+//! SSE stream or body: [`crate::fuzz::generate::client`]).
 //!
 //! A client runs its own course and ends, so every input is one run of the client, from its
 //! start. The first run is clean (no input): what the client asks and is answered there is
@@ -21,7 +23,7 @@
 //! running again, and [`minimize`] shrinks it with each probe a run of its own.
 
 use super::campaign::{signature_of, write_reproducer, CampaignResult, Finding, Limit, Shard, Target};
-use super::driver::{DriverConfig, Outcome, StartError};
+use super::driver::{DriverConfig, FuzzTarget, HttpTarget, Outcome, StartError};
 use super::generate::client::{answer_method, with_id, ClientGenerator};
 use super::minimize::{self, Budget, Probe};
 use super::oracle::{Trip, Watch};
@@ -31,7 +33,7 @@ use crate::session::client::{ClientSession, ClientWaitError, ServerScript};
 use mcpspec_protocol::framing::{encode, Frame, FrameContent};
 use mcpspec_protocol::{Era, Revision};
 use mcpspec_reference::transport::child::describe_status;
-use mcpspec_reference::transport::{ChildOptions, CommandSpec, Stage};
+use mcpspec_reference::transport::{ChildOptions, CommandSpec, Flavor, Stage};
 use serde_json::{json, Value};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
@@ -51,6 +53,8 @@ pub struct ClientCampaign {
     pub findings_dir: Option<PathBuf>,
     pub minimize: Budget,
     pub max_findings: Option<usize>,
+    /// Runs of the client at once (`-j`).
+    pub jobs: usize,
 }
 
 /// How the clean run went: what the fuzzed runs are compared with.
@@ -61,6 +65,8 @@ pub struct CleanRun {
     pub elapsed: Duration,
     /// `(method, result)` of each request the client made, as the reference server answered.
     pub answers: Vec<(String, Value)>,
+    /// How many messages the client sent (over HTTP, each a POST of its own).
+    pub sent: u32,
 }
 
 /// What one run of the client came to.
@@ -69,13 +75,19 @@ struct Run {
     /// How it ended, when it ended on its own.
     exit: Option<std::process::ExitStatus>,
     answers: Vec<(String, Value)>,
+    /// How many messages the client sent.
+    sent: u32,
 }
 
 impl ClientCampaign {
-    fn command(&self) -> Result<&CommandSpec, StartError> {
+    /// The client's command, and the HTTP transport it is served over (none: stdio).
+    fn command(&self) -> Result<(&CommandSpec, Option<Flavor>), StartError> {
         match &self.driver.target {
-            super::driver::FuzzTarget::Stdio(command) => Ok(command),
-            _ => Err(StartError::Spawn("a client is fuzzed over stdio only (for now)".into())),
+            FuzzTarget::Stdio(command) => Ok((command, None)),
+            FuzzTarget::Http(HttpTarget { command: Some(command), flavor, .. }) => {
+                Ok((command, Some(*flavor)))
+            }
+            FuzzTarget::Http(_) => Err(StartError::Spawn("a client is fuzzed by running its command".into())),
         }
     }
 
@@ -91,6 +103,7 @@ impl ClientCampaign {
             panicked: has_panic(&run.outcome.stderr),
             elapsed: started.elapsed(),
             answers: run.answers,
+            sent: run.sent,
         })
     }
 
@@ -106,17 +119,37 @@ impl ClientCampaign {
             ..ChildOptions::default()
         };
         let started = Instant::now();
-        let mut session = ClientSession::start(
-            self.command()?,
-            &self.relay,
-            options,
-            revision,
-            None,
-            "fuzz",
-            &json!({}),
-            ServerScript::default(),
-        )
-        .map_err(|e| StartError::Spawn(e.to_string()))?;
+        let (command, flavor) = self.command()?;
+        let script = ServerScript {
+            bend: input.http.as_ref().and_then(|h| h.reply.clone()),
+            ..ServerScript::default()
+        };
+        let session = match flavor {
+            None => ClientSession::start(
+                command,
+                &self.relay,
+                options,
+                revision,
+                None,
+                "fuzz",
+                &json!({}),
+                script,
+            ),
+            Some(flavor) => {
+                ClientSession::start_http(
+                    command,
+                    flavor,
+                    options,
+                    revision,
+                    None,
+                    "fuzz",
+                    &json!({}),
+                    script,
+                )
+                .await
+            }
+        };
+        let mut session = session.map_err(|e| StartError::Spawn(e.to_string()))?;
         if let Err(e) = session.accept(config.start_timeout, None).await {
             let note = session.exit_note().await;
             session.shutdown().await;
@@ -126,7 +159,10 @@ impl ClientCampaign {
         // Answers held for the client's first request of their method; the rest is injected.
         let mut answers: Vec<(String, Vec<u8>)> = Vec::new();
         let mut injections: Vec<&Vec<u8>> = Vec::new();
-        for write in input.writes.iter().filter(|w| !w.is_empty()) {
+        // Over HTTP a body is one JSON text: a write that is none (a structural mutation can
+        // leave one) has no way to the client there, and is left out.
+        let sendable = |w: &&Vec<u8>| flavor.is_none() || serde_json::from_slice::<Value>(w).is_ok();
+        for write in input.writes.iter().filter(|w| !w.is_empty()).filter(sendable) {
             match answer_method(write) {
                 Some(method) => answers.push((method, write.clone())),
                 None => injections.push(write),
@@ -144,6 +180,8 @@ impl ClientCampaign {
         // Whether mcpspec ended the run (time up, a hang): how the client then exits is what it
         // does when its server goes away mid-request, no crash of its own.
         let mut ended_by_us = false;
+        let mut sent = 0u32;
+        let bends_get = input.http.as_ref().and_then(|h| h.reply.as_ref()).is_some_and(|r| r.method == "GET");
         loop {
             let now = Instant::now();
             // A client still at work when the time is up (waiting for an answer an input took
@@ -157,6 +195,7 @@ impl ClientCampaign {
                 Ok(inspection) => {
                     quiet_since = Instant::now();
                     let Some(value) = inspection.value.clone() else { continue };
+                    sent += 1;
                     let frame = Frame {
                         line: 0,
                         content: FrameContent::Json { value: value.clone(), crlf: false, lines: 1 },
@@ -231,7 +270,14 @@ impl ClientCampaign {
                             ended_by_us = true;
                             break;
                         }
-                        None if quiet >= config.hang_timeout && revision.era() == Era::Legacy => {
+                        // A ping proves a hang only on a way to the client the input left
+                        // intact: not over a bent GET stream (it may be what the client cannot
+                        // read), nor held for a GET stream the client has not opened.
+                        None if quiet >= config.hang_timeout
+                            && revision.era() == Era::Legacy
+                            && !bends_get
+                            && session.reaches_client() =>
+                        {
                             pings += 1;
                             let id = format!("mcpspec-fuzz-ping-{pings}");
                             let request = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
@@ -241,6 +287,12 @@ impl ClientCampaign {
                             }
                             ping = Some((id, Instant::now()));
                         }
+                        // Quiet, and no ping can tell a hang from a wait: the run has shown
+                        // what it can, no finding.
+                        None if quiet >= config.hang_timeout && (bends_get || !session.reaches_client()) => {
+                            ended_by_us = true;
+                            break;
+                        }
                         _ => {}
                     }
                 }
@@ -249,7 +301,7 @@ impl ClientCampaign {
         // Closing the connection ends the relay, and a client whose server is gone ends: how it
         // ended is judged only when it ended on its own (a client mcpspec had to signal was
         // still at work, which is no crash).
-        let end = session.shutdown().await;
+        let end = session.shutdown_within(config.hang_timeout).await;
         let exit = match end.stage {
             Stage::AlreadyExited | Stage::StdinClosed if !ended_by_us => end.status,
             _ => None,
@@ -281,7 +333,7 @@ impl ClientCampaign {
             }
         }
         let outcome = Outcome { trips, stderr, elapsed: started.elapsed() };
-        Ok(Run { outcome, exit, answers: seen })
+        Ok(Run { outcome, exit, answers: seen, sent })
     }
 
     /// Runs the campaign until its limit or `stop`.
@@ -289,7 +341,8 @@ impl ClientCampaign {
         let started = Instant::now();
         let clean = self.clean_run().await?;
         let schemas = self.driver.schemas.clone().unwrap_or_else(mcpspec_schema::SchemaSet::shared_builtin);
-        let generator = ClientGenerator::new(self.driver.revision, &schemas, clean.answers.clone());
+        let http = self.command()?.1.map(|flavor| (flavor, clean.sent));
+        let generator = ClientGenerator::new(self.driver.revision, &schemas, clean.answers.clone(), http);
         let mut findings: Vec<Finding> = Vec::new();
         let mut inputs = 0u64;
         let mut starts = 1u64;
@@ -303,60 +356,73 @@ impl ClientCampaign {
             {
                 break;
             }
-            let index = self.shard.index_of(slot);
-            slot += 1;
-            let input = generator.input(self.seed, index);
-            let run = match self.run(&input, Some(&clean)).await {
-                Ok(run) => run,
-                Err(e) if inputs == 0 => return Err(e),
-                Err(_) => continue,
-            };
-            starts += 1;
-            inputs += 1;
-            let Some(primary) = run.outcome.primary().cloned() else { continue };
-            let seen_as = signature_of(&primary, &run.outcome.stderr);
-            if let Some(known) = findings.iter_mut().find(|f| f.signature == seen_as) {
-                known.hits += 1;
-                continue;
+            // `jobs` runs of the client at once; their outcomes are judged in the order of their
+            // inputs, so what is found (and which input a finding is named after) does not
+            // depend on which run ended first.
+            let mut batch = Vec::new();
+            while batch.len() < self.jobs.max(1) && !matches!(self.limit, Limit::Runs(runs) if slot >= runs) {
+                let index = self.shard.index_of(slot);
+                slot += 1;
+                batch.push((index, generator.input(self.seed, index)));
             }
-            let target = Target::of(&primary, &run.outcome);
-            let mut probe = Again { campaign: self, clean: &clean, target, stop: &stop, probes: 0 };
-            let reproduced = probe.still_fails(&input).await;
-            let minimized = match reproduced {
-                true => minimize::minimize(input.clone(), &mut probe, self.minimize).await,
-                false => input.clone(),
-            };
-            let probes = probe.probes;
-            starts += probes as u64;
-            let last = match self.run(&minimized, Some(&clean)).await {
-                Ok(r) if probe.target.matches(&r.outcome) => r.outcome,
-                _ => run.outcome.clone(),
-            };
-            let trip = last.trips.iter().find(|t| t.oracle == primary.oracle).cloned().unwrap_or(primary);
-            let signature = signature_of(&trip, &last.stderr);
-            if let Some(known) = findings.iter_mut().find(|f| f.signature == signature) {
-                known.hits += 1;
-                continue;
-            }
-            let finding = Finding {
-                id: signature.id(),
-                signature,
-                detail: trip.detail.clone(),
-                hits: 1,
-                reproducer: minimized,
-                reproduced,
-                stderr: last.stderr.clone(),
-                message: trip.message.clone(),
-                found_after: started.elapsed(),
-                input_index: index,
-                probes,
-            };
-            if let Some(dir) = &self.findings_dir {
-                if let Err(e) = write_reproducer(dir, &finding, &self.driver, self.seed) {
-                    eprintln!("mcpspec fuzz: cannot write the reproducer of {}: {e}", finding.id);
+            let runs =
+                futures::future::join_all(batch.iter().map(|(_, input)| self.run(input, Some(&clean)))).await;
+            for ((index, input), run) in batch.into_iter().zip(runs) {
+                if self.max_findings.is_some_and(|m| findings.len() >= m) {
+                    break;
                 }
+                let run = match run {
+                    Ok(run) => run,
+                    Err(e) if inputs == 0 => return Err(e),
+                    Err(_) => continue,
+                };
+                starts += 1;
+                inputs += 1;
+                let Some(primary) = run.outcome.primary().cloned() else { continue };
+                let seen_as = signature_of(&primary, &run.outcome.stderr);
+                if let Some(known) = findings.iter_mut().find(|f| f.signature == seen_as) {
+                    known.hits += 1;
+                    continue;
+                }
+                let target = Target::of(&primary, &run.outcome);
+                let mut probe = Again { campaign: self, clean: &clean, target, stop: &stop, probes: 0 };
+                let reproduced = probe.still_fails(&input).await;
+                let minimized = match reproduced {
+                    true => minimize::minimize(input.clone(), &mut probe, self.minimize).await,
+                    false => input.clone(),
+                };
+                let probes = probe.probes;
+                starts += probes as u64;
+                let last = match self.run(&minimized, Some(&clean)).await {
+                    Ok(r) if probe.target.matches(&r.outcome) => r.outcome,
+                    _ => run.outcome.clone(),
+                };
+                let trip = last.trips.iter().find(|t| t.oracle == primary.oracle).cloned().unwrap_or(primary);
+                let signature = signature_of(&trip, &last.stderr);
+                if let Some(known) = findings.iter_mut().find(|f| f.signature == signature) {
+                    known.hits += 1;
+                    continue;
+                }
+                let finding = Finding {
+                    id: signature.id(),
+                    signature,
+                    detail: trip.detail.clone(),
+                    hits: 1,
+                    reproducer: minimized,
+                    reproduced,
+                    stderr: last.stderr.clone(),
+                    message: trip.message.clone(),
+                    found_after: started.elapsed(),
+                    input_index: index,
+                    probes,
+                };
+                if let Some(dir) = &self.findings_dir {
+                    if let Err(e) = write_reproducer(dir, &finding, &self.driver, self.seed) {
+                        eprintln!("mcpspec fuzz: cannot write the reproducer of {}: {e}", finding.id);
+                    }
+                }
+                findings.push(finding);
             }
-            findings.push(finding);
         }
         let oracles =
             [Oracle::Crash, Oracle::Hang, Oracle::IdDesync, Oracle::SchemaInvalid, Oracle::StderrPanic]

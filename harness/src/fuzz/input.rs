@@ -10,6 +10,7 @@
 
 use base64::Engine as _;
 use mcpspec_protocol::framing;
+pub use mcpspec_reference::transport::http_server::{Bend, ReplyBend};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -25,12 +26,14 @@ pub struct Input {
     /// into a session the driver has already set up (initialized in the legacy era).
     pub fresh: bool,
     /// Over HTTP, how each of its writes is sent when not as a correct client would POST it
-    /// (another method, bent headers); ignored over stdio.
+    /// (another method, bent headers), or, fuzzing a client, the response mcpspec bends;
+    /// ignored over stdio.
     pub http: Option<HttpShape>,
 }
 
 /// How an input's writes travel over HTTP: each write is one request body, and the request is
 /// bent as this says. What a correct client sends stays unless a header here replaces it.
+/// Fuzzing a client, mcpspec is the server: `reply` is the one response it sends bent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct HttpShape {
     /// The request method instead of POST (one of [`HTTP_METHODS`]).
@@ -40,6 +43,9 @@ pub struct HttpShape {
     /// leaves the header out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
+    /// Fuzzing a client over HTTP: the response of mcpspec's endpoint that is bent, and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<ReplyBend>,
 }
 
 /// The methods an input may send its bodies with.
@@ -61,6 +67,7 @@ impl HttpShape {
     /// For people: `PUT, accept: application/json, no mcp-session-id`.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = self.method.iter().cloned().collect();
+        parts.extend(self.reply.as_ref().map(ReplyBend::describe));
         for (name, value) in &self.headers {
             parts.push(match value.is_empty() {
                 true => format!("no {name}"),

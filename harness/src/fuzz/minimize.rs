@@ -180,7 +180,8 @@ impl<'p, P: Probe> Shrinker<'p, P> {
 
     /// Phase 0, over HTTP: the input sent as a correct client sends it, or with one bent
     /// header fewer at a time (an HTTP shape is never what makes a reproducer big, but a
-    /// header that plays no part in the failure misleads whoever reads it).
+    /// header that plays no part in the failure misleads whoever reads it); a bent response
+    /// made smaller.
     async fn shape(&mut self) {
         let Some(shape) = self.best.http.clone() else { return };
         if self.attempt_shape(None).await {
@@ -189,9 +190,28 @@ impl<'p, P: Probe> Shrinker<'p, P> {
         for name in shape.headers.iter().map(|(name, _)| name.clone()) {
             let Some(mut fewer) = self.best.http.clone() else { return };
             fewer.headers.retain(|(n, _)| *n != name);
-            let fewer = (fewer.method.is_some() || !fewer.headers.is_empty()).then_some(fewer);
+            let fewer = (fewer.method.is_some() || !fewer.headers.is_empty() || fewer.reply.is_some())
+                .then_some(fewer);
             self.attempt_shape(fewer).await;
             if self.exhausted {
+                return;
+            }
+        }
+        // A bent response (fuzzing a client): a smaller bend of it while one still fails.
+        while let Some(reply) = self.best.http.as_ref().and_then(|h| h.reply.clone()) {
+            let mut shrunk = false;
+            for smaller in reply.smaller() {
+                let Some(mut shape) = self.best.http.clone() else { return };
+                shape.reply = Some(smaller);
+                if self.attempt_shape(Some(shape)).await {
+                    shrunk = true;
+                    break;
+                }
+                if self.exhausted {
+                    return;
+                }
+            }
+            if !shrunk {
                 return;
             }
         }

@@ -219,7 +219,11 @@ impl Watch {
         // error) is no well-formed request: a reader may refuse it with an id-less error.
         let both =
             value.get("method").is_some() && (value.get("result").is_some() || value.get("error").is_some());
-        let well_formed = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0") && !both;
+        // JSON-RPC 2.0 §4.2: `params`, when present, MUST be an object or an array; a request
+        // or notification with other params is an Invalid Request, refused with an id-less
+        // error (as rmcp's client does).
+        let structured = value.get("params").is_none_or(|p| p.is_object() || p.is_array());
+        let well_formed = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0") && !both && structured;
         match (value.get("method").and_then(Value::as_str), value.get("id")) {
             (Some(method), Some(id)) if well_formed => match RequestId::from_value(id) {
                 Some(id) => {
@@ -558,6 +562,12 @@ mod tests {
         assert_eq!(w.take_trips()[0].oracle, Oracle::AnsweredNotification);
         w.received(&frame(json!({"jsonrpc": "2.0", "result": {}})));
         assert_eq!(w.take_trips()[0].oracle, Oracle::IdDesync, "a result without an id");
+        let mut w = watch();
+        send(&mut w, json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": "x"}));
+        w.received(&frame(
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid request"}}),
+        ));
+        assert!(w.take_trips().is_empty(), "params that are no object or array make an Invalid Request");
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub async fn replay(
                 findings_dir: None,
                 minimize: super::minimize::Budget::default(),
                 max_findings: None,
+                jobs: 1,
             };
             campaign.replay(input).await?
         }

@@ -8,15 +8,21 @@
 //!   (`sampling/createMessage`, `elicitation/create`, `roots/list`, `ping`, …) or notification
 //!   built from our schema, mutated or not; an answer to nothing; broken framing.
 //!
+//! Over HTTP a share of inputs has no writes but bends one response of mcpspec's endpoint
+//! instead ([`super::reply`], the input's `http.reply`), and no answer's bytes are bent: a body
+//! is one JSON text there, and what breaks it is a bend of the body.
+//!
 //! Deterministic in `(seed, index)` and the clean run's answers, as the server generator is.
 
 use super::framing::{self, Framing};
 use super::mutate::{self, Mutation};
+use super::reply::{self, ReplyMutation};
 use super::schema_values::SchemaValues;
 use super::{methods_of, notification, Draw, MethodTemplate, Table};
-use crate::fuzz::Input;
+use crate::fuzz::{HttpShape, Input};
 use mcpspec_protocol::framing::encode;
 use mcpspec_protocol::Revision;
+use mcpspec_reference::transport::Flavor;
 use mcpspec_schema::SchemaSet;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
@@ -40,6 +46,8 @@ pub enum ClientKind {
     Notification,
     /// Answers to nothing: ids never sent, and one answer twice.
     Stray,
+    /// Over HTTP: one response of the endpoint bent.
+    Reply(ReplyMutation),
 }
 
 /// Builds inputs for a client from the server messages of the revision's schema and the
@@ -51,15 +59,21 @@ pub struct ClientGenerator {
     notifications: Vec<MethodTemplate>,
     /// `(method, result)` of each request the client made in its clean run.
     answers: Vec<(String, Value)>,
+    /// The HTTP transport the client is served over (none: stdio).
+    flavor: Option<Flavor>,
+    /// How many POSTs the client made in its clean run (over HTTP).
+    posts: u32,
     kinds: Table<ClientKind>,
 }
 
 impl ClientGenerator {
-    /// `answers`: what the reference server answered the client's requests in its clean run.
+    /// `answers`: what the reference server answered the client's requests in its clean run;
+    /// `http`: over HTTP, the transport and how many POSTs the client made in that run.
     pub fn new(
         revision: Revision,
         schemas: &Arc<SchemaSet>,
         answers: Vec<(String, Value)>,
+        http: Option<(Flavor, u32)>,
     ) -> ClientGenerator {
         let document = schemas.get(revision).map(|s| s.document().clone()).unwrap_or(Value::Null);
         let all = methods_of(&document, "ServerRequest", "ServerNotification");
@@ -82,9 +96,19 @@ impl ClientGenerator {
                     .iter()
                     .map(|(m, w)| (ClientKind::Answer(*m), share(boosted(*m, *w), sum, 3600))),
             );
-            let sum: u32 = Framing::WEIGHTED.iter().map(|(_, w)| *w).sum();
+            if http.is_none() {
+                let sum: u32 = Framing::WEIGHTED.iter().map(|(_, w)| *w).sum();
+                kinds.extend(
+                    Framing::WEIGHTED.iter().map(|(f, w)| (ClientKind::AnswerBytes(*f), share(*w, sum, 900))),
+                );
+            }
+        }
+        if http.is_some() {
+            // Over HTTP, bent responses are three inputs in five: the messages' own mutations
+            // are the stdio campaign's as well, the HTTP layer is this one's alone.
+            let sum: u32 = ReplyMutation::WEIGHTED.iter().map(|(_, w)| *w).sum();
             kinds.extend(
-                Framing::WEIGHTED.iter().map(|(f, w)| (ClientKind::AnswerBytes(*f), share(*w, sum, 900))),
+                ReplyMutation::WEIGHTED.iter().map(|(m, w)| (ClientKind::Reply(*m), share(*w, sum, 13_600))),
             );
         }
         if !requests.is_empty() {
@@ -94,7 +118,17 @@ impl ClientGenerator {
             kinds.push((ClientKind::Notification, 1500));
         }
         kinds.push((ClientKind::Stray, 1000));
-        ClientGenerator { revision, document, requests, notifications, answers, kinds: Table::new(kinds) }
+        let (flavor, posts) = http.map_or((None, 0), |(f, p)| (Some(f), p));
+        ClientGenerator {
+            revision,
+            document,
+            requests,
+            notifications,
+            answers,
+            flavor,
+            posts,
+            kinds: Table::new(kinds),
+        }
     }
 
     /// Input number `index` of the campaign seeded with `seed`.
@@ -130,6 +164,13 @@ impl ClientGenerator {
                     writes.push(encode(&ping));
                 }
                 ("answers to nothing".to_owned(), writes)
+            }
+            ClientKind::Reply(mutation) => {
+                let flavor = self.flavor.unwrap_or(Flavor::Streamable);
+                let bend = reply::reply(mutation, flavor, self.posts, &mut d.rng);
+                let label = format!("the response to {}", bend.describe());
+                let http = HttpShape { reply: Some(bend), ..HttpShape::default() };
+                return Input { label, writes: Vec::new(), fresh: true, http: Some(http) };
             }
         };
         Input { label, writes, fresh: true, http: None }
@@ -271,7 +312,7 @@ mod tests {
             "tools/list".to_owned(),
             json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
         )];
-        let g = ClientGenerator::new(Revision::V2025_11_25, &schemas, answers);
+        let g = ClientGenerator::new(Revision::V2025_11_25, &schemas, answers.clone(), None);
         let mut answered = 0;
         for i in 0..300 {
             let input = g.input(3, i);
@@ -294,5 +335,29 @@ mod tests {
             with_id(write, "tools/list", &json!(7)),
             br#"{"jsonrpc":"2.0","id":7,"result":{}}"#.to_vec()
         );
+    }
+
+    /// Over HTTP three inputs in five bend a response (and have no writes), and no answer's
+    /// bytes are bent: a body is one JSON text.
+    #[test]
+    fn over_http_inputs_bend_responses_instead_of_bytes() {
+        let schemas = SchemaSet::shared_builtin();
+        let answers = vec![("tools/list".to_owned(), json!({"tools": []}))];
+        let g = ClientGenerator::new(Revision::V2025_11_25, &schemas, answers, Some((Flavor::Streamable, 4)));
+        let mut bent = 0;
+        for i in 0..500 {
+            let input = g.input(9, i);
+            assert_eq!(input, g.input(9, i));
+            assert!(!input.label.contains("framing"), "{}", input.label);
+            match input.http.as_ref().and_then(|h| h.reply.as_ref()) {
+                Some(bend) => {
+                    bent += 1;
+                    assert!(input.writes.is_empty());
+                    assert!(bend.method == "GET" || bend.nth < 4, "{bend:?}");
+                }
+                None => assert!(!input.writes.is_empty()),
+            }
+        }
+        assert!((250..350).contains(&bent), "{bent} bent responses in 500 inputs");
     }
 }

@@ -92,8 +92,10 @@ const MCP_METHODS: [&str; 5] = ["tools/list", "", "initialize", "TOOLS/CALL", "n
 /// The shape a mutation gives an input; `None` for [`HttpMutation::SessionChurn`], which
 /// changes the input itself (see [`churn`]).
 pub fn shape(mutation: HttpMutation, rng: &mut ChaCha8Rng) -> Option<HttpShape> {
-    let header =
-        |name: &str, value: String| HttpShape { method: None, headers: vec![(name.to_owned(), value)] };
+    let header = |name: &str, value: String| HttpShape {
+        headers: vec![(name.to_owned(), value)],
+        ..HttpShape::default()
+    };
     let pick =
         |rng: &mut ChaCha8Rng, values: &[&str]| values.choose(rng).copied().unwrap_or_default().to_owned();
     Some(match mutation {
@@ -108,22 +110,22 @@ pub fn shape(mutation: HttpMutation, rng: &mut ChaCha8Rng) -> Option<HttpShape> 
         HttpMutation::Origin => header("origin", pick(rng, &ORIGINS)),
         HttpMutation::LastEventId => header("last-event-id", pick(rng, &EVENT_IDS)),
         HttpMutation::MethodHeaders => HttpShape {
-            method: None,
             headers: vec![
                 ("mcp-method".into(), pick(rng, &MCP_METHODS)),
                 ("mcp-name".into(), pick(rng, &["", "nope", "../x"])),
             ],
+            ..HttpShape::default()
         },
         HttpMutation::BigHeaders => match rng.random_bool(0.5) {
             true => header("x-mcpspec-fuzz", "h".repeat(rng.random_range(16 * 1024..=64 * 1024))),
             false => HttpShape {
-                method: None,
                 headers: (0..100).map(|i| (format!("x-mcpspec-fuzz-{i}"), format!("{i}"))).collect(),
+                ..HttpShape::default()
             },
         },
         HttpMutation::Method => {
             let others: Vec<&str> = HTTP_METHODS.iter().copied().filter(|m| *m != "POST").collect();
-            HttpShape { method: Some(pick(rng, &others)), headers: Vec::new() }
+            HttpShape { method: Some(pick(rng, &others)), ..HttpShape::default() }
         }
         HttpMutation::SessionChurn => return None,
     })

@@ -26,6 +26,7 @@ pub mod client;
 mod framing;
 mod http;
 mod mutate;
+mod reply;
 mod schema_values;
 mod sequences;
 
@@ -300,8 +301,10 @@ impl Generator {
                 let sessions: Vec<Value> = (0..count).map(|_| self.initialize(d)).collect();
                 let label = format!("fresh: {count} sessions opened, none ended");
                 // Without the session header, each `initialize` opens a session of its own.
-                let shape =
-                    HttpShape { method: None, headers: vec![("mcp-session-id".into(), String::new())] };
+                let shape = HttpShape {
+                    headers: vec![("mcp-session-id".into(), String::new())],
+                    ..HttpShape::default()
+                };
                 Input { fresh: true, http: Some(shape), ..Input::messages(label, &sessions) }
             }
         }

@@ -72,6 +72,7 @@ impl ClientSession {
         http.poll_after_priming = script.poll_after_priming;
         http.get_stream = !script.refuse_get;
         http.json_responses = script.json_responses;
+        http.bend = script.bend.clone();
         if revision.era() == mcpspec_protocol::Era::Modern {
             // The endpoint serves the modern era beside legacy sessions: each modern POST is
             // a session of its own, never announced (`streamable-http.mdx`).

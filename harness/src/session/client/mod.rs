@@ -161,6 +161,9 @@ pub struct ServerScript {
     /// Modern era: answer the first `tools/list` with a result of this `resultType` (one no
     /// client knows), listing only this tool.
     pub unknown_list_result: Option<(String, Value)>,
+    /// Over HTTP: send one response of the endpoint bent (a fuzz input's, `mcpspec fuzz --role
+    /// client --transport http|sse`).
+    pub bend: Option<mcpspec_reference::transport::http_server::ReplyBend>,
 }
 
 /// How the scenario server pages its tool list (`server/utilities/pagination.mdx`): a page of
@@ -425,10 +428,34 @@ impl ClientSession {
         Ok(())
     }
 
-    /// Writes `bytes` to a client over stdio as they are, unrecorded: what a fuzzer sends
-    /// (broken lines, answers bent out of shape). Over HTTP, an error.
+    /// Writes `bytes` to a client as they are, unrecorded: what a fuzzer sends (broken lines,
+    /// answers bent out of shape). Over HTTP the bytes must be one JSON text (a message or a
+    /// batch), which the endpoint routes as it would the reference server's (an answer onto its
+    /// request's stream); other bytes are an error there: a body's bytes are bent by the
+    /// endpoint ([`ServerScript::bend`]).
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientWaitError> {
-        self.send_stdio_bytes(bytes).await
+        match &self.link {
+            Link::Stdio(_) => self.send_stdio_bytes(bytes).await,
+            Link::Http(http) => {
+                let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+                    ClientWaitError::Send(format!("not one JSON text, as an HTTP body must be: {e}"))
+                })?;
+                let Some(session) = &http.session else {
+                    return Err(ClientWaitError::Send("the client has no HTTP session".into()));
+                };
+                session.send_in_reply(&value, http.origin).map_err(|e| ClientWaitError::Send(e.to_string()))
+            }
+        }
+    }
+
+    /// Whether a message of the harness's own (a ping, say) reaches the client now: over stdio
+    /// always; over HTTP when its GET stream (legacy: its SSE stream) is open, else the message
+    /// would wait for one.
+    pub fn reaches_client(&self) -> bool {
+        match &self.link {
+            Link::Stdio(_) => true,
+            Link::Http(http) => http.session.as_ref().is_some_and(|s| s.reaches_client()),
+        }
     }
 
     /// What [`Self::serve`] sends in answer to a client message, not sent: the reference
@@ -737,6 +764,13 @@ impl ClientSession {
     /// and that scenario waits for it before it gets here): SIGTERM, then SIGKILL, each stage
     /// bounded by the shutdown grace. Idempotent.
     pub async fn shutdown(&mut self) -> ShutdownReport {
+        self.shutdown_within(self.grace()).await
+    }
+
+    /// [`Self::shutdown`], giving a client that closed the connection itself `exit_within` to
+    /// exit on its own: a fuzzer judges that exit status, and some runtimes take their time to
+    /// tear down (the Python SDK's stdio client waits for its server process first).
+    pub async fn shutdown_within(&mut self, exit_within: Duration) -> ShutdownReport {
         if let Some(r) = &self.shutdown {
             return r.clone();
         }
@@ -764,7 +798,7 @@ impl ClientSession {
             }
         }
         if finishing {
-            let _ = self.client.wait_exit(self.grace()).await;
+            let _ = self.client.wait_exit(exit_within).await;
         }
         let report = self.client.terminate().await;
         if let Link::Stdio(link) = &self.link {

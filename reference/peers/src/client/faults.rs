@@ -334,10 +334,36 @@ pub enum ClientFault {
     FuzzHangProgress,
     /// Answers a `ping` twice.
     FuzzDoubleAnswer,
+    // The planted bugs of its HTTP transport, for `mcpspec fuzz --role client --transport
+    // http|sse` (`client/planted.rs`, [`super::planted::HttpBugs`]).
+    /// Over HTTP: a response header whose value is not visible ASCII (bytes that are not UTF-8,
+    /// say) is read with `to_str().unwrap()`: a panic (exit status 101).
+    FuzzHttpCrashHeaderBytes,
+    /// Over HTTP: a `Content-Type` parameter without `=` (`text/event-stream; charset`) is split
+    /// and unwrapped: a panic (exit status 101).
+    FuzzHttpCrashContentType,
+    /// Over HTTP: an SSE event whose data is over 64 KiB overflows a fixed event buffer: a panic
+    /// (exit status 101).
+    FuzzHttpCrashBigEvent,
+    /// Over HTTP: an SSE `retry` over 4 294 967 ms is turned into microseconds in a `u32`: an
+    /// overflow panic (exit status 101).
+    FuzzHttpCrashRetry,
+    /// Over HTTP: a 5xx response's body is parsed as a JSON-RPC error and unwrapped; an empty
+    /// one panics (exit status 101).
+    FuzzHttpCrashEmptyError,
+    /// Over HTTP: a response naming another `Mcp-Session-Id` than the request's trips an
+    /// assertion: a panic (exit status 101).
+    FuzzHttpCrashSessionChanged,
+    /// Over HTTP: a 202 Accepted to a POST that carried requests leaves it waiting for their
+    /// answers forever, reading nothing more.
+    FuzzHttpHangAccepted,
+    /// Over Streamable HTTP: each POST's SSE stream is read to its end, with no timeout, before
+    /// anything else is done: a stream that never ends leaves it reading it forever.
+    FuzzHttpHangEndlessStream,
 }
 
 impl ClientFault {
-    pub const ALL: [ClientFault; 142] = [
+    pub const ALL: [ClientFault; 150] = [
         ClientFault::SkipInitialized,
         ClientFault::ReuseIds,
         ClientFault::RequestBeforeInitialize,
@@ -480,6 +506,14 @@ impl ClientFault {
         ClientFault::FuzzCrashSamplingEmpty,
         ClientFault::FuzzHangProgress,
         ClientFault::FuzzDoubleAnswer,
+        ClientFault::FuzzHttpCrashHeaderBytes,
+        ClientFault::FuzzHttpCrashContentType,
+        ClientFault::FuzzHttpCrashBigEvent,
+        ClientFault::FuzzHttpCrashRetry,
+        ClientFault::FuzzHttpCrashEmptyError,
+        ClientFault::FuzzHttpCrashSessionChanged,
+        ClientFault::FuzzHttpHangAccepted,
+        ClientFault::FuzzHttpHangEndlessStream,
     ];
 
     pub fn name(self) -> &'static str {
@@ -626,6 +660,14 @@ impl ClientFault {
             ClientFault::FuzzCrashSamplingEmpty => "fuzz-crash-sampling-empty",
             ClientFault::FuzzHangProgress => "fuzz-hang-progress",
             ClientFault::FuzzDoubleAnswer => "fuzz-double-answer",
+            ClientFault::FuzzHttpCrashHeaderBytes => "fuzz-http-crash-header-bytes",
+            ClientFault::FuzzHttpCrashContentType => "fuzz-http-crash-content-type",
+            ClientFault::FuzzHttpCrashBigEvent => "fuzz-http-crash-big-event",
+            ClientFault::FuzzHttpCrashRetry => "fuzz-http-crash-retry",
+            ClientFault::FuzzHttpCrashEmptyError => "fuzz-http-crash-empty-error",
+            ClientFault::FuzzHttpCrashSessionChanged => "fuzz-http-crash-session-changed",
+            ClientFault::FuzzHttpHangAccepted => "fuzz-http-hang-accepted",
+            ClientFault::FuzzHttpHangEndlessStream => "fuzz-http-hang-endless-stream",
         }
     }
 }

@@ -67,6 +67,8 @@ pub async fn run_http(
     let mut oauth: Option<OAuthClient> = None;
     let mut refused: std::collections::HashSet<u64> = Default::default();
     let mut auth_failed: Option<String> = None;
+    // The planted bugs of the transport (`fuzz-http-` faults), tripping on what it yields.
+    let mut bugs = super::planted::HttpBugs::new(flavor);
     let outcome = loop {
         // The legacy session's machinery (protocol-version header once negotiated, the GET
         // stream, the session header) has no place in the modern era.
@@ -154,6 +156,10 @@ pub async fn run_http(
             }
             Err(RecvError::Closed) => break Err(format!("the connection closed ({:?})", client.phase())),
         };
+        if let Some(crash) = fault.and_then(|f| bugs.trips(f, &event)) {
+            match crash.happen().await {}
+        }
+        let read_to_end = fault.and_then(|f| bugs.reads_to_end(f, &event));
         match event {
             // The fault reads SSE streams only: a message that came as a JSON body is lost.
             HttpEvent::Message { sse: None, .. } if fault == Some(ClientFault::HttpSseOnly) => continue,
@@ -222,6 +228,18 @@ pub async fn run_http(
                     break Err(format!("no answer to {} will come: {why}", ids.join(", ")));
                 }
             _ => {}
+        }
+        if let Some(n) = read_to_end {
+            // The planted bug (`fuzz-http-hang-endless-stream`): the POST's stream is read to its
+            // end before anything else, with no timeout; what comes meanwhile waits.
+            loop {
+                match t.recv(Duration::from_secs(3600)).await {
+                    Ok(HttpEvent::End { n: m, .. }) if m == n => break,
+                    Ok(other) => early.push_back(other),
+                    Err(RecvError::Closed) => break,
+                    Err(RecvError::Timeout(_)) => {}
+                }
+            }
         }
         if flavor == Flavor::Streamable
             && client.revision.is_some()

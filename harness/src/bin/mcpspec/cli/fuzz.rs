@@ -12,6 +12,7 @@ use mcpspec::report::Policy;
 use mcpspec_protocol::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::http_client::{HeaderName, HeaderValue, HttpClientOptions};
+use mcpspec_reference::transport::http_server::HttpServerOptions;
 use mcpspec_reference::transport::{CommandSpec, Flavor};
 use std::ffi::OsString;
 use std::io::IsTerminal as _;
@@ -200,8 +201,9 @@ pub fn merge(args: MergeArgs) -> u8 {
 /// Which implementation and how it is reached: the same words as `mcpspec server|client`.
 #[derive(Args)]
 pub struct Reach {
-    /// What the implementation is: a server (default), or a client, which mcpspec serves over
-    /// stdio (the client is given `mcpspec peer` as its server command, as in `mcpspec client`).
+    /// What the implementation is: a server (default), or a client, which mcpspec serves as
+    /// `mcpspec client` does: over stdio (the client is given `mcpspec peer` as its server
+    /// command), or over http|sse (the URL of mcpspec's endpoint appended to CMD).
     #[arg(long, value_enum)]
     pub role: Option<Role>,
     /// The transport: stdio (default without --url), http (Streamable HTTP) or sse (HTTP+SSE).
@@ -252,25 +254,36 @@ async fn target_of(role: FuzzRole, reach: Reach) -> Result<FuzzTarget, String> {
     }
 }
 
-/// A client to fuzz: its command (the reference client when none is given), over stdio only.
+/// A client to fuzz: its command (the reference client when none is given), served over stdio,
+/// or over http|sse as `mcpspec client --transport http|sse` serves it: mcpspec's endpoint on a
+/// free port of 127.0.0.1 for each run, its URL appended to the command.
 fn client_target(reach: Reach) -> Result<FuzzTarget, String> {
-    if reach.url.is_some()
-        || reach.transport.is_some_and(|t| t != ServerTransport::Stdio)
-        || !reach.headers.is_empty()
-    {
-        return Err("a client is fuzzed over stdio only: HTTP clients are not fuzzed yet (no --url, --header or --transport http|sse)".into());
+    if reach.url.is_some() || !reach.headers.is_empty() {
+        return Err("a client is served by mcpspec, at a URL of its own: no --url or --header (--transport http|sse serves it over HTTP)".into());
     }
+    let flavor = match reach.transport {
+        None | Some(ServerTransport::Stdio) => None,
+        Some(ServerTransport::Http) => Some(Flavor::Streamable),
+        Some(ServerTransport::Sse) => Some(Flavor::LegacySse),
+    };
     let command = match CommandSpec::from_argv(reach.command) {
         Some(command) => command,
         None => {
             let me =
                 std::env::current_exe().map_err(|e| format!("cannot find mcpspec's own executable: {e}"))?;
             eprintln!("mcpspec: no client command given; using the built-in reference client");
-            CommandSpec::from_argv([me.into_os_string(), "reference".into(), "client".into()])
-                .expect("non-empty argv")
+            let mut argv = vec![me.into_os_string(), "reference".into(), "client".into()];
+            if let Some(flavor) = flavor {
+                argv.extend(["--transport".into(), flavor.name().into()]);
+            }
+            CommandSpec::from_argv(argv).expect("non-empty argv")
         }
     };
-    Ok(FuzzTarget::Stdio(command))
+    let Some(flavor) = flavor else { return Ok(FuzzTarget::Stdio(command)) };
+    let path = HttpServerOptions::new(flavor).path;
+    // `{port}`: each run's endpoint is on a port of its own.
+    let url = format!("http://127.0.0.1:{{port}}{path}");
+    Ok(FuzzTarget::Http(HttpTarget { flavor, url, command: Some(command), headers: Vec::new() }))
 }
 
 /// The relay a client under fuzzing spawns as its server: this very mcpspec, `peer`.
@@ -429,6 +442,7 @@ pub async fn fuzz(args: FuzzArgs) -> u8 {
                 findings_dir: config.findings_dir.clone(),
                 minimize: config.minimize,
                 max_findings: config.max_findings,
+                jobs: config.jobs,
             };
             client.campaign(stop.clone()).await
         }

@@ -27,6 +27,7 @@
 //! number of sessions, and idle sessions are reaped.
 
 mod admission;
+mod bend;
 mod legacy;
 mod modern;
 mod planted;
@@ -35,6 +36,7 @@ mod rules;
 mod session;
 mod streamable;
 
+pub use bend::{latin1, Bend, ReplyBend};
 pub use protect::{ChallengeMetadata, Protection, ELSEWHERE_PRM_PATH};
 pub use rules::{accept_lists, host_allowed, is_visible_ascii, parse_event_id, OriginPolicy};
 
@@ -151,6 +153,8 @@ pub struct HttpServerOptions {
     /// paths are relayed to the authorization server at this address (`protect::at_origin`,
     /// where the `auth-legacy-` faults act; not logged here: it logs them).
     pub authorization_relay: Option<(SocketAddr, Vec<String>)>,
+    /// One response sent bent (`bend.rs`), for fuzzing a client's HTTP layer; none by default.
+    pub bend: Option<ReplyBend>,
 }
 
 impl HttpServerOptions {
@@ -181,6 +185,7 @@ impl HttpServerOptions {
             protection: None,
             authorization_relay: None,
             param_schemas: HashMap::new(),
+            bend: None,
         }
     }
 }
@@ -258,6 +263,8 @@ struct Endpoint {
     listening: SocketAddr,
     state: Mutex<EndpointState>,
     new_sessions: mpsc::Sender<SessionLink>,
+    /// The requests answered so far, by method: which response [`HttpServerOptions::bend`] bends.
+    answered: bend::Answered,
 }
 
 struct EndpointState {
@@ -317,6 +324,7 @@ impl HttpListener {
                 created: 0,
             }),
             new_sessions: tx,
+            answered: bend::Answered::default(),
         });
         let router = axum::Router::new().fallback(handle).with_state(endpoint.clone());
         // Without TCP_NODELAY an SSE answer (its head, then an event, then the end, each a
@@ -444,6 +452,12 @@ impl SessionLink {
         session.route(message.clone(), origin)
     }
 
+    /// Whether a message [`Self::send`] sends unprompted reaches the client now (its GET
+    /// stream, or legacy its SSE stream, is open), rather than being held for a stream to come.
+    pub fn reaches_client(&self) -> bool {
+        self.endpoint.lock().sessions.get(&self.id).is_some_and(Session::standalone_live)
+    }
+
     /// The revision negotiated by `initialize`, as read from the app's answer.
     pub fn revision(&self) -> Option<Revision> {
         self.endpoint.lock().sessions.get(&self.id).and_then(|s| s.revision)
@@ -513,6 +527,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     }
     let method = request.method().to_string();
     let path = logged_path(request.uri());
+    let bend = endpoint.answered.bend_for(endpoint.options.bend.as_ref(), &method);
     let mut request_headers = pick_headers(request.headers(), &LOGGED_REQUEST_HEADERS);
     request_headers.extend(rules::param_headers(request.headers()));
     // Whether and how the request was authenticated, never the credential itself: the log
@@ -521,13 +536,17 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         request_headers.push(("authorization".to_owned(), format!("{scheme} …")));
     }
     let head = protect::Head { method: request.method(), uri: request.uri(), headers: request.headers() };
-    let reply = match protect::guard(&endpoint, head).await {
+    let mut reply = match protect::guard(&endpoint, head).await {
         Some(refused_or_metadata) => refused_or_metadata,
         None => match endpoint.options.flavor {
             Flavor::Streamable => streamable::streamable(&endpoint, request).await,
             Flavor::LegacySse => legacy::legacy(&endpoint, request).await,
         },
     };
+    if let Some(bend) = bend {
+        // Logged as sent: the exchange shows the status and headers the client got.
+        reply.response = bend::apply(bend, &path, reply.response).await;
+    }
     let headers = reply.response.headers();
     let exchange = Exchange {
         method,

@@ -180,6 +180,13 @@ impl Session {
         self.streams.values().any(Stream::live)
     }
 
+    /// Whether a message of the app's own (a request or notification not sent in reply to a
+    /// POST) reaches the client now: its standalone stream (the GET stream; legacy: the SSE
+    /// stream) has a live connection.
+    pub fn standalone_live(&self) -> bool {
+        self.streams.get(&STANDALONE).is_some_and(Stream::live)
+    }
+
     fn serial(&mut self) -> u64 {
         self.next_serial += 1;
         self.next_serial
