@@ -265,16 +265,19 @@ impl ServerWorld {
                 end.stderr = Some(session.stderr().await).filter(|s| !s.is_empty());
                 end.transcript = Some(session.recorder().transcript().0.to_vec());
             }
-            end.session = Some(match &why_not {
-                None => format!(
+            // A process that served this scenario alone and ended with it was its own: its
+            // report says nothing of sharing.
+            end.session = match &why_not {
+                None => Some(format!(
                     "shared process #{}, scenario {} to use it ({how}); kept for others",
                     shared.process, shared.tenants
-                ),
-                Some(why) => format!(
+                )),
+                Some(_) if shared.tenants == 1 => None,
+                Some(why) => Some(format!(
                     "shared process #{}, scenario {} to use it ({how}); ended: {why}",
                     shared.process, shared.tenants
-                ),
-            });
+                )),
+            };
             if let mcpspec::session::server::SessionEnd::Process(_) = ended {
                 end.shutdown = Some(ended.describe());
             }
