@@ -13,8 +13,12 @@ use std::time::Duration;
 
 /// mcpspec's peak resident memory must stay under this, whatever the implementation does.
 /// (64 MiB until the clause inventory, issue #29: parsing its six revisions costs about 12 MiB
-/// of peak, measured as `mcpspec list --coverage` against `mcpspec --version`, 25 vs 13 MiB.)
-const MAX_RSS_KIB: u64 = 80 * 1024;
+/// of peak, measured as `mcpspec list --coverage` against `mcpspec --version`, 25 vs 13 MiB.
+/// 80 MiB until shared processes and coverage-guided fuzzing, issues #31 and #30: the debug
+/// build's full runs of these rows peaked at 77.6–80.4 MiB, a flood or an endless line no
+/// higher than a run that went well, so the bound still tells growth without end from a
+/// larger program.)
+const MAX_RSS_KIB: u64 = 96 * 1024;
 
 /// One hostile behaviour and what the run must say about it.
 struct Row {
