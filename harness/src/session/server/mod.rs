@@ -266,10 +266,14 @@ impl ServerSession {
         let link = if alone { host.lease()? } else { host.join()? };
         // Each tenant draws its ids from a range of its own, so answers are told apart by id.
         let first_id = 1 + link.tenant() as i64 * TENANT_IDS;
-        let mut session =
-            ServerSession::over(Link::Tenant(link), seed.recorder.fork(note), seed.persona.clone(), first_id);
-        session.footprint.handed_over();
-        Some(session)
+        // An id another tenant used before is the host's to see (`routes.rs`), not this
+        // session's footprint, whose checker knows the session only as it was settled.
+        Some(ServerSession::over(
+            Link::Tenant(link),
+            seed.recorder.fork(note),
+            seed.persona.clone(),
+            first_id,
+        ))
     }
 
     /// Over a shared process: why this scenario's verdict cannot stand there (a message it saw
