@@ -86,7 +86,8 @@ pub struct CampaignConfig {
     pub destructive: bool,
     /// A progress line on stderr, once a second.
     pub progress: bool,
-    /// Stop once this many distinct findings are known (a CI job that only needs to know).
+    /// Stop once this many distinct proven findings are known (a CI job that only needs to know;
+    /// see [`Finding::proven`]).
     pub max_findings: Option<usize>,
 }
 
@@ -125,6 +126,15 @@ impl Finding {
             sent if self.signature.method == NO_REQUEST && !sent.is_empty() => sent.join(", "),
             _ => self.signature.method.clone(),
         }
+    }
+
+    /// Whether it fails the campaign: it tripped again on a fresh process, or the process died
+    /// (a death is proof enough on its own). What did not trip again may be the fuzzer's own
+    /// (the attribution of answers across windows, or a slow start under load): it is reported
+    /// as a warning, and it does not count toward `--max-findings`, so a campaign that only
+    /// needs one finding is not stopped by a doubtful one.
+    pub fn proven(&self) -> bool {
+        self.reproduced || self.signature.oracle == super::signature::Oracle::Crash
     }
 }
 
@@ -314,9 +324,12 @@ pub async fn run(mut config: CampaignConfig, stop: Arc<AtomicBool>) -> Result<Ca
 
 impl Shared {
     fn enough_findings(&self) -> bool {
-        self.config
-            .max_findings
-            .is_some_and(|max| self.findings.lock().map(|f| f.by_id.len() >= max).unwrap_or(true))
+        self.config.max_findings.is_some_and(|max| {
+            self.findings
+                .lock()
+                .map(|f| f.by_id.values().filter(|f| f.proven()).count() >= max)
+                .unwrap_or(true)
+        })
     }
 
     /// The next window's input indices, or none when the campaign is over.

@@ -352,8 +352,7 @@ impl ClientCampaign {
                 Limit::Runs(runs) => slot >= runs,
                 Limit::Duration(d) => started.elapsed() >= d,
             };
-            if over || stop.load(Ordering::Relaxed) || self.max_findings.is_some_and(|m| findings.len() >= m)
-            {
+            if over || stop.load(Ordering::Relaxed) || self.enough(&findings) {
                 break;
             }
             // `jobs` runs of the client at once; their outcomes are judged in the order of their
@@ -368,7 +367,7 @@ impl ClientCampaign {
             let runs =
                 futures::future::join_all(batch.iter().map(|(_, input)| self.run(input, Some(&clean)))).await;
             for ((index, input), run) in batch.into_iter().zip(runs) {
-                if self.max_findings.is_some_and(|m| findings.len() >= m) {
+                if self.enough(&findings) {
                     break;
                 }
                 let run = match run {
@@ -380,13 +379,27 @@ impl ClientCampaign {
                 inputs += 1;
                 let Some(primary) = run.outcome.primary().cloned() else { continue };
                 let seen_as = signature_of(&primary, &run.outcome.stderr);
-                if let Some(known) = findings.iter_mut().find(|f| f.signature == seen_as) {
-                    known.hits += 1;
-                    continue;
-                }
+                // A bug already known costs a count; one still doubtful (it did not trip again
+                // on a fresh process: a slow start under load may have hidden it) is tried
+                // again on its next few hits, so a planted bug first met on a loaded machine is
+                // still proven.
+                let doubtful = match findings.iter_mut().find(|f| f.signature == seen_as) {
+                    Some(known) => {
+                        known.hits += 1;
+                        if known.proven() || known.hits > 1 + DOUBTFUL_RETRIES {
+                            continue;
+                        }
+                        Some(seen_as.clone())
+                    }
+                    None => None,
+                };
                 let target = Target::of(&primary, &run.outcome);
                 let mut probe = Again { campaign: self, clean: &clean, target, stop: &stop, probes: 0 };
                 let reproduced = probe.still_fails(&input).await;
+                if doubtful.is_some() && !reproduced {
+                    starts += probe.probes as u64;
+                    continue;
+                }
                 let minimized = match reproduced {
                     true => minimize::minimize(input.clone(), &mut probe, self.minimize).await,
                     false => input.clone(),
@@ -399,15 +412,29 @@ impl ClientCampaign {
                 };
                 let trip = last.trips.iter().find(|t| t.oracle == primary.oracle).cloned().unwrap_or(primary);
                 let signature = signature_of(&trip, &last.stderr);
+                // Proven now, a doubtful finding gives way to the proof, keeping its count (its
+                // reproducer file too, when the minimized input names it otherwise).
+                let mut hits = 1;
+                if let Some(at) = doubtful.and_then(|d| findings.iter().position(|f| f.signature == d)) {
+                    let gone = findings.remove(at);
+                    hits = gone.hits;
+                    if let (Some(dir), true) = (&self.findings_dir, gone.id != signature.id()) {
+                        let _ = std::fs::remove_file(dir.join(format!("{}.json", gone.id)));
+                    }
+                }
                 if let Some(known) = findings.iter_mut().find(|f| f.signature == signature) {
-                    known.hits += 1;
-                    continue;
+                    if known.proven() || !reproduced {
+                        known.hits += hits;
+                        continue;
+                    }
+                    hits += known.hits;
+                    findings.retain(|f| f.signature != signature);
                 }
                 let finding = Finding {
                     id: signature.id(),
                     signature,
                     detail: trip.detail.clone(),
-                    hits: 1,
+                    hits,
                     reproducer: minimized,
                     reproduced,
                     stderr: last.stderr.clone(),
@@ -444,6 +471,11 @@ impl ClientCampaign {
         })
     }
 
+    /// Whether `--max-findings` proven findings are known ([`Finding::proven`]).
+    fn enough(&self, findings: &[Finding]) -> bool {
+        self.max_findings.is_some_and(|m| findings.iter().filter(|f| f.proven()).count() >= m)
+    }
+
     /// Runs a reproducer once more (after a clean run, to compare with): its outcome.
     pub async fn replay(&self, input: &Input) -> Result<Outcome, StartError> {
         let clean = self.clean_run().await?;
@@ -454,6 +486,10 @@ impl ClientCampaign {
 fn hang(detail: String) -> Trip {
     Trip { oracle: Oracle::Hang, method: None, detail, message: None }
 }
+
+/// How many more hits of a doubtful finding are tried on a fresh process before it is left as
+/// found (each try is a run of the client; a proven finding is then minimized).
+const DOUBTFUL_RETRIES: u64 = 3;
 
 /// A probe: the candidate as a run of its own, failing as the target did.
 struct Again<'a> {

@@ -120,10 +120,7 @@ fn finding_entry(
         if finding.reproduced { "" } else { "; did not trip again on a fresh process" },
     );
     let mut check = Check::judge(rule.id, level, rule.spec(revision), false, rule.requirement, actual);
-    // What did not trip again on a fresh process is not proven: the attribution of answers to
-    // requests across windows, or a slow start under load, may be the fuzzer's. A death is
-    // proof enough on its own.
-    if !finding.reproduced && finding.signature.oracle != super::signature::Oracle::Crash {
+    if !finding.proven() {
         check.verdict = Verdict::Warning;
     }
     let frame = if finding.signature.frame.is_empty() {

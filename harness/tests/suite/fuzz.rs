@@ -105,8 +105,10 @@ impl Reach {
         let dir = top.path().join("findings");
         let run = self.fuzz(&dir, Some(fault), extra, Duration::from_secs(200));
         assert_eq!(run.code, Some(1), "{}", run.describe());
-        let found = findings(&run);
-        assert_eq!(found.len(), 1, "one finding, reported once: {found:#?}\n{}", run.describe());
+        // A doubtful finding (one that did not trip again: a clean peer slowed by the other tests
+        // past a 1 s hang barrier) is a warning beside the planted bug, and no reason to stop.
+        let found: Vec<Value> = findings(&run).into_iter().filter(|f| f["verdict"] == "failed").collect();
+        assert_eq!(found.len(), 1, "one proven finding, reported once: {found:#?}\n{}", run.describe());
         let finding = &found[0];
         assert_eq!(finding["checks"][0]["id"], rule, "{finding:#}");
         assert!(

@@ -86,7 +86,8 @@ pub struct FuzzArgs {
     /// A campaign that does not meet a listed finding leaves it unexercised, never stale.
     #[arg(long, value_name = "FILE")]
     pub expected_failures: Option<PathBuf>,
-    /// Stop once this many distinct findings are known.
+    /// Stop once this many distinct findings are proven: one that did not trip again on a
+    /// fresh process (not a crash) is reported as a warning and does not count.
     #[arg(long, value_name = "N")]
     pub max_findings: Option<usize>,
     /// Validate with the schemas in DIR/<revision>/schema.json instead of mcpspec's own.
