@@ -20,6 +20,39 @@ pub struct Frame {
     pub content: FrameContent,
 }
 
+impl Frame {
+    /// About how many bytes of memory the frame holds: its strings, and a word or so per value
+    /// and member. For bounding what may wait unread by bytes as well as by count, so a stream
+    /// of 4 MiB messages is held back as a stream of small ones is.
+    pub fn weight(&self) -> usize {
+        const NODE: usize = 32;
+        match &self.content {
+            FrameContent::Json { value, .. } => {
+                // Iterative: a value may nest deeper than the stack would like to recurse.
+                let mut stack = vec![value];
+                let mut bytes = 0;
+                while let Some(v) = stack.pop() {
+                    bytes += NODE;
+                    match v {
+                        Value::String(s) => bytes += s.len(),
+                        Value::Array(items) => stack.extend(items),
+                        Value::Object(members) => {
+                            for (key, member) in members {
+                                bytes += key.len() + NODE;
+                                stack.push(member);
+                            }
+                        }
+                        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+                    }
+                }
+                bytes
+            }
+            FrameContent::Blank => NODE,
+            FrameContent::Invalid(e) => NODE + format!("{e:?}").len(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum FrameContent {
     /// A line holding one JSON value. `crlf` is set when the line ended in `\r\n`: the spec does
@@ -155,6 +188,10 @@ impl std::fmt::Display for JsonError {
     }
 }
 
+/// The most a [`LineDecoder`]'s buffer keeps between lines: lines split across reads of up to
+/// this size reuse it, longer ones allocate their own.
+const KEPT_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Decodes a newline-delimited byte stream into frames.
 #[derive(Debug)]
 pub struct LineDecoder {
@@ -218,7 +255,7 @@ impl LineDecoder {
                     let head = known.saturating_sub(self.buf.len()).min(chunk.len());
                     self.buf.extend_from_slice(&chunk[..head]);
                     each(self.line + 1, RawLine::TooLong(&self.buf));
-                    self.buf.clear();
+                    self.release();
                 } else {
                     self.buf.extend_from_slice(chunk);
                 }
@@ -230,9 +267,20 @@ impl LineDecoder {
                 } else {
                     each(self.line, RawLine::Line(&self.buf));
                 }
-                self.buf.clear();
+                self.release();
             }
             bytes = rest;
+        }
+    }
+
+    /// Empties the buffer after a line. What a long line made it grow to is given back: a
+    /// session that once read a 4 MiB result would otherwise hold twice that for as long as
+    /// its process lives, in each of the many a run keeps.
+    fn release(&mut self) {
+        if self.buf.capacity() > KEPT_BUFFER_BYTES {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
         }
     }
 
@@ -423,6 +471,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// A long line split across reads is gathered in the buffer, which gives the memory back
+    /// once the line is handed over; short split lines keep reusing it.
+    #[test]
+    fn a_long_line_leaves_no_big_buffer_behind() {
+        let mut d = LineDecoder::new(8 << 20);
+        let mut out = Vec::new();
+        let text = format!("{{\"text\":\"{}\"}}", "x".repeat(4 << 20));
+        for chunk in text.as_bytes().chunks(64 * 1024) {
+            d.push(chunk, &mut out);
+        }
+        assert!(d.buf.capacity() >= 4 << 20, "the line in progress is buffered");
+        d.push(b"\n{\"a\"", &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(d.buf.capacity() <= KEPT_BUFFER_BYTES, "{} bytes kept", d.buf.capacity());
+        d.push(b":1}\n", &mut out);
+        assert_eq!(out[1].content, FrameContent::Json { value: json!({"a": 1}), crlf: false, lines: 1 });
+        assert!(d.buf.capacity() > 0 && d.buf.capacity() <= KEPT_BUFFER_BYTES);
+    }
 
     fn frames(max: usize, chunks: &[&[u8]]) -> Vec<Frame> {
         let mut d = LineDecoder::new(max);

@@ -344,6 +344,7 @@ require("readline").createInterface({ input: process.stdin }).on("line", (line) 
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 16,
             stdout: StdoutUse::Messages,
+            ..ChildOptions::default()
         };
         let mut child = ChildTransport::spawn(&spec, options).expect("node starts");
         let mut probe =

@@ -167,6 +167,7 @@ impl HttpDriver {
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 16,
             stdout: StdoutUse::Log,
+            ..ChildOptions::default()
         };
         let (command, pending) = match &self.config.coverage {
             Some(config) => match coverage::prepare(config, command).map_err(StartError::Spawn)? {

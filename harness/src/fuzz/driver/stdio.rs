@@ -72,6 +72,7 @@ impl StdioDriver {
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 1024,
             stdout: StdoutUse::Messages,
+            ..ChildOptions::default()
         }
     }
 

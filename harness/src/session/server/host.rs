@@ -23,6 +23,9 @@ use tokio::sync::{mpsc, oneshot};
 /// reading the server's stdout (the server then blocks on its writes: a flood costs bounded
 /// memory, as over a process of its own).
 const QUEUED_FRAMES: usize = 256;
+/// Ditto in bytes ([`Frame::weight`]), so large results wait in the server's pipe rather than
+/// in memory; a frame larger than this is still taken, alone.
+const QUEUED_BYTES: usize = 8 << 20;
 /// How many frames a tenant that has left may have waiting; what comes past them is dropped
 /// and counted (only its late messages come to it, which nobody reads before the process ends).
 const LATE_FRAMES: usize = 64;
@@ -46,7 +49,7 @@ enum Command {
 struct State {
     routes: Routes,
     /// Each tenant's inbox (a tenant that left keeps its own: a late message is still its).
-    inboxes: HashMap<TenantId, mpsc::UnboundedSender<Frame>>,
+    inboxes: HashMap<TenantId, mpsc::UnboundedSender<(Frame, usize)>>,
     /// Why a tenant's verdict cannot stand, by tenant.
     taints: HashMap<TenantId, String>,
     /// Why the host takes no new tenants, once it does not.
@@ -61,8 +64,8 @@ struct State {
     unsettled: std::collections::HashSet<TenantId>,
     /// Frames waiting for each tenant that has left, and how many more were dropped.
     late: HashMap<TenantId, (usize, usize)>,
-    /// Frames waiting in the inbox of each tenant still running.
-    queued: HashMap<TenantId, usize>,
+    /// Frames, and their bytes, waiting in the inbox of each tenant still running.
+    queued: HashMap<TenantId, (usize, usize)>,
 }
 
 impl State {
@@ -76,16 +79,18 @@ impl State {
 
     fn deliver(&mut self, to: TenantId, frame: Frame) {
         let Some(inbox) = self.inboxes.get(&to) else { return };
+        let weight = frame.weight();
         if self.routes.is_present(to) {
-            if inbox.send(frame).is_ok() {
-                *self.queued.entry(to).or_default() += 1;
+            if inbox.send((frame, weight)).is_ok() {
+                let (frames, bytes) = self.queued.entry(to).or_default();
+                (*frames, *bytes) = (*frames + 1, *bytes + weight);
             }
             return;
         }
         let (waiting, dropped) = self.late.entry(to).or_default();
         if *waiting < LATE_FRAMES {
             *waiting += 1;
-            let _ = inbox.send(frame);
+            let _ = inbox.send((frame, weight));
         } else {
             *dropped += 1;
         }
@@ -222,7 +227,11 @@ async fn own_pipes(
     const FULL: Duration = Duration::from_millis(10);
     let mut reading = true;
     loop {
-        let full = host.upgrade().is_some_and(|h| h.state().queued.values().sum::<usize>() >= QUEUED_FRAMES);
+        let full = host.upgrade().is_some_and(|h| {
+            let state = h.state();
+            let (frames, bytes) = state.queued.values().fold((0, 0), |(f, b), (qf, qb)| (f + qf, b + qb));
+            frames >= QUEUED_FRAMES || bytes >= QUEUED_BYTES
+        });
         tokio::select! {
             command = commands.recv() => match command {
                 Some(Command::Write(bytes, done)) => {
@@ -304,7 +313,7 @@ fn route(host: &Host, frame: Frame) {
 pub struct TenantLink {
     host: Arc<Host>,
     tenant: TenantId,
-    inbox: mpsc::UnboundedReceiver<Frame>,
+    inbox: mpsc::UnboundedReceiver<(Frame, usize)>,
 }
 
 impl TenantLink {
@@ -360,9 +369,9 @@ impl TenantLink {
             return Err(RecvError::Timeout(timeout));
         }
         match tokio::time::timeout(timeout, self.inbox.recv()).await {
-            Ok(Some(frame)) => {
-                if let Some(n) = self.host.state().queued.get_mut(&self.tenant) {
-                    *n = n.saturating_sub(1);
+            Ok(Some((frame, weight))) => {
+                if let Some((frames, bytes)) = self.host.state().queued.get_mut(&self.tenant) {
+                    (*frames, *bytes) = (frames.saturating_sub(1), bytes.saturating_sub(weight));
                 }
                 Ok(frame)
             }

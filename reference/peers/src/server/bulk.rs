@@ -23,29 +23,27 @@ const RESOURCE: &str = "test://bulk/";
 const PROMPT: &str = "bulk_prompt_";
 
 impl Bulk {
-    /// The grown tools, in list order (annotations exist from 2025-03-26: `with_annotations`).
-    pub(crate) fn tools(&self, with_annotations: bool) -> impl Iterator<Item = Value> + '_ {
-        (0..self.items).map(move |i| {
-            let mut t = json!({
-                "name": format!("{TOOL}{i}"),
-                "description": format!("Answers with {} bytes of text.", self.result_bytes),
-                "inputSchema": { "type": "object" },
-            });
-            if with_annotations {
-                t["annotations"] = json!({ "readOnlyHint": true, "openWorldHint": false });
-            }
-            t
-        })
+    /// The `i`th grown tool (annotations exist from 2025-03-26: `with_annotations`). Items are
+    /// made one at a time, only for the page asked for: a list request costs its page, not
+    /// the whole catalogue, so the benchmark measures mcpspec rather than its own server.
+    pub(crate) fn tool(&self, i: usize, with_annotations: bool) -> Value {
+        let mut t = json!({
+            "name": format!("{TOOL}{i}"),
+            "description": format!("Answers with {} bytes of text.", self.result_bytes),
+            "inputSchema": { "type": "object" },
+        });
+        if with_annotations {
+            t["annotations"] = json!({ "readOnlyHint": true, "openWorldHint": false });
+        }
+        t
     }
 
-    pub(crate) fn resources(&self) -> impl Iterator<Item = Value> + '_ {
-        (0..self.items).map(|i| {
-            json!({ "uri": format!("{RESOURCE}{i}"), "name": format!("bulk-{i}"), "mimeType": "text/plain" })
-        })
+    pub(crate) fn resource(&self, i: usize) -> Value {
+        json!({ "uri": format!("{RESOURCE}{i}"), "name": format!("bulk-{i}"), "mimeType": "text/plain" })
     }
 
-    pub(crate) fn prompts(&self) -> impl Iterator<Item = Value> + '_ {
-        (0..self.items).map(|i| json!({ "name": format!("{PROMPT}{i}"), "description": "A grown prompt." }))
+    pub(crate) fn prompt_item(&self, i: usize) -> Value {
+        json!({ "name": format!("{PROMPT}{i}"), "description": "A grown prompt." })
     }
 
     /// Whether `name` is a grown tool.
@@ -85,7 +83,14 @@ mod tests {
     #[test]
     fn items_are_named_and_sized_as_asked() {
         let bulk = Bulk { items: 3, result_bytes: 1024, delay: Duration::ZERO };
-        assert_eq!(bulk.tools(true).count(), 3);
+        assert_eq!(bulk.tool(2, true)["name"], "bulk_tool_2");
+        assert!(
+            bulk.tool(2, true).get("annotations").is_some()
+                && bulk.tool(2, false).get("annotations").is_none()
+        );
+        assert!(bulk.is_tool(bulk.tool(2, false)["name"].as_str().unwrap()));
+        assert_eq!(bulk.resource(1)["uri"], "test://bulk/1");
+        assert!(bulk.prompt(bulk.prompt_item(1)["name"].as_str().unwrap()).is_some());
         assert!(bulk.is_tool("bulk_tool_2") && !bulk.is_tool("bulk_tool_3") && !bulk.is_tool("bulk_tool_x"));
         assert_eq!(bulk.text().len(), 1024);
         assert_eq!(bulk.read("test://bulk/0").unwrap()[0]["text"].as_str().unwrap().len(), 1024);

@@ -2,6 +2,7 @@
 //! resources and their subscriptions, and logging.
 
 use super::*;
+use pagination::Items;
 
 impl ReferenceServer {
     pub(super) fn initialize(&mut self, params: Option<&Value>) -> Result<Value, ErrorObject> {
@@ -78,6 +79,15 @@ impl ReferenceServer {
     /// cursors without memory (`pagination.rs`).
     pub(super) fn list_page(&mut self, list: &str, params: Option<&Value>) -> Result<Value, ErrorObject> {
         let rev = self.rev();
+        // The grown catalogue's items are made for the page served only (`pagination::Items`).
+        let bulk = self.config.bulk;
+        let grown = bulk.map_or(0, |b| b.items);
+        let annotated = rev >= Revision::V2025_03_26;
+        let (tool, resource, prompt) = (
+            move |i| bulk.map_or(Value::Null, |b| b.tool(i, annotated)),
+            move |i| bulk.map_or(Value::Null, |b| b.resource(i)),
+            move |i| bulk.map_or(Value::Null, |b| b.prompt_item(i)),
+        );
         let (list, key, items): (&'static str, _, _) = match list {
             "tools/list" => {
                 let mut tools = catalog::tools(rev);
@@ -95,25 +105,20 @@ impl ReferenceServer {
                         "inputSchema": { "type": "object" } }),
                     );
                 }
-                if let Some(bulk) = &self.config.bulk {
-                    tools.extend(bulk.tools(rev >= Revision::V2025_03_26));
-                }
-                ("tools/list", "tools", tools)
+                ("tools/list", "tools", Items { fixed: tools, grown, make: &tool })
             }
             "resources/list" => {
-                let mut resources = catalog::resources(rev);
-                resources.extend(self.config.bulk.iter().flat_map(|b| b.resources()));
-                ("resources/list", "resources", resources)
+                let resources = catalog::resources(rev);
+                ("resources/list", "resources", Items { fixed: resources, grown, make: &resource })
             }
             // resources/templates/list is paginated in every revision (utilities/pagination.mdx;
             // digest §T11 for 2025-11-25).
             "resources/templates/list" => {
-                ("resources/templates/list", "resourceTemplates", catalog::templates(rev))
+                ("resources/templates/list", "resourceTemplates", Items::fixed(catalog::templates(rev)))
             }
             _ => {
-                let mut prompts = catalog::prompts(rev);
-                prompts.extend(self.config.bulk.iter().flat_map(|b| b.prompts()));
-                ("prompts/list", "prompts", prompts)
+                let prompts = catalog::prompts(rev);
+                ("prompts/list", "prompts", Items { fixed: prompts, grown, make: &prompt })
             }
         };
         if self.fault == Some(Fault::FuzzHangOnInput)

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 /// The command line of an implementation under test.
@@ -76,6 +76,10 @@ pub struct ChildOptions {
     /// How many decoded frames may wait unread before the stdout reader stops reading (the
     /// child then blocks on its writes: a flood costs bounded memory).
     pub frame_queue: usize,
+    /// How many bytes of decoded frames ([`Frame::weight`]) may wait unread before the stdout
+    /// reader stops reading; a frame larger than this still passes, alone. Without it, a child
+    /// answering with 4 MiB results would have 256 of them decoded ahead of its reader.
+    pub queued_bytes: usize,
     /// What the child's stdout carries.
     pub stdout: StdoutUse,
 }
@@ -102,6 +106,7 @@ impl Default for ChildOptions {
             shutdown_grace: Duration::from_secs(2),
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 256,
+            queued_bytes: 8 << 20,
             stdout: StdoutUse::Messages,
         }
     }
@@ -183,7 +188,8 @@ pub struct ChildTransport {
     child: Child,
     pgid: Pid,
     stdin: Option<ChildStdin>,
-    frames: mpsc::Receiver<Frame>,
+    /// Each frame with its share of [`ChildOptions::queued_bytes`], given back as it is taken.
+    frames: mpsc::Receiver<(Frame, OwnedSemaphorePermit)>,
     stderr: Arc<Mutex<StderrTail>>,
     readers: Vec<JoinHandle<()>>,
     /// Which of `readers` reads stderr, until [`Self::take_stderr_to_end`] has waited for it.
@@ -232,7 +238,11 @@ impl ChildTransport {
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
             readers.push(match options.stdout {
-                StdoutUse::Messages => tokio::spawn(read_frames(out, options.max_message_bytes, tx)),
+                StdoutUse::Messages => tokio::spawn(read_frames(
+                    out,
+                    options.max_message_bytes,
+                    Queue::new(tx, options.queued_bytes),
+                )),
                 StdoutUse::Log => tokio::spawn(read_into_tail(out, stderr.clone())),
             });
         }
@@ -293,7 +303,7 @@ impl ChildTransport {
             return Err(RecvError::Timeout(timeout));
         }
         match tokio::time::timeout(timeout, self.frames.recv()).await {
-            Ok(Some(frame)) => Ok(frame),
+            Ok(Some((frame, _share))) => Ok(frame),
             Ok(None) => Err(RecvError::Closed),
             Err(_) => Err(RecvError::Timeout(timeout)),
         }
@@ -303,7 +313,7 @@ impl ChildTransport {
     /// child answers between its writes, so neither side blocks on a full pipe.
     pub fn try_recv(&mut self) -> Result<Frame, RecvError> {
         match self.frames.try_recv() {
-            Ok(frame) => Ok(frame),
+            Ok((frame, _share)) => Ok(frame),
             Err(mpsc::error::TryRecvError::Empty) => Err(RecvError::Timeout(Duration::ZERO)),
             Err(mpsc::error::TryRecvError::Disconnected) => Err(RecvError::Closed),
         }
@@ -512,7 +522,36 @@ pub fn pipe_holders(pipes: &[String], pgid: i32) -> Vec<String> {
     found
 }
 
-async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Sender<Frame>) {
+/// Where the stdout reader puts decoded frames: a queue bounded by count (the channel) and by
+/// bytes (the semaphore, in KiB).
+struct Queue {
+    frames: mpsc::Sender<(Frame, OwnedSemaphorePermit)>,
+    bytes: Arc<Semaphore>,
+    /// The semaphore's size, in KiB.
+    budget: usize,
+}
+
+impl Queue {
+    fn new(frames: mpsc::Sender<(Frame, OwnedSemaphorePermit)>, bytes: usize) -> Queue {
+        Queue { frames, bytes: Arc::new(Semaphore::new(kib(bytes))), budget: kib(bytes) }
+    }
+
+    /// Waits for room for the frame, then queues it; false once nobody receives.
+    async fn put(&self, frame: Frame) -> bool {
+        // At most the whole budget: a frame larger than it waits for an empty queue and
+        // passes alone.
+        let units = kib(frame.weight()).min(self.budget);
+        let Ok(share) = self.bytes.clone().acquire_many_owned(units as u32).await else { return false };
+        self.frames.send((frame, share)).await.is_ok()
+    }
+}
+
+/// Bytes in KiB, at least 1, as the byte budget's semaphore counts them (its permits fit u32).
+fn kib(bytes: usize) -> usize {
+    (bytes / 1024).clamp(1, u32::MAX as usize)
+}
+
+async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, queue: Queue) {
     let mut decoder = Reassembler::new(max);
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
@@ -523,14 +562,14 @@ async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, tx: mpsc::Send
         };
         decoder.push(&buf[..n], &mut frames);
         for f in frames.drain(..) {
-            if tx.send(f).await.is_err() {
+            if !queue.put(f).await {
                 return;
             }
         }
     }
     decoder.finish(&mut frames);
     for f in frames {
-        if tx.send(f).await.is_err() {
+        if !queue.put(f).await {
             return;
         }
     }
@@ -674,6 +713,32 @@ mod tests {
         assert!(t.stderr_tail().ends_with("err\n"));
         let r = t.shutdown().await;
         assert!(r.stage >= Stage::StdinClosed);
+    }
+
+    /// Large messages wait in the child's pipe once their bytes fill the queue, however few
+    /// they are: with 1 MiB of room, about ten lines of 100 KiB are read ahead, not the 256
+    /// the count allows; a message larger than the room still passes, alone.
+    #[tokio::test]
+    async fn a_flood_of_large_lines_is_bounded_by_bytes() {
+        let lines = r#"x=$(head -c 102400 /dev/zero | tr '\0' a); while :; do echo "\"$x\""; done"#;
+        let opts = ChildOptions { frame_queue: 256, queued_bytes: 1 << 20, ..quick() };
+        let mut t = ChildTransport::spawn(&sh(lines), opts).unwrap();
+        t.recv(Duration::from_secs(5)).await.expect("a first line");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut ahead = 0;
+        while t.try_recv().is_ok() {
+            ahead += 1;
+        }
+        assert!((5..=16).contains(&ahead), "{ahead} lines of 100 KiB read ahead with 1 MiB of room");
+        t.shutdown().await;
+
+        let big = r#"x=$(head -c 102400 /dev/zero | tr '\0' a); echo "[\"$x\",\"$x\",\"$x\"]"; echo 1"#;
+        let opts = ChildOptions { queued_bytes: 100 << 10, ..quick() };
+        let mut t = ChildTransport::spawn(&sh(big), opts).unwrap();
+        for _ in 0..2 {
+            t.recv(Duration::from_secs(5)).await.expect("a line three times the room, then one");
+        }
+        t.shutdown().await;
     }
 
     /// A child whose stdout is a log is never held up by it: with stdout read as messages,

@@ -61,10 +61,36 @@ pub struct SharedProcess {
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
     pub method: String,
-    pub items: Vec<Value>,
+    pub items: Vec<JsonText>,
     pub pages: usize,
     /// Why the listing stopped before its end (an error, a cycle, the page bound).
     pub unfinished: Option<String>,
+}
+
+/// A JSON value kept as its text: one item of a list, one request the sweep may send. A
+/// catalogue of 10,000 tools held this way costs about its size on the wire, where a tree of
+/// maps per item costs several times that, in each of the scenarios listing it at once (issue
+/// #31: the run's peak RSS). Read back where a step looks inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonText(Box<str>);
+
+impl JsonText {
+    pub fn of(value: &Value) -> JsonText {
+        JsonText(value.to_string().into_boxed_str())
+    }
+
+    /// The value again (text this type wrote always parses; anything else reads as null).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// The member `key` of an object.
+    pub fn member(&self, key: &str) -> Option<Value> {
+        match self.value() {
+            Value::Object(mut map) => map.remove(key),
+            _ => None,
+        }
+    }
 }
 
 /// One scenario in progress.

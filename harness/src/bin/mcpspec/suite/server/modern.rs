@@ -107,7 +107,7 @@ async fn lists_every_declared(w: &mut ServerWorld) -> Result<(), Halt> {
         let names = listing
             .items
             .iter()
-            .filter_map(|i| i.get(key))
+            .filter_map(|i| i.member(key))
             .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
             .collect();
         round.push((method.to_owned(), names));

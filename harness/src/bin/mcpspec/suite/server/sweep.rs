@@ -8,7 +8,7 @@
 //! and tools that say they are destructive are left alone unless the run allows them.
 
 use super::when::list_all;
-use super::{outcome_text, Halt, ServerWorld};
+use super::{outcome_text, Halt, JsonText, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{given, then, when};
 use mcpspec::judge::verdict::{Check, Level};
@@ -47,7 +47,7 @@ pub enum SweepOutcome {
 pub struct SweepState {
     pub requests: Vec<SweepRequest>,
     /// The lists as they were before the sweep's tool calls: (list method, the item keys).
-    pub lists_before: Vec<(&'static str, BTreeSet<String>)>,
+    pub lists_before: ListKeys,
     /// How many notifications the session had kept before the tool calls.
     pub notifications_before: usize,
 }
@@ -87,25 +87,24 @@ async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
 async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), Halt> {
     let with_token = no_token.is_empty();
     // What the lists hold before the calls, to see afterwards whether a call changed one.
-    let lists = list_everything(w).await?;
-    let tools = lists.iter().find(|(method, _)| *method == "tools/list").map(|(_, items)| items.clone());
-    let tools = tools.unwrap_or_default();
+    let (keys, tools) = list_everything(w).await?;
     if tools.is_empty() {
         return Err(w.skip("the server lists no tools".into()));
     }
-    w.sweep.lists_before = keys_of(&lists);
+    w.sweep.lists_before = keys;
     w.sweep.notifications_before = w.session()?.notifications.len();
-    let calls = tools.iter().enumerate().map(|(n, tool)| plan_call(w, n, tool, with_token)).collect();
+    let calls =
+        tools.iter().enumerate().map(|(n, tool)| plan_call(w, n, &tool.value(), with_token)).collect();
     run_all(w, calls).await?;
     // A server may add tools once it knows the client (after notifications/initialized, say),
     // racing the first tools/list: those listed only now are called too, so what the sweep
     // exercises does not hang on that race. (A change nobody announced is still judged, in
     // `changed_lists_announced`, against the first list.)
-    let called: std::collections::HashSet<Value> =
-        tools.iter().filter_map(|t| t.get("name").cloned()).collect();
-    let later: Vec<Value> = listed(w, "tools/list").await?;
-    let added = later.iter().filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
-    let calls = added.enumerate().map(|(n, tool)| plan_call(w, tools.len() + n, tool, with_token)).collect();
+    let called: std::collections::HashSet<Value> = tools.iter().filter_map(|t| t.member("name")).collect();
+    let later = listed(w, "tools/list").await?;
+    let added =
+        later.iter().map(JsonText::value).filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
+    let calls = added.enumerate().map(|(n, tool)| plan_call(w, tools.len() + n, &tool, with_token)).collect();
     run_all(w, calls).await
 }
 
@@ -137,7 +136,7 @@ async fn gets_every_prompt(w: &mut ServerWorld) -> Result<(), Halt> {
         return Err(w.skip("the server lists no prompts".into()));
     }
     let mut gets = Vec::new();
-    for prompt in prompts {
+    for prompt in prompts.iter().map(JsonText::value) {
         let name = prompt.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let mut arguments = serde_json::Map::new();
         for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
@@ -164,7 +163,7 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
     let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
         && w.scenario.revision.era() == mcpspec_protocol::Era::Legacy;
     let mut reads = Vec::new();
-    for (n, resource) in resources.iter().enumerate() {
+    for (n, resource) in resources.iter().map(JsonText::value).enumerate() {
         let Some(uri) = resource.get("uri").and_then(Value::as_str) else { continue };
         reads.push(Planned::request("resources/read", uri, json!({ "uri": uri })));
         // One subscription (and its end) where the server declares subscribe: each alone, so
@@ -174,7 +173,7 @@ async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
             reads.push(Planned::request("resources/unsubscribe", uri, json!({ "uri": uri })).alone());
         }
     }
-    for template in templates {
+    for template in templates.iter().map(JsonText::value) {
         let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
         let uri = expand_template(pattern);
         reads.push(Planned::request("resources/read", &uri, json!({ "uri": uri })));
@@ -187,7 +186,7 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
     let caps = w.server_capabilities()?;
     let mut refs = Vec::new();
     if caps.get("prompts").is_some() {
-        for prompt in listed(w, "prompts/list").await? {
+        for prompt in listed(w, "prompts/list").await?.iter().map(JsonText::value) {
             let name = prompt.get("name").cloned().unwrap_or(Value::Null);
             for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
                 if let Some(arg) = argument.get("name").and_then(Value::as_str) {
@@ -197,7 +196,7 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
         }
     }
     if caps.get("resources").is_some() {
-        for template in listed(w, "resources/templates/list").await? {
+        for template in listed(w, "resources/templates/list").await?.iter().map(JsonText::value) {
             let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
             for variable in mcpspec_protocol::arguments::template_variables(pattern) {
                 refs.push((json!({ "type": "ref/resource", "uri": pattern }), variable));
@@ -243,7 +242,7 @@ async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
 #[then("every list the calls changed was announced")]
 async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     let before = std::mem::take(&mut w.sweep.lists_before);
-    let after = keys_of(&list_everything(w).await?);
+    let (after, _) = list_everything(w).await?;
     let caps = w.server_capabilities()?;
     for ((method, was), (_, now)) in before.iter().zip(&after) {
         if was == now {
@@ -280,32 +279,31 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     Ok(())
 }
 
-/// The items of every list the server declares, in [`CHANGEABLE_LISTS`] order (empty for a
-/// list it does not declare).
-async fn list_everything(w: &mut ServerWorld) -> Result<Vec<(&'static str, Vec<Value>)>, Halt> {
+/// What the changeable lists hold: every list the server declares, in [`CHANGEABLE_LISTS`]
+/// order (empty for a list it does not declare).
+type ListKeys = Vec<(&'static str, BTreeSet<String>)>;
+
+/// What identifies the items of every list ([`ListKeys`]): tools and prompts by name,
+/// resources by URI; and the tools themselves. Only the keys of the other lists are kept, each
+/// list's items dropped once read: a sweep of a large catalogue holds one list at a time.
+async fn list_everything(w: &mut ServerWorld) -> Result<(ListKeys, Vec<JsonText>), Halt> {
     let caps = w.server_capabilities()?;
-    let mut out = Vec::new();
+    let (mut keys, mut tools) = (Vec::new(), Vec::new());
     for (method, capability, ..) in CHANGEABLE_LISTS {
         let items = if caps.get(capability).is_some() { listed(w, method).await? } else { Vec::new() };
-        out.push((method, items));
+        let key = if method == "resources/list" { "uri" } else { "name" };
+        let of_items = items.iter().map(|i| i.member(key).map(|k| k.to_string()).unwrap_or_default());
+        keys.push((method, of_items.collect()));
+        if method == "tools/list" {
+            tools = items;
+        }
     }
-    Ok(out)
-}
-
-/// What identifies the items of each list: tools and prompts by name, resources by URI.
-fn keys_of(lists: &[(&'static str, Vec<Value>)]) -> Vec<(&'static str, BTreeSet<String>)> {
-    lists
-        .iter()
-        .map(|(method, items)| {
-            let key = if *method == "resources/list" { "uri" } else { "name" };
-            (*method, items.iter().map(|i| i.get(key).map(Value::to_string).unwrap_or_default()).collect())
-        })
-        .collect()
+    Ok((keys, tools))
 }
 
 /// The items of a list, all pages; an error or an endless list is the pagination scenarios'
 /// business: the sweep takes what it got.
-async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<Value>, Halt> {
+async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<JsonText>, Halt> {
     Ok(list_all(w, method).await?.items)
 }
 
@@ -317,7 +315,9 @@ pub const MAX_IN_FLIGHT: usize = 8;
 pub struct Planned {
     method: &'static str,
     subject: String,
-    params: Value,
+    /// As text: a sweep plans a request per item of a catalogue of any size, and sends a
+    /// sample of them ([`choose`]).
+    params: JsonText,
     /// Why it is not sent (a destructive tool).
     not_sent: Option<String>,
     /// Sent only once nothing else is in flight, and nothing else is sent until it is answered
@@ -327,7 +327,13 @@ pub struct Planned {
 
 impl Planned {
     fn request(method: &'static str, subject: &str, params: Value) -> Planned {
-        Planned { method, subject: subject.to_owned(), params, not_sent: None, alone: false }
+        Planned {
+            method,
+            subject: subject.to_owned(),
+            params: JsonText::of(&params),
+            not_sent: None,
+            alone: false,
+        }
     }
 
     fn not_sent(method: &'static str, subject: &str, why: &str) -> Planned {
@@ -343,8 +349,8 @@ impl Planned {
         format!("{} {}", self.method, self.subject)
     }
 
-    fn progress_token(&self) -> Option<&Value> {
-        self.params.pointer("/_meta/progressToken")
+    fn progress_token(&self) -> Option<Value> {
+        self.params.member("_meta").and_then(|mut meta| meta.get_mut("progressToken").map(Value::take))
     }
 }
 
@@ -440,7 +446,7 @@ async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
             }
             queue.pop_front();
             let planned = &batch[at];
-            let id = match w.session()?.send_request(planned.method, Some(planned.params.clone())).await {
+            let id = match w.session()?.send_request(planned.method, Some(planned.params.value())).await {
                 Ok(id) => id,
                 Err(e) => return Err(w.not_sent(&format!("the {} request", planned.what()), e).await),
             };
@@ -478,7 +484,10 @@ async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
                         inputs
                             .filter_map(|(_, i)| i.get("method").and_then(Value::as_str).map(str::to_owned)),
                     );
-                    let mut retry = batch[f.at].params.as_object().cloned().unwrap_or_default();
+                    let mut retry = match batch[f.at].params.value() {
+                        Value::Object(params) => params,
+                        _ => serde_json::Map::new(),
+                    };
                     let session = w.session()?;
                     if let Some(inputs) = asked.get("inputRequests") {
                         retry.insert("inputResponses".into(), session.persona_answer_inputs(inputs));
@@ -583,7 +592,7 @@ fn attribute<'a>(
         let by_relation = related.and_then(|id| flight.iter().position(|f| f.id == id));
         let token = request.params.as_ref().and_then(|p| p.pointer("/_meta/progressToken"));
         let by_token =
-            token.and_then(|t| flight.iter().position(|f| batch[f.at].progress_token() == Some(t)));
+            token.and_then(|t| flight.iter().position(|f| batch[f.at].progress_token().as_ref() == Some(t)));
         let only = (flight.len() == 1).then_some(0);
         match by_relation.or(by_token).or(only) {
             Some(i) => flight[i].asked.push(request.method.clone()),

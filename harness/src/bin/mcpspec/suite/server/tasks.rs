@@ -455,8 +455,11 @@ async fn listing_holds_every_task(w: &mut ServerWorld) -> Result<(), Halt> {
     if let Some(why) = &listing.unfinished {
         return Err(w.fail(expected, format!("the listing did not end: {why}")));
     }
-    let listed: std::collections::HashSet<&str> =
-        listing.items.iter().filter_map(|t| t.get("taskId").and_then(Value::as_str)).collect();
+    let listed: std::collections::HashSet<String> = listing
+        .items
+        .iter()
+        .filter_map(|t| t.member("taskId").and_then(|id| id.as_str().map(str::to_owned)))
+        .collect();
     let missing: Vec<&String> = w.tasks.iter().filter(|id| !listed.contains(id.as_str())).collect();
     let actual = format!(
         "{} task(s) in {} page(s){}",
@@ -664,7 +667,8 @@ async fn listing_holds_task(w: &mut ServerWorld) -> Result<(), Halt> {
     if let Some(why) = &listing.unfinished {
         return Err(w.fail(expected, format!("the listing did not end: {why}")));
     }
-    let held = listing.items.iter().any(|t| t.get("taskId").and_then(Value::as_str) == Some(id.as_str()));
+    let held =
+        listing.items.iter().any(|t| t.member("taskId").is_some_and(|t| t.as_str() == Some(id.as_str())));
     let actual = format!(
         "{} task(s) in {} page(s), {}",
         listing.items.len(),

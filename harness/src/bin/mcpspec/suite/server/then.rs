@@ -236,25 +236,27 @@ async fn answers_or_drops(w: &mut ServerWorld) -> Result<(), Halt> {
 
 #[then("the listing ends")]
 async fn listing_ends(w: &mut ServerWorld) -> Result<(), Halt> {
-    let Some(listing) = w.listing.clone() else { return Err(w.harness_error("nothing was listed".into())) };
+    let Some(listing) = w.listing.as_ref() else { return Err(w.harness_error("nothing was listed".into())) };
     let actual = match &listing.unfinished {
         None => {
             format!("{} items on {} page(s), the last without nextCursor", listing.items.len(), listing.pages)
         }
         Some(why) => why.clone(),
     };
-    w.check(listing.unfinished.is_none(), format!("{} pages that end", listing.method), actual);
+    let expected = format!("{} pages that end", listing.method);
+    let ended = listing.unfinished.is_none();
+    w.check(ended, expected, actual);
     Ok(())
 }
 
 #[then(expr = "no {string} appears twice in the listing")]
 async fn no_duplicates(w: &mut ServerWorld, key: String) -> Result<(), Halt> {
-    let Some(listing) = w.listing.clone() else { return Err(w.harness_error("nothing was listed".into())) };
+    let Some(listing) = w.listing.as_ref() else { return Err(w.harness_error("nothing was listed".into())) };
     let mut seen = HashSet::new();
     let twice: Vec<String> = listing
         .items
         .iter()
-        .filter_map(|i| i.get(&key).map(Value::to_string))
+        .filter_map(|i| i.member(&key).map(|v| v.to_string()))
         .filter(|k| !seen.insert(k.clone()))
         .collect();
     let actual = if twice.is_empty() {

@@ -1,6 +1,6 @@
 //! When: what the client sends.
 
-use super::{docstring_json, initialize_params, step_json, Halt, Listing, Pending, ServerWorld};
+use super::{docstring_json, initialize_params, step_json, Halt, JsonText, Listing, Pending, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::when;
@@ -191,7 +191,7 @@ pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listin
         let params = cursor.take().map(|c| json!({ "cursor": c }));
         let response = w.call(method, params).await?;
         listing.pages += 1;
-        let page = match response.outcome {
+        let mut page = match response.outcome {
             Outcome::Result(page) => page,
             Outcome::Error(e) => {
                 listing.unfinished =
@@ -199,7 +199,10 @@ pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listin
                 break;
             }
         };
-        listing.items.extend(page.get(key).and_then(Value::as_array).cloned().unwrap_or_default());
+        if let Some(Value::Array(items)) = page.get(key) {
+            listing.items.extend(items.iter().map(JsonText::of));
+        }
+        page.as_object_mut().map(|p| p.remove(key));
         match page.get("nextCursor") {
             Some(c) if !c.is_null() => {
                 if !seen_cursors.insert(c.to_string()) {
