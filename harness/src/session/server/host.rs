@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 const QUEUED_FRAMES: usize = 256;
 /// Ditto in bytes ([`Frame::weight`]), so large results wait in the server's pipe rather than
 /// in memory; a frame larger than this is still taken, alone.
-const QUEUED_BYTES: usize = 8 << 20;
+const QUEUED_BYTES: usize = 1 << 20;
 /// How many frames a tenant that has left may have waiting; what comes past them is dropped
 /// and counted (only its late messages come to it, which nobody reads before the process ends).
 const LATE_FRAMES: usize = 64;

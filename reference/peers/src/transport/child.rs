@@ -106,7 +106,7 @@ impl Default for ChildOptions {
             shutdown_grace: Duration::from_secs(2),
             stderr_tail_bytes: 16 * 1024,
             frame_queue: 256,
-            queued_bytes: 8 << 20,
+            queued_bytes: 1 << 20,
             stdout: StdoutUse::Messages,
         }
     }
