@@ -48,7 +48,9 @@ impl Frame {
                 bytes
             }
             FrameContent::Blank => NODE,
-            FrameContent::Invalid(e) => NODE + format!("{e:?}").len(),
+            // An excerpt and a few numbers: bounded, and not formatted to be weighed (a flood
+            // of garbage lines is not to cost a formatting each).
+            FrameContent::Invalid(_) => NODE + EXCERPT_BYTES + 1,
         }
     }
 }
@@ -489,6 +491,22 @@ mod tests {
         d.push(b":1}\n", &mut out);
         assert_eq!(out[1].content, FrameContent::Json { value: json!({"a": 1}), crlf: false, lines: 1 });
         assert!(d.buf.capacity() > 0 && d.buf.capacity() <= KEPT_BUFFER_BYTES);
+    }
+
+    /// A frame weighs about the memory it holds: a long string its length, nested members a
+    /// little each, a garbage line no more than its excerpt however long the line.
+    #[test]
+    fn a_frame_weighs_what_it_holds() {
+        let big = Frame {
+            line: 1,
+            content: FrameContent::Json { value: json!({"r": "x".repeat(1 << 20)}), crlf: false, lines: 1 },
+        };
+        assert!((1 << 20..(1 << 20) + 256).contains(&big.weight()), "{}", big.weight());
+        let nested = json!([[[[{"a": [1, 2, 3]}]]]]);
+        let small = Frame { line: 1, content: FrameContent::Json { value: nested, crlf: false, lines: 1 } };
+        assert!((100..1000).contains(&small.weight()), "{}", small.weight());
+        let garbage = frames(1 << 20, &[&[b'x'; 100_000], b"\n"]);
+        assert!(garbage[0].weight() <= 32 + EXCERPT_BYTES + 1, "{}", garbage[0].weight());
     }
 
     fn frames(max: usize, chunks: &[&[u8]]) -> Vec<Frame> {
