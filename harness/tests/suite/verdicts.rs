@@ -103,7 +103,7 @@ fn a_server_that_ends_a_subscription_is_innocent() {
         "reference",
         "server",
         "--listen-lifetime",
-        "1",
+        "0",
     ];
     let run = run(&args, true, Duration::from_secs(120));
     assert_eq!(run.code, Some(0), "{}", run.describe());
@@ -133,7 +133,7 @@ fn a_subscription_ended_by_a_result_alone_is_warned() {
         "reference",
         "server",
         "--listen-lifetime",
-        "1",
+        "0",
         "--fault",
         "modern-listen-ends-with-result",
     ];

@@ -103,7 +103,8 @@ pub struct ServerConfig {
     pub request_state_ttl: Duration,
     /// How long a `subscriptions/listen` stream lasts before the server ends it on its own, with
     /// a `notifications/cancelled` naming it (2026-07-28 `basic/patterns/cancellation.mdx`: a
-    /// server tearing a listen stream down MUST send one); `None`: until the client ends it.
+    /// server tearing a listen stream down MUST send one); zero: right behind its
+    /// acknowledgement; `None`: until the client ends it.
     pub listen_lifetime: Option<Duration>,
     /// A grown catalogue beside the fixture's (`bulk.rs`); `None`: the fixture's alone.
     pub bulk: Option<Bulk>,

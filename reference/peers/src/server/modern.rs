@@ -23,7 +23,7 @@
 //! - `subscriptions/listen` honours every filter field (the lists never change, so only
 //!   `resourceSubscriptions` of `test://watched-resource` ever fires) and acknowledges only
 //!   resources that exist. By default the server never ends a subscription on its own; with
-//!   `ServerConfig::listen_lifetime` it does, with the `notifications/cancelled` cancellation.mdx
+//!   `ServerConfig::listen_lifetime` it does (zero: right behind the acknowledgement), with the `notifications/cancelled` cancellation.mdx
 //!   demands for a teardown (MUST) and no result (subscriptions.mdx's graceful-end result is a
 //!   SHOULD the MUST overrides: a cancelled request gets no response). A subscription the client
 //!   cancels (stdio: `notifications/cancelled`; HTTP: closing the stream) gets nothing more, not
@@ -37,6 +37,7 @@ use mcpspec_protocol::modern::{self as era, RequestMeta};
 use mcpspec_protocol::revision::{Era, Revision};
 use mcpspec_protocol::wire::{ErrorObject, Message, Request, RequestId};
 use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 /// The lifetime of cacheable results that do not change.
 const TTL_MS: u64 = 60_000;
@@ -297,6 +298,12 @@ impl ReferenceServer {
         }
         if self.fault == Some(Fault::ModernListenUnrequested) && ack.get("toolsListChanged").is_none() {
             self.notify_subscription(&id, "notifications/tools/list_changed", json!({}));
+        }
+        // A zero lifetime ends the stream right behind its acknowledgement, in the same answer:
+        // a deadline, however short, races the client's own end of the subscription.
+        if self.config.listen_lifetime == Some(Duration::ZERO) {
+            let now = self.now;
+            self.fire(id, now);
         }
     }
 

@@ -389,6 +389,31 @@ fn listen_acknowledges_first_then_sends_only_what_was_asked() {
     assert_eq!(code(&m.call("subscriptions/listen", json!({}))), -32602);
 }
 
+/// A listen stream with a lifetime ends on its own, with a notifications/cancelled naming it
+/// and no result (cancellation.mdx); a zero lifetime ends it in the same answer as its
+/// acknowledgement, so no client can end it first.
+#[test]
+fn a_listen_lifetime_ends_the_stream_with_a_cancellation() {
+    let tools = json!({"notifications": {"toolsListChanged": true}});
+    let config =
+        |ms| ServerConfig { listen_lifetime: Some(Duration::from_millis(ms)), ..ServerConfig::default() };
+    let mut m = M::with(config(5), None);
+    let (id, out) = m.req("subscriptions/listen", tools.clone());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(m.advance(4).is_empty());
+    let later = m.advance(1);
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert_eq!(later[0]["method"], "notifications/cancelled");
+    assert_eq!(later[0]["params"]["requestId"], id);
+
+    let mut m = M::with(config(0), None);
+    let (id, out) = m.req("subscriptions/listen", tools);
+    let methods: Vec<_> = out.iter().map(|o| o["method"].clone()).collect();
+    assert_eq!(methods, ["notifications/subscriptions/acknowledged", "notifications/cancelled"], "{out:?}");
+    assert_eq!(out[1]["params"]["requestId"], id);
+    assert!(m.s.next_deadline().is_none());
+}
+
 // ---- MRTR -----------------------------------------------------------------------------------
 
 /// Plays an MRTR exchange to the end, answering every input request; returns the rounds and the

@@ -30,7 +30,8 @@ pub enum ReferenceRole {
         #[arg(long, value_name = "NAME", hide = true, value_parser = parse_fault)]
         fault: Option<Fault>,
         /// End every subscriptions/listen stream on its own this many milliseconds after it
-        /// opened, with notifications/cancelled (modern era; for mcpspec's own tests).
+        /// opened, with notifications/cancelled (0: right behind its acknowledgement; modern era;
+        /// for mcpspec's own tests).
         #[arg(long, value_name = "MS", hide = true)]
         listen_lifetime: Option<u64>,
         /// stdio; http: Streamable HTTP at /mcp; sse: legacy HTTP+SSE at /sse and /messages.
