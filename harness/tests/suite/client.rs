@@ -621,8 +621,14 @@ fn client_scenario_ends_when_judged_not_when_the_client_is_done() {
     ] {
         let scenario = run.scenarios(id).pop().unwrap_or_else(|| panic!("{id} did not run"));
         assert_eq!(scenario["verdict"], "passed", "{scenario}");
+        // Ended before its 3 s timeout, by mcpspec; on a loaded machine the explorer can wake
+        // from its pause between our closing its input and the SIGTERM, and die on the closed
+        // pipe first: the report then says it exited on its own, which is as true.
         let ending = scenario["shutdown"].as_str().unwrap_or("");
-        assert!(ending.starts_with("ended by mcpspec once the scenario was judged: SIGTERM"), "{scenario}");
+        let ended_by_us = ending.starts_with("ended by mcpspec once the scenario was judged: SIGTERM")
+            || ending.starts_with("the client exited with status 1 on its own");
+        assert!(ended_by_us, "{scenario}");
+        assert!(scenario["duration_ms"].as_u64().is_some_and(|ms| ms < 3000), "{scenario}");
     }
     // The request-ids check was exercised, on the requests the client had sent.
     let ids: Vec<_> = run
