@@ -27,11 +27,6 @@ pub(crate) struct Def {
     /// JSON pointer of the definition in its file, e.g. `/definitions/InitializeRequest`.
     pub pointer: String,
     pub validator: Validator,
-    /// The same definition with `format` not asserted: `format` is an annotation in JSON
-    /// Schema 2020-12, so a value valid here but not under `validator` breaks nothing but a
-    /// format (see [`crate::Validation::FormatMismatch`]). Asking the validator, rather than
-    /// sorting its errors, also gets `anyOf` right, whose alternatives may fail on a format.
-    pub structure: Validator,
 }
 
 /// A per-method definition and, when it lacks `jsonrpc`/`id`, the envelope to check as well.
@@ -77,6 +72,38 @@ pub(crate) struct Compiled {
     pub error: DefId,
     pub defs_key: &'static str,
     pub doc: Value,
+    /// Each definition of `defs` (same order) with `format` not asserted: `format` is an
+    /// annotation in JSON Schema 2020-12, so a value valid there but not under its validator
+    /// breaks nothing but a format (see [`crate::Validation::FormatMismatch`]). Asking a
+    /// validator, rather than sorting its errors, also gets `anyOf` right, whose alternatives
+    /// may fail on a format. Compiled when a value first fails its validator: a clean run never
+    /// needs them, and they cost as much memory as the validators (issue #31). `None`: they did
+    /// not compile (the document compiled with formats, so this is not expected).
+    structure: std::sync::OnceLock<Option<Vec<Validator>>>,
+    path: std::path::PathBuf,
+}
+
+impl Compiled {
+    /// [`Compiled::structure`]'s validator of `def`.
+    pub(crate) fn structure(&self, def: DefId) -> Option<&Validator> {
+        let all = self.structure.get_or_init(|| {
+            let map = build(&self.path, &self.doc, false).ok()?;
+            self.defs.iter().map(|d| map.get(&format!("#{}", d.pointer)).cloned()).collect()
+        });
+        all.as_ref().and_then(|all| all.get(def))
+    }
+}
+
+/// Every definition of `doc`, compiled; `format` asserted when `formats`.
+fn build(path: &Path, doc: &Value, formats: bool) -> Result<jsonschema::ValidatorMap, SchemaError> {
+    jsonschema::options()
+        .should_validate_formats(formats)
+        .with_format("byte", is_base64)
+        .build_map(doc)
+        .map_err(|e| SchemaError::Compile {
+            path: path.to_owned(),
+            message: format!("{} (at {})", e, e.schema_path().as_str()),
+        })
 }
 
 pub(crate) fn table_index(direction: Direction) -> usize {
@@ -115,32 +142,18 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
         (_, Some(Value::Object(m))) => ("definitions", m),
         _ => return Err(SchemaError::NoDefinitions { path: path.to_owned() }),
     };
-    let build = |formats: bool| {
-        jsonschema::options()
-            .should_validate_formats(formats)
-            .with_format("byte", is_base64)
-            .build_map(&doc)
-            .map_err(|e| SchemaError::Compile {
-                path: path.to_owned(),
-                message: format!("{} (at {})", e, e.schema_path().as_str()),
-            })
-    };
-    let map = build(true)?;
-    let structure = build(false)?;
+    let map = build(path, &doc, true)?;
 
     let mut defs = Vec::with_capacity(definitions.len());
     let mut by_name = HashMap::with_capacity(definitions.len());
     for name in definitions.keys() {
         let pointer = format!("/{defs_key}/{}", escape_pointer_token(name));
-        let get = |map: &jsonschema::ValidatorMap| {
-            map.get(&format!("#{pointer}")).cloned().ok_or_else(|| SchemaError::Compile {
-                path: path.to_owned(),
-                message: format!("the definition `{name}` produced no validator"),
-            })
-        };
-        let (validator, structure) = (get(&map)?, get(&structure)?);
+        let validator = map.get(&format!("#{pointer}")).cloned().ok_or_else(|| SchemaError::Compile {
+            path: path.to_owned(),
+            message: format!("the definition `{name}` produced no validator"),
+        })?;
         by_name.insert(name.clone(), defs.len());
-        defs.push(Def { name: name.clone(), pointer, validator, structure });
+        defs.push(Def { name: name.clone(), pointer, validator });
     }
 
     let b = Builder { path, definitions, by_name: &by_name, defs: &defs };
@@ -192,7 +205,18 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
         }
     }
 
-    Ok(Compiled { defs, by_name, tables, message, result_envelope, error, defs_key, doc })
+    Ok(Compiled {
+        defs,
+        by_name,
+        tables,
+        message,
+        result_envelope,
+        error,
+        defs_key,
+        doc,
+        structure: std::sync::OnceLock::new(),
+        path: path.to_owned(),
+    })
 }
 
 struct Builder<'a> {

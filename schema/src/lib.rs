@@ -395,7 +395,7 @@ impl RevisionSchema {
         }
         let mut violations = Vec::new();
         let definition = c.defs[definition].name.clone();
-        if checks.iter().all(|(def, instance, _)| c.defs[*def].structure.is_valid(instance)) {
+        if checks.iter().all(|(def, instance, _)| c.structure(*def).is_some_and(|v| v.is_valid(instance))) {
             for (def, instance, prefix) in checks {
                 explain::collect_formats(c, *def, instance, prefix, &mut violations);
             }

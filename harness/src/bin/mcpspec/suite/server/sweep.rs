@@ -7,7 +7,7 @@
 //! requests in flight at once (so a scenario costs about its slowest request, not their sum),
 //! and tools that say they are destructive are left alone unless the run allows them.
 
-use super::when::list_all;
+use super::when::list_each;
 use super::{outcome_text, Halt, JsonText, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::{given, then, when};
@@ -52,6 +52,14 @@ pub struct SweepState {
     pub notifications_before: usize,
 }
 
+impl SweepState {
+    /// How many more requests the scenario may send ([`MAX_SWEEP_REQUESTS`]).
+    fn budget(&self) -> usize {
+        let sent = self.requests.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count();
+        MAX_SWEEP_REQUESTS.saturating_sub(sent)
+    }
+}
+
 /// The lists a tool call may change, with the capability that declares `listChanged`, the
 /// notification that announces a change, and the doc that says it SHOULD be sent.
 const CHANGEABLE_LISTS: [(&str, &str, &str, &str); 3] = [
@@ -86,38 +94,47 @@ async fn declines_every_elicitation(w: &mut ServerWorld) -> Result<(), Halt> {
 #[when(regex = r"^the client calls every tool with generated arguments( and no progress token)?$")]
 async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), Halt> {
     let with_token = no_token.is_empty();
-    // What the lists hold before the calls, to see afterwards whether a call changed one.
-    let (keys, tools) = list_everything(w).await?;
-    if tools.is_empty() {
+    let destructive = w.ctx().sweep.destructive;
+    // What the lists hold before the calls, to see afterwards whether a call changed one; each
+    // tool planned as it is listed, and only the calls chosen kept.
+    let mut calls = Batch::new(w.sweep.budget());
+    let keys =
+        list_keys(w, |tool| calls.push(plan_call(destructive, calls.planned(), &tool, with_token))).await?;
+    if calls.planned() == 0 {
         return Err(w.skip("the server lists no tools".into()));
     }
+    let listed = calls.planned();
     w.sweep.lists_before = keys;
     w.sweep.notifications_before = w.session()?.notifications.len();
-    let calls =
-        tools.iter().enumerate().map(|(n, tool)| plan_call(w, n, &tool.value(), with_token)).collect();
     run_all(w, calls).await?;
     // A server may add tools once it knows the client (after notifications/initialized, say),
     // racing the first tools/list: those listed only now are called too, so what the sweep
     // exercises does not hang on that race. (A change nobody announced is still judged, in
     // `changed_lists_announced`, against the first list.)
-    let called: std::collections::HashSet<Value> = tools.iter().filter_map(|t| t.member("name")).collect();
-    let later = listed(w, "tools/list").await?;
-    let added =
-        later.iter().map(JsonText::value).filter(|t| t.get("name").is_some_and(|n| !called.contains(n)));
-    let calls = added.enumerate().map(|(n, tool)| plan_call(w, tools.len() + n, &tool, with_token)).collect();
-    run_all(w, calls).await
+    let mut added = Batch::new(w.sweep.budget());
+    let called =
+        w.sweep.lists_before.iter().find(|(method, _)| *method == "tools/list").map(|(_, names)| names);
+    let called = called.cloned().unwrap_or_default();
+    list_each(w, "tools/list", |tool| {
+        if tool.get("name").is_some_and(|n| !called.contains(&n.to_string())) {
+            added.push(plan_call(destructive, listed + added.planned(), &tool, with_token));
+        }
+    })
+    .await?;
+    run_all(w, added).await
 }
 
 /// The call of one tool of the sweep (the `n`th) with generated arguments (and, `with_token`, a
-/// progress token), unless it says it is destructive and the run does not allow that.
-fn plan_call(w: &ServerWorld, n: usize, tool: &Value, with_token: bool) -> Planned {
+/// progress token), unless it says it is destructive and the run does not allow that
+/// (`destructive`: `--sweep-destructive`).
+fn plan_call(destructive_allowed: bool, n: usize, tool: &Value, with_token: bool) -> Planned {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
     // Only a tool that says outright it is destructive is left alone. The spec's default
     // (destructiveHint true for any tool that is not read-only) would leave unannotated
     // tools, most of them, unexercised; annotations are untrusted hints either way.
     let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
     let destructive = !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true));
-    if destructive && !w.ctx().sweep.destructive {
+    if destructive && !destructive_allowed {
         let why = "its annotations say destructiveHint: true (allow with --sweep-destructive)";
         return Planned::not_sent("tools/call", &name, why);
     }
@@ -131,52 +148,56 @@ fn plan_call(w: &ServerWorld, n: usize, tool: &Value, with_token: bool) -> Plann
 
 #[when("the client gets every prompt with generated arguments")]
 async fn gets_every_prompt(w: &mut ServerWorld) -> Result<(), Halt> {
-    let prompts = listed(w, "prompts/list").await?;
-    if prompts.is_empty() {
+    let mut gets = Batch::new(w.sweep.budget());
+    list_each(w, "prompts/list", |prompt| gets.push(plan_get(&prompt))).await?;
+    if gets.planned() == 0 {
         return Err(w.skip("the server lists no prompts".into()));
-    }
-    let mut gets = Vec::new();
-    for prompt in prompts.iter().map(JsonText::value) {
-        let name = prompt.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let mut arguments = serde_json::Map::new();
-        for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
-            let Some(arg) = argument.get("name").and_then(Value::as_str) else { continue };
-            // Prompt arguments are strings; the description may name an example.
-            let schema = json!({ "type": "string", "description": argument.get("description") });
-            arguments.insert(arg.to_owned(), example_for(arg, &schema));
-        }
-        let params = json!({ "name": name, "arguments": arguments });
-        gets.push(Planned::request("prompts/get", &name, params));
     }
     run_all(w, gets).await
 }
 
+/// The prompts/get of one prompt of the sweep, with an example of each argument.
+fn plan_get(prompt: &Value) -> Planned {
+    let name = prompt.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let mut arguments = serde_json::Map::new();
+    for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
+        let Some(arg) = argument.get("name").and_then(Value::as_str) else { continue };
+        // Prompt arguments are strings; the description may name an example.
+        let schema = json!({ "type": "string", "description": argument.get("description") });
+        arguments.insert(arg.to_owned(), example_for(arg, &schema));
+    }
+    let params = json!({ "name": name, "arguments": arguments });
+    Planned::request("prompts/get", &name, params)
+}
+
 #[when("the client reads every resource and one URI per template")]
 async fn reads_every_resource(w: &mut ServerWorld) -> Result<(), Halt> {
-    let resources = listed(w, "resources/list").await?;
-    let templates = listed(w, "resources/templates/list").await?;
-    if resources.is_empty() && templates.is_empty() {
-        return Err(w.skip("the server lists no resources and no resource templates".into()));
-    }
     // resources/subscribe is of the legacy era (the modern one subscribes with
     // subscriptions/listen, which its own scenarios exercise).
     let subscribe = w.server_capabilities()?.pointer("/resources/subscribe") == Some(&Value::Bool(true))
         && w.scenario.revision.era() == mcpspec_protocol::Era::Legacy;
-    let mut reads = Vec::new();
-    for (n, resource) in resources.iter().map(JsonText::value).enumerate() {
-        let Some(uri) = resource.get("uri").and_then(Value::as_str) else { continue };
+    let (mut reads, mut listed) = (Batch::new(w.sweep.budget()), 0);
+    list_each(w, "resources/list", |resource| {
+        listed += 1;
+        let Some(uri) = resource.get("uri").and_then(Value::as_str) else { return };
         reads.push(Planned::request("resources/read", uri, json!({ "uri": uri })));
         // One subscription (and its end) where the server declares subscribe: each alone, so
         // the end follows the subscription's answer.
-        if subscribe && n == 0 {
+        if subscribe && listed == 1 {
             reads.push(Planned::request("resources/subscribe", uri, json!({ "uri": uri })).alone());
             reads.push(Planned::request("resources/unsubscribe", uri, json!({ "uri": uri })).alone());
         }
-    }
-    for template in templates.iter().map(JsonText::value) {
-        let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
+    })
+    .await?;
+    list_each(w, "resources/templates/list", |template| {
+        listed += 1;
+        let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { return };
         let uri = expand_template(pattern);
         reads.push(Planned::request("resources/read", &uri, json!({ "uri": uri })));
+    })
+    .await?;
+    if listed == 0 {
+        return Err(w.skip("the server lists no resources and no resource templates".into()));
     }
     run_all(w, reads).await
 }
@@ -186,33 +207,36 @@ async fn completes_everything(w: &mut ServerWorld) -> Result<(), Halt> {
     let caps = w.server_capabilities()?;
     let mut refs = Vec::new();
     if caps.get("prompts").is_some() {
-        for prompt in listed(w, "prompts/list").await?.iter().map(JsonText::value) {
+        list_each(w, "prompts/list", |prompt| {
             let name = prompt.get("name").cloned().unwrap_or(Value::Null);
             for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
                 if let Some(arg) = argument.get("name").and_then(Value::as_str) {
                     refs.push((json!({ "type": "ref/prompt", "name": name }), arg.to_owned()));
                 }
             }
-        }
+        })
+        .await?;
     }
     if caps.get("resources").is_some() {
-        for template in listed(w, "resources/templates/list").await?.iter().map(JsonText::value) {
-            let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { continue };
+        list_each(w, "resources/templates/list", |template| {
+            let Some(pattern) = template.get("uriTemplate").and_then(Value::as_str) else { return };
             for variable in mcpspec_protocol::arguments::template_variables(pattern) {
                 refs.push((json!({ "type": "ref/resource", "uri": pattern }), variable));
             }
-        }
+        })
+        .await?;
     }
     if refs.is_empty() {
         return Err(w.skip("the server lists no prompt argument and no template variable to complete".into()));
     }
-    let completions = refs.into_iter().map(|(reference, argument)| {
+    let mut completions = Batch::new(w.sweep.budget());
+    for (reference, argument) in refs {
         let subject =
             format!("{} {argument}", reference.get("name").or(reference.get("uri")).unwrap_or(&Value::Null));
         let params = json!({ "ref": reference, "argument": { "name": argument, "value": "" } });
-        Planned::request("completion/complete", &subject, params)
-    });
-    run_all(w, completions.collect()).await
+        completions.push(Planned::request("completion/complete", &subject, params));
+    }
+    run_all(w, completions).await
 }
 
 #[then("every request of the sweep is answered")]
@@ -242,7 +266,7 @@ async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
 #[then("every list the calls changed was announced")]
 async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     let before = std::mem::take(&mut w.sweep.lists_before);
-    let (after, _) = list_everything(w).await?;
+    let after = list_keys(w, drop).await?;
     let caps = w.server_capabilities()?;
     for ((method, was), (_, now)) in before.iter().zip(&after) {
         if was == now {
@@ -284,27 +308,27 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
 type ListKeys = Vec<(&'static str, BTreeSet<String>)>;
 
 /// What identifies the items of every list ([`ListKeys`]): tools and prompts by name,
-/// resources by URI; and the tools themselves. Only the keys of the other lists are kept, each
-/// list's items dropped once read: a sweep of a large catalogue holds one list at a time.
-async fn list_everything(w: &mut ServerWorld) -> Result<(ListKeys, Vec<JsonText>), Halt> {
+/// resources by URI; each tool is handed to `on_tool` as well. Only the keys are kept, each
+/// item dropped once read: a sweep of a large catalogue holds no list (issue #31). An error or
+/// an endless list is the pagination scenarios' business: the sweep takes what it got.
+async fn list_keys(w: &mut ServerWorld, mut on_tool: impl FnMut(Value)) -> Result<ListKeys, Halt> {
     let caps = w.server_capabilities()?;
-    let (mut keys, mut tools) = (Vec::new(), Vec::new());
+    let mut keys = Vec::new();
     for (method, capability, ..) in CHANGEABLE_LISTS {
-        let items = if caps.get(capability).is_some() { listed(w, method).await? } else { Vec::new() };
         let key = if method == "resources/list" { "uri" } else { "name" };
-        let of_items = items.iter().map(|i| i.member(key).map(|k| k.to_string()).unwrap_or_default());
-        keys.push((method, of_items.collect()));
-        if method == "tools/list" {
-            tools = items;
+        let mut of_items = BTreeSet::new();
+        if caps.get(capability).is_some() {
+            list_each(w, method, |item| {
+                of_items.insert(item.get(key).map(Value::to_string).unwrap_or_default());
+                if method == "tools/list" {
+                    on_tool(item);
+                }
+            })
+            .await?;
         }
+        keys.push((method, of_items));
     }
-    Ok((keys, tools))
-}
-
-/// The items of a list, all pages; an error or an endless list is the pagination scenarios'
-/// business: the sweep takes what it got.
-async fn listed(w: &mut ServerWorld, method: &str) -> Result<Vec<JsonText>, Halt> {
-    Ok(list_all(w, method).await?.items)
+    Ok(keys)
 }
 
 /// Requests of the sweep in flight at once: a sweep scenario costs about its slowest request
@@ -316,7 +340,7 @@ pub struct Planned {
     method: &'static str,
     subject: String,
     /// As text: a sweep plans a request per item of a catalogue of any size, and sends a
-    /// sample of them ([`choose`]).
+    /// sample of them ([`Batch`]).
     params: JsonText,
     /// Why it is not sent (a destructive tool).
     not_sent: Option<String>,
@@ -384,28 +408,107 @@ impl InFlight {
 /// catalogue sends the same requests.
 pub const SAMPLE_SEED: u64 = 31;
 
-/// Which of `n` requests planned (in plan order) are sent within `budget`: every one when they
-/// fit; else the first half of the budget, in order, and the rest of it sampled with
-/// [`SAMPLE_SEED`] from those after them. A catalogue of any size then costs the same, and
-/// items past the first ones are exercised too.
-fn choose(n: usize, budget: usize) -> Vec<bool> {
-    use rand::SeedableRng as _;
-    if n <= budget {
-        return vec![true; n];
+/// The requests one step of the sweep means to send, chosen as they are planned: all of them
+/// when they fit its budget; else the first half of the budget, in plan order, and the rest
+/// drawn from those after them: the ones whose place, hashed with [`SAMPLE_SEED`], comes
+/// lowest. That is a uniform sample, the same every run, taken without holding the requests
+/// it leaves out: a catalogue of any size costs the sweep its budget, in time and in memory
+/// (issue #31). Requests not to be sent at all (a destructive tool) are kept, to be listed.
+pub struct Batch {
+    budget: usize,
+    /// With their place in the plan: the first half of the budget, and those not to be sent.
+    kept: Vec<(usize, Planned)>,
+    /// The rest of the budget drawn so far; the highest key on top, the first to go.
+    drawn: std::collections::BinaryHeap<Drawn>,
+    planned: usize,
+    sendable: usize,
+    /// The method of the requests left out (the first one's).
+    left_out: Option<&'static str>,
+}
+
+/// A request drawn into a [`Batch`], ordered by its key.
+struct Drawn {
+    key: u64,
+    at: usize,
+    planned: Planned,
+}
+
+impl PartialEq for Drawn {
+    fn eq(&self, other: &Self) -> bool {
+        (self.key, self.at) == (other.key, other.at)
     }
-    let first = budget / 2;
-    let mut chosen: Vec<bool> = (0..n).map(|i| i < first).collect();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(SAMPLE_SEED);
-    for i in rand::seq::index::sample(&mut rng, n - first, budget - first) {
-        chosen[first + i] = true;
+}
+impl Eq for Drawn {}
+impl PartialOrd for Drawn {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
-    chosen
+}
+impl Ord for Drawn {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.key, self.at).cmp(&(other.key, other.at))
+    }
+}
+
+/// The key of the `n`th sendable request: SplitMix64 of its place and the seed, so the sample
+/// depends on nothing but the order of the plan.
+fn sample_key(n: usize) -> u64 {
+    let mut z = (n as u64 ^ SAMPLE_SEED).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Batch {
+    fn new(budget: usize) -> Batch {
+        Batch {
+            budget,
+            kept: Vec::new(),
+            drawn: std::collections::BinaryHeap::new(),
+            planned: 0,
+            sendable: 0,
+            left_out: None,
+        }
+    }
+
+    /// How many requests were planned (sent or not).
+    fn planned(&self) -> usize {
+        self.planned
+    }
+
+    fn push(&mut self, planned: Planned) {
+        let at = self.planned;
+        self.planned += 1;
+        if planned.not_sent.is_some() {
+            return self.kept.push((at, planned));
+        }
+        let n = self.sendable;
+        self.sendable += 1;
+        let first = self.budget / 2;
+        if n < first {
+            return self.kept.push((at, planned));
+        }
+        self.drawn.push(Drawn { key: sample_key(n), at, planned });
+        if self.drawn.len() > self.budget - first {
+            let out = self.drawn.pop().map(|d| d.planned.method);
+            self.left_out = self.left_out.or(out);
+        }
+    }
+
+    /// The requests kept, in plan order, and how many sendable ones were left out.
+    fn into_plan(self) -> (Vec<Planned>, usize) {
+        let mut all: Vec<(usize, Planned)> = self.kept;
+        all.extend(self.drawn.into_iter().map(|d| (d.at, d.planned)));
+        all.sort_by_key(|(at, _)| *at);
+        let sent = all.iter().filter(|(_, p)| p.not_sent.is_none()).count();
+        (all.into_iter().map(|(_, p)| p).collect(), self.sendable - sent)
+    }
 }
 
 /// Sends the requests of one step of the sweep, at most [`MAX_IN_FLIGHT`] at once, and records
 /// how each ended, in the order planned (so the report does not depend on which answer came
 /// first). Past the cap of [`MAX_SWEEP_REQUESTS`] the requests sent are a deterministic sample
-/// ([`choose`]), and those left out are listed as one entry that says how they were chosen.
+/// ([`Batch`]), and those left out are listed as one entry that says how they were chosen.
 ///
 /// Each request gets `--timeout` to be answered, counted from when it was sent or from the last
 /// answer to (or cancellation of) any request of the batch, whichever is later: a server that
@@ -414,24 +517,17 @@ fn choose(n: usize, budget: usize) -> Vec<bool> {
 /// as inconclusive, one at a time.
 /// What the server asks of the client meanwhile is answered by the persona whatever the session
 /// waits for; the report ties it to its request ([`attribute`]).
-async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
+async fn run_all(w: &mut ServerWorld, batch: Batch) -> Result<(), Halt> {
     let within = w.timeout();
-    let sent = w.sweep.requests.iter().filter(|r| !matches!(r.outcome, SweepOutcome::NotSent(_))).count();
-    let budget = MAX_SWEEP_REQUESTS.saturating_sub(sent);
-    let sendable = batch.iter().filter(|p| p.not_sent.is_none()).count();
-    let mut chosen = choose(sendable, budget).into_iter();
+    let (budget, sendable, left_out_method) = (batch.budget, batch.sendable, batch.left_out);
+    let (batch, skipped) = batch.into_plan();
     let mut outcomes: Vec<Option<SweepOutcome>> = Vec::with_capacity(batch.len());
-    let mut left_out = vec![false; batch.len()];
     let mut queue = std::collections::VecDeque::new();
     for (at, planned) in batch.iter().enumerate() {
         outcomes.push(match &planned.not_sent {
             Some(why) => Some(SweepOutcome::NotSent(why.clone())),
-            None if chosen.next() == Some(true) => {
-                queue.push_back(at);
-                None
-            }
             None => {
-                left_out[at] = true;
+                queue.push_back(at);
                 None
             }
         });
@@ -553,14 +649,13 @@ async fn run_all(w: &mut ServerWorld, batch: Vec<Planned>) -> Result<(), Halt> {
             }
         }
     }
-    for ((planned, outcome), _) in batch.iter().zip(outcomes).zip(&left_out).filter(|(_, out)| !**out) {
+    for (planned, outcome) in batch.iter().zip(outcomes) {
         // Every request sent ends answered or timed out above; none is left without one.
         let outcome = outcome.unwrap_or_else(|| SweepOutcome::NotSent("not sent (a harness error)".into()));
         w.sweep.requests.push(SweepRequest { what: planned.what(), outcome });
     }
-    let skipped = left_out.iter().filter(|out| **out).count();
     if skipped > 0 {
-        let method = batch.iter().zip(&left_out).find(|(_, out)| **out).map_or("", |(p, _)| p.method);
+        let method = left_out_method.unwrap_or_default();
         let how = match budget {
             0 => "the scenario's earlier requests had reached it".to_owned(),
             _ => format!(
@@ -706,15 +801,43 @@ mod tests {
         );
     }
 
+    /// The places in the plan of the requests a batch of `n` (every `destructive`th one not to
+    /// be sent) keeps within `budget`, and how many it leaves out.
+    fn chosen(n: usize, budget: usize, destructive: usize) -> (Vec<usize>, usize) {
+        let mut batch = Batch::new(budget);
+        for i in 0..n {
+            let planned = Planned::request("tools/call", &i.to_string(), json!({}));
+            batch.push(if destructive > 0 && i % destructive == 0 {
+                Planned::not_sent("tools/call", &i.to_string(), "destructive")
+            } else {
+                planned
+            });
+        }
+        let (plan, left_out) = batch.into_plan();
+        (plan.iter().map(|p| p.subject.parse().unwrap()).collect(), left_out)
+    }
+
     #[test]
     fn a_large_catalogue_is_sampled_the_same_way_every_time() {
-        assert_eq!(choose(5, 64), vec![true; 5]);
-        let chosen = choose(1000, 64);
-        assert_eq!(chosen.iter().filter(|c| **c).count(), 64);
-        assert!(chosen[..32].iter().all(|c| *c), "the first half of the budget, in order");
-        assert!(chosen[32..].iter().filter(|c| **c).count() == 32 && chosen[500..].iter().any(|c| *c));
-        assert_eq!(chosen, choose(1000, 64), "the same sample every run");
-        assert_eq!(choose(3, 0), vec![false; 3]);
+        assert_eq!(chosen(5, 64, 0), ((0..5).collect(), 0));
+        assert_eq!(chosen(64, 64, 0), ((0..64).collect(), 0), "all that fit are sent");
+        let (plan, left_out) = chosen(1000, 64, 0);
+        assert_eq!((plan.len(), left_out), (64, 936));
+        assert_eq!(plan[..32], (0..32).collect::<Vec<_>>(), "the first half of the budget, in order");
+        assert!(plan.windows(2).all(|w| w[0] < w[1]), "sent in plan order");
+        assert!(plan.iter().any(|&i| i >= 500), "drawn from the whole rest: {plan:?}");
+        assert_eq!((plan, left_out), chosen(1000, 64, 0), "the same sample every run");
+        assert_eq!(chosen(3, 0, 0), (vec![], 3));
+        // Those not to be sent are all kept, to be listed, and take no place in the budget.
+        let (plan, left_out) = chosen(1000, 64, 10);
+        assert_eq!(plan.iter().filter(|&&i| i % 10 == 0).count(), 100);
+        assert_eq!((plan.len() - 100, left_out), (64, 900 - 64));
+        // A sample is uniform over the rest: each tenth of it gets about its share.
+        let (plan, _) = chosen(100_000, 1000, 0);
+        for tenth in 0..10 {
+            let share = plan[500..].iter().filter(|&&i| (i - 500) * 10 / 99_500 == tenth).count();
+            assert!((25..=75).contains(&share), "tenth {tenth}: {share} of 500");
+        }
     }
 
     fn answer_to(id: i64) -> mcpspec_protocol::wire::Response {

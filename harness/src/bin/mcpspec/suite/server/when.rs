@@ -172,6 +172,19 @@ async fn lists_to_the_end(w: &mut ServerWorld, method: String) -> Result<(), Hal
 
 /// Follows a list page by page to its end (or to an error, a cycle, the page bound).
 pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listing, Halt> {
+    let mut items = Vec::new();
+    let listing = list_each(w, method, |item| items.push(JsonText::of(&item))).await?;
+    Ok(Listing { items, ..listing })
+}
+
+/// [`list_all`], handing each item to `visit` as its page arrives instead of keeping it (the
+/// listing returned holds no items): a step that needs only a little of each item of a large
+/// catalogue holds that little, not the catalogue (issue #31).
+pub(super) async fn list_each(
+    w: &mut ServerWorld,
+    method: &str,
+    mut visit: impl FnMut(Value),
+) -> Result<Listing, Halt> {
     let key = match method {
         "tools/list" => "tools",
         "prompts/list" => "prompts",
@@ -199,10 +212,9 @@ pub(super) async fn list_all(w: &mut ServerWorld, method: &str) -> Result<Listin
                 break;
             }
         };
-        if let Some(Value::Array(items)) = page.get(key) {
-            listing.items.extend(items.iter().map(JsonText::of));
+        if let Some(Value::Array(items)) = page.as_object_mut().and_then(|p| p.remove(key)) {
+            items.into_iter().for_each(&mut visit);
         }
-        page.as_object_mut().map(|p| p.remove(key));
         match page.get("nextCursor") {
             Some(c) if !c.is_null() => {
                 if !seen_cursors.insert(c.to_string()) {
