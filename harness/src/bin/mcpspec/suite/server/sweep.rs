@@ -16,7 +16,6 @@ use mcpspec::session::server::{input_required, WaitError, MAX_INPUT_ROUNDS};
 use mcpspec_protocol::arguments::{example_for, example_object};
 use mcpspec_protocol::wire::{Message, Outcome, Request, RequestId};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -98,8 +97,12 @@ async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), H
     // What the lists hold before the calls, to see afterwards whether a call changed one; each
     // tool planned as it is listed, and only the calls chosen kept.
     let mut calls = Batch::new(w.sweep.budget());
-    let keys =
-        list_keys(w, |tool| calls.push(plan_call(destructive, calls.planned(), &tool, with_token))).await?;
+    let keys = list_keys(w, |method, _, item| {
+        if method == "tools/list" {
+            calls.push(plan_call(destructive, calls.planned(), &item, with_token));
+        }
+    })
+    .await?;
     if calls.planned() == 0 {
         return Err(w.skip("the server lists no tools".into()));
     }
@@ -112,15 +115,15 @@ async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), H
     // exercises does not hang on that race. (A change nobody announced is still judged, in
     // `changed_lists_announced`, against the first list.)
     let mut added = Batch::new(w.sweep.budget());
-    let called =
-        w.sweep.lists_before.iter().find(|(method, _)| *method == "tools/list").map(|(_, names)| names);
-    let called = called.cloned().unwrap_or_default();
+    let called = std::mem::take(&mut w.sweep.lists_before);
+    let tools = called.iter().find(|(method, _)| *method == "tools/list").map(|(_, names)| names);
     list_each(w, "tools/list", |tool| {
-        if tool.get("name").is_some_and(|n| !called.contains(&n.to_string())) {
+        if tool.get("name").is_some_and(|n| !tools.is_some_and(|t| t.contains(Some(n)))) {
             added.push(plan_call(destructive, listed + added.planned(), &tool, with_token));
         }
     })
     .await?;
+    w.sweep.lists_before = called;
     run_all(w, added).await
 }
 
@@ -266,7 +269,20 @@ async fn every_request_answered(w: &mut ServerWorld) -> Result<(), Halt> {
 #[then("every list the calls changed was announced")]
 async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
     let before = std::mem::take(&mut w.sweep.lists_before);
-    let after = list_keys(w, drop).await?;
+    // The keys of items not listed before, the first few of each list, to name in the report.
+    let mut added: Vec<(&str, Vec<String>)> = Vec::new();
+    let after = list_keys(w, |method, key, _| {
+        let was = before.iter().find(|(m, _)| *m == method).map(|(_, keys)| keys);
+        if was.is_some_and(|was| !was.contains(key)) {
+            if added.last().is_none_or(|(m, _)| *m != method) {
+                added.push((method, Vec::new()));
+            }
+            if let Some((_, keys)) = added.last_mut().filter(|(_, keys)| keys.len() < NAMED_CHANGES) {
+                keys.push(key.map_or_else(|| "(none)".to_owned(), Value::to_string));
+            }
+        }
+    })
+    .await?;
     let caps = w.server_capabilities()?;
     for ((method, was), (_, now)) in before.iter().zip(&after) {
         if was == now {
@@ -286,9 +302,16 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
         let announced = session.notifications[since.min(session.notifications.len())..]
             .iter()
             .any(|m| matches!(m, Message::Notification(n) if n.method == *notification));
-        let added: Vec<&String> = now.difference(was).collect();
-        let removed: Vec<&String> = was.difference(now).collect();
-        let change = format!("{method} changed during the tool calls (added {added:?}, removed {removed:?})");
+        let named = added.iter().find(|(m, _)| m == method).map_or(&[][..], |(_, keys)| keys);
+        let change = format!(
+            "{method} changed during the tool calls ({} added{}, {} removed)",
+            now.missing_from(was),
+            match named {
+                [] => String::new(),
+                named => format!(": {}", named.join(", ")),
+            },
+            was.missing_from(now),
+        );
         let state = w.state_mut();
         let spec = state.spec(doc);
         state.checks.push(Check::judge(
@@ -305,28 +328,70 @@ async fn changed_lists_announced(w: &mut ServerWorld) -> Result<(), Halt> {
 
 /// What the changeable lists hold: every list the server declares, in [`CHANGEABLE_LISTS`]
 /// order (empty for a list it does not declare).
-type ListKeys = Vec<(&'static str, BTreeSet<String>)>;
+type ListKeys = Vec<(&'static str, Keys)>;
 
-/// What identifies the items of every list ([`ListKeys`]): tools and prompts by name,
-/// resources by URI; each tool is handed to `on_tool` as well. Only the keys are kept, each
-/// item dropped once read: a sweep of a large catalogue holds no list (issue #31). An error or
-/// an endless list is the pagination scenarios' business: the sweep takes what it got.
-async fn list_keys(w: &mut ServerWorld, mut on_tool: impl FnMut(Value)) -> Result<ListKeys, Halt> {
+/// How many of the items a list gained the report names.
+const NAMED_CHANGES: usize = 10;
+
+/// The keys of a list's items (tools and prompts by name, resources by URI) as hashes, sorted,
+/// without repeats: enough to tell whether a list changed, and which items it gained, at 8
+/// bytes an item. Every tool sweep holds the three lists across its calls, several sweeps run
+/// at once, and keys kept as text cost tens of MiB at 10,000 tools (issue #31).
+#[derive(Debug, Default, PartialEq)]
+pub struct Keys(Vec<u64>);
+
+impl Keys {
+    fn of(mut hashes: Vec<u64>) -> Keys {
+        hashes.sort_unstable();
+        hashes.dedup();
+        Keys(hashes)
+    }
+
+    /// The hash of an item's key (`None`: the item has none). Fixed within a process, which is
+    /// all the comparison needs.
+    fn hash(key: Option<&Value>) -> u64 {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = std::hash::DefaultHasher::new();
+        match key {
+            Some(Value::String(s)) => (0u8, s.as_str()).hash(&mut h),
+            Some(other) => (1u8, other.to_string()).hash(&mut h),
+            None => 2u8.hash(&mut h),
+        }
+        h.finish()
+    }
+
+    fn contains(&self, key: Option<&Value>) -> bool {
+        self.0.binary_search(&Keys::hash(key)).is_ok()
+    }
+
+    /// How many of these keys `other` lacks.
+    fn missing_from(&self, other: &Keys) -> usize {
+        self.0.iter().filter(|k| other.0.binary_search(k).is_err()).count()
+    }
+}
+
+/// The keys of every list ([`ListKeys`]), each item handed to `visit` with its list and key as
+/// well. Only the keys are kept, each item dropped once read: a sweep of a large catalogue holds
+/// no list (issue #31). An error or an endless list is the pagination scenarios' business: the
+/// sweep takes what it got.
+async fn list_keys(
+    w: &mut ServerWorld,
+    mut visit: impl FnMut(&'static str, Option<&Value>, Value),
+) -> Result<ListKeys, Halt> {
     let caps = w.server_capabilities()?;
     let mut keys = Vec::new();
     for (method, capability, ..) in CHANGEABLE_LISTS {
         let key = if method == "resources/list" { "uri" } else { "name" };
-        let mut of_items = BTreeSet::new();
+        let mut hashes = Vec::new();
         if caps.get(capability).is_some() {
             list_each(w, method, |item| {
-                of_items.insert(item.get(key).map(Value::to_string).unwrap_or_default());
-                if method == "tools/list" {
-                    on_tool(item);
-                }
+                hashes.push(Keys::hash(item.get(key)));
+                let key = item.get(key).cloned();
+                visit(method, key.as_ref(), item);
             })
             .await?;
         }
-        keys.push((method, of_items));
+        keys.push((method, Keys::of(hashes)));
     }
     Ok(keys)
 }
