@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
 
 /// The command line of an implementation under test.
@@ -189,7 +189,7 @@ pub struct ChildTransport {
     pgid: Pid,
     stdin: Option<ChildStdin>,
     /// Each frame with its share of [`ChildOptions::queued_bytes`], given back as it is taken.
-    frames: mpsc::Receiver<(Frame, OwnedSemaphorePermit)>,
+    frames: mpsc::Receiver<(Frame, Share)>,
     stderr: Arc<Mutex<StderrTail>>,
     readers: Vec<JoinHandle<()>>,
     /// Which of `readers` reads stderr, until [`Self::take_stderr_to_end`] has waited for it.
@@ -522,27 +522,48 @@ pub fn pipe_holders(pipes: &[String], pgid: i32) -> Vec<String> {
     found
 }
 
+/// A line at least this long is *large*: only [`LARGE_LINES_AT_ONCE`] of them are read, or
+/// wait to be taken, at once in the whole process.
+const LARGE_LINE: usize = 1 << 20;
+/// How many large lines the children of one process may have being read or waiting, together.
+/// Each child's queue holds little (`ChildOptions::queued_bytes`), but a large message still
+/// passes alone, and with the one its reader decodes meanwhile, dozens of children returning
+/// 4 MiB results at once held hundreds of MiB (issue #31).
+const LARGE_LINES_AT_ONCE: usize = 4;
+/// How long a reader waits for a place for a large line before it reads on regardless: a child
+/// whose consumer is busy elsewhere must not stall the others for longer.
+const LARGE_LINE_WAIT: Duration = Duration::from_millis(500);
+static LARGE_LINES: Semaphore = Semaphore::const_new(LARGE_LINES_AT_ONCE);
+
+/// What a queued frame holds until it is taken: its room in its queue, and its place among the
+/// large lines of the process if it is one and got one.
+struct Share {
+    _bytes: OwnedSemaphorePermit,
+    _large: Option<SemaphorePermit<'static>>,
+}
+
 /// Where the stdout reader puts decoded frames: a queue bounded by count (the channel) and by
 /// bytes (the semaphore, in KiB).
 struct Queue {
-    frames: mpsc::Sender<(Frame, OwnedSemaphorePermit)>,
+    frames: mpsc::Sender<(Frame, Share)>,
     bytes: Arc<Semaphore>,
     /// The semaphore's size, in KiB.
     budget: usize,
 }
 
 impl Queue {
-    fn new(frames: mpsc::Sender<(Frame, OwnedSemaphorePermit)>, bytes: usize) -> Queue {
+    fn new(frames: mpsc::Sender<(Frame, Share)>, bytes: usize) -> Queue {
         Queue { frames, bytes: Arc::new(Semaphore::new(kib(bytes))), budget: kib(bytes) }
     }
 
-    /// Waits for room for the frame, then queues it; false once nobody receives.
-    async fn put(&self, frame: Frame) -> bool {
+    /// Waits for room for the frame, then queues it with its place among the large lines, if
+    /// any; false once nobody receives.
+    async fn put(&self, frame: Frame, large: Option<SemaphorePermit<'static>>) -> bool {
         // At most the whole budget: a frame larger than it waits for an empty queue and
         // passes alone.
         let units = kib(frame.weight()).min(self.budget);
-        let Ok(share) = self.bytes.clone().acquire_many_owned(units as u32).await else { return false };
-        self.frames.send((frame, share)).await.is_ok()
+        let Ok(bytes) = self.bytes.clone().acquire_many_owned(units as u32).await else { return false };
+        self.frames.send((frame, Share { _bytes: bytes, _large: large })).await.is_ok()
     }
 }
 
@@ -555,21 +576,34 @@ async fn read_frames(mut out: impl AsyncRead + Unpin, max: usize, queue: Queue) 
     let mut decoder = Reassembler::new(max);
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
+    // The place of the large line being read, and whether one was asked for (once per line:
+    // a reader that waited in vain reads on).
+    let (mut large, mut asked) = (None, false);
     loop {
+        if !asked && decoder.buffered() >= LARGE_LINE {
+            asked = true;
+            large =
+                tokio::time::timeout(LARGE_LINE_WAIT, LARGE_LINES.acquire()).await.ok().and_then(Result::ok);
+        }
         let n = match out.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         decoder.push(&buf[..n], &mut frames);
+        // The large line being read ends in the first frame out (its place goes with it), or
+        // was skipped as too long (its place is given back).
         for f in frames.drain(..) {
-            if !queue.put(f).await {
+            if !queue.put(f, large.take()).await {
                 return;
             }
+        }
+        if decoder.buffered() < LARGE_LINE {
+            (large, asked) = (None, false);
         }
     }
     decoder.finish(&mut frames);
     for f in frames {
-        if !queue.put(f).await {
+        if !queue.put(f, large.take()).await {
             return;
         }
     }
@@ -739,6 +773,30 @@ mod tests {
             t.recv(Duration::from_secs(5)).await.expect("a line three times the room, then one");
         }
         t.shutdown().await;
+    }
+
+    /// Only a few large lines are read or held at once in the whole process, but none waits
+    /// for a place for long: with more children holding 2 MiB lines unread than there are
+    /// places, each line is still read, and every child's lines arrive whole, in order.
+    #[tokio::test]
+    async fn large_lines_share_a_few_places_and_none_starves() {
+        let two_lines = r#"x=$(head -c 2097152 /dev/zero | tr '\0' a); echo "\"$x\""; echo "\"$x\"""#;
+        let children = LARGE_LINES_AT_ONCE + 3;
+        let mut all: Vec<ChildTransport> =
+            (0..children).map(|_| ChildTransport::spawn(&sh(two_lines), quick()).unwrap()).collect();
+        // Nobody receives for a while: the places are all taken, the other readers read on
+        // once they have waited LARGE_LINE_WAIT.
+        tokio::time::sleep(LARGE_LINE_WAIT * 2).await;
+        for t in &mut all {
+            for _ in 0..2 {
+                let frame = t.recv(Duration::from_secs(10)).await.expect("a 2 MiB line");
+                let FrameContent::Json { value, .. } = frame.content else { panic!("{frame:?}") };
+                assert_eq!(value.as_str().map(str::len), Some(2 << 20));
+            }
+        }
+        for mut t in all {
+            t.shutdown().await;
+        }
     }
 
     /// A child whose stdout is a log is never held up by it: with stdout read as messages,
