@@ -406,9 +406,12 @@ impl ClientCampaign {
                 };
                 let probes = probe.probes;
                 starts += probes as u64;
-                let last = match self.run(&minimized, Some(&clean)).await {
-                    Ok(r) if probe.target.matches(&r.outcome) => r.outcome,
-                    _ => run.outcome.clone(),
+                let (minimized, last) = match self.run(&minimized, Some(&clean)).await {
+                    Ok(r) if probe.target.matches(&r.outcome) => (minimized, r.outcome),
+                    // The minimized input did not trip once more: a probe slowed past the hang
+                    // barrier on a loaded machine passes for the bug, and minimizing may have
+                    // kept such a one. The input that tripped twice stays the reproducer.
+                    _ => (input.clone(), run.outcome.clone()),
                 };
                 let trip = last.trips.iter().find(|t| t.oracle == primary.oracle).cloned().unwrap_or(primary);
                 let signature = signature_of(&trip, &last.stderr);
