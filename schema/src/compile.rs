@@ -80,30 +80,22 @@ pub(crate) struct Compiled {
     /// needs them, and they cost as much memory as the validators (issue #31). `None`: they did
     /// not compile (the document compiled with formats, so this is not expected).
     structure: std::sync::OnceLock<Option<Vec<Validator>>>,
-    path: std::path::PathBuf,
 }
 
 impl Compiled {
     /// [`Compiled::structure`]'s validator of `def`.
     pub(crate) fn structure(&self, def: DefId) -> Option<&Validator> {
         let all = self.structure.get_or_init(|| {
-            let map = build(&self.path, &self.doc, false).ok()?;
+            let map = options(false).build_map(&self.doc).ok()?;
             self.defs.iter().map(|d| map.get(&format!("#{}", d.pointer)).cloned()).collect()
         });
         all.as_ref().and_then(|all| all.get(def))
     }
 }
 
-/// Every definition of `doc`, compiled; `format` asserted when `formats`.
-fn build(path: &Path, doc: &Value, formats: bool) -> Result<jsonschema::ValidatorMap, SchemaError> {
-    jsonschema::options()
-        .should_validate_formats(formats)
-        .with_format("byte", is_base64)
-        .build_map(doc)
-        .map_err(|e| SchemaError::Compile {
-            path: path.to_owned(),
-            message: format!("{} (at {})", e, e.schema_path().as_str()),
-        })
+/// How a revision's definitions are compiled; `format` asserted when `formats`.
+fn options(formats: bool) -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options().should_validate_formats(formats).with_format("byte", is_base64)
 }
 
 pub(crate) fn table_index(direction: Direction) -> usize {
@@ -142,7 +134,10 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
         (_, Some(Value::Object(m))) => ("definitions", m),
         _ => return Err(SchemaError::NoDefinitions { path: path.to_owned() }),
     };
-    let map = build(path, &doc, true)?;
+    let map = options(true).build_map(&doc).map_err(|e| SchemaError::Compile {
+        path: path.to_owned(),
+        message: format!("{} (at {})", e, e.schema_path().as_str()),
+    })?;
 
     let mut defs = Vec::with_capacity(definitions.len());
     let mut by_name = HashMap::with_capacity(definitions.len());
@@ -215,7 +210,6 @@ pub(crate) fn compile(path: &Path, doc: Value) -> Result<Compiled, SchemaError> 
         defs_key,
         doc,
         structure: std::sync::OnceLock::new(),
-        path: path.to_owned(),
     })
 }
 

@@ -536,19 +536,22 @@ async fn investigate(
     let (minimized, probes, final_outcome) = if reproduced {
         let same = Target::of(&trip, &reproduced_outcome);
         let mut probe = SameFailure { driver: alone, target: same.clone(), stop: &shared.stop, probes: 0 };
-        let mut minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
+        let minimized = minimize::minimize(input.clone(), &mut probe, shared.config.minimize).await;
+        let probes = probe.probes;
+        // The minimized input, run once more: its stderr and its trip are the finding's. Should
+        // it not trip (a probe slowed past the hang barrier on a loaded machine passes for the
+        // bug, and minimizing may have kept such a one), the input that tripped twice stays
+        // the reproducer.
+        let (mut kept, last) = match alone.run_alone(&minimized).await {
+            Ok(o) if same.matches(&o) => (minimized, o),
+            _ => (input, reproduced_outcome.clone()),
+        };
         // The driver ends an unterminated last line before its barrier: written into the
         // reproducer, the same bytes read as the message they are.
-        if let Some(last) = minimized.writes.last_mut().filter(|w| !w.ends_with(b"\n")) {
+        if let Some(last) = kept.writes.last_mut().filter(|w| !w.ends_with(b"\n")) {
             last.push(b'\n');
         }
-        let probes = probe.probes;
-        // The minimized input, run once more: its stderr and its trip are the finding's.
-        let last = match alone.run_alone(&minimized).await {
-            Ok(o) if same.matches(&o) => o,
-            _ => reproduced_outcome.clone(),
-        };
-        (minimized, probes, last)
+        (kept, probes, last)
     } else {
         (input, 0, reproduced_outcome)
     };

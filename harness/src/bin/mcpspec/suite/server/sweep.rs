@@ -99,7 +99,7 @@ async fn calls_every_tool(w: &mut ServerWorld, no_token: String) -> Result<(), H
     let mut calls = Batch::new(w.sweep.budget());
     let keys = list_keys(w, |method, _, item| {
         if method == "tools/list" {
-            calls.push(plan_call(destructive, calls.planned(), &item, with_token));
+            calls.push(plan_call(destructive, calls.planned(), item, with_token));
         }
     })
     .await?;
@@ -376,7 +376,7 @@ impl Keys {
 /// sweep takes what it got.
 async fn list_keys(
     w: &mut ServerWorld,
-    mut visit: impl FnMut(&'static str, Option<&Value>, Value),
+    mut visit: impl FnMut(&'static str, Option<&Value>, &Value),
 ) -> Result<ListKeys, Halt> {
     let caps = w.server_capabilities()?;
     let mut keys = Vec::new();
@@ -386,8 +386,7 @@ async fn list_keys(
         if caps.get(capability).is_some() {
             list_each(w, method, |item| {
                 hashes.push(Keys::hash(item.get(key)));
-                let key = item.get(key).cloned();
-                visit(method, key.as_ref(), item);
+                visit(method, item.get(key), &item);
             })
             .await?;
         }
