@@ -11,7 +11,7 @@
 
 use super::routes::{Route, Routes, Shared, TenantId};
 use mcpspec_protocol::framing::{Frame, FrameContent};
-use mcpspec_reference::transport::child::describe_status;
+use mcpspec_reference::transport::child::{describe_status, LargePlace};
 use mcpspec_reference::transport::{ChildTransport, RecvError, SendError, ShutdownReport};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -49,7 +49,7 @@ enum Command {
 struct State {
     routes: Routes,
     /// Each tenant's inbox (a tenant that left keeps its own: a late message is still its).
-    inboxes: HashMap<TenantId, mpsc::UnboundedSender<(Frame, usize)>>,
+    inboxes: HashMap<TenantId, mpsc::UnboundedSender<Inboxed>>,
     /// Why a tenant's verdict cannot stand, by tenant.
     taints: HashMap<TenantId, String>,
     /// Why the host takes no new tenants, once it does not.
@@ -77,11 +77,13 @@ impl State {
         }
     }
 
-    fn deliver(&mut self, to: TenantId, frame: Frame) {
+    /// Puts `frame` in `to`'s inbox, with its place among the large lines while `to` is
+    /// present (a tenant that has left may never read it: its late frames give places back).
+    fn deliver(&mut self, to: TenantId, frame: Frame, place: LargePlace) {
         let Some(inbox) = self.inboxes.get(&to) else { return };
         let weight = frame.weight();
         if self.routes.is_present(to) {
-            if inbox.send((frame, weight)).is_ok() {
+            if inbox.send((frame, weight, place)).is_ok() {
                 let (frames, bytes) = self.queued.entry(to).or_default();
                 (*frames, *bytes) = (*frames + 1, *bytes + weight);
             }
@@ -90,7 +92,7 @@ impl State {
         let (waiting, dropped) = self.late.entry(to).or_default();
         if *waiting < LATE_FRAMES {
             *waiting += 1;
-            let _ = inbox.send((frame, weight));
+            let _ = inbox.send((frame, weight, LargePlace::default()));
         } else {
             *dropped += 1;
         }
@@ -252,7 +254,7 @@ async fn own_pipes(
                     // What the server wrote on its way out still reaches its tenants.
                     while let Ok(frame) = child.try_recv() {
                         let Some(host) = host.upgrade() else { break };
-                        route(&host, frame);
+                        route(&host, frame, LargePlace::default());
                     }
                     if let Some(host) = host.upgrade() {
                         host.state().exited.get_or_insert_with(|| report.describe());
@@ -264,10 +266,10 @@ async fn own_pipes(
                 None => return,
             },
             () = tokio::time::sleep(FULL), if reading && full => {}
-            frame = child.recv(IDLE), if reading && !full => match frame {
-                Ok(frame) => {
+            frame = child.recv_holding(IDLE), if reading && !full => match frame {
+                Ok((frame, place)) => {
                     let Some(host) = host.upgrade() else { return };
-                    route(&host, frame);
+                    route(&host, frame, place);
                 }
                 Err(RecvError::Timeout(_)) => {}
                 Err(RecvError::Closed) => {
@@ -288,8 +290,8 @@ async fn own_pipes(
     }
 }
 
-/// Hands a frame to the tenant(s) it belongs to.
-fn route(host: &Host, frame: Frame) {
+/// Hands a frame to the tenant(s) it belongs to (its large-line place to the first of them).
+fn route(host: &Host, frame: Frame, place: LargePlace) {
     let mut state = host.state();
     let route = match &frame.content {
         FrameContent::Json { value, .. } => state.routes.received(value),
@@ -297,13 +299,14 @@ fn route(host: &Host, frame: Frame) {
         FrameContent::Blank => return,
     };
     match route {
-        Route::To(tenant) => state.deliver(tenant, frame),
+        Route::To(tenant) => state.deliver(tenant, frame, place),
         Route::All | Route::Ambiguous(_) => {
             if let Route::Ambiguous(why) = &route {
                 state.taint_present(None, why);
             }
+            let mut place = Some(place);
             for tenant in state.routes.present() {
-                state.deliver(tenant, frame.clone());
+                state.deliver(tenant, frame.clone(), place.take().unwrap_or_default());
             }
         }
     }
@@ -313,8 +316,12 @@ fn route(host: &Host, frame: Frame) {
 pub struct TenantLink {
     host: Arc<Host>,
     tenant: TenantId,
-    inbox: mpsc::UnboundedReceiver<(Frame, usize)>,
+    inbox: mpsc::UnboundedReceiver<Inboxed>,
 }
+
+/// A frame in a tenant's inbox: its weight, counted in the host's bound until it is read, and
+/// its place among the process's large lines, given back as it is read.
+type Inboxed = (Frame, usize, LargePlace);
 
 impl TenantLink {
     /// The tenant's number on its host (0: the scenario that started the process).
@@ -369,7 +376,7 @@ impl TenantLink {
             return Err(RecvError::Timeout(timeout));
         }
         match tokio::time::timeout(timeout, self.inbox.recv()).await {
-            Ok(Some((frame, weight))) => {
+            Ok(Some((frame, weight, _place))) => {
                 if let Some((frames, bytes)) = self.host.state().queued.get_mut(&self.tenant) {
                     (*frames, *bytes) = (frames.saturating_sub(1), bytes.saturating_sub(weight));
                 }

@@ -299,11 +299,17 @@ impl ChildTransport {
     /// deadline, and against a child that floods stdout the queue is never empty, while
     /// `tokio::time::timeout` tries the queue before the clock.
     pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
+        self.recv_holding(timeout).await.map(|(frame, _)| frame)
+    }
+
+    /// [`Self::recv`], with the frame's place among the process's large lines, for a consumer
+    /// that keeps the frame for a while before it is read.
+    pub async fn recv_holding(&mut self, timeout: Duration) -> Result<(Frame, LargePlace), RecvError> {
         if timeout.is_zero() {
             return Err(RecvError::Timeout(timeout));
         }
         match tokio::time::timeout(timeout, self.frames.recv()).await {
-            Ok(Some((frame, _share))) => Ok(frame),
+            Ok(Some((frame, share))) => Ok((frame, share.large)),
             Ok(None) => Err(RecvError::Closed),
             Err(_) => Err(RecvError::Timeout(timeout)),
         }
@@ -539,7 +545,16 @@ static LARGE_LINES: Semaphore = Semaphore::const_new(LARGE_LINES_AT_ONCE);
 /// large lines of the process if it is one and got one.
 struct Share {
     _bytes: OwnedSemaphorePermit,
-    _large: Option<SemaphorePermit<'static>>,
+    large: LargePlace,
+}
+
+/// The place among the process's large lines ([`LARGE_LINES_AT_ONCE`]) of the line a frame was
+/// read from, given back when dropped; empty for any other frame. [`ChildTransport::recv_holding`]
+/// hands it over with the frame, so a consumer that holds the frame unread in a queue of its
+/// own (a process shared by several sessions) holds its place too.
+#[derive(Default)]
+pub struct LargePlace {
+    _held: Option<SemaphorePermit<'static>>,
 }
 
 /// Where the stdout reader puts decoded frames: a queue bounded by count (the channel) and by
@@ -563,7 +578,7 @@ impl Queue {
         // passes alone.
         let units = kib(frame.weight()).min(self.budget);
         let Ok(bytes) = self.bytes.clone().acquire_many_owned(units as u32).await else { return false };
-        self.frames.send((frame, Share { _bytes: bytes, _large: large })).await.is_ok()
+        self.frames.send((frame, Share { _bytes: bytes, large: LargePlace { _held: large } })).await.is_ok()
     }
 }
 
