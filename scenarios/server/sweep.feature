@@ -14,7 +14,7 @@ Feature: Sweep
   whose annotations say destructiveHint: true are not called unless --sweep-destructive;
   --no-sweep leaves this feature out.
 
-  @id:sweep/tools @MUST @spec:basic/index.mdx#responses
+  @id:sweep/tools @slow @MUST @spec:basic/index.mdx#responses
   Scenario Outline: every tool is called by a client declaring <persona>
     Given an initialized session declaring the client capabilities
       """
@@ -42,7 +42,7 @@ Feature: Sweep
       | sampling-tools  | {"sampling": {"tools": {}}}               | with generated arguments |
       | elicitation-url | {"elicitation": {"url": {}}}              | with generated arguments |
 
-  @id:sweep/tools-declining @MUST @spec:basic/index.mdx#responses @since:2025-06-18
+  @id:sweep/tools-declining @slow @MUST @spec:basic/index.mdx#responses @since:2025-06-18
   Scenario: every tool is called by a client whose user declines every elicitation
     Given an initialized session declaring the client capabilities
       """

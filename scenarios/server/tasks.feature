@@ -1,4 +1,4 @@
-@tasks @since:2025-11-25 @until:2025-11-25
+@tasks @slow @since:2025-11-25 @until:2025-11-25
 Feature: Tasks
   2025-11-25's experimental tasks (basic/utilities/tasks.mdx). A server that declares
   tasks.requests.tools.call lets a client call a tool as a task: the call carries `task`, the

@@ -33,7 +33,13 @@ pub struct ScenarioPlan {
     transports: Vec<String>,
     /// `@negotiation`: also run at a revision the server counter-offered.
     pub negotiation: bool,
+    /// `@slow`: its runs may wait out the timeout on the server's own work (every tool called,
+    /// a task's life), so the runner starts them before the others.
+    pub slow: bool,
 }
+
+/// The tag of a scenario that may wait long on the server's own work ([`ScenarioPlan::slow`]).
+const SLOW_TAG: &str = "slow";
 
 const TRANSPORT_TAG: &str = "transport:";
 
@@ -96,6 +102,7 @@ impl ScenarioPlan {
             doc,
             feature: feature.to_owned(),
             negotiation: tags.iter().any(|t| t == NEGOTIATION_TAG),
+            slow: tags.iter().any(|t| t == SLOW_TAG),
             tags,
             since,
             until,
@@ -118,6 +125,7 @@ impl ScenarioPlan {
             except: Vec::new(),
             transports: Vec::new(),
             negotiation: false,
+            slow: false,
         }
     }
 

@@ -214,13 +214,18 @@ fn plan(
 ) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
     let transport = ctx.target.transport();
-    // Revision by revision: a scenario's first runs show what it does (whether it only reads)
-    // before its runs at later revisions start ([`SuiteContext::learn_reads`]).
-    for (rev_index, revision) in revisions.iter().enumerate() {
+    // The `@slow` scenarios of every revision first: their waits on the server's own work
+    // (a tool running until the timeout) then overlap the others' starts instead of trailing
+    // them. Then revision by revision: a scenario's first runs show what it does (whether it
+    // only reads) before its runs at later revisions start ([`SuiteContext::learn_reads`]).
+    let passes =
+        [true, false].into_iter().flat_map(|slow| revisions.iter().enumerate().map(move |r| (slow, r)));
+    for (slow, (rev_index, revision)) in passes {
         for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
+                .filter(|(_, p)| p.slow == slow)
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
                 .filter(|(_, p)| ctx.selection.runs(p, *revision))
                 .map(|(s, p)| {

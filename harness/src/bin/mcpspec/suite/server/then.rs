@@ -3,12 +3,13 @@
 use super::{outcome_text, step_json, Halt, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::then;
+use mcpspec::session::server::WaitError;
 use mcpspec_protocol::wire::{describe, Message, Outcome, RequestId};
 use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::child::describe_status;
 use serde_json::Value;
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long "nothing more arrives" is watched for.
 const QUIET: Duration = Duration::from_millis(100);
@@ -372,12 +373,20 @@ async fn answers_the_batch(w: &mut ServerWorld, ids: String) -> Result<(), Halt>
         Value::Array(items) => items.iter().filter_map(RequestId::from_value).collect(),
         _ => Vec::new(),
     };
+    // The whole batch is due within one timeout, not one per request: the requests went out
+    // together, so a server that answers none of them costs one wait, not one each.
     let within = w.timeout();
+    let deadline = Instant::now() + within;
     let mut missing = Vec::new();
     let mut why = None;
     for id in &wanted {
-        if let Err(e) = w.session()?.wait_response(id, within).await {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if let Err(e) = w.session()?.wait_response(id, left).await {
             missing.push(id.to_string());
+            let e = match e {
+                WaitError::Timeout(_) => WaitError::Timeout(within),
+                e => e,
+            };
             why.get_or_insert(e.to_string());
         }
     }
