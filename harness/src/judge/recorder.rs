@@ -324,13 +324,18 @@ impl WireRecorder {
 
     /// Records a frame read from the wire.
     pub fn record_frame(&mut self, direction: Direction, frame: &Frame) -> Vec<Inspection> {
-        let text = match &frame.content {
-            FrameContent::Json { value, lines: 1, .. } => value.to_string(),
-            FrameContent::Json { value, lines, .. } => format!("[over {lines} lines] {value}"),
-            FrameContent::Blank => String::new(),
-            FrameContent::Invalid(e) => format!("[not a message: {e}]"),
-        };
-        self.log(direction, Some(frame.line), text);
+        match &frame.content {
+            FrameContent::Json { value, lines: 1, .. } => {
+                self.log_value(direction, Some(frame.line), "", value)
+            }
+            FrameContent::Json { value, lines, .. } => {
+                self.log_value(direction, Some(frame.line), &format!("[over {lines} lines] "), value)
+            }
+            FrameContent::Blank => self.log(direction, Some(frame.line), String::new()),
+            FrameContent::Invalid(e) => {
+                self.log(direction, Some(frame.line), format!("[not a message: {e}]"))
+            }
+        }
         let inspections = self.checker.on_frame(direction, &frame.content);
         self.judge(direction, &inspections);
         inspections
@@ -338,7 +343,7 @@ impl WireRecorder {
 
     /// Records a message written to the wire.
     pub fn record_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
-        self.log(direction, None, value.to_string());
+        self.log_value(direction, None, "", value);
         let inspections = self.checker.on_value(direction, value);
         self.judge(direction, &inspections);
         inspections
@@ -456,21 +461,44 @@ impl WireRecorder {
         self.label = label;
     }
 
-    fn log(&mut self, direction: Direction, line: Option<u64>, mut text: String) {
+    fn log(&mut self, direction: Direction, line: Option<u64>, text: String) {
         if let Some(sink) = WIRE_LOG.get() {
             sink(&self.label, direction.arrow(), &text);
         }
+        let total = text.len();
+        self.keep_entry(direction, line, text, total);
+    }
+
+    /// Logs a message as `prefix` and its JSON text. Without a wire log only the transcript's
+    /// head of the text is kept while it is written, so a message of megabytes is not written
+    /// out whole for 2,000 characters of it.
+    fn log_value(&mut self, direction: Direction, line: Option<u64>, prefix: &str, value: &Value) {
+        if WIRE_LOG.get().is_some() {
+            return self.log(direction, line, format!("{prefix}{value}"));
+        }
+        let mut head = Head { kept: prefix.as_bytes().to_vec(), total: prefix.len() };
+        if self.transcript.len() < TRANSCRIPT_ENTRIES {
+            // Writing to memory fails only on a value serde_json cannot write (none it made).
+            let _ = serde_json::to_writer(&mut head, value);
+        }
+        let text = String::from_utf8_lossy(&head.kept).into_owned();
+        self.keep_entry(direction, line, text, head.total);
+    }
+
+    /// Keeps a line of the transcript: `text`, the head of a text of `total` bytes, cut to
+    /// [`TRANSCRIPT_TEXT`] with the whole length said.
+    fn keep_entry(&mut self, direction: Direction, line: Option<u64>, mut text: String, total: usize) {
         if self.transcript.len() >= TRANSCRIPT_ENTRIES {
             self.transcript_dropped += 1;
             self.current = None;
             return;
         }
-        if text.len() > TRANSCRIPT_TEXT {
-            let mut cut = TRANSCRIPT_TEXT;
+        if total > TRANSCRIPT_TEXT {
+            let mut cut = TRANSCRIPT_TEXT.min(text.len());
             while !text.is_char_boundary(cut) {
                 cut -= 1;
             }
-            text = format!("{}… [{} bytes]", &text[..cut], text.len());
+            text = format!("{}… [{total} bytes]", &text[..cut]);
         }
         self.current = Some(self.transcript.len());
         let at_ms = self.began.elapsed().as_millis() as u64;
@@ -656,6 +684,27 @@ pub fn schema_form(value: &Value) -> std::borrow::Cow<'_, Value> {
     }
 }
 
+/// The first bytes written to it, up to the transcript's length of a line and a character
+/// more, and how many were written in all.
+struct Head {
+    kept: Vec<u8>,
+    total: usize,
+}
+
+impl std::io::Write for Head {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // A UTF-8 character is at most 4 bytes: the cut at TRANSCRIPT_TEXT finds its boundary.
+        let room = (TRANSCRIPT_TEXT + 4).saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.total += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -700,6 +749,26 @@ mod tests {
             format.expected
         );
         assert!(format.spec.ends_with("2025-11-25/basic/index.mdx"), "{}", format.spec);
+    }
+
+    /// A long message's transcript line is its text's head and whole length, as if the whole
+    /// text were written and cut, whatever characters fall at the cut; a short one is whole.
+    #[test]
+    fn a_long_message_is_shown_by_its_head_and_length() {
+        for filler in ["a", "é", "😀", "\n"] {
+            let long = json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":filler.repeat(3000)}});
+            let whole = long.to_string();
+            let mut r = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None);
+            r.record_value(Direction::ServerToClient, &long);
+            r.record_value(Direction::ServerToClient, &json!({"jsonrpc":"2.0","method":"ping","id":1}));
+            let (entries, _) = r.transcript();
+            let mut cut = TRANSCRIPT_TEXT;
+            while !whole.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            assert_eq!(entries[0].text, format!("{}… [{} bytes]", &whole[..cut], whole.len()), "{filler}");
+            assert_eq!(entries[1].text, r#"{"jsonrpc":"2.0","method":"ping","id":1}"#);
+        }
     }
 
     /// Over HTTP, a message body or SSE event that is not JSON breaks the HTTP transport's rule,

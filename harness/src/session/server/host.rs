@@ -372,15 +372,21 @@ impl TenantLink {
     /// The next frame the server wrote for this tenant, waiting at most `timeout` (zero: a
     /// timeout, as [`ChildTransport::recv`]).
     pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
+        self.recv_holding(timeout).await.map(|(frame, _)| frame)
+    }
+
+    /// [`Self::recv`], with the frame's place among the process's large lines, for a caller
+    /// that holds it until it is done with the frame.
+    pub async fn recv_holding(&mut self, timeout: Duration) -> Result<(Frame, LargePlace), RecvError> {
         if timeout.is_zero() {
             return Err(RecvError::Timeout(timeout));
         }
         match tokio::time::timeout(timeout, self.inbox.recv()).await {
-            Ok(Some((frame, weight, _place))) => {
+            Ok(Some((frame, weight, place))) => {
                 if let Some((frames, bytes)) = self.host.state().queued.get_mut(&self.tenant) {
                     (*frames, *bytes) = (frames.saturating_sub(1), bytes.saturating_sub(weight));
                 }
-                Ok(frame)
+                Ok((frame, place))
             }
             Ok(None) => Err(RecvError::Closed),
             Err(_) => Err(RecvError::Timeout(timeout)),

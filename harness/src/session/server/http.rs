@@ -252,7 +252,7 @@ impl ServerSession {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
-                Ok(Some(frame)) => {
+                Ok(Some((frame, _place))) => {
                     for i in self.record(&frame) {
                         self.take_unsolicited(i).await.map_err(|e| e.to_string())?;
                     }
@@ -272,7 +272,7 @@ impl ServerSession {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
-                Ok(Some(frame)) => {
+                Ok(Some((frame, _place))) => {
                     for i in self.record(&frame) {
                         if self.take_unsolicited(i).await.is_err() {
                             return false;
@@ -321,7 +321,7 @@ impl ServerSession {
         };
         if let Ok(Message::Response(r)) = Message::from_value(&answer) {
             if self.early.len() < KEPT_MESSAGES {
-                self.early.push((answer, r));
+                self.early.push((super::answer_stub(&answer), r));
             }
         }
     }

@@ -20,7 +20,7 @@ use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{Message, Request, RequestId, Response};
 use mcpspec_protocol::{Direction, Era, Revision};
 use mcpspec_reference::client::ClientPersona;
-use mcpspec_reference::transport::child::{describe_status, SpawnError};
+use mcpspec_reference::transport::child::{describe_status, LargePlace, SpawnError};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::{ChildOptions, ChildTransport, RecvError, SendError, ShutdownReport};
 use mcpspec_schema::SchemaSet;
@@ -162,7 +162,8 @@ pub struct ServerSession {
     /// The `InputRequiredResult`s the server answered with, in the modern era (each
     /// answered by the persona and retried: [`ServerSession::complete_input`]).
     pub input_required: Vec<Value>,
-    /// Responses that arrived while another answer was awaited (out of order, or in a batch).
+    /// Responses that arrived while another answer was awaited (out of order, or in a batch),
+    /// each with what [`answers`] needs of its value ([`answer_stub`]).
     early: Vec<(Value, Response)>,
     shutdown: Option<SessionEnd>,
     /// What the client did that the next scenario could notice.
@@ -440,11 +441,11 @@ impl ServerSession {
 
     /// The next frame from the server, `None` for an HTTP event that carried none (recorded
     /// there: the head of a response, an SSE event without a message, a body's end).
-    async fn next(&mut self, left: Duration) -> Result<Option<Frame>, RecvError> {
+    async fn next(&mut self, left: Duration) -> Result<Option<(Frame, LargePlace)>, RecvError> {
         match &mut self.link {
-            Link::Stdio(child) => child.recv(left).await.map(Some),
-            Link::Tenant(tenant) => tenant.recv(left).await.map(Some),
-            Link::Http(_) => self.next_http(left).await,
+            Link::Stdio(child) => child.recv_holding(left).await.map(Some),
+            Link::Tenant(tenant) => tenant.recv_holding(left).await.map(Some),
+            Link::Http(_) => Ok(self.next_http(left).await?.map(|frame| (frame, LargePlace::default()))),
         }
     }
 
@@ -656,8 +657,10 @@ impl ServerSession {
                 return Ok(None);
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            let frame = match self.next(left).await {
-                Ok(Some(frame)) => frame,
+            // A large line's place is held until its frame is judged, not only until it is
+            // taken: the judging holds copies of it too.
+            let (frame, _place) = match self.next(left).await {
+                Ok(Some(held)) => held,
                 Ok(None) => continue,
                 Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
                 Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
@@ -701,7 +704,7 @@ impl ServerSession {
             }
             Some(Message::Response(r)) if self.early.len() < KEPT_MESSAGES => {
                 if let Some(v) = inspection.value {
-                    self.early.push((v, r));
+                    self.early.push((answer_stub(&v), r));
                 }
             }
             _ => {}
@@ -761,7 +764,7 @@ impl ServerSession {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
-                Ok(Some(frame)) => {
+                Ok(Some((frame, _place))) => {
                     for i in self.record(&frame) {
                         self.take_unsolicited(i).await?;
                     }
@@ -797,7 +800,7 @@ impl ServerSession {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             let Ok(next) = self.next(left).await else { return false };
-            let Some(frame) = next else { continue };
+            let Some((frame, _place)) = next else { continue };
             for i in self.record(&frame) {
                 if self.take_unsolicited(i).await.is_err() {
                     return false;
@@ -856,12 +859,26 @@ impl ServerSession {
         let deadline = Instant::now() + wait;
         for _ in 0..TAIL_FRAMES {
             match self.next(deadline.saturating_duration_since(Instant::now())).await {
-                Ok(Some(frame)) => drop(self.record(&frame)),
+                Ok(Some((frame, _place))) => drop(self.record(&frame)),
                 Ok(None) => {}
                 Err(_) => return,
             }
         }
     }
+}
+
+/// What [`answers`] reads of a response, without the rest: a response kept for later is kept
+/// once (as the typed response), not twice.
+fn answer_stub(value: &Value) -> Value {
+    let mut stub = serde_json::Map::new();
+    for key in ["id", "error"] {
+        if let Some(v) = value.get(key) {
+            // Only whether there is an error matters, not what it says.
+            let v = if key == "error" { Value::Null } else { v.clone() };
+            stub.insert(key.into(), v);
+        }
+    }
+    Value::Object(stub)
 }
 
 /// Whether `value` (one message, perhaps an element of a batch) answers the message awaited:

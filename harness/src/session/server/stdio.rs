@@ -76,7 +76,7 @@ impl ServerSession {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
-                Ok(Some(frame)) => drop(self.record(&frame)),
+                Ok(Some((frame, _place))) => drop(self.record(&frame)),
                 Ok(None) => {}
                 Err(RecvError::Closed) => break,
                 Err(RecvError::Timeout(_)) => return None,

@@ -529,13 +529,17 @@ pub fn pipe_holders(pipes: &[String], pgid: i32) -> Vec<String> {
 }
 
 /// A line at least this long is *large*: only [`LARGE_LINES_AT_ONCE`] of them are read, or
-/// wait to be taken, at once in the whole process.
-const LARGE_LINE: usize = 1 << 20;
+/// wait to be taken and judged, at once in the whole process. A reader asks for a place once
+/// this much of a line is buffered, so a reader waiting for one holds little: asked at 1 MiB,
+/// the readers waiting held more than the lines being read (issue #31: peak RSS with 4 MiB
+/// results, 10 and 10,000 tools, all revisions, one run each: 152 and 191 MiB asking at 1 MiB
+/// with 4 places, 119 and 155 at 256 KiB with 2, at the same wall time).
+const LARGE_LINE: usize = 256 << 10;
 /// How many large lines the children of one process may have being read or waiting, together.
 /// Each child's queue holds little (`ChildOptions::queued_bytes`), but a large message still
 /// passes alone, and with the one its reader decodes meanwhile, dozens of children returning
 /// 4 MiB results at once held hundreds of MiB (issue #31).
-const LARGE_LINES_AT_ONCE: usize = 4;
+const LARGE_LINES_AT_ONCE: usize = 2;
 /// How long a reader waits for a place for a large line before it reads on regardless: a child
 /// whose consumer is busy elsewhere must not stall the others for longer.
 const LARGE_LINE_WAIT: Duration = Duration::from_millis(500);
