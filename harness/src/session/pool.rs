@@ -26,13 +26,22 @@ use std::time::Duration;
 pub struct SessionKey {
     revision: Revision,
     /// The capabilities as JSON text (`serde_json` keeps the order written; the steps that
-    /// declare them write them the same way each time).
+    /// declare them write them the same way each time); empty in the modern era.
     capabilities: String,
 }
 
 impl SessionKey {
+    /// In the modern era a client declares its capabilities in every request's `_meta`, and a
+    /// server MUST NOT rely on prior requests for context (`basic/index.mdx`), so one process
+    /// serves scenarios of any capabilities and the key is the revision alone; each scenario's
+    /// session declares its own
+    /// ([`crate::session::server::ServerSession::declare_capabilities`]).
     pub fn new(revision: Revision, capabilities: &Value) -> SessionKey {
-        SessionKey { revision, capabilities: capabilities.to_string() }
+        let capabilities = match revision.era() {
+            mcpspec_protocol::revision::Era::Legacy => capabilities.to_string(),
+            mcpspec_protocol::revision::Era::Modern => String::new(),
+        };
+        SessionKey { revision, capabilities }
     }
 }
 

@@ -337,6 +337,14 @@ impl ServerSession {
         self.footprint.note("the client changed how it answers the server");
     }
 
+    /// A modern-era session handed to a scenario declares the scenario's capabilities from its
+    /// first request on: the era keeps none between requests, so this changes nothing the
+    /// server holds (unlike [`Self::set_persona`] midway through a scenario).
+    pub fn declare_capabilities(&mut self, capabilities: Value) {
+        debug_assert_eq!(self.recorder.revision().era(), Era::Modern);
+        self.persona = ClientPersona::new(capabilities);
+    }
+
     /// The session is established: what the client does from now on is the scenario's own,
     /// and decides whether the session may serve another scenario afterwards.
     pub fn settle(&mut self) {

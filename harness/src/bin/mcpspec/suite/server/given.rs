@@ -83,6 +83,9 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
             let mut session = tenancy.session;
             session.set_label(format!("{me} {revision}"));
+            if revision.era() == Era::Modern {
+                session.declare_capabilities(capabilities.clone());
+            }
             w.session = Some(session);
             w.server_description = Some(tenancy.server_description);
             w.tenancy = Some(SharedProcess { process: tenancy.process, tenants: tenancy.tenants, alone });
@@ -99,6 +102,9 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
             history.process, w.scenario.revision
         ));
         session.set_label(format!("{me} {}", w.scenario.revision));
+        if w.scenario.revision.era() == Era::Modern {
+            session.declare_capabilities(capabilities.clone());
+        }
         history.served.push(me);
         w.session = Some(session);
         w.server_description = Some(server_description);
