@@ -28,7 +28,7 @@ pub fn wire_checker(data: &[u8]) {
         let flip = (u64::from(selector >> 3) >> (frame.line % 5)) & 1 == 1;
         let direction = if flip { Direction::ServerToClient } else { Direction::ClientToServer };
         for (checker, direction) in checkers.iter_mut().zip([direction, direction.reverse()]) {
-            let inspections = checker.on_frame(direction, &frame.content);
+            let inspections = checker.on_frame(direction, frame.content.clone());
             assert!(inspections.iter().all(|i| i.direction == direction));
             let FrameContent::Json { value, .. } = &frame.content else {
                 assert!(!inspections.is_empty(), "a line that is not a message passes unremarked");

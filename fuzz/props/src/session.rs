@@ -151,7 +151,7 @@ impl Client<'_> {
     }
 
     fn sends(&mut self, server: &ReferenceServer, frame: &Frame) {
-        self.checker.on_frame(Direction::ClientToServer, &frame.content);
+        self.checker.on_frame(Direction::ClientToServer, frame.content.clone());
         if let FrameContent::Json { value, .. } = &frame.content {
             let elements = match value {
                 // A batch outside 2025-03-26 (or before a session is open) is rejected whole

@@ -323,7 +323,7 @@ impl WireRecorder {
     }
 
     /// Records a frame read from the wire.
-    pub fn record_frame(&mut self, direction: Direction, frame: &Frame) -> Vec<Inspection> {
+    pub fn record_frame(&mut self, direction: Direction, frame: Frame) -> Vec<Inspection> {
         match &frame.content {
             FrameContent::Json { value, lines: 1, .. } => {
                 self.log_value(direction, Some(frame.line), "", value)
@@ -336,7 +336,7 @@ impl WireRecorder {
                 self.log(direction, Some(frame.line), format!("[not a message: {e}]"))
             }
         }
-        let inspections = self.checker.on_frame(direction, &frame.content);
+        let inspections = self.checker.on_frame(direction, frame.content);
         self.judge(direction, &inspections);
         inspections
     }
@@ -354,7 +354,7 @@ impl WireRecorder {
         self.log(direction, None, format!("[raw] {}", String::from_utf8_lossy(bytes).trim_end()));
         // The checker sees what the receiver will decode, so it knows which answers to expect.
         for frame in LineDecoder::decode_all(usize::MAX, bytes) {
-            let inspections = self.checker.on_frame(direction, &frame.content);
+            let inspections = self.checker.on_frame(direction, frame.content);
             self.judge(direction, &inspections);
         }
     }
@@ -779,7 +779,7 @@ mod tests {
         let content = |text: &str| mcpspec_protocol::framing::decode_line(text.as_bytes());
         let mut r = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None)
             .with_http(Flavor::Streamable);
-        r.record_frame(Direction::ServerToClient, &Frame { line: 1, content: content("not json") });
+        r.record_frame(Direction::ServerToClient, Frame { line: 1, content: content("not json") });
         let checks = r.checks();
         let c = checks.iter().find(|c| c.id == "http/message-json").expect("http/message-json");
         assert_eq!(
@@ -788,7 +788,7 @@ mod tests {
         );
         assert!(!checks.iter().any(|c| c.id.starts_with("stdio/")), "{checks:?}");
         let mut stdio = WireRecorder::new(Revision::V2025_11_25, Direction::ServerToClient, None);
-        stdio.record_frame(Direction::ServerToClient, &Frame { line: 1, content: content("not json") });
+        stdio.record_frame(Direction::ServerToClient, Frame { line: 1, content: content("not json") });
         assert!(stdio.checks().iter().any(|c| c.id == "stdio/stdout-only-mcp"));
     }
 

@@ -139,7 +139,7 @@ fn an_error_without_id_answers_only_malformed_input() {
     let mut c = initialized(json!({}), json!({}));
     let parse_error = json!({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}});
     assert_eq!(ids(&c.on_value(S2C, &parse_error)), ["jsonrpc/notification-unanswered"]);
-    c.on_frame(C2S, &mcpspec_protocol::framing::decode_line(b"y"));
+    c.on_frame(C2S, mcpspec_protocol::framing::decode_line(b"y"));
     assert!(ids(&c.on_value(S2C, &parse_error)).is_empty());
 }
 

@@ -115,10 +115,11 @@ impl SessionChecker {
         self.negotiation.server_capabilities.as_ref().map(|_| self.revision)
     }
 
-    /// Judges one decoded line.
-    pub fn on_frame(&mut self, direction: Direction, frame: &FrameContent) -> Vec<Inspection> {
+    /// Judges one decoded line; the inspections keep its value without copying it (a message
+    /// of megabytes is held once while it is judged, not twice).
+    pub fn on_frame(&mut self, direction: Direction, frame: FrameContent) -> Vec<Inspection> {
         match frame {
-            FrameContent::Json { value, lines: 1, .. } => self.on_value(direction, value),
+            FrameContent::Json { value, lines: 1, .. } => self.on_json(direction, value),
             // A message split over lines, made whole again: the framing is broken, but the
             // message is judged as the message it is, so its answer is still seen as one.
             // Reported once per session and side: a peer that pretty-prints does so throughout.
@@ -139,7 +140,7 @@ impl SessionChecker {
                         ),
                     ));
                 }
-                out.extend(self.on_value(direction, value));
+                out.extend(self.on_json(direction, value));
                 out
             }
             FrameContent::Blank => vec![bare(
@@ -148,7 +149,7 @@ impl SessionChecker {
             )],
             FrameContent::Invalid(e) => {
                 self.side_mut(direction).unaddressable += 1;
-                let rule = match e {
+                let rule = match &e {
                     // A big message can't be judged, but a long line that does not even start
                     // like a JSON-RPC message is not one.
                     // A line that opens an object or array and ends mid-value is a message
@@ -171,6 +172,11 @@ impl SessionChecker {
 
     /// Judges one JSON value: a message or a batch.
     pub fn on_value(&mut self, direction: Direction, value: &Value) -> Vec<Inspection> {
+        self.on_json(direction, value.clone())
+    }
+
+    /// [`Self::on_value`], owning the value.
+    fn on_json(&mut self, direction: Direction, value: Value) -> Vec<Inspection> {
         if let Value::Array(items) = value {
             let mut out = Vec::with_capacity(items.len().max(1));
             // A batch rejected whole can only get an error without an id; in 2025-03-26 too, a
@@ -195,18 +201,19 @@ impl SessionChecker {
                     ),
                 ));
             }
+            let n = items.len();
             for item in items {
+                let initialize = item.get("method").and_then(Value::as_str) == Some("initialize");
+                let nested = matches!(item, Value::Array(_));
                 let mut i = self.on_single(direction, item);
-                if self.revision.allows_batches()
-                    && item.get("method").and_then(Value::as_str) == Some("initialize")
-                {
+                if self.revision.allows_batches() && initialize {
                     i.violations.push(Violation::new(
                         &rules::INITIALIZE_NOT_BATCHED,
                         "initialize sent on its own, outside any batch",
-                        format!("initialize in a batch of {} message(s)", items.len()),
+                        format!("initialize in a batch of {n} message(s)"),
                     ));
                 }
-                if matches!(item, Value::Array(_)) {
+                if nested {
                     i.violations.push(Violation::new(
                         &rules::JSONRPC_OBJECT,
                         "a message",
@@ -220,18 +227,18 @@ impl SessionChecker {
         vec![self.on_single(direction, value)]
     }
 
-    fn on_single(&mut self, direction: Direction, value: &Value) -> Inspection {
+    fn on_single(&mut self, direction: Direction, value: Value) -> Inspection {
         let mut inspection = Inspection {
             direction,
-            value: Some(value.clone()),
+            value: None,
             message: None,
             answered_method: None,
             violations: Vec::new(),
         };
-        match Message::from_value(value) {
+        match Message::from_value(&value) {
             Ok(message) => {
                 self.on_message(direction, &message, &mut inspection);
-                self.judge_meta(value, &mut inspection.violations);
+                self.judge_meta(&value, &mut inspection.violations);
                 self.judge_schemas(
                     &message,
                     inspection.answered_method.as_deref(),
@@ -261,6 +268,7 @@ impl SessionChecker {
                 inspection.violations.push(envelope_violation(&e));
             }
         }
+        inspection.value = Some(value);
         inspection
     }
 

@@ -92,7 +92,7 @@ fn a_reassembled_message_is_flagged_and_judged() {
     let mut c = session();
     let pong =
         FrameContent::Json { value: json!({"jsonrpc":"2.0","id":1,"result":{}}), crlf: false, lines: 5 };
-    let out = c.on_frame(S2C, &pong);
+    let out = c.on_frame(S2C, pong);
     assert_eq!(ids(&out), ["stdio/newline-delimited"]);
     assert!(out[0].violations[0].actual.contains("over 5 lines"), "{:?}", out[0].violations);
     assert_eq!(out[1].answered_method.as_deref(), Some("ping"));
@@ -102,14 +102,14 @@ fn a_reassembled_message_is_flagged_and_judged() {
         crlf: false,
         lines: 3,
     };
-    assert_eq!(ids(&c.on_frame(S2C, &again)), Vec::<&str>::new(), "reported once");
-    assert_eq!(ids(&c.on_frame(C2S, &again)), ["stdio/newline-delimited"], "per side");
+    assert_eq!(ids(&c.on_frame(S2C, again.clone())), Vec::<&str>::new(), "reported once");
+    assert_eq!(ids(&c.on_frame(C2S, again)), ["stdio/newline-delimited"], "per side");
 }
 
 #[test]
 fn framing_faults_map_to_stdio_rules() {
     let mut c = session();
     let bad = mcpspec_protocol::framing::decode_line(b"y");
-    assert_eq!(ids(&c.on_frame(S2C, &bad)), ["stdio/stdout-only-mcp"]);
-    assert_eq!(ids(&c.on_frame(S2C, &FrameContent::Blank)), ["stdio/blank-line"]);
+    assert_eq!(ids(&c.on_frame(S2C, bad)), ["stdio/stdout-only-mcp"]);
+    assert_eq!(ids(&c.on_frame(S2C, FrameContent::Blank)), ["stdio/blank-line"]);
 }

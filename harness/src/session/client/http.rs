@@ -268,7 +268,7 @@ impl ClientSession {
                 if let mcpspec_protocol::framing::FrameContent::Json { value, .. } = &frame.content {
                     self.recorder.record_post_body(value);
                 }
-                self.take(&frame);
+                self.take(frame);
             }
             Got::Session(link) => self.adopt(link),
             // Modern era: a request's session ends with its response; the client goes on

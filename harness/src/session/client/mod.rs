@@ -346,7 +346,7 @@ impl ClientSession {
         }
     }
 
-    fn take(&mut self, frame: &Frame) {
+    fn take(&mut self, frame: Frame) {
         let now = Instant::now();
         for i in self.recorder.record_frame(Direction::ClientToServer, frame) {
             if let Some(Message::Response(r)) = &i.message {

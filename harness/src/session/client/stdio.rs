@@ -167,7 +167,7 @@ impl ClientSession {
             Ok(Ok(n)) => link.decoder.push(&buf[..n], &mut frames),
         }
         for frame in frames {
-            self.take(&frame);
+            self.take(frame);
         }
         Ok(())
     }

@@ -253,7 +253,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
                 Ok(Some((frame, _place))) => {
-                    for i in self.record(&frame) {
+                    for i in self.record(frame) {
                         self.take_unsolicited(i).await.map_err(|e| e.to_string())?;
                     }
                 }
@@ -273,7 +273,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
                 Ok(Some((frame, _place))) => {
-                    for i in self.record(&frame) {
+                    for i in self.record(frame) {
                         if self.take_unsolicited(i).await.is_err() {
                             return false;
                         }

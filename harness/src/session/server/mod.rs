@@ -401,7 +401,7 @@ impl ServerSession {
     }
 
     /// Records a frame from the server, noting which of the client's requests were carried out.
-    fn record(&mut self, frame: &Frame) -> Vec<Inspection> {
+    fn record(&mut self, frame: Frame) -> Vec<Inspection> {
         match &frame.content {
             FrameContent::Json { value, .. } => {
                 self.heard.messages += 1;
@@ -417,10 +417,18 @@ impl ServerSession {
             }
             FrameContent::Blank => {}
         }
-        let inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
+        let mut inspections = self.recorder.record_frame(Direction::ServerToClient, frame);
         self.footprint.received(&inspections);
         if let Link::Tenant(tenant) = &self.link {
             tenant.footprint(&self.footprint);
+        }
+        // Judged: of a response's value only what tells which request it answers is read from
+        // here on ([`answers`]), and the typed response holds the rest; a large result is then
+        // held once while the scenario reads it, not twice.
+        for i in &mut inspections {
+            if let (Some(Message::Response(_)), Some(value)) = (&i.message, &i.value) {
+                i.value = Some(answer_stub(value));
+            }
         }
         inspections
     }
@@ -673,7 +681,7 @@ impl ServerSession {
                 Err(RecvError::Timeout(_)) => return Err(WaitError::Timeout(within)),
                 Err(RecvError::Closed) => return Err(WaitError::Closed(self.exit_note().await)),
             };
-            let inspections = self.record(&frame);
+            let inspections = self.record(frame);
             let mut found = None;
             for i in inspections {
                 let which = if found.is_none() { i.value.as_ref().and_then(&matching) } else { None };
@@ -773,7 +781,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
                 Ok(Some((frame, _place))) => {
-                    for i in self.record(&frame) {
+                    for i in self.record(frame) {
                         self.take_unsolicited(i).await?;
                     }
                 }
@@ -809,7 +817,7 @@ impl ServerSession {
             let left = deadline.saturating_duration_since(Instant::now());
             let Ok(next) = self.next(left).await else { return false };
             let Some((frame, _place)) = next else { continue };
-            for i in self.record(&frame) {
+            for i in self.record(frame) {
                 if self.take_unsolicited(i).await.is_err() {
                     return false;
                 }
@@ -867,7 +875,7 @@ impl ServerSession {
         let deadline = Instant::now() + wait;
         for _ in 0..TAIL_FRAMES {
             match self.next(deadline.saturating_duration_since(Instant::now())).await {
-                Ok(Some((frame, _place))) => drop(self.record(&frame)),
+                Ok(Some((frame, _place))) => drop(self.record(frame)),
                 Ok(None) => {}
                 Err(_) => return,
             }

@@ -54,7 +54,7 @@ impl ServerSession {
             }
             match child.recv(left.min(Duration::from_millis(20))).await {
                 Ok(frame) => {
-                    self.record(&frame);
+                    self.record(frame);
                 }
                 Err(RecvError::Closed) => {
                     return child.wait_exit(deadline.saturating_duration_since(Instant::now())).await
@@ -76,7 +76,7 @@ impl ServerSession {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left).await {
-                Ok(Some((frame, _place))) => drop(self.record(&frame)),
+                Ok(Some((frame, _place))) => drop(self.record(frame)),
                 Ok(None) => {}
                 Err(RecvError::Closed) => break,
                 Err(RecvError::Timeout(_)) => return None,
