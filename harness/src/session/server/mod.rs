@@ -719,8 +719,9 @@ impl ServerSession {
                 self.notifications.push(n)
             }
             Some(Message::Response(r)) if self.early.len() < KEPT_MESSAGES => {
+                // A recorded response's value is already its stub (`record`).
                 if let Some(v) = inspection.value {
-                    self.early.push((answer_stub(&v), r));
+                    self.early.push((v, r));
                 }
             }
             _ => {}
