@@ -156,6 +156,15 @@ async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt
     if let Err(e) = w.session()?.send(&initialized).await {
         return Err(w.not_sent("notifications/initialized", e).await);
     }
+    // Over HTTP the scenario's first request waits until the notification's POST is answered,
+    // as an SDK client's awaited send does: a server handles POSTs concurrently, and one that
+    // readies the session on notifications/initialized (registering the tools its client's
+    // capabilities allow) would otherwise list its tools before it is ready, some runs and not
+    // others. A POST left unanswered is the HTTP checks' business; the scenario goes on.
+    if let Some(n) = w.session()?.last_exchange() {
+        let within = w.timeout();
+        w.session()?.wait_body_end(n, within).await;
+    }
     Ok(())
 }
 
