@@ -372,6 +372,43 @@ fn silence_is_proven_by_a_ping_barrier() {
     assert_eq!(run.code, Some(0), "SHOULDs only\n{}", run.describe());
 }
 
+/// In the modern era a process serves scenarios of any client capabilities, each request
+/// declaring its own: the scenarios that declare elicitation or sampling (`mrtr/*`) share
+/// processes with ones that declare nothing, and every verdict is `--isolate`'s — on the
+/// reference server and on one that asks for input a request did not declare (which only a
+/// session declaring its own capabilities judges right).
+#[test]
+fn modern_processes_serve_any_capabilities_as_isolate_does() {
+    let verdicts = |run: &Run| -> std::collections::BTreeMap<String, String> {
+        let report = run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", run.describe()));
+        let scenarios = report["scenarios"].as_array().unwrap().iter();
+        scenarios
+            .map(|s| (s["id"].as_str().unwrap().to_owned(), s["verdict"].as_str().unwrap().to_owned()))
+            .collect()
+    };
+    for fault in [None, Some("modern-input-request-undeclared")] {
+        let args = ["--timeout", "2", "-j", "8", "--revision", "2026-07-28"];
+        let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
+        let isolated =
+            certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+        assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{fault:?}\n{}", shared_run.describe());
+        assert_eq!(shared_run.code, isolated.code, "{fault:?}");
+        // The scenarios of each shared process.
+        let mut processes: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for s in shared_run.report.as_ref().unwrap()["scenarios"].as_array().unwrap() {
+            let Some(rest) = s["session"].as_str().and_then(|t| t.strip_prefix("shared process #")) else {
+                continue;
+            };
+            let process = rest.split(',').next().unwrap().to_owned();
+            processes.entry(process).or_default().push(s["id"].as_str().unwrap().to_owned());
+        }
+        let declaring = |id: &String| id.starts_with("mrtr/") && !id.starts_with("mrtr/undeclared");
+        let mixed = processes.values().filter(|ids| ids.iter().any(declaring) && !ids.iter().all(declaring));
+        assert!(mixed.count() > 0, "{fault:?}: {processes:?}");
+        assert_no_leftovers(&shared_run.marker);
+    }
+}
+
 /// Shared sessions change no verdict: on the reference server and on faulty ones, a run that
 /// shares processes (one after another, and — from a scenario's second revision on, once its
 /// first showed it only reads — at once) and one with `--isolate` judge every scenario alike.
