@@ -370,13 +370,8 @@ impl TenantLink {
     }
 
     /// The next frame the server wrote for this tenant, waiting at most `timeout` (zero: a
-    /// timeout, as [`ChildTransport::recv`]).
-    pub async fn recv(&mut self, timeout: Duration) -> Result<Frame, RecvError> {
-        self.recv_holding(timeout).await.map(|(frame, _)| frame)
-    }
-
-    /// [`Self::recv`], with the frame's place among the process's large lines, for a caller
-    /// that holds it until it is done with the frame.
+    /// timeout, as [`ChildTransport::recv`]), with its place among the process's large lines,
+    /// for the caller to hold until it is done with the frame.
     pub async fn recv_holding(&mut self, timeout: Duration) -> Result<(Frame, LargePlace), RecvError> {
         if timeout.is_zero() {
             return Err(RecvError::Timeout(timeout));
@@ -474,7 +469,7 @@ mod tests {
     }
 
     async fn answer_id(tenant: &mut TenantLink) -> Value {
-        let frame = tenant.recv(Duration::from_secs(5)).await.expect("an answer");
+        let (frame, _) = tenant.recv_holding(Duration::from_secs(5)).await.expect("an answer");
         match frame.content {
             FrameContent::Json { value, .. } => value["id"].clone(),
             other => panic!("not a message: {other:?}"),
@@ -494,7 +489,7 @@ mod tests {
         a.send(&json!({"garbage": true})).await.unwrap();
         // Both see the line (neither can be charged with it alone), and neither verdict stands.
         for tenant in [&mut a, &mut b] {
-            let frame = tenant.recv(Duration::from_secs(5)).await.unwrap();
+            let (frame, _) = tenant.recv_holding(Duration::from_secs(5)).await.unwrap();
             assert!(matches!(frame.content, FrameContent::Invalid(_)), "{frame:?}");
             assert!(tenant.taint().is_some());
         }
