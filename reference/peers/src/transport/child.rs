@@ -303,7 +303,8 @@ impl ChildTransport {
     }
 
     /// [`Self::recv`], with the frame's place among the process's large lines, for a consumer
-    /// that keeps the frame for a while before it is read.
+    /// that holds it until it is done with the frame: one that keeps the frame unread for a
+    /// while (a shared process's inboxes), or judges it.
     pub async fn recv_holding(&mut self, timeout: Duration) -> Result<(Frame, LargePlace), RecvError> {
         if timeout.is_zero() {
             return Err(RecvError::Timeout(timeout));
@@ -555,7 +556,7 @@ struct Share {
 /// The place among the process's large lines ([`LARGE_LINES_AT_ONCE`]) of the line a frame was
 /// read from, given back when dropped; empty for any other frame. [`ChildTransport::recv_holding`]
 /// hands it over with the frame, so a consumer that holds the frame unread in a queue of its
-/// own (a process shared by several sessions) holds its place too.
+/// own (a process shared by several sessions), or while it judges it, holds its place too.
 #[derive(Default)]
 pub struct LargePlace {
     _held: Option<SemaphorePermit<'static>>,
