@@ -499,6 +499,9 @@ impl WireRecorder {
                 cut -= 1;
             }
             text = format!("{}… [{total} bytes]", &text[..cut]);
+            // Formatting grows by doubling: without this a cut line keeps 4 KiB for its 2,000
+            // bytes, in every one of a run's transcripts.
+            text.shrink_to_fit();
         }
         self.current = Some(self.transcript.len());
         let at_ms = self.began.elapsed().as_millis() as u64;

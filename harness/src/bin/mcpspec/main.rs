@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let command = cli::Cli::parse().into_command();
+    if command.holds_many_sessions() {
+        give_large_blocks_back();
+    }
     // The fuzzer's work is a pipe ping-pong with its children: on one thread, a frame read
     // from a child reaches the window that waits for it without a wakeup across threads
     // (which cost more than the work itself). The children run on the other cores.
@@ -46,3 +49,22 @@ fn main() -> ExitCode {
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     ExitCode::from(code)
 }
+
+/// Blocks of 256 KiB and more are mapped on their own and unmapped when freed. glibc's malloc
+/// otherwise raises that threshold to the largest block freed so far (up to 32 MiB): after the
+/// first 4 MiB message, every later one is carved from the heap, whose freed memory stays
+/// resident. A run judging dozens of sessions that return 4 MiB results peaked at 145 MiB that
+/// way, 124 MiB with the threshold fixed, in the same wall time (issue #31, `bench/growth.sh`).
+/// 256 KiB is twice glibc's starting threshold: a page of a listing stays in the heap, a
+/// message that grows a reader's buffer past it does not.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_large_blocks_back() {
+    // SAFETY: mallopt only sets a parameter of the allocator; it is called before the runtime
+    // starts any thread, and a threshold it refuses leaves malloc as it was.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_large_blocks_back() {}

@@ -283,9 +283,14 @@ pub(super) fn open_console(quiet: bool, verbose: bool, secrets: impl IntoIterato
         (_, true) => mcpspec::report::console::Mode::Verbose,
         _ => mcpspec::report::console::Mode::Normal,
     });
-    mcpspec::judge::recorder::log_wire_to(|label, arrow, text| {
-        mcpspec::report::console::get().wire(label, arrow, text)
-    });
+    // Only a verbose console shows the live wire log. Without a sink a recorder writes out no
+    // more of a message than its transcript shows: a 4 MiB result is not serialized whole
+    // (twice its size while written) for 2,000 characters of it.
+    if verbose && !quiet {
+        mcpspec::judge::recorder::log_wire_to(|label, arrow, text| {
+            mcpspec::report::console::get().wire(label, arrow, text)
+        });
+    }
     // Secrets (credential-like environment variables, --header values) never reach a report.
     mcpspec::report::redact::init(secrets);
 }

@@ -114,6 +114,12 @@ impl Command {
         matches!(self, Command::Fuzz(_) | Command::Replay(_))
     }
 
+    /// These hold many sessions at once, each of which may read a message of megabytes: their
+    /// large buffers go back to the system when freed ([`crate::give_large_blocks_back`]).
+    pub fn holds_many_sessions(&self) -> bool {
+        matches!(self, Command::Server(_) | Command::Client(_) | Command::Authorization(_) | Command::Run(_))
+    }
+
     /// These handle SIGINT, SIGTERM and SIGHUP themselves: they stop, end every process they
     /// started and write the reports of what ran.
     pub fn handles_signals(&self) -> bool {

@@ -12,6 +12,7 @@ use mcpspec_protocol::wire::{Message, Outcome};
 use mcpspec_protocol::Era;
 use mcpspec_reference::client::ClientPersona;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// The most pages a Given step reads to find something in a list.
 const SEARCH_PAGES: usize = 100;
@@ -144,7 +145,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
 async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt> {
     let version = w.scenario.revision.as_str();
     let response = w.call("initialize", Some(initialize_params(version, capabilities))).await?;
-    let result = match response.outcome {
+    let result = match Arc::unwrap_or_clone(response).outcome {
         Outcome::Result(r) => r,
         Outcome::Error(e) => {
             let actual = format!("initialize failed with error {}: {}", e.code, e.message);
@@ -173,7 +174,7 @@ async fn handshake(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt
 async fn discover(w: &mut ServerWorld) -> Result<(), Halt> {
     let version = modern::wire_version(w.scenario.revision);
     let response = w.call("server/discover", None).await?;
-    match response.outcome {
+    match Arc::unwrap_or_clone(response).outcome {
         Outcome::Result(r) if r.get("capabilities").is_some_and(Value::is_object) => {
             w.server_description = Some(r);
             Ok(())
@@ -237,7 +238,7 @@ pub(super) async fn find(
     for _ in 0..SEARCH_PAGES {
         let params = cursor.take().map(|c| json!({ "cursor": c }));
         let response = w.call(method, params).await?;
-        let Outcome::Result(page) = response.outcome else {
+        let Outcome::Result(page) = Arc::unwrap_or_clone(response).outcome else {
             return Err(w.skip(format!("the server answers {method} with an error; nothing to pick")));
         };
         if let Some(found) =

@@ -27,6 +27,7 @@ use mcpspec_protocol::wire::{describe, Outcome, RequestId, Response};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::SendError;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// A message sent that awaits its answer.
 #[derive(Debug, Clone)]
@@ -103,8 +104,9 @@ pub struct ServerWorld {
     pub pending: Vec<Pending>,
     /// The version the last initialize offered.
     pub offered: Option<String>,
-    /// The last answer received.
-    pub response: Option<Response>,
+    /// The last answer received, shared with the step that awaited it: a result of megabytes
+    /// is held once, not once here and once in the step.
+    pub response: Option<Arc<Response>>,
     /// What the server said about itself when the session was established: its initialize
     /// result (legacy era) or its `server/discover` result (modern era); both hold its
     /// `capabilities`.
@@ -430,7 +432,7 @@ impl ServerWorld {
     }
 
     /// Sends a request and waits for its answer: for steps that set up a scenario.
-    async fn call(&mut self, method: &str, params: Option<Value>) -> Result<Response, Halt> {
+    async fn call(&mut self, method: &str, params: Option<Value>) -> Result<Arc<Response>, Halt> {
         self.send_request(method, params).await?;
         self.await_answer().await
     }
@@ -455,7 +457,7 @@ impl ServerWorld {
     }
 
     /// Waits for the answer to the oldest pending message; a missing one fails the scenario.
-    async fn await_answer(&mut self) -> Result<Response, Halt> {
+    async fn await_answer(&mut self) -> Result<Arc<Response>, Halt> {
         if self.pending.is_empty() {
             return Err(
                 self.harness_error("no message is awaiting an answer (a When step is missing)".into())
@@ -481,6 +483,7 @@ impl ServerWorld {
         self.start_turn = None;
         match waited {
             Ok(r) => {
+                let r = Arc::new(r);
                 self.response = Some(r.clone());
                 Ok(r)
             }

@@ -14,6 +14,7 @@ use mcpspec_protocol::tasks::{
 };
 use mcpspec_protocol::wire::Outcome;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long the steps let late messages arrive before they look.
@@ -583,8 +584,8 @@ async fn result_as_plain(w: &mut ServerWorld, refused: String) -> Result<(), Hal
         params
     };
     let plain = with_arguments(call_params(w, false)?);
-    let first = w.call("tools/call", Some(plain.clone())).await?.outcome;
-    let second = w.call("tools/call", Some(plain)).await?.outcome;
+    let first = Arc::unwrap_or_clone(w.call("tools/call", Some(plain.clone())).await?).outcome;
+    let second = Arc::unwrap_or_clone(w.call("tools/call", Some(plain)).await?).outcome;
     if comparable(&first) != comparable(&second) {
         w.inconclusive(expected, "two plain calls with the same arguments answered differently");
         return Ok(());
@@ -603,7 +604,7 @@ async fn result_as_plain(w: &mut ServerWorld, refused: String) -> Result<(), Hal
         }
         return Err(w.fail(expected, actual));
     };
-    let answer = w.call("tasks/result", Some(json!({ "taskId": id }))).await?.outcome;
+    let answer = Arc::unwrap_or_clone(w.call("tasks/result", Some(json!({ "taskId": id }))).await?).outcome;
     let same = comparable(&answer) == comparable(&first);
     let actual = if same {
         format!("the same answer: {}", shorten(&comparable(&answer)))

@@ -8,6 +8,7 @@ use mcpspec_protocol::arguments::example_object;
 use mcpspec_protocol::wire::{EnvelopeError, Message, Outcome, RequestId};
 use serde_json::{json, Value};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The most pages a listing follows before it calls the list endless.
 pub const MAX_PAGES: usize = 1_000;
@@ -204,7 +205,7 @@ pub(super) async fn list_each(
         let params = cursor.take().map(|c| json!({ "cursor": c }));
         let response = w.call(method, params).await?;
         listing.pages += 1;
-        let mut page = match response.outcome {
+        let mut page = match Arc::unwrap_or_clone(response).outcome {
             Outcome::Result(page) => page,
             Outcome::Error(e) => {
                 listing.unfinished =
