@@ -284,6 +284,66 @@ fn the_sweep_calls_tools_concurrently() {
     }
 }
 
+/// A tool still running at the sweep's own timeout (`--sweep-timeout`, shorter than
+/// `--timeout`) is cancelled and listed, unjudged, and the scenario does not wait it out: two
+/// tools that take 4 s each, a sweep timeout of 1 s.
+#[test]
+fn the_sweep_cancels_and_lists_a_call_at_its_own_timeout() {
+    let args = [
+        "server",
+        "--revision",
+        "2025-06-18",
+        "--timeout",
+        "10",
+        "--sweep-timeout",
+        "1",
+        // The live wire log shows the cancellations (and that --verbose still logs the wire).
+        "--verbose",
+        "--scenario",
+        "sweep/tools",
+        "--",
+        MCPSPEC,
+        "reference",
+        "server",
+        "--catalogue",
+        "2",
+        "--tool-delay-ms",
+        "4000",
+    ];
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let report = run.report.as_ref().unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 4, "{}", run.describe());
+    for s in scenarios {
+        let grown: Vec<&serde_json::Value> = s["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["expected"].as_str().is_some_and(|e| e.contains("tools/call bulk_tool_")))
+            .collect();
+        assert_eq!(grown.len(), 2, "both slow tools listed: {s:#}");
+        for c in &grown {
+            assert_eq!(c["verdict"], "skipped", "{c:#}");
+            let actual = c["actual"].as_str().unwrap();
+            assert!(actual.contains("no answer within 1s; mcpspec cancelled it"), "{actual}");
+        }
+        // The fixture's own tools answer at once and are judged.
+        assert_eq!(s["verdict"], "passed", "{s:#}");
+        let ms = s["duration_ms"].as_u64().unwrap();
+        assert!(ms < 4_000, "{} took {ms} ms: it waited the slow tools out", s["id"]);
+    }
+    let cancelled = format!("{}{}", run.stdout, run.stderr)
+        .lines()
+        .filter(|l| l.contains("notifications/cancelled") && l.contains("sweep gave up"))
+        .count();
+    assert!(
+        cancelled >= 8,
+        "each persona's two calls cancelled on the wire ({cancelled} seen)\n{}",
+        run.describe()
+    );
+}
+
 /// `fault` breaks `check` in the sweep scenario `persona` (and nowhere but the sweep); without
 /// the sweep the run passes.
 fn assert_only_the_sweep_catches(fault: &str, check: &str, persona: &str) {

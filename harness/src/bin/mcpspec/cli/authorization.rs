@@ -257,7 +257,11 @@ async fn certify(args: AuthorizationArgs) -> anyhow::Result<u8> {
         schemas: None,
         jobs: args.jobs.max(1),
         scenarios: args.scenarios.clone(),
-        sweep: suite::context::SweepOptions { enabled: false, destructive: false },
+        sweep: suite::context::SweepOptions {
+            enabled: false,
+            destructive: false,
+            call_timeout: Duration::ZERO,
+        },
         isolate: true,
         results: results.clone(),
         selection: filter,

@@ -62,6 +62,11 @@ pub struct CertifyArgs {
     /// Servers: let the sweep call tools whose annotations say destructiveHint: true.
     #[arg(long)]
     pub sweep_destructive: bool,
+    /// Servers: seconds the sweep waits for each of its calls (at most --timeout). A call still
+    /// running then is cancelled and listed, unjudged: a tool may rightly take longer, and one
+    /// such tool would otherwise cost every sweep scenario the whole --timeout.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = parse_seconds)]
+    pub sweep_timeout: f64,
     /// Servers: certify the server at this URL, over HTTP. With a command too, mcpspec starts
     /// the command first (with `{port}` replaced in both, and PORT set).
     #[arg(long, value_name = "URL")]
@@ -354,7 +359,11 @@ async fn plan(role: Role, args: &CertifyArgs) -> anyhow::Result<Plan> {
         schemas,
         jobs,
         scenarios: args.scenarios.clone(),
-        sweep: suite::context::SweepOptions { enabled: !args.no_sweep, destructive: args.sweep_destructive },
+        sweep: suite::context::SweepOptions {
+            enabled: !args.no_sweep,
+            destructive: args.sweep_destructive,
+            call_timeout: Duration::from_secs_f64(args.sweep_timeout).min(timeout),
+        },
         isolate: args.isolate,
         results: Arc::new(mcpspec::report::Results::judged_by(baseline.clone(), role.name(), args.strict)),
         selection: filter,

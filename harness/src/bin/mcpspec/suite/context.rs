@@ -16,12 +16,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The sweep's options for a run (`--no-sweep`, `--sweep-destructive`).
+/// The sweep's options for a run (`--no-sweep`, `--sweep-destructive`, `--sweep-timeout`).
 #[derive(Debug, Clone, Copy)]
 pub struct SweepOptions {
     pub enabled: bool,
     /// Call tools whose `annotations.destructiveHint` is true.
     pub destructive: bool,
+    /// How long the sweep waits for each call (`--sweep-timeout`, at most `--timeout`).
+    pub call_timeout: Duration,
 }
 
 /// How one run is configured.

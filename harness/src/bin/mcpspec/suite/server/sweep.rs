@@ -3,9 +3,10 @@
 //! (sampling, elicitation, roots, progress, logging) is judged without fixture names. The sweep
 //! expects nothing of the output: the session rules judge every message the server sends
 //! meanwhile, and the client persona answers the server's requests as in the scripted scenarios.
-//! Bounded: a timeout per request (then the request is cancelled), a cap on requests, a few
-//! requests in flight at once (so a scenario costs about its slowest request, not their sum),
-//! and tools that say they are destructive are left alone unless the run allows them.
+//! Bounded: a timeout per request (`--sweep-timeout`, then the request is cancelled), a cap on
+//! requests, a few requests in flight at once (so a scenario costs about its slowest request,
+//! not their sum), and tools that say they are destructive are left alone unless the run
+//! allows them.
 
 use super::when::list_each;
 use super::{outcome_text, Halt, JsonText, ServerWorld};
@@ -461,8 +462,8 @@ struct InFlight {
 }
 
 impl InFlight {
-    /// When it has waited long enough: `--timeout` after it was sent or after the last answer
-    /// to any request of the batch, whichever is later.
+    /// When it has waited long enough: the sweep's timeout after it was sent or after the last
+    /// answer to any request of the batch, whichever is later.
     fn due(&self, last_answer: Instant, within: Duration) -> Instant {
         self.sent.max(last_answer) + within
     }
@@ -574,7 +575,7 @@ impl Batch {
 /// first). Past the cap of [`MAX_SWEEP_REQUESTS`] the requests sent are a deterministic sample
 /// ([`Batch`]), and those left out are listed as one entry that says how they were chosen.
 ///
-/// Each request gets `--timeout` to be answered, counted from when it was sent or from the last
+/// Each request gets `--sweep-timeout` to be answered, counted from when it was sent or from the last
 /// answer to (or cancellation of) any request of the batch, whichever is later: a server that
 /// works through requests one at a time gets as long for each as when the sweep sent them one by
 /// one, and a request still unanswered then is cancelled (`notifications/cancelled`) and listed
@@ -582,7 +583,7 @@ impl Batch {
 /// What the server asks of the client meanwhile is answered by the persona whatever the session
 /// waits for; the report ties it to its request ([`attribute`]).
 async fn run_all(w: &mut ServerWorld, batch: Batch) -> Result<(), Halt> {
-    let within = w.timeout();
+    let within = w.ctx().sweep.call_timeout;
     let (budget, sendable, left_out_method) = (batch.budget, batch.sendable, batch.left_out);
     let (batch, skipped) = batch.into_plan();
     let mut outcomes: Vec<Option<SweepOutcome>> = Vec::with_capacity(batch.len());
@@ -675,7 +676,7 @@ async fn run_all(w: &mut ServerWorld, batch: Batch) -> Result<(), Halt> {
                 outcomes[at] = Some(answered(&response, f));
             }
             Err(WaitError::Timeout(_)) => {
-                // Only the request due first is given up on; the others get a fresh --timeout,
+                // Only the request due first is given up on; the others get a fresh timeout,
                 // as the next request did when they were sent one by one. A server stalled for
                 // a while (a starved machine) then costs at most as many requests as before,
                 // never all those in flight at once.
