@@ -575,11 +575,11 @@ impl Batch {
 /// first). Past the cap of [`MAX_SWEEP_REQUESTS`] the requests sent are a deterministic sample
 /// ([`Batch`]), and those left out are listed as one entry that says how they were chosen.
 ///
-/// Each request gets `--sweep-timeout` to be answered, counted from when it was sent or from the last
-/// answer to (or cancellation of) any request of the batch, whichever is later: a server that
-/// works through requests one at a time gets as long for each as when the sweep sent them one by
-/// one, and a request still unanswered then is cancelled (`notifications/cancelled`) and listed
-/// as inconclusive, one at a time.
+/// Each request gets `--sweep-timeout` to be answered, counted from when it was sent or from
+/// the last answer to (or cancellation of) any request of the batch, whichever is later: a
+/// server that works through requests one at a time gets as long for each as when the sweep
+/// sent them one by one, and a request still unanswered then is cancelled
+/// (`notifications/cancelled`) and listed as inconclusive, one at a time.
 /// What the server asks of the client meanwhile is answered by the persona whatever the session
 /// waits for; the report ties it to its request ([`attribute`]).
 async fn run_all(w: &mut ServerWorld, batch: Batch) -> Result<(), Halt> {
