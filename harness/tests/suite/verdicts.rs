@@ -246,36 +246,10 @@ fn the_sweep_catches_roots_asked_through_a_tool_of_a_client_without_roots() {
 /// sweep scenario about one of them, not 12 s, and every call is still answered and listed.
 #[test]
 fn the_sweep_calls_tools_concurrently() {
-    let args = [
-        "server",
-        "--revision",
-        "2025-06-18",
-        "--timeout",
-        "5",
-        "--scenario",
-        "sweep/tools",
-        "--",
-        MCPSPEC,
-        "reference",
-        "server",
-        "--catalogue",
-        "8",
-        "--tool-delay-ms",
-        "1500",
-    ];
-    let run = run(&args, true, Duration::from_secs(120));
-    assert_eq!(run.code, Some(0), "{}", run.describe());
-    let report = run.report.as_ref().unwrap();
-    let scenarios = report["scenarios"].as_array().unwrap();
-    assert_eq!(scenarios.len(), 4, "{}", run.describe());
-    for s in scenarios {
+    let run = sweep_slow_tools(8, 1500, &["--timeout", "5"]);
+    for s in sweep_scenarios(&run) {
         assert_eq!(s["verdict"], "passed", "{s:#}");
-        let grown: Vec<&serde_json::Value> = s["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["expected"].as_str().is_some_and(|e| e.contains("tools/call bulk_tool_")))
-            .collect();
+        let grown = grown_tool_calls(s);
         assert_eq!(grown.len(), 8, "every grown tool called and listed: {s:#}");
         assert!(grown.iter().all(|c| c["verdict"] == "passed"), "{s:#}");
         // One by one the grown tools alone take 8 x 1.5 s.
@@ -289,39 +263,10 @@ fn the_sweep_calls_tools_concurrently() {
 /// tools that take 4 s each, a sweep timeout of 1 s.
 #[test]
 fn the_sweep_cancels_and_lists_a_call_at_its_own_timeout() {
-    let args = [
-        "server",
-        "--revision",
-        "2025-06-18",
-        "--timeout",
-        "10",
-        "--sweep-timeout",
-        "1",
-        // The live wire log shows the cancellations (and that --verbose still logs the wire).
-        "--verbose",
-        "--scenario",
-        "sweep/tools",
-        "--",
-        MCPSPEC,
-        "reference",
-        "server",
-        "--catalogue",
-        "2",
-        "--tool-delay-ms",
-        "4000",
-    ];
-    let run = run(&args, true, Duration::from_secs(120));
-    assert_eq!(run.code, Some(0), "{}", run.describe());
-    let report = run.report.as_ref().unwrap();
-    let scenarios = report["scenarios"].as_array().unwrap();
-    assert_eq!(scenarios.len(), 4, "{}", run.describe());
-    for s in scenarios {
-        let grown: Vec<&serde_json::Value> = s["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["expected"].as_str().is_some_and(|e| e.contains("tools/call bulk_tool_")))
-            .collect();
+    // The live wire log shows the cancellations (and that --verbose still logs the wire).
+    let run = sweep_slow_tools(2, 4000, &["--timeout", "10", "--sweep-timeout", "1", "--verbose"]);
+    for s in sweep_scenarios(&run) {
+        let grown = grown_tool_calls(s);
         assert_eq!(grown.len(), 2, "both slow tools listed: {s:#}");
         for c in &grown {
             assert_eq!(c["verdict"], "skipped", "{c:#}");
@@ -342,6 +287,32 @@ fn the_sweep_cancels_and_lists_a_call_at_its_own_timeout() {
         "each persona's two calls cancelled on the wire ({cancelled} seen)\n{}",
         run.describe()
     );
+}
+
+/// `sweep/tools` at 2025-06-18 (its four personas) on the reference server with `tools` more
+/// tools that take `delay_ms` each; the run passes.
+fn sweep_slow_tools(tools: u32, delay_ms: u32, flags: &[&str]) -> Run {
+    let (tools, delay_ms) = (tools.to_string(), delay_ms.to_string());
+    let mut args = vec!["server", "--revision", "2025-06-18", "--scenario", "sweep/tools"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--", MCPSPEC, "reference", "server", "--catalogue", &tools]);
+    args.extend_from_slice(&["--tool-delay-ms", &delay_ms]);
+    let run = run(&args, true, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    run
+}
+
+/// The four scenarios of a [`sweep_slow_tools`] run.
+fn sweep_scenarios(run: &Run) -> &[serde_json::Value] {
+    let scenarios = run.report.as_ref().and_then(|r| r["scenarios"].as_array()).unwrap();
+    assert_eq!(scenarios.len(), 4, "{}", run.describe());
+    scenarios
+}
+
+/// A sweep scenario's checks of its calls of the grown tools.
+fn grown_tool_calls(s: &serde_json::Value) -> Vec<&serde_json::Value> {
+    let checks = s["checks"].as_array().unwrap().iter();
+    checks.filter(|c| c["expected"].as_str().is_some_and(|e| e.contains("tools/call bulk_tool_"))).collect()
 }
 
 /// `fault` breaks `check` in the sweep scenario `persona` (and nowhere but the sweep); without
