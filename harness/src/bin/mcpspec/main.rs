@@ -64,7 +64,7 @@ fn give_large_blocks_back() {
     // SAFETY: mallopt only sets a parameter of the allocator; it is called before the runtime
     // starts any thread, and a threshold it refuses leaves malloc as it was.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+        nix::libc::mallopt(nix::libc::M_MMAP_THRESHOLD, 256 << 10);
     }
 }
 
