@@ -42,9 +42,50 @@ pub struct Footprint {
     /// The client sent something that is no well-formed request or notification (which the
     /// server may answer with an error no id ties to it).
     malformed: bool,
+    /// The legacy handshake of a session the scenario opened itself, before anything settled it
+    /// ([`Footprint::before_handshake`]): not a change of the server but what makes it a
+    /// session another scenario could use.
+    handshake: Option<Handshake>,
+    /// Whether the client's first `initialize` is its handshake (a fresh process), not a
+    /// request that changes an initialized session.
+    awaits_handshake: bool,
+}
+
+/// The client's first `initialize` on a fresh process, and how far it has gone.
+#[derive(Debug)]
+pub struct Handshake {
+    id: RequestId,
+    /// The capabilities the client declared in it.
+    pub capabilities: Value,
+    /// The server's result, once it has answered with one.
+    pub result: Option<Value>,
+    /// Whether the client has sent `notifications/initialized` since.
+    pub confirmed: bool,
 }
 
 impl Footprint {
+    /// The footprint of a process the client has just started: its first `initialize` and the
+    /// `notifications/initialized` after its result are the handshake ([`Self::handshake`]),
+    /// not changes. Any other footprint (`default`) counts them as changes: a session already
+    /// initialized, which the handshake would change.
+    pub fn before_handshake() -> Footprint {
+        Footprint { awaits_handshake: true, ..Footprint::default() }
+    }
+
+    /// The client changed how it answers the server's requests: something the server could
+    /// notice, unless the session has not begun (a persona set before the handshake is the
+    /// one the session starts with).
+    pub fn persona_changed(&mut self) {
+        if !(self.awaits_handshake && self.handshake.is_none()) {
+            self.note("the client changed how it answers the server");
+        }
+    }
+
+    /// The handshake the client made on a fresh process, if it began one.
+    pub fn handshake(&self) -> Option<&Handshake> {
+        self.handshake.as_ref()
+    }
+
     /// Why the session must not serve another scenario, if it must not. The client may have
     /// sent reading requests, requests the server refused with an error, malformed lines the
     /// server had to reject, cancellations of what is not in flight, and ids of its own
@@ -126,12 +167,23 @@ impl Footprint {
             {
                 return
             }
+            // The handshake's end, once its initialize has a result.
+            None if method == "notifications/initialized"
+                && self.handshake.as_ref().is_some_and(|h| h.result.is_some() && !h.confirmed) =>
+            {
+                return self.handshake.iter_mut().for_each(|h| h.confirmed = true);
+            }
             None => return self.note(&format!("the client sent the {method} notification")),
             // An id no request may carry (null, fractional): an invalid request, to be rejected.
+            // No answer could show whether the server carried it out, so one naming a method
+            // that changes the server counts as carried out.
             Some(id) => match RequestId::from_value(id) {
                 Some(id) => id,
                 None => {
                     self.malformed = true;
+                    if !READING_METHODS.contains(&method) {
+                        self.note(&format!("the client sent {method} with an id no request may carry"));
+                    }
                     return;
                 }
             },
@@ -145,7 +197,12 @@ impl Footprint {
         if self.handed_over && self.reused_id.is_none() && taken {
             self.reused_id = Some(id.to_string());
         }
-        if !READING_METHODS.contains(&method) {
+        if method == "initialize" && self.awaits_handshake {
+            self.awaits_handshake = false;
+            let capabilities = message.get("params").and_then(|p| p.get("capabilities")).cloned();
+            let capabilities = capabilities.unwrap_or(Value::Null);
+            self.handshake = Some(Handshake { id, capabilities, result: None, confirmed: false });
+        } else if !READING_METHODS.contains(&method) {
             self.effects.insert(id, method.to_owned());
         }
     }
@@ -167,13 +224,21 @@ impl Footprint {
 
     /// The server sent what `inspections` hold: which requests did it carry out?
     pub fn received(&mut self, inspections: &[Inspection]) {
-        if self.effects.is_empty() {
+        let handshaking = self.handshake.as_ref().is_some_and(|h| h.result.is_none());
+        if self.effects.is_empty() && !handshaking {
             return;
         }
         for i in inspections {
             let Some(Message::Response(Response { id: Some(id), outcome, .. })) = &i.message else {
                 continue;
             };
+            if let Some(h) = self.handshake.as_mut().filter(|h| h.result.is_none() && h.id == *id) {
+                match outcome {
+                    Outcome::Result(result) => h.result = Some(result.clone()),
+                    Outcome::Error(_) => self.note("the server refused the client's initialize"),
+                }
+                continue;
+            }
             let method = self.effects.remove(id).or_else(|| self.effects.remove(&id.twin()?));
             if let (Some(method), Outcome::Result(_)) = (method, outcome) {
                 self.note(&format!("the client sent {method}, and the server carried it out"));
@@ -288,6 +353,54 @@ mod tests {
         assert_eq!(w.why_not(), None);
         w.footprint.sent_raw(b"{\"jsonrpc\":", &w.checker);
         assert!(w.why_not().expect("not shareable").contains("unfinished"));
+    }
+
+    #[test]
+    fn a_fresh_process_handshake_is_no_change_but_a_second_initialize_is() {
+        let mut w = Wire::new();
+        w.footprint = Footprint::before_handshake();
+        w.footprint.persona_changed();
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+        w.send(initialize.clone());
+        assert!(w.why_not().expect("not quiet").contains("in flight"));
+        w.receive(json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}));
+        w.send(request(json!(2), "ping")).receive(result(json!(2)));
+        assert_eq!(w.why_not(), None, "the handshake and a ping change nothing");
+        let h = w.footprint.handshake().expect("a handshake");
+        assert_eq!((h.capabilities.clone(), h.confirmed), (json!({"roots": {}}), false));
+        assert_eq!(h.result.as_ref().unwrap()["protocolVersion"], "2025-06-18");
+        w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert!(w.footprint.handshake().unwrap().confirmed);
+        assert_eq!(w.why_not(), None);
+        w.send(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": initialize["params"]}));
+        w.receive(result(json!(3)));
+        assert!(w
+            .why_not()
+            .expect("a second initialize")
+            .contains("initialize, and the server carried it out"));
+        w.footprint.persona_changed();
+        assert!(w.footprint.disturbed().is_some());
+        // A settled session's footprint has no handshake: initialize there is a change.
+        let mut settled = Wire::new();
+        settled.send(request(json!(1), "initialize")).receive(result(json!(1)));
+        assert!(settled.footprint.handshake().is_none());
+        assert!(settled.why_not().is_some());
+        let mut refused = Wire::new();
+        refused.footprint = Footprint::before_handshake();
+        refused.send(request(json!(1), "initialize")).receive(error(json!(1)));
+        assert!(refused.why_not().expect("refused").contains("refused the client's initialize"));
+    }
+
+    #[test]
+    fn a_changing_request_under_an_id_no_answer_can_carry_ends_the_session() {
+        let mut w = Wire::new();
+        w.send(json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}));
+        assert_eq!(w.why_not(), None, "a ping changes nothing, carried out or not");
+        w.send(json!({"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {}}));
+        let why = w.why_not().expect("not shareable");
+        assert!(why.contains("tools/call with an id no request may carry"), "{why}");
     }
 
     #[test]

@@ -403,6 +403,63 @@ fn silence_is_proven_by_a_ping_barrier() {
     assert_eq!(run.code, Some(0), "SHOULDs only\n{}", run.describe());
 }
 
+/// Two kinds of scenario leave a process others can use, though neither opens a session as a
+/// Given step does: one that starts its own process and makes the handshake itself
+/// (`lifecycle/initialize-result`), and one that the server's silence on an invalid request
+/// stopped at a SHOULD (the process then still answers a ping). With `-j 1` the suite runs on
+/// one process, where `--isolate` starts one per scenario, and every verdict is the same.
+#[test]
+fn own_handshakes_and_ignored_invalid_requests_hand_their_processes_on() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2025-06-18",
+        "--no-sweep",
+        "--scenario",
+        "lifecycle/initialize-result",
+        "--scenario",
+        "jsonrpc/invalid-request",
+        "--scenario",
+        "ping/after-initialize",
+    ];
+    let shared_run = certify_reference(Some("silent-on-malformed"), &args, Duration::from_secs(120));
+    let isolated = certify_reference(
+        Some("silent-on-malformed"),
+        &[&args[..], &["--isolate"]].concat(),
+        Duration::from_secs(120),
+    );
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    let verdicts = |run: &Run| -> Vec<(String, String)> {
+        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+        let mut v: Vec<_> = scenarios
+            .iter()
+            .map(|s| (s["id"].as_str().unwrap().to_owned(), s["verdict"].as_str().unwrap().to_owned()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", shared_run.describe());
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 7, "{}", shared_run.describe());
+    let warned = scenarios.iter().filter(|s| s["verdict"] == "warning").count();
+    assert_eq!(warned, 5, "each invalid request is ignored: a SHOULD\n{}", shared_run.describe());
+    let opener = scenarios.iter().find(|s| s["id"] == "lifecycle/initialize-result").unwrap();
+    let note = opener["session"].as_str().unwrap_or_else(|| panic!("{opener:#}"));
+    assert!(note.contains("initialized by its own handshake at 2025-06-18, was handed on"), "{note}");
+    let process = note.rsplit_once('#').unwrap().1;
+    for s in scenarios.iter().filter(|s| s["id"] != "lifecycle/initialize-result") {
+        let session = s["session"].as_str().unwrap_or_else(|| panic!("a process of its own: {s:#}"));
+        assert!(session.starts_with(&format!("shared process #{process}, ")), "{session}");
+    }
+    // Both runs start a probe besides; the isolated one, a process per scenario.
+    assert_eq!(report["cost"]["starts"], 2, "{}", shared_run.describe());
+    assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 8);
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// In the modern era a process serves scenarios of any client capabilities, each request
 /// declaring its own: the scenarios that declare elicitation or sampling (`mrtr/*`) share
 /// processes with ones that declare nothing, and every verdict is `--isolate`'s — on the

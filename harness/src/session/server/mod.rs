@@ -214,7 +214,9 @@ impl ServerSession {
         if let Target::Http(http) = target {
             recorder = recorder.with_http(http.flavor);
         }
-        Ok(ServerSession::over(link, recorder, ClientPersona::default(), 1))
+        let mut session = ServerSession::over(link, recorder, ClientPersona::default(), 1);
+        session.footprint = Footprint::before_handshake();
+        Ok(session)
     }
 
     fn over(link: Link, recorder: WireRecorder, persona: ClientPersona, next_id: i64) -> ServerSession {
@@ -312,6 +314,24 @@ impl ServerSession {
             && self.server_requests.is_empty()
     }
 
+    /// Whether the server is as the scenario found it, though what the scenario wrote may
+    /// not all have been well-formed: nothing it sent could have changed the server (a
+    /// malformed message naming a method that would is counted as carried out, see
+    /// [`Footprint::sent`]), and the server asked nothing of the client. Unlike
+    /// [`Self::only_read`], this allows malformed input, whose answer may carry no id: fine for
+    /// a scenario that held its process alone, not for one using it with others at once.
+    pub fn left_as_found(&self) -> bool {
+        self.footprint.disturbed().is_none()
+            && !self.footprint.awaits_effect()
+            && self.server_requests.is_empty()
+    }
+
+    /// The handshake the scenario made on the process it started, if it made one: the
+    /// capabilities it declared and the server's result ([`Footprint::before_handshake`]).
+    pub fn handshake(&self) -> Option<&crate::session::footprint::Handshake> {
+        self.footprint.handshake()
+    }
+
     /// What the server has written so far, by kind.
     pub fn heard(&self) -> &Heard {
         &self.heard
@@ -334,7 +354,7 @@ impl ServerSession {
     /// settled is one the server could notice).
     pub fn set_persona(&mut self, persona: ClientPersona) {
         self.persona = persona;
-        self.footprint.note("the client changed how it answers the server");
+        self.footprint.persona_changed();
     }
 
     /// A modern-era session handed to a scenario declares the scenario's capabilities from its

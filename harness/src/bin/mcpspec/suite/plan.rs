@@ -36,7 +36,14 @@ pub struct ScenarioPlan {
     /// `@slow`: its runs may wait out the timeout on the server's own work (every tool called,
     /// a task's life), so the runner starts them before the others.
     pub slow: bool,
+    /// Its first step starts a server process of its own, not a session the runner may
+    /// share (`Given a server process`): its runs go first at their revision, so the
+    /// processes they hand on once their handshakes are done serve the runs after them.
+    pub own_process: bool,
 }
+
+/// The step that starts a scenario's own server process ([`ScenarioPlan::own_process`]).
+const OWN_PROCESS_STEP: &str = "a server process";
 
 /// The tag of a scenario that may wait long on the server's own work ([`ScenarioPlan::slow`]).
 const SLOW_TAG: &str = "slow";
@@ -103,6 +110,7 @@ impl ScenarioPlan {
             feature: feature.to_owned(),
             negotiation: tags.iter().any(|t| t == NEGOTIATION_TAG),
             slow: tags.iter().any(|t| t == SLOW_TAG),
+            own_process: scenario.steps.first().is_some_and(|s| s.value == OWN_PROCESS_STEP),
             tags,
             since,
             until,
@@ -126,6 +134,7 @@ impl ScenarioPlan {
             transports: Vec::new(),
             negotiation: false,
             slow: false,
+            own_process: false,
         }
     }
 

@@ -13,7 +13,7 @@ use super::plan::{transport_carries, ScenarioPlan, ScenarioRun};
 use super::probe::{probe, probe_again, Probe};
 use super::scenario::WorldState;
 use super::server::ServerWorld;
-use super::world::{RoleWorld, SessionEnd};
+use super::world::{Ending, RoleWorld, SessionEnd};
 use cucumber::gherkin;
 use cucumber::{event, parser, writer, Event};
 use futures::FutureExt as _;
@@ -218,14 +218,17 @@ fn plan(
     // (a tool running until the timeout) then overlap the others' starts instead of trailing
     // them. Then revision by revision: a scenario's first runs show what it does (whether it
     // only reads) before its runs at later revisions start ([`SuiteContext::learn_reads`]).
-    let passes =
-        [true, false].into_iter().flat_map(|slow| revisions.iter().enumerate().map(move |r| (slow, r)));
-    for (slow, (rev_index, revision)) in passes {
+    // At each revision, the scenarios that start a process of their own go first: the
+    // processes they hand on serve the others ([`ScenarioPlan::own_process`]).
+    let passes = [true, false].into_iter().flat_map(|slow| {
+        revisions.iter().enumerate().flat_map(move |r| [true, false].map(|own| (slow, r, own)))
+    });
+    for (slow, (rev_index, revision), own) in passes {
         for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
-                .filter(|(_, p)| p.slow == slow)
+                .filter(|(_, p)| p.slow == slow && p.own_process == own)
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
                 .filter(|(_, p)| ctx.selection.runs(p, *revision))
                 .map(|(s, p)| {
@@ -430,9 +433,15 @@ async fn finish<W: RoleWorld>(
         };
     }
     let failing = |checks: &[Check]| ScenarioReport::verdict_of(checks, error.as_deref()) != Verdict::Passed;
-    let clean = error.is_none() && !halted;
+    let ending = match (error.is_none(), halted) {
+        (true, false) => Ending::Finished,
+        (true, true) if ScenarioReport::verdict_of(&checks, None) <= Verdict::Warning => {
+            Ending::HaltedOnWarning
+        }
+        _ => Ending::Broken,
+    };
     let SessionEnd { shutdown, session, stderr, transcript, again } =
-        world.end_session(&mut checks, &failing, clean).await;
+        world.end_session(&mut checks, &failing, ending).await;
     if let Some(again) = again {
         return Err(again);
     }

@@ -23,16 +23,28 @@ pub trait RoleWorld:
         self.state_mut().take()
     }
     /// Ends the session with the implementation under test — or hands it on, when the role
-    /// shares sessions, the scenario was `clean` (no harness error, not stopped) and left it
-    /// as it found it: adds the wire checks to `checks`; returns how it ended, and — when
-    /// `failing` says the scenario does not pass with the checks given — the end of its stderr
-    /// and the wire transcript.
+    /// shares sessions, the scenario ended well enough (`ending`) and left it as it found it:
+    /// adds the wire checks to `checks`; returns how it ended, and — when `failing` says the
+    /// scenario does not pass with the checks given — the end of its stderr and the wire
+    /// transcript.
     fn end_session(
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
-        clean: bool,
+        ending: Ending,
     ) -> impl std::future::Future<Output = SessionEnd>;
+}
+
+/// How a scenario's steps ended, for whether its session may serve another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Every step ran (or a step skipped the scenario).
+    Finished,
+    /// A step's check failed, at worst a SHOULD, and stopped the scenario: the steps after it
+    /// (a liveness check, say) did not run.
+    HaltedOnWarning,
+    /// A MUST failed and stopped it, or the harness erred.
+    Broken,
 }
 
 /// See [`RoleWorld::end_session`].

@@ -68,7 +68,7 @@ impl RoleWorld for AuthorizationWorld {
         &mut self,
         _checks: &mut Vec<Check>,
         _failing: &dyn Fn(&[Check]) -> bool,
-        _clean: bool,
+        _ending: crate::suite::world::Ending,
     ) -> SessionEnd {
         SessionEnd::default()
     }

@@ -92,7 +92,7 @@ impl RoleWorld for ClientWorld {
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
-        _clean: bool,
+        _ending: crate::suite::world::Ending,
     ) -> SessionEnd {
         let mut end = SessionEnd::default();
         if let Some(session) = self.session.as_mut() {

@@ -5,7 +5,7 @@ use crate::suite::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::judge::verdict::Level;
-use mcpspec::session::pool::{History, SessionKey, SharedSession};
+use mcpspec::session::pool::{History, SessionKey, SharedSession, Tenancy};
 use mcpspec::session::target::Target;
 use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{Message, Outcome};
@@ -67,6 +67,13 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     let alone_run = w.scenario.run.as_ref().is_some_and(|r| r.alone.is_some());
     let hosted = ctx.pool.enabled() && !alone_run && matches!(ctx.target, Target::Stdio(_));
     let alone = ctx.only_reads(&me) != Some(true);
+    let revision = w.scenario.revision;
+    let note = |process: usize| {
+        format!(
+            "shared process #{process}, {how} at {revision} with the client capabilities {capabilities}; \
+             handed on"
+        )
+    };
     let turn = hosted.then(|| ctx.pool.opening_turn(&key));
     // Held until this scenario has joined a shared process or opened one.
     let _turn = match &turn {
@@ -74,22 +81,8 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         None => None,
     };
     if hosted {
-        let revision = w.scenario.revision;
-        let note = |process: usize| {
-            format!(
-                "shared process #{process}, {how} at {revision} with the client capabilities {capabilities}; \
-                 handed on"
-            )
-        };
         if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
-            let mut session = tenancy.session;
-            session.set_label(format!("{me} {revision}"));
-            if revision.era() == Era::Modern {
-                session.declare_capabilities(capabilities.clone());
-            }
-            w.session = Some(session);
-            w.server_description = Some(tenancy.server_description);
-            w.tenancy = Some(SharedProcess { process: tenancy.process, tenants: tenancy.tenants, alone });
+            w.become_tenant(tenancy, &capabilities, alone);
             return Ok(());
         }
     }
@@ -139,6 +132,21 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         w.share = Some((key, history));
     }
     Ok(())
+}
+
+impl ServerWorld {
+    /// Takes a session on a shared process as the scenario's.
+    fn become_tenant(&mut self, tenancy: Tenancy, capabilities: &Value, alone: bool) {
+        let mut session = tenancy.session;
+        let revision = self.scenario.revision;
+        session.set_label(format!("{} {revision}", self.scenario.id()));
+        if revision.era() == Era::Modern {
+            session.declare_capabilities(capabilities.clone());
+        }
+        self.session = Some(session);
+        self.server_description = Some(tenancy.server_description);
+        self.tenancy = Some(SharedProcess { process: tenancy.process, tenants: tenancy.tenants, alone });
+    }
 }
 
 /// The legacy handshake: `initialize`, then `notifications/initialized`.

@@ -19,6 +19,7 @@ mod then;
 mod when;
 
 pub use crate::suite::scenario::{Halt, Requirement, Scenario, ScenarioState};
+use crate::suite::world::Ending;
 use mcpspec::judge::rules;
 use mcpspec::judge::verdict::{Check, Verdict};
 use mcpspec::session::pool::{History, SessionKey, SharedSession};
@@ -166,14 +167,15 @@ impl crate::suite::world::RoleWorld for ServerWorld {
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
-        clean: bool,
+        ending: Ending,
     ) -> crate::suite::world::SessionEnd {
+        let clean = ending == Ending::Finished;
         let mut end = crate::suite::world::SessionEnd::default();
         let Some(mut session) = self.session.take() else { return end };
         // The scenario is over: read what is already in flight.
         let _ = session.drain(std::time::Duration::ZERO).await;
         if let Some(shared) = self.tenancy.take() {
-            return self.leave_shared_process(session, shared, checks, failing, clean, end).await;
+            return self.leave_shared_process(session, shared, checks, failing, ending, end).await;
         }
         if let Some(why) = self.scenario.run.as_ref().and_then(|r| r.alone.clone()) {
             end.session = Some(format!("run again in a process of its own: {why}"));
@@ -195,6 +197,14 @@ impl crate::suite::world::RoleWorld for ServerWorld {
                 clauses: Vec::new(),
             });
         }
+        let session = match self.share.is_none() {
+            true => match self.hand_on_handshaken(session, checks, clean).await {
+                Ok(handed_on) => return handed_on,
+                Err(session) => session,
+            },
+            false => session,
+        };
+        let mut session = session;
         if let Some((key, history)) = self.share.take() {
             session.collect_barriers(self.timeout()).await;
             let mut seen = checks.clone();
@@ -244,9 +254,10 @@ impl ServerWorld {
         shared: SharedProcess,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
-        clean: bool,
+        ending: Ending,
         mut end: crate::suite::world::SessionEnd,
     ) -> crate::suite::world::SessionEnd {
+        let clean = ending == Ending::Finished;
         session.collect_barriers(self.timeout()).await;
         let mut seen = checks.clone();
         seen.extend(session.recorder().checks());
@@ -263,12 +274,19 @@ impl ServerWorld {
         }
         let how = if shared.alone { "alone" } else { "with others at once" };
         if shared.alone {
-            // A scenario that broke only a SHOULD, with well-formed reading requests, left the
-            // server as it was (what it read was answered otherwise than it should be); one
-            // that broke a MUST, or whose malformed input went unrefused, may not have.
+            // A scenario that broke only a SHOULD, sending nothing that could change the server,
+            // left it as it was: what it sent was answered otherwise than it should be (an
+            // invalid request the server ignored instead of refusing it, say). One that broke
+            // a MUST may not have. One the broken SHOULD stopped did not get to its last steps,
+            // so the process must first show it still answers (outside the scenario's record:
+            // its verdict is what it saw).
             let worst = seen.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Passed);
-            let settled =
-                clean && (worst <= Verdict::Passed || (worst == Verdict::Warning && session.only_read()));
+            let unchanged = worst == Verdict::Warning && session.left_as_found();
+            let settled = match ending {
+                Ending::Finished => worst <= Verdict::Passed || unchanged,
+                Ending::HaltedOnWarning => unchanged && self.still_answers(&mut session).await,
+                Ending::Broken => false,
+            };
             let why_not = session
                 .why_not_shareable()
                 .or_else(|| (!settled).then(|| "the scenario did not pass cleanly".to_owned()));
@@ -328,6 +346,77 @@ impl ServerWorld {
         ));
         ctx.pool.depart(session, id, self.scenario.revision);
         end
+    }
+
+    /// Hands on the process of a scenario that started it and made the handshake itself
+    /// (`initialize`, say, and a ping): if it passed cleanly and did nothing else the server
+    /// could notice, the process is an initialized session like any a Given step opens, and
+    /// serves the later scenarios needing that session instead of a process of their own.
+    /// mcpspec sends `notifications/initialized` if the scenario did not, after its record has
+    /// ended: the scenario's verdict rests on what it saw alone, as in a process of its own.
+    /// Gives the session back when it cannot be handed on.
+    async fn hand_on_handshaken(
+        &mut self,
+        mut session: ServerSession,
+        checks: &mut Vec<Check>,
+        clean: bool,
+    ) -> Result<crate::suite::world::SessionEnd, ServerSession> {
+        let ctx = self.ctx();
+        let hosted = ctx.pool.enabled()
+            && matches!(ctx.target, mcpspec::session::target::Target::Stdio(_))
+            && self.scenario.run.as_ref().is_none_or(|r| r.alone.is_none());
+        let Some(handshake) = session.handshake().filter(|_| hosted) else { return Err(session) };
+        let (Some(result), capabilities) = (handshake.result.clone(), handshake.capabilities.clone()) else {
+            return Err(session);
+        };
+        let confirmed = handshake.confirmed;
+        let Some(revision) =
+            session.recorder().checker().negotiated().filter(|r| r.era() == mcpspec_protocol::Era::Legacy)
+        else {
+            return Err(session);
+        };
+        session.collect_barriers(self.timeout()).await;
+        let mut seen = checks.clone();
+        seen.extend(session.recorder().checks());
+        let passed = clean && seen.iter().all(|c| c.verdict <= Verdict::Passed);
+        if !passed || !session.only_read() || session.why_not_shareable().is_some() {
+            return Err(session);
+        }
+        *checks = seen;
+        let process = ctx.pool.next_process();
+        session.hand_over(format!(
+            "shared process #{process}: handed on by {} once it had ended, initialized at {revision} with \
+             the client capabilities {capabilities}",
+            self.scenario.id()
+        ));
+        if !confirmed {
+            let initialized =
+                mcpspec_protocol::wire::Message::notification("notifications/initialized", None);
+            if session.send(&initialized).await.is_err() {
+                let shutdown = Some(session.shutdown().await.describe());
+                return Ok(crate::suite::world::SessionEnd { shutdown, ..Default::default() });
+            }
+        }
+        session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
+        session.settle();
+        let key = SessionKey::new(revision, &capabilities);
+        let mut tenant = ctx.pool.open_host(key, session, &result, process, true);
+        tenant.release_process(None);
+        tenant.shutdown().await;
+        let session = Some(format!(
+            "its process, initialized by its own handshake at {revision}, was handed on to later scenarios \
+             as shared process #{process}"
+        ));
+        Ok(crate::suite::world::SessionEnd { session, ..Default::default() })
+    }
+
+    /// Whether the server still answers the liveness request (ping, or `server/discover` in
+    /// the modern era) within the timeout, with nothing else in flight after it.
+    async fn still_answers(&mut self, session: &mut ServerSession) -> bool {
+        let (method, params) = session.liveness_request();
+        let Ok(id) = session.send_request_as_is(method, params).await else { return false };
+        let answered = session.wait_response(&id, self.timeout()).await;
+        matches!(answered.map(|r| r.outcome), Ok(Outcome::Result(_))) && session.why_not_shareable().is_none()
     }
 
     fn new() -> Self {
