@@ -460,6 +460,46 @@ fn own_handshakes_and_ignored_invalid_requests_hand_their_processes_on() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// The probe of a revision the server speaks hands its process to the scenarios: a run of one
+/// scenario per era starts no process besides the probes (each scenario is the second to use
+/// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the
+/// same.
+#[test]
+fn a_probe_hands_its_process_to_the_scenarios() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2025-06-18",
+        "--revision",
+        "2026-07-28",
+        "--scenario",
+        "ping/after-initialize",
+        "--scenario",
+        "modern/id-reused-after-answer",
+    ];
+    let shared_run = certify_reference(None, &args, Duration::from_secs(120));
+    let isolated = certify_reference(None, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 2, "{}", shared_run.describe());
+    for s in scenarios {
+        assert_eq!(s["verdict"], "passed", "{s:#}");
+        let session = s["session"].as_str().unwrap_or_else(|| panic!("a process of its own: {s:#}"));
+        assert!(
+            session.starts_with("shared process #") && session.contains("scenario 2 to use it"),
+            "{session}"
+        );
+    }
+    assert_eq!(report["cost"]["starts"], 2, "the two probes only\n{}", shared_run.describe());
+    let isolated = isolated.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", isolated.describe()));
+    assert_eq!(isolated["cost"]["starts"], 4);
+    assert!(isolated["scenarios"].as_array().unwrap().iter().all(|s| s["verdict"] == "passed"));
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// In the modern era a process serves scenarios of any client capabilities, each request
 /// declaring its own: the scenarios that declare elicitation or sampling (`mrtr/*`) share
 /// processes with ones that declare nothing, and every verdict is `--isolate`'s — on the

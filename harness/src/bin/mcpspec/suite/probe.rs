@@ -4,11 +4,13 @@
 //! that never answers stops the run here.
 
 use super::context::SuiteContext;
+use mcpspec::session::pool::SessionKey;
 use mcpspec::session::server::{ServerSession, StartError, WaitError};
 use mcpspec_protocol::modern;
-use mcpspec_protocol::wire::{ErrorObject, Outcome};
+use mcpspec_protocol::wire::{ErrorObject, Message, Outcome};
 use mcpspec_protocol::{Era, Revision};
 use mcpspec_reference::transport::http_client::ConnectError;
+use serde_json::Value;
 
 /// What a one-off initialize (legacy era) or server/discover (modern era) says about a
 /// revision.
@@ -24,7 +26,10 @@ pub enum Probe {
 }
 
 pub async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
-    let mut session = match ServerSession::start(&ctx.target, ctx.child.clone(), revision, None).await {
+    // With the run's schemas: a probe's process that echoed its revision goes on to serve the
+    // scenarios ([`hand_on`]), whose records are forked from its recorder.
+    let started = ServerSession::start(&ctx.target, ctx.child.clone(), revision, ctx.schemas.clone()).await;
+    let mut session = match started {
         Ok(s) => s,
         // A server that answers with a defect: the scenarios judge it (sse/endpoint-event).
         Err(StartError::Connect(ConnectError::NoEndpoint { .. })) => {
@@ -42,7 +47,7 @@ pub async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
         Era::Modern => ("server/discover", probe_discover(&mut session, ctx, revision).await),
     };
     // The gate hears of the attempt once its process has ended (a closing gate stops the run).
-    let (probe, answered) = probe;
+    let (probe, answered, description) = probe;
     // A malformed answer, or over HTTP any response head (a stream that never carries the
     // answer, an error status), is contact all the same: the server answered, wrongly, and the
     // scenarios judge how.
@@ -54,6 +59,18 @@ pub async fn probe(ctx: &SuiteContext, revision: Revision) -> Probe {
     });
     let behaviour =
         answered.map_err(|e| super::bounds::server_behaviour(&mut session, method, &e, ctx.timeout));
+    let mut session = match (&behaviour, &probe, description) {
+        (Ok(()), Probe::Echoed, Some(description)) => {
+            match hand_on(ctx, session, revision, description).await {
+                Ok(()) => {
+                    ctx.bounds.contact();
+                    return probe;
+                }
+                Err(session) => session,
+            }
+        }
+        _ => session,
+    };
     let end = session.shutdown().await;
     let left = match &end {
         mcpspec::session::server::SessionEnd::Process(r) => r.left.clone(),
@@ -79,25 +96,27 @@ async fn probe_initialize(
     session: &mut ServerSession,
     ctx: &SuiteContext,
     revision: Revision,
-) -> (Probe, Result<(), WaitError>) {
+) -> (Probe, Result<(), WaitError>, Option<Value>) {
     let params = serde_json::json!({
         "protocolVersion": revision.as_str(),
         "capabilities": {},
-        "clientInfo": { "name": "mcpspec-probe", "version": env!("CARGO_PKG_VERSION") },
+        "clientInfo": mcpspec::session::server::client_info(),
     });
     let answer = session.request("initialize", Some(params), ctx.timeout).await;
-    let probe = match answer {
+    let (probe, description) = match answer {
         Ok(r) => match r.outcome {
             Outcome::Result(r) => match r.get("protocolVersion").and_then(|v| v.as_str()) {
-                Some(v) if v == revision.as_str() => Probe::Echoed,
-                Some(v) => Probe::CounterOffered(format!("it counter-offered {v:?}")),
-                None => Probe::Inconclusive,
+                Some(v) if v == revision.as_str() => (Probe::Echoed, Some(r)),
+                Some(v) => (Probe::CounterOffered(format!("it counter-offered {v:?}")), None),
+                None => (Probe::Inconclusive, None),
             },
-            Outcome::Error(e) => Probe::Refused(format!("initialize got error {} ({})", e.code, e.message)),
+            Outcome::Error(e) => {
+                (Probe::Refused(format!("initialize got error {} ({})", e.code, e.message)), None)
+            }
         },
-        Err(e) => return (Probe::Inconclusive, Err(e)),
+        Err(e) => return (Probe::Inconclusive, Err(e), None),
     };
-    (probe, Ok(()))
+    (probe, Ok(()), description)
 }
 
 /// A modern revision is spoken when `server/discover` lists it; an
@@ -108,20 +127,23 @@ async fn probe_discover(
     session: &mut ServerSession,
     ctx: &SuiteContext,
     revision: Revision,
-) -> (Probe, Result<(), WaitError>) {
+) -> (Probe, Result<(), WaitError>, Option<Value>) {
     let version = modern::wire_version(revision);
     let listed = modern::version_list;
     let answer = match session.request("server/discover", None, ctx.timeout).await {
         Ok(answer) => answer,
         Err(e) => {
             let why = format!("it speaks only the legacy era: server/discover got {e}");
-            return (Probe::CounterOffered(why), Err(e));
+            return (Probe::CounterOffered(why), Err(e), None);
         }
     };
+    let mut description = None;
     let probe = match answer.outcome {
         Outcome::Result(r) => {
             let supported = listed(r.get("supportedVersions"));
             if supported.iter().any(|v| v == version) {
+                // What the scenarios' steps read of the server, as a Given step's discover.
+                description = Some(r).filter(|r| r.get("capabilities").is_some_and(Value::is_object));
                 Probe::Echoed
             } else {
                 Probe::CounterOffered(format!("its server/discover lists {supported:?}"))
@@ -138,7 +160,42 @@ async fn probe_discover(
             e.code, e.message
         )),
     };
-    (probe, Ok(()))
+    (probe, Ok(()), description)
+}
+
+/// Hands the process of a probe that found its revision spoken to the scenarios (over stdio,
+/// unless `--isolate`): it is a session like any a Given step opens with no client
+/// capabilities — `initialize` answered, then `notifications/initialized`, which mcpspec sends
+/// now (legacy era); `server/discover` answered (modern era). Gives the session back when it
+/// cannot be handed on.
+async fn hand_on(
+    ctx: &SuiteContext,
+    mut session: ServerSession,
+    revision: Revision,
+    description: Value,
+) -> Result<(), ServerSession> {
+    let stdio = matches!(ctx.target, mcpspec::session::target::Target::Stdio(_));
+    if !ctx.pool.enabled() || !stdio || session.why_not_shareable().is_some() {
+        return Err(session);
+    }
+    let process = ctx.pool.next_process();
+    session.hand_over(format!(
+        "shared process #{process}: the probe of {revision}, handed on with no client capabilities"
+    ));
+    if revision.era() == Era::Legacy {
+        let initialized = Message::notification("notifications/initialized", None);
+        if session.send(&initialized).await.is_err() {
+            return Err(session);
+        }
+    }
+    let capabilities = serde_json::json!({});
+    session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
+    session.settle();
+    let key = SessionKey::new(revision, &capabilities);
+    let mut tenant = ctx.pool.open_host(key, session, &description, process, true);
+    tenant.release_process(None);
+    tenant.shutdown().await;
+    Ok(())
 }
 
 /// Probes until the gate has seen [`super::bounds::ATTEMPTS`] sessions fail, or one work: a

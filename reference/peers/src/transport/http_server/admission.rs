@@ -141,7 +141,9 @@ pub(super) fn create_session(
     hidden: bool,
 ) -> Result<(String, Inbound), Refusal> {
     let options = &endpoint.options;
-    if state.sessions.len() >= options.max_sessions {
+    // A session DELETEd while `http-deleted-session-served` keeps it going is not counted:
+    // the planted defect is serving it, not refusing new sessions once enough were deleted.
+    if state.sessions.values().filter(|s| !s.deleted).count() >= options.max_sessions {
         let why = "Service Unavailable: too many sessions";
         return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, why));
     }
