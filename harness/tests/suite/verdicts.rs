@@ -403,13 +403,15 @@ fn silence_is_proven_by_a_ping_barrier() {
     assert_eq!(run.code, Some(0), "SHOULDs only\n{}", run.describe());
 }
 
-/// Two kinds of scenario leave a process others can use, though neither opens a session as a
-/// Given step does: one that starts its own process and makes the handshake itself
-/// (`lifecycle/initialize-result`), and one that the server's silence on an invalid request
-/// stopped at a SHOULD (the process then still answers a ping). With `-j 1` the suite runs on
-/// one process, where `--isolate` starts one per scenario, and every verdict is the same.
+/// Scenarios that open no session as a Given step does still leave processes others can use:
+/// one that starts its own process and makes the handshake itself
+/// (`lifecycle/initialize-result`); one that starts its own and never initializes it
+/// (`ping/before-initialize`: mcpspec initializes it once the scenario has ended); and one that
+/// the server's silence on an invalid request stopped at a SHOULD (the process then still
+/// answers a ping). With `-j 1` the run starts a process for each of the first two and none for
+/// the rest, where `--isolate` starts one per scenario, and every verdict is the same.
 #[test]
-fn own_handshakes_and_ignored_invalid_requests_hand_their_processes_on() {
+fn own_processes_and_ignored_invalid_requests_hand_their_processes_on() {
     let args = [
         "--timeout",
         "5",
@@ -420,6 +422,8 @@ fn own_handshakes_and_ignored_invalid_requests_hand_their_processes_on() {
         "--no-sweep",
         "--scenario",
         "lifecycle/initialize-result",
+        "--scenario",
+        "ping/before-initialize",
         "--scenario",
         "jsonrpc/invalid-request",
         "--scenario",
@@ -443,20 +447,25 @@ fn own_handshakes_and_ignored_invalid_requests_hand_their_processes_on() {
     };
     assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", shared_run.describe());
     let scenarios = report["scenarios"].as_array().unwrap();
-    assert_eq!(scenarios.len(), 7, "{}", shared_run.describe());
+    assert_eq!(scenarios.len(), 8, "{}", shared_run.describe());
     let warned = scenarios.iter().filter(|s| s["verdict"] == "warning").count();
     assert_eq!(warned, 5, "each invalid request is ignored: a SHOULD\n{}", shared_run.describe());
-    let opener = scenarios.iter().find(|s| s["id"] == "lifecycle/initialize-result").unwrap();
-    let note = opener["session"].as_str().unwrap_or_else(|| panic!("{opener:#}"));
-    assert!(note.contains("initialized by its own handshake at 2025-06-18, was handed on"), "{note}");
-    let process = note.rsplit_once('#').unwrap().1;
-    for s in scenarios.iter().filter(|s| s["id"] != "lifecycle/initialize-result") {
+    let note = |id: &str| {
+        let s = scenarios.iter().find(|s| s["id"] == id).unwrap();
+        s["session"].as_str().unwrap_or_else(|| panic!("{s:#}")).to_owned()
+    };
+    let handed = note("lifecycle/initialize-result");
+    assert!(handed.contains("initialized at 2025-06-18 by its own handshake, was handed on"), "{handed}");
+    let initialized = note("ping/before-initialize");
+    assert!(initialized.contains("initialized at 2025-06-18 by mcpspec once it had ended, was handed on"));
+    let own = ["lifecycle/initialize-result", "ping/before-initialize"];
+    for s in scenarios.iter().filter(|s| !own.contains(&s["id"].as_str().unwrap())) {
         let session = s["session"].as_str().unwrap_or_else(|| panic!("a process of its own: {s:#}"));
-        assert!(session.starts_with(&format!("shared process #{process}, ")), "{session}");
+        assert!(session.starts_with("shared process #"), "{session}");
     }
     // Both runs start a probe besides; the isolated one, a process per scenario.
-    assert_eq!(report["cost"]["starts"], 2, "{}", shared_run.describe());
-    assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 8);
+    assert_eq!(report["cost"]["starts"], 3, "{}", shared_run.describe());
+    assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 9);
     assert_no_leftovers(&shared_run.marker);
 }
 

@@ -348,13 +348,17 @@ impl ServerWorld {
         end
     }
 
-    /// Hands on the process of a scenario that started it and made the handshake itself
-    /// (`initialize`, say, and a ping): if it passed cleanly and did nothing else the server
-    /// could notice, the process is an initialized session like any a Given step opens, and
-    /// serves the later scenarios needing that session instead of a process of their own.
-    /// mcpspec sends `notifications/initialized` if the scenario did not, after its record has
-    /// ended: the scenario's verdict rests on what it saw alone, as in a process of its own.
-    /// Gives the session back when it cannot be handed on.
+    /// Hands on the process of a scenario that started it itself (`Given a server process`): if
+    /// it passed cleanly and did nothing else the server could notice, the process is an
+    /// initialized session like any a Given step opens, and serves the later scenarios needing
+    /// that session instead of a process of their own. A scenario that made the handshake
+    /// (`initialize`, say, and a ping) leaves the session it made, at the revision the server
+    /// answered with and the capabilities it declared; one that never initialized (a ping
+    /// before `initialize`) leaves a process mcpspec then initializes itself, with no client
+    /// capabilities, handing it on only if the server echoes the revision and breaks no rule
+    /// doing so. mcpspec sends `notifications/initialized` if the scenario did not. All of that
+    /// happens after the scenario's record has ended: its verdict rests on what it saw, as in a
+    /// process of its own. Gives the session back when it cannot be handed on.
     async fn hand_on_handshaken(
         &mut self,
         mut session: ServerSession,
@@ -365,15 +369,19 @@ impl ServerWorld {
         let hosted = ctx.pool.enabled()
             && matches!(ctx.target, mcpspec::session::target::Target::Stdio(_))
             && self.scenario.run.as_ref().is_none_or(|r| r.alone.is_none());
-        let Some(handshake) = session.handshake().filter(|_| hosted) else { return Err(session) };
-        let (Some(result), capabilities) = (handshake.result.clone(), handshake.capabilities.clone()) else {
-            return Err(session);
-        };
-        let confirmed = handshake.confirmed;
-        let Some(revision) =
-            session.recorder().checker().negotiated().filter(|r| r.era() == mcpspec_protocol::Era::Legacy)
-        else {
-            return Err(session);
+        let legacy = |r: &mcpspec_protocol::Revision| r.era() == mcpspec_protocol::Era::Legacy;
+        // The handshake the scenario made: its result, capabilities, whether it was confirmed
+        // and the revision agreed on; `None` when it made none.
+        let made = match session.handshake() {
+            _ if !hosted => return Err(session),
+            None if legacy(&self.scenario.revision) => None,
+            None => return Err(session),
+            Some(h) => match (h.result.clone(), session.recorder().checker().negotiated().filter(legacy)) {
+                (Some(result), Some(revision)) => {
+                    Some((result, h.capabilities.clone(), h.confirmed, revision))
+                }
+                _ => return Err(session),
+            },
         };
         session.collect_barriers(self.timeout()).await;
         let mut seen = checks.clone();
@@ -385,17 +393,25 @@ impl ServerWorld {
         *checks = seen;
         let process = ctx.pool.next_process();
         session.hand_over(format!(
-            "shared process #{process}: handed on by {} once it had ended, initialized at {revision} with \
-             the client capabilities {capabilities}",
+            "shared process #{process}: the process of {}, handed on once it had ended",
             self.scenario.id()
         ));
-        if !confirmed {
-            let initialized =
-                mcpspec_protocol::wire::Message::notification("notifications/initialized", None);
-            if session.send(&initialized).await.is_err() {
-                let shutdown = Some(session.shutdown().await.describe());
-                return Ok(crate::suite::world::SessionEnd { shutdown, ..Default::default() });
-            }
+        let by = match made.is_some() {
+            true => "by its own handshake",
+            false => "by mcpspec once it had ended",
+        };
+        let made = match made {
+            Some(made) => Some(made),
+            None => self.initialize_for_others(&mut session).await,
+        };
+        let initialized = mcpspec_protocol::wire::Message::notification("notifications/initialized", None);
+        let Some((result, capabilities, confirmed, revision)) = made else {
+            let shutdown = Some(session.shutdown().await.describe());
+            return Ok(crate::suite::world::SessionEnd { shutdown, ..Default::default() });
+        };
+        if !confirmed && session.send(&initialized).await.is_err() {
+            let shutdown = Some(session.shutdown().await.describe());
+            return Ok(crate::suite::world::SessionEnd { shutdown, ..Default::default() });
         }
         session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
         session.settle();
@@ -404,10 +420,32 @@ impl ServerWorld {
         tenant.release_process(None);
         tenant.shutdown().await;
         let session = Some(format!(
-            "its process, initialized by its own handshake at {revision}, was handed on to later scenarios \
-             as shared process #{process}"
+            "its process, initialized at {revision} {by}, was handed on to later scenarios as shared process \
+             #{process}"
         ));
         Ok(crate::suite::world::SessionEnd { session, ..Default::default() })
+    }
+
+    /// Initializes a process its scenario left uninitialized, with no client capabilities, for
+    /// later scenarios: the result, if the server echoed the scenario's revision and broke no
+    /// rule answering.
+    async fn initialize_for_others(
+        &self,
+        session: &mut ServerSession,
+    ) -> Option<(Value, Value, bool, mcpspec_protocol::Revision)> {
+        let revision = self.scenario.revision;
+        let capabilities = json!({});
+        let params = initialize_params(revision.as_str(), &capabilities);
+        let answer = session.request("initialize", Some(params), self.timeout()).await.ok()?;
+        match answer.outcome {
+            Outcome::Result(result)
+                if result.get("protocolVersion") == Some(&Value::from(revision.as_str()))
+                    && !session.recorder().has_findings() =>
+            {
+                Some((result, capabilities, false, revision))
+            }
+            _ => None,
+        }
     }
 
     /// Whether the server still answers the liveness request (ping, or `server/discover` in
