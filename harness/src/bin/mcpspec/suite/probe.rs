@@ -163,8 +163,8 @@ async fn probe_discover(
     (probe, Ok(()), description)
 }
 
-/// Hands the process of a probe that found its revision spoken to the scenarios (over stdio,
-/// unless `--isolate`): it is a session like any a Given step opens with no client
+/// Hands the process of a probe that found its revision spoken, breaking no rule, to the
+/// scenarios (over stdio, unless `--isolate`): it is a session like any a Given step opens with no client
 /// capabilities — `initialize` answered, then `notifications/initialized`, which mcpspec sends
 /// now (legacy era); `server/discover` answered (modern era). Gives the session back when it
 /// cannot be handed on.
@@ -175,7 +175,10 @@ async fn hand_on(
     description: Value,
 ) -> Result<(), ServerSession> {
     let stdio = matches!(ctx.target, mcpspec::session::target::Target::Stdio(_));
-    if !ctx.pool.enabled() || !stdio || session.why_not_shareable().is_some() {
+    // No scenario judges a probe's exchange: one that broke a rule (an answer under an id of
+    // another type, say) leaves the processes to the scenarios, whose handshakes are judged.
+    let unjudged = session.recorder().has_findings();
+    if !ctx.pool.enabled() || !stdio || unjudged || session.why_not_shareable().is_some() {
         return Err(session);
     }
     let process = ctx.pool.next_process();
