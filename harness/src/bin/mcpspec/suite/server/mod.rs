@@ -197,14 +197,13 @@ impl crate::suite::world::RoleWorld for ServerWorld {
                 clauses: Vec::new(),
             });
         }
-        let session = match self.share.is_none() {
+        let mut session = match self.share.is_none() {
             true => match self.hand_on_handshaken(session, checks, clean).await {
                 Ok(handed_on) => return handed_on,
                 Err(session) => session,
             },
             false => session,
         };
-        let mut session = session;
         if let Some((key, history)) = self.share.take() {
             session.collect_barriers(self.timeout()).await;
             let mut seen = checks.clone();
@@ -284,7 +283,13 @@ impl ServerWorld {
             let unchanged = worst == Verdict::Warning && session.left_as_found();
             let settled = match ending {
                 Ending::Finished => worst <= Verdict::Passed || unchanged,
-                Ending::HaltedOnWarning => unchanged && self.still_answers(&mut session).await,
+                // Nothing in flight first: a ping behind a request the server never answered
+                // would only wait out the timeout.
+                Ending::HaltedOnWarning => {
+                    unchanged
+                        && session.why_not_shareable().is_none()
+                        && self.still_answers(&mut session).await
+                }
                 Ending::Broken => false,
             };
             let why_not = session
