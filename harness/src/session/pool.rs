@@ -235,6 +235,26 @@ impl SessionPool {
         }
     }
 
+    /// Takes an initialized session that no scenario holds (a probe's, or one whose scenario
+    /// started its process itself and has ended) as an idle shared process (`process`) for the
+    /// scenarios needing `revision` with `capabilities`: from now on mcpspec plays a client
+    /// declaring them there, and what the session did before is not theirs.
+    pub async fn adopt(
+        &self,
+        mut session: ServerSession,
+        revision: Revision,
+        capabilities: &Value,
+        server_description: &Value,
+        process: usize,
+    ) {
+        session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
+        session.settle();
+        let key = SessionKey::new(revision, capabilities);
+        let mut first = self.open_host(key, session, server_description, process, true);
+        first.release_process(None);
+        first.shutdown().await;
+    }
+
     /// The turn to open a shared process for `key`: held from looking for one to opening one.
     pub fn opening_turn(&self, key: &SessionKey) -> Arc<tokio::sync::Mutex<()>> {
         self.opening.lock().expect("opening lock").entry(key.clone()).or_default().clone()

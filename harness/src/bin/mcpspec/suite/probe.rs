@@ -4,7 +4,6 @@
 //! that never answers stops the run here.
 
 use super::context::SuiteContext;
-use mcpspec::session::pool::SessionKey;
 use mcpspec::session::server::{ServerSession, StartError, WaitError};
 use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{ErrorObject, Message, Outcome};
@@ -191,13 +190,7 @@ async fn hand_on(
             return Err(session);
         }
     }
-    let capabilities = serde_json::json!({});
-    session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
-    session.settle();
-    let key = SessionKey::new(revision, &capabilities);
-    let mut tenant = ctx.pool.open_host(key, session, &description, process, true);
-    tenant.release_process(None);
-    tenant.shutdown().await;
+    ctx.pool.adopt(session, revision, &serde_json::json!({}), &description, process).await;
     Ok(())
 }
 

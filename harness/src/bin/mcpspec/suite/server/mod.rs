@@ -418,12 +418,7 @@ impl ServerWorld {
             let shutdown = Some(session.shutdown().await.describe());
             return Ok(crate::suite::world::SessionEnd { shutdown, ..Default::default() });
         }
-        session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
-        session.settle();
-        let key = SessionKey::new(revision, &capabilities);
-        let mut tenant = ctx.pool.open_host(key, session, &result, process, true);
-        tenant.release_process(None);
-        tenant.shutdown().await;
+        ctx.pool.adopt(session, revision, &capabilities, &result, process).await;
         let session = Some(format!(
             "its process, initialized at {revision} {by}, was handed on to later scenarios as shared process \
              #{process}"
