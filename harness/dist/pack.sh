@@ -47,6 +47,7 @@ if [[ $channels == *" archive "* ]]; then
   mkdir "$stage/mcpspec-$version-$triple"
   cp "$bin" "$root/README.md" "$stage/mcpspec-$version-$triple/"
   tar -czf "$out/mcpspec-$version-$triple.tar.gz" -C "$stage" "mcpspec-$version-$triple"
+  rm -rf "${stage:?}/mcpspec-$version-$triple"   # each staged copy goes once packed: a dev binary is large
 fi
 
 # The wheel.
@@ -68,5 +69,6 @@ cp -r "$root/harness/dist/npm/mcpspec" "$stage/launcher"
 (cd "$stage/launcher" && npm pkg delete optionalDependencies \
   && npm pkg set "version=$version" "optionalDependencies.@mcpspec/$npm_platform=$version")
 (cd "$stage/platform" && npm pack --silent --pack-destination "$out" >/dev/null)
+rm -rf "${stage:?}/platform"
 (cd "$stage/launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
 ls -1 "$out"
