@@ -469,6 +469,70 @@ fn own_processes_and_ignored_invalid_requests_hand_their_processes_on() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// A scenario that finds no process to take while the scenarios that start processes of their
+/// own are still making their handshakes waits for theirs instead of starting one. The server
+/// here takes 0.3 s to start, like an SDK server loading its modules, so the three scenarios
+/// that end the process they use (they close stdin, cancel, send an unknown notification) find
+/// only the probe's process idle when they begin: with the wait they take it and the three
+/// processes handed on, 4 starts in all; without it two of them would start their own. The
+/// verdicts are those of `--isolate`.
+#[test]
+fn a_scenario_waits_for_the_processes_scenarios_started_themselves() {
+    let slow_start = format!("sleep 0.3; exec {MCPSPEC} reference server");
+    let mut args = vec!["server"];
+    let schemas = shared_schemas().map(|p| p.display().to_string());
+    if let Some(s) = &schemas {
+        args.extend(["--schema-dir", s.as_str()]);
+    }
+    args.extend([
+        "--timeout",
+        "5",
+        "-j",
+        "8",
+        "--revision",
+        "2025-06-18",
+        "--no-sweep",
+        "--scenario",
+        "lifecycle/initialize-result",
+        "--scenario",
+        "version/echo-supported",
+        "--scenario",
+        "ping/between-initialize-and-initialized",
+        "--scenario",
+        "lifecycle/exit-on-stdin-close",
+        "--scenario",
+        "cancellation/in-flight",
+        "--scenario",
+        "jsonrpc/notifications-unanswered",
+    ]);
+    let command = ["--", "sh", "-c", slow_start.as_str()];
+    let shared_run = run(&[&args[..], &command].concat(), true, Duration::from_secs(120));
+    let isolated = run(&[&args[..], &["--isolate"], &command].concat(), true, Duration::from_secs(120));
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    let verdicts = |run: &Run| -> Vec<(String, String)> {
+        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+        let mut v: Vec<_> = scenarios
+            .iter()
+            .map(|s| (s["id"].as_str().unwrap().to_owned(), s["verdict"].as_str().unwrap().to_owned()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", shared_run.describe());
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 6, "{}", shared_run.describe());
+    assert!(scenarios.iter().all(|s| s["verdict"] == "passed"), "{}", shared_run.describe());
+    for id in ["lifecycle/exit-on-stdin-close", "cancellation/in-flight", "jsonrpc/notifications-unanswered"]
+    {
+        let s = scenarios.iter().find(|s| s["id"] == id).unwrap();
+        let session = s["session"].as_str().unwrap_or_else(|| panic!("a process of its own: {s:#}"));
+        assert!(session.contains(", scenario 2 to use it (alone); ended: "), "{session}");
+    }
+    assert_eq!(report["cost"]["starts"], 4, "{}", shared_run.describe());
+    assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 7);
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// The probe of a revision the server speaks hands its process to the scenarios: a run of one
 /// scenario per era starts no process besides the probes (each scenario is the second to use
 /// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the
