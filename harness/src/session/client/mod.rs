@@ -865,6 +865,9 @@ async fn first_contact<T>(
     contact: impl std::future::Future<Output = Result<T, String>>,
 ) -> Result<T, String> {
     let mut slot = slot;
+    if let Some(slot) = slot.as_mut() {
+        slot.spawned(client.process_group());
+    }
     let deadline = Instant::now() + within;
     let hand_back = Instant::now() + within / 2;
     let mut stdout_open = true;

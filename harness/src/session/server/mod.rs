@@ -219,6 +219,14 @@ impl ServerSession {
         Ok(session)
     }
 
+    /// The process group of the server process (its pid), over stdio.
+    pub fn process_group(&self) -> Option<i32> {
+        match &self.link {
+            Link::Stdio(child) => Some(child.process_group()).filter(|g| *g > 0),
+            _ => None,
+        }
+    }
+
     fn over(link: Link, recorder: WireRecorder, persona: ClientPersona, next_id: i64) -> ServerSession {
         ServerSession {
             link,

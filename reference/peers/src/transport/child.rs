@@ -272,6 +272,11 @@ impl ChildTransport {
         &self.command
     }
 
+    /// The process group the child leads (its pid); 0 if it had none.
+    pub fn process_group(&self) -> i32 {
+        self.pgid.as_raw()
+    }
+
     /// Writes one message as a line.
     pub async fn send(&mut self, message: &Value) -> Result<(), SendError> {
         self.send_bytes(&mcpspec_protocol::framing::encode(message)).await

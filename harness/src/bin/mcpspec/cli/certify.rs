@@ -40,8 +40,8 @@ pub struct CertifyArgs {
     /// instead of mcpspec's own.
     #[arg(long, value_name = "DIR", env = "MCPSPEC_SCHEMA_DIR")]
     pub schema_dir: Option<PathBuf>,
-    /// Scenarios run at once (default: servers, the number of cores; clients, 16, their starts
-    /// a few per core at a time).
+    /// Scenarios run at once (default: servers, 32; clients, 16); their starts take turns, one
+    /// or two per core at a time, as the starts measure.
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Servers: run every scenario in a process of its own. By default a scenario that left
@@ -151,14 +151,14 @@ impl Role {
 /// Client scenarios run at once by default. A client scenario mostly waits on the client (one
 /// that explores a server at a human pace takes 15 s to finish, and
 /// client-lifecycle/shutdown waits for it); its CPU goes into the client's start, and starts
-/// take turns, a few per core ([`mcpspec::session::starts::turn`]). Measured on 2 busy
+/// take turns, one or two per core ([`mcpspec::session::starts::turn`]). Measured on 2 busy
 /// cores (issue #12): the exploring client's full suite (its client-lifecycle/shutdown waits
 /// 15 s for it, at each of 4 revisions) in 20 s, the TypeScript SDK client's in 22 s, and the
 /// Python SDK client's (a second of CPU per start) in 62 s with no start timing out.
 const CLIENT_JOBS: usize = 16;
 
 /// Server scenarios run at once by default. A server run is bound by two things: the CPU of
-/// starting server processes (which take turns, a few per core, and which shared sessions make
+/// starting server processes (which take turns, one or two per core, and which shared sessions make
 /// fewer), and waits no CPU can shorten (a tool that runs past `--timeout` in every sweep). So
 /// many scenarios wait at once while their starts take turns. Measured on 2 cores with
 /// `bench/jobs.sh` (issue #12), one run each: server-everything's full suite in 46 s at 16,

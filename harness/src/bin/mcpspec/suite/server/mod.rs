@@ -519,10 +519,12 @@ impl ServerWorld {
     }
 
     /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`),
-    /// in its turn.
+    /// in its turn (the one the scenario holds, if it waited for it already).
     async fn start(&mut self) -> Result<(), Halt> {
         self.share = None;
-        self.start_turn = mcpspec::session::starts::turn().await;
+        if self.start_turn.is_none() {
+            self.start_turn = mcpspec::session::starts::turn().await;
+        }
         let ctx = self.ctx();
         match ServerSession::start(
             &ctx.target,
@@ -533,6 +535,9 @@ impl ServerWorld {
         .await
         {
             Ok(mut s) => {
+                if let (Some(turn), Some(group)) = (self.start_turn.as_mut(), s.process_group()) {
+                    turn.spawned(group);
+                }
                 let me = self.scenario.id();
                 s.set_label(format!("{me} {}", self.scenario.revision));
                 self.session = Some(s);
