@@ -15,7 +15,7 @@ use crate::session::server::host::Host;
 use crate::session::server::{ServerSession, TenantSeed};
 use mcpspec_protocol::Revision;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -125,14 +125,9 @@ pub struct SessionPool {
     hosts: Mutex<Vec<OpenHost>>,
     /// One turn per key to open a shared process, so the scenarios that need one at the same
     /// moment start one between them, not one each.
-    opening: Mutex<HashMap<SessionKey, Arc<tokio::sync::Mutex<()>>>>,
+    opening: Mutex<std::collections::HashMap<SessionKey, Arc<tokio::sync::Mutex<()>>>>,
     departed: Mutex<Vec<Departed>>,
     processes: AtomicUsize,
-    /// Per revision, the processes scenarios started themselves (`Given a server process`) that
-    /// may yet be handed on ([`SessionPool::expect_hand_on`]).
-    expected: Mutex<HashMap<Revision, usize>>,
-    /// Woken each time one of those is handed on or ends.
-    settled: tokio::sync::Notify,
 }
 
 /// A tenant's session on a shared process, with what its steps need to know of it.
@@ -154,11 +149,9 @@ impl SessionPool {
             capacity: capacity.max(1),
             idle: Mutex::new(VecDeque::new()),
             hosts: Mutex::new(Vec::new()),
-            opening: Mutex::new(HashMap::new()),
+            opening: Mutex::new(std::collections::HashMap::new()),
             departed: Mutex::new(Vec::new()),
             processes: AtomicUsize::new(0),
-            expected: Mutex::new(HashMap::new()),
-            settled: tokio::sync::Notify::new(),
         }
     }
 
@@ -262,37 +255,6 @@ impl SessionPool {
         first.shutdown().await;
     }
 
-    /// A scenario at `revision` has started a process of its own that it may hand on when it
-    /// ends ([`SessionPool::adopt`]); [`SessionPool::hand_on_settled`] says when it has, or
-    /// has not.
-    pub fn expect_hand_on(&self, revision: Revision) {
-        *self.expected.lock().expect("expected lock").entry(revision).or_default() += 1;
-    }
-
-    /// A process [`SessionPool::expect_hand_on`] announced has been handed on, or has ended.
-    pub fn hand_on_settled(&self, revision: Revision) {
-        if let Some(n) = self.expected.lock().expect("expected lock").get_mut(&revision) {
-            *n = n.saturating_sub(1);
-        }
-        self.settled.notify_waiters();
-    }
-
-    /// Waits until a process expected at `revision` is handed on or ends, or `until` passes;
-    /// false at once when none is expected, and when the time is up. The scenarios that start
-    /// processes of their own run first at their revision, and each takes a moment to start its
-    /// process and make its handshake: a scenario arriving meanwhile that finds no process to
-    /// take waits for theirs instead of starting one that would leave theirs unused.
-    pub async fn await_hand_on(&self, revision: Revision, until: tokio::time::Instant) -> bool {
-        let settled = self.settled.notified();
-        tokio::pin!(settled);
-        // Registered before the count is read, so a hand-on in between still wakes it.
-        settled.as_mut().enable();
-        if self.expected.lock().expect("expected lock").get(&revision).copied().unwrap_or(0) == 0 {
-            return false;
-        }
-        tokio::time::timeout_at(until, settled).await.is_ok()
-    }
-
     /// The turn to open a shared process for `key`: held from looking for one to opening one.
     pub fn opening_turn(&self, key: &SessionKey) -> Arc<tokio::sync::Mutex<()>> {
         self.opening.lock().expect("opening lock").entry(key.clone()).or_default().clone()
@@ -346,27 +308,6 @@ impl SessionPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn a_scenario_waits_for_an_expected_hand_on_only_while_one_is_expected() {
-        let pool = Arc::new(SessionPool::new(true, 4));
-        let soon = || tokio::time::Instant::now() + Duration::from_secs(5);
-        assert!(!pool.await_hand_on(Revision::V2025_06_18, soon()).await, "none expected: no wait");
-        pool.expect_hand_on(Revision::V2025_06_18);
-        assert!(!pool.await_hand_on(Revision::V2025_03_26, soon()).await, "another revision's");
-        let settling = pool.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            settling.hand_on_settled(Revision::V2025_06_18);
-        });
-        let started = tokio::time::Instant::now();
-        assert!(pool.await_hand_on(Revision::V2025_06_18, soon()).await, "woken by the hand-on");
-        assert!(started.elapsed() < Duration::from_secs(5));
-        assert!(!pool.await_hand_on(Revision::V2025_06_18, soon()).await, "settled: nothing to wait for");
-        pool.expect_hand_on(Revision::V2025_06_18);
-        let until = tokio::time::Instant::now() + Duration::from_millis(50);
-        assert!(!pool.await_hand_on(Revision::V2025_06_18, until).await, "the wait is bounded");
-    }
 
     #[test]
     fn history_describes_shared_processes_only() {

@@ -11,8 +11,8 @@
 //! one per core while they keep a core busy, as an interpreter loading its libraries does (more
 //! would only share the cores: measured on 2 cores, two per core cost the Python SDK server a
 //! fifth more CPU per start than one per core, for the same work); two per core once the first
-//! starts show they mostly wait (a wrapper starting a container, a relay exec'd), so the cores
-//! are not left idle while starts queue.
+//! starts show they mostly wait or are quick (a wrapper starting a container, a relay exec'd, a
+//! native binary), so the cores are not left idle while starts queue.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -82,11 +82,9 @@ impl StartTurn {
 impl Drop for StartTurn {
     fn drop(&mut self) {
         let Some((pgid, at)) = self.started else { return };
-        let wall = at.elapsed();
-        // A start that ended at once (a command not found) shows nothing of the implementation.
-        if wall < Duration::from_millis(20) {
-            return;
-        }
+        // /proc counts CPU in hundredths of a second: a start quicker than a tenth of one is
+        // measured over that tenth, and counts as cheap (it leaves the cores to others).
+        let wall = at.elapsed().max(Duration::from_millis(100));
         if let Some(cpu) = group_cpu(pgid) {
             turns().measure(cpu.as_secs_f64() / wall.as_secs_f64());
         }

@@ -22,16 +22,6 @@ const START_TURN_POLL: std::time::Duration = std::time::Duration::from_millis(20
 
 #[given("a server process")]
 async fn a_server_process(w: &mut ServerWorld) -> Result<(), Halt> {
-    let ctx = w.ctx();
-    // The process may be handed on when the scenario ends (`ServerWorld::hand_on_handshaken`):
-    // in the legacy era, over stdio, but for a run again alone.
-    let may_hand_on = ctx.pool.enabled()
-        && matches!(ctx.target, Target::Stdio(_))
-        && w.scenario.revision.era() == Era::Legacy
-        && w.scenario.run.as_ref().is_none_or(|r| r.alone.is_none());
-    if may_hand_on {
-        w.hand_on = Some(super::ExpectedHandOn::new(ctx, w.scenario.revision));
-    }
     w.start().await
 }
 
@@ -88,30 +78,17 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         )
     };
     let turn = hosted.then(|| ctx.pool.opening_turn(&key));
-    // A session with no client capabilities is what the scenarios that start processes of
-    // their own hand on (all but one declare none): while one of them at this revision may
-    // yet hand its process on, a scenario that finds none to join waits for it, within the
-    // timeout, instead of starting a process.
-    let mut await_hand_on = hosted && capabilities == json!({});
-    let until = tokio::time::Instant::now() + w.timeout();
     // Held until this scenario has joined a shared process or opened one.
-    let _turn = loop {
-        let held = match &turn {
-            Some(turn) => Some(turn.clone().lock_owned().await),
-            None => None,
-        };
-        if hosted {
-            if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
-                w.become_tenant(tenancy, &capabilities, alone);
-                return Ok(());
-            }
-        }
-        if !await_hand_on {
-            break held;
-        }
-        drop(held);
-        await_hand_on = ctx.pool.await_hand_on(revision, until).await;
+    let _turn = match &turn {
+        Some(turn) => Some(turn.lock().await),
+        None => None,
     };
+    if hosted {
+        if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
+            w.become_tenant(tenancy, &capabilities, alone);
+            return Ok(());
+        }
+    }
     if let Some(SharedSession { mut session, server_description, mut history }) =
         ctx.pool.take(&key).filter(|_| !alone_run && !hosted)
     {

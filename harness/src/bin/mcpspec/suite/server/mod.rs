@@ -18,7 +18,6 @@ mod tasks;
 mod then;
 mod when;
 
-use crate::suite::context::SuiteContext;
 pub use crate::suite::scenario::{Halt, Requirement, Scenario, ScenarioState};
 use crate::suite::world::Ending;
 use mcpspec::judge::rules;
@@ -96,27 +95,6 @@ impl JsonText {
     }
 }
 
-/// A process a scenario started itself (`Given a server process`) that it may hand on when it
-/// ends: while this is held, scenarios needing an initialized session at its revision wait for
-/// it rather than start a process ([`mcpspec::session::pool::SessionPool::await_hand_on`]).
-pub struct ExpectedHandOn {
-    ctx: Arc<SuiteContext>,
-    revision: mcpspec_protocol::Revision,
-}
-
-impl ExpectedHandOn {
-    pub fn new(ctx: Arc<SuiteContext>, revision: mcpspec_protocol::Revision) -> ExpectedHandOn {
-        ctx.pool.expect_hand_on(revision);
-        ExpectedHandOn { ctx, revision }
-    }
-}
-
-impl Drop for ExpectedHandOn {
-    fn drop(&mut self) {
-        self.ctx.pool.hand_on_settled(self.revision);
-    }
-}
-
 /// One scenario in progress.
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
@@ -150,8 +128,6 @@ pub struct ServerWorld {
     /// Set while the scenario is a tenant of a server process scenarios share
     /// ([`mcpspec::session::server::host`]).
     pub tenancy: Option<SharedProcess>,
-    /// Set while the process the scenario started itself may yet be handed on.
-    pub hand_on: Option<ExpectedHandOn>,
     /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
     /// again (the default); off in scenarios that judge the asking round by round.
     pub answers_input: bool,
@@ -195,8 +171,6 @@ impl crate::suite::world::RoleWorld for ServerWorld {
     ) -> crate::suite::world::SessionEnd {
         let clean = ending == Ending::Finished;
         let mut end = crate::suite::world::SessionEnd::default();
-        // Settled when this returns: by then the process has been handed on, or has ended.
-        let _hand_on = self.hand_on.take();
         let Some(mut session) = self.session.take() else { return end };
         // The scenario is over: read what is already in flight.
         let _ = session.drain(std::time::Duration::ZERO).await;
@@ -498,7 +472,6 @@ impl ServerWorld {
             exchange: None,
             share: None,
             tenancy: None,
-            hand_on: None,
             start_turn: None,
             answers_input: true,
             last_sent: None,
