@@ -36,18 +36,20 @@ struct Turns {
 
 fn turns() -> &'static Turns {
     static TURNS: OnceLock<Turns> = OnceLock::new();
-    TURNS.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    TURNS.get_or_init(|| Turns::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+}
+
+impl Turns {
+    /// One turn per core until the starts show otherwise.
+    fn new(cores: usize) -> Turns {
         Turns {
             semaphore: tokio::sync::Semaphore::new(cores),
             cores,
             measured: Mutex::new((0, 0.0)),
             widened: AtomicBool::new(false),
         }
-    })
-}
+    }
 
-impl Turns {
     /// Takes in one start's CPU share (CPU time over wall time); widens the turns to two per
     /// core once the starts measured so far have mostly waited.
     fn measure(&self, share: f64) {
@@ -161,12 +163,7 @@ mod tests {
 
     #[test]
     fn starts_that_mostly_wait_widen_the_turns_once() {
-        let t = Turns {
-            semaphore: tokio::sync::Semaphore::new(2),
-            cores: 2,
-            measured: Mutex::new((0, 0.0)),
-            widened: AtomicBool::new(false),
-        };
+        let t = Turns::new(2);
         for _ in 0..3 {
             t.measure(0.1);
         }
@@ -177,12 +174,7 @@ mod tests {
             t.measure(0.0);
         }
         assert_eq!(t.semaphore.available_permits(), 4, "once");
-        let busy = Turns {
-            semaphore: tokio::sync::Semaphore::new(2),
-            cores: 2,
-            measured: Mutex::new((0, 0.0)),
-            widened: AtomicBool::new(false),
-        };
+        let busy = Turns::new(2);
         for _ in 0..10 {
             busy.measure(0.9);
         }
