@@ -84,6 +84,10 @@ impl StartTurn {
 impl Drop for StartTurn {
     fn drop(&mut self) {
         let Some((pgid, at)) = self.started else { return };
+        // The turns widen once; after that a measurement changes nothing, so /proc goes unread.
+        if turns().widened.load(Ordering::Relaxed) {
+            return;
+        }
         // /proc counts CPU in hundredths of a second: a start quicker than a tenth of one is
         // measured over that tenth, and counts as cheap (it leaves the cores to others).
         let wall = at.elapsed().max(Duration::from_millis(100));
@@ -121,7 +125,8 @@ fn group_cpu(pgid: i32) -> Option<Duration> {
             continue;
         }
         found = true;
-        ticks += fields[11..15.min(fields.len())].iter().filter_map(|f| f.parse::<u64>().ok()).sum::<u64>();
+        let times = fields.get(11..15).unwrap_or_default();
+        ticks += times.iter().filter_map(|f| f.parse::<u64>().ok()).sum::<u64>();
     }
     found.then(|| Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND))
 }
