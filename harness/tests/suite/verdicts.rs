@@ -469,6 +469,59 @@ fn own_processes_and_ignored_invalid_requests_hand_their_processes_on() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// A scenario whose exchange is the same at every revision (`@revision-independent`: the
+/// counter-offers) starts one process per run, not one per revision: at two revisions, the four
+/// counter-offers of a server that echoes any version start four processes besides the two
+/// probes, and fail at both revisions, each citing its own; the entries at the older one say
+/// which run stands for them. `--isolate` judges them alike.
+#[test]
+fn a_revision_independent_scenario_runs_once_and_stands_for_every_revision() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2025-06-18",
+        "--revision",
+        "2024-11-05",
+        "--scenario",
+        "version/counter-offer*",
+    ];
+    let fault = Some("echo-unsupported-revision");
+    let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
+    let isolated = certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    assert_eq!(report["cost"]["starts"], 6, "two probes and four counter-offers\n{}", shared_run.describe());
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 8, "{}", shared_run.describe());
+    for s in scenarios {
+        assert_eq!(s["verdict"], "failed", "{s:#}");
+        let revision = s["revision"].as_str().unwrap();
+        let own = s["checks"].as_array().unwrap().iter().find(|c| c["id"] == s["id"]).unwrap();
+        let spec = own["spec"].as_str().unwrap();
+        assert!(spec.starts_with(&format!("docs/specification/{revision}/")), "{spec}");
+        let session = s["session"].as_str().unwrap_or_default();
+        match revision {
+            "2024-11-05" => assert!(
+                session.starts_with("not run at 2024-11-05") && session.contains("its run at 2025-06-18"),
+                "{session}"
+            ),
+            _ => assert!(!session.starts_with("not run"), "{session}"),
+        }
+    }
+    let verdicts = |run: &Run| -> Vec<(String, String, String)> {
+        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+        let field = |s: &serde_json::Value, k: &str| s[k].as_str().unwrap().to_owned();
+        let mut v: Vec<_> =
+            scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", isolated.describe());
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// The probe of a revision the server speaks hands its process to the scenarios: a run of one
 /// scenario per era starts no process besides the probes (each scenario is the second to use
 /// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the

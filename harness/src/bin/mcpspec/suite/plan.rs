@@ -5,11 +5,13 @@
 //!
 //! Tags a scenario (or its feature) may carry: `@id:area/name`, `@MUST`/`@SHOULD`/`@MAY`,
 //! `@spec:doc#anchor` (under `docs/specification/<revision>/`), `@since:R`, `@until:R`,
-//! `@except:R`, `@transport:stdio|http|sse` (repeatable; none means every transport), and
-//! `@negotiation` (run also at a revision the server counter-offered).
+//! `@except:R`, `@transport:stdio|http|sse` (repeatable; none means every transport),
+//! `@negotiation` (run also at a revision the server counter-offered), `@slow`, and
+//! `@revision-independent` (run once, its verdict standing for every revision it applies to).
 
 use mcpspec::judge::verdict::Level;
 use mcpspec::report::scenario::NEGOTIATION_TAG;
+use mcpspec::report::ScenarioReport;
 use mcpspec_protocol::{Era, Revision};
 use std::sync::Arc;
 
@@ -40,6 +42,12 @@ pub struct ScenarioPlan {
     /// share (`Given a server process`): its runs go first at their revision, so the
     /// processes they hand on once their handshakes are done serve the runs after them.
     pub own_process: bool,
+    /// `@revision-independent`: what the scenario sends does not depend on the revision under
+    /// test, byte for byte (it offers a version of its own to a fresh process), and what it is
+    /// judged on is what the server negotiates. Run at every revision, it would start as many
+    /// processes for the same exchange; it runs once, and that run stands for the others
+    /// ([`ScenarioRun::stands_for`]).
+    pub revision_independent: bool,
 }
 
 /// The step that starts a scenario's own server process ([`ScenarioPlan::own_process`]).
@@ -47,6 +55,10 @@ const OWN_PROCESS_STEP: &str = "a server process";
 
 /// The tag of a scenario that may wait long on the server's own work ([`ScenarioPlan::slow`]).
 const SLOW_TAG: &str = "slow";
+
+/// The tag of a scenario whose exchange is the same at every revision
+/// ([`ScenarioPlan::revision_independent`]).
+const REVISION_INDEPENDENT_TAG: &str = "revision-independent";
 
 const TRANSPORT_TAG: &str = "transport:";
 
@@ -111,6 +123,7 @@ impl ScenarioPlan {
             negotiation: tags.iter().any(|t| t == NEGOTIATION_TAG),
             slow: tags.iter().any(|t| t == SLOW_TAG),
             own_process: scenario.steps.first().is_some_and(|s| s.value == OWN_PROCESS_STEP),
+            revision_independent: tags.iter().any(|t| t == REVISION_INDEPENDENT_TAG),
             tags,
             since,
             until,
@@ -135,6 +148,7 @@ impl ScenarioPlan {
             negotiation: false,
             slow: false,
             own_process: false,
+            revision_independent: false,
         }
     }
 
@@ -171,6 +185,45 @@ pub struct ScenarioRun {
     /// Set when the run is judged again in a process of its own: why its first run, on a
     /// process scenarios shared at once, could not be judged there.
     pub alone: Option<String>,
+    /// The other revisions this run's verdict stands for, each with its place in the report's
+    /// order: those a `@revision-independent` scenario would also have run at.
+    pub stands_for: Vec<(Revision, usize)>,
+}
+
+impl ScenarioRun {
+    /// The entries of the revisions the run stands for ([`Self::stands_for`]), made from its
+    /// own `report`: the same verdict and checks, the scenario's own checks citing each
+    /// revision's clause (the wire's checks cite the revision the session ran at, as they did).
+    pub fn standing_entries(&self, report: &ScenarioReport) -> Vec<ScenarioReport> {
+        let root = format!("{}/", self.revision.doc_root());
+        self.stands_for
+            .iter()
+            .map(|(revision, index)| {
+                let mut entry = report.clone();
+                entry.revision = revision.to_string();
+                entry.era = revision.era().name();
+                entry.spec = self.plan.spec(*revision);
+                entry.order.2 = *index;
+                for check in entry.checks.iter_mut().filter(|c| c.id == self.plan.id) {
+                    // The run's revision lays its pages out as a later one does: its path,
+                    // without the root, is the path `Revision::doc` maps.
+                    if let Some(path) = check.spec.strip_prefix(&root) {
+                        check.spec = revision.doc(path);
+                    }
+                }
+                let how = format!(
+                    "not run at {revision}: the scenario's exchange is the same at every revision \
+                     (@revision-independent), and its run at {} stands for this one",
+                    self.revision
+                );
+                entry.session = Some(match &report.session {
+                    Some(session) => format!("{how}; that run: {session}"),
+                    None => how,
+                });
+                entry
+            })
+            .collect()
+    }
 }
 
 /// Why `transport` cannot carry `revision`, if it cannot.
@@ -259,5 +312,71 @@ mod tests {
         let bad =
             "Feature: f\n\n  @id:a @MUST @spec:x @since:1999-01-01\n  Scenario: s\n    Given a session\n";
         assert!(plan_of(bad).unwrap_err().starts_with("@since:1999-01-01: "), "{:?}", plan_of(bad));
+    }
+
+    /// A revision-independent run's entry, copied to each revision it stands for, cites that
+    /// revision's clause for the scenario's own checks (2024-11-05's own layout included) and
+    /// keeps the wire's checks at the revision the session ran at.
+    #[test]
+    fn a_run_standing_for_other_revisions_gives_each_its_entry_citing_its_clause() {
+        use mcpspec::judge::verdict::{Check, Verdict};
+        let plan = plan_of(
+            "Feature: f
+
+  @id:a/b @MUST @spec:basic/index.mdx#responses @revision-independent
+  Scenario: s
+    Given a server process
+",
+        )
+        .unwrap();
+        assert!(plan.revision_independent && plan.own_process);
+        let run = ScenarioRun {
+            plan: Arc::new(plan.clone()),
+            revision: Revision::V2025_11_25,
+            order: (3, 7, 3),
+            alone: None,
+            stands_for: vec![(Revision::V2024_11_05, 0), (Revision::V2025_06_18, 2)],
+        };
+        let wire_spec = Revision::V2025_11_25.doc("basic/index.mdx");
+        let report = ScenarioReport {
+            id: plan.id.clone(),
+            name: plan.name.clone(),
+            feature: plan.feature.clone(),
+            revision: "2025-11-25".into(),
+            transport: "stdio",
+            era: Revision::V2025_11_25.era().name(),
+            level: plan.level,
+            spec: plan.spec(Revision::V2025_11_25),
+            tags: plan.tags.clone(),
+            verdict: Verdict::Failed,
+            reason: None,
+            baseline: None,
+            checks: vec![
+                Check::judge("a/b", Level::MUST, plan.spec(Revision::V2025_11_25), false, "x", "y"),
+                Check::judge("jsonrpc/envelope", Level::MUST, wire_spec.clone(), true, "x", "y"),
+            ],
+            duration_ms: 12,
+            shutdown: None,
+            session: Some("its process, handed on".into()),
+            stderr: None,
+            transcript: None,
+            order: run.order,
+        };
+        let entries = run.standing_entries(&report);
+        let at: Vec<(&str, (usize, usize, usize))> =
+            entries.iter().map(|e| (e.revision.as_str(), e.order)).collect();
+        assert_eq!(at, [("2024-11-05", (3, 7, 0)), ("2025-06-18", (3, 7, 2))]);
+        let first = &entries[0];
+        assert_eq!(first.verdict, Verdict::Failed);
+        assert_eq!(first.spec, "docs/specification/2024-11-05/basic/messages.mdx#responses");
+        assert_eq!(first.checks[0].spec, "docs/specification/2024-11-05/basic/messages.mdx#responses");
+        assert_eq!(first.checks[1].spec, wire_spec, "the wire's checks stay where the session ran");
+        assert_eq!(entries[1].checks[0].spec, "docs/specification/2025-06-18/basic/index.mdx#responses");
+        let session = first.session.as_deref().unwrap();
+        assert!(
+            session.starts_with("not run at 2024-11-05: ") && session.contains("its run at 2025-11-25"),
+            "{session}"
+        );
+        assert!(session.ends_with("that run: its process, handed on"), "{session}");
     }
 }

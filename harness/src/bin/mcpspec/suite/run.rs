@@ -223,6 +223,25 @@ fn plan(
     let passes = [true, false].into_iter().flat_map(|slow| {
         revisions.iter().enumerate().flat_map(move |r| [true, false].map(|own| (slow, r, own)))
     });
+    // Where a scenario runs as planned: a revision run (not skipped), that it applies to, over
+    // this transport, in this selection.
+    let runs_at = |plan: &ScenarioPlan, revision: Revision| {
+        to_run.contains(&revision)
+            && skipped.iter().all(|s| s.revision != revision)
+            && plan.applies(revision)
+            && plan.on_transport(transport)
+            && ctx.selection.runs(plan, revision)
+    };
+    // A `@revision-independent` scenario runs at the newest of them, standing for the others.
+    let stands_for = |plan: &ScenarioPlan, revision: Revision| -> Option<Vec<(Revision, usize)>> {
+        if !plan.revision_independent || !runs_at(plan, revision) {
+            return Some(Vec::new());
+        }
+        let at: Vec<(Revision, usize)> =
+            revisions.iter().enumerate().filter(|(_, r)| runs_at(plan, **r)).map(|(i, r)| (*r, i)).collect();
+        let newest = at.iter().map(|(r, _)| *r).max();
+        (newest == Some(revision)).then(|| at.into_iter().filter(|(r, _)| *r != revision).collect())
+    };
     for (slow, (rev_index, revision), own) in passes {
         for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
@@ -231,20 +250,23 @@ fn plan(
                 .filter(|(_, p)| p.slow == slow && p.own_process == own)
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
                 .filter(|(_, p)| ctx.selection.runs(p, *revision))
-                .map(|(s, p)| {
+                .filter_map(|(s, p)| {
                     let run = ScenarioRun {
                         plan: p.clone(),
                         revision: *revision,
                         order: (order, s.position.line, rev_index),
                         alone: None,
+                        stands_for: stands_for(p, *revision)?,
                     };
-                    (s, run)
+                    Some((s, run))
                 })
                 .partition(|(_, run)| match skip {
                     None => to_run.contains(revision),
                     Some(skip) => skip.counter_offered && run.plan.negotiation,
                 });
-            ctx.results.planned(scenarios.len() + if skip.is_some() { unrun_here.len() } else { 0 });
+            let standing: usize = scenarios.iter().map(|(_, run)| run.stands_for.len()).sum();
+            ctx.results
+                .planned(scenarios.len() + standing + if skip.is_some() { unrun_here.len() } else { 0 });
             if let Some(Skip { verdict, why, .. }) = skip {
                 for (_, run) in &unrun_here {
                     ctx.results.push(unrun(run, transport, *verdict, why));
@@ -304,7 +326,12 @@ fn stop_run(
         .iter()
         .flat_map(|f| &f.scenarios)
         .filter_map(|s| ctx.run_of(s))
-        .map(|run| unrun(&run, transport, Verdict::Error, &why))
+        .flat_map(|run| {
+            let entry = unrun(&run, transport, Verdict::Error, &why);
+            let mut entries = run.standing_entries(&entry);
+            entries.push(entry);
+            entries
+        })
         .collect();
     let unfinished = ctx.results.fill_unfinished(planned);
     let not_tested = match stopped {
@@ -348,12 +375,14 @@ async fn run_cucumber<W: RoleWorld>(
         .after(move |_feature, _rule, scenario, finished, world| {
             let ctx = after_ctx.clone();
             async move {
-                let report = match ctx.run_of(scenario) {
-                    Some(run) => finish(&run, finished, world, ctx.target.transport()).await,
-                    None => Ok(unplanned(scenario, ctx.target.transport())),
+                let Some(run) = ctx.run_of(scenario) else {
+                    return ctx.results.push(unplanned(scenario, ctx.target.transport()));
                 };
-                match report {
-                    Ok(report) => ctx.results.push(report),
+                match finish(&run, finished, world, ctx.target.transport()).await {
+                    Ok(report) => {
+                        run.standing_entries(&report).into_iter().for_each(|e| ctx.results.push(e));
+                        ctx.results.push(report)
+                    }
                     Err(again) => ctx.run_again(scenario, again),
                 }
             }
@@ -403,8 +432,13 @@ fn unrun(run: &ScenarioRun, transport: &'static str, verdict: Verdict, why: &str
 /// never a verdict.
 fn unplanned(scenario: &gherkin::Scenario, transport: &'static str) -> ScenarioReport {
     let plan = Arc::new(ScenarioPlan::unknown(&scenario.name));
-    let run =
-        ScenarioRun { plan, revision: Revision::latest_legacy(), order: (usize::MAX, 0, 0), alone: None };
+    let run = ScenarioRun {
+        plan,
+        revision: Revision::latest_legacy(),
+        order: (usize::MAX, 0, 0),
+        alone: None,
+        stands_for: Vec::new(),
+    };
     unrun(&run, transport, Verdict::Error, "harness error: the runner did not plan this scenario")
 }
 
