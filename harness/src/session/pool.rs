@@ -45,6 +45,18 @@ impl SessionKey {
     }
 }
 
+/// How a scenario holds a process others may use too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// With other scenarios at once: it was seen only reading.
+    Shared,
+    /// Alone, as a scenario that may change the server holds it, and likely to give it back
+    /// soon: nothing shows it will change it, or take long.
+    Alone,
+    /// Alone, and not back soon if ever: a `@slow` scenario, or one seen changing the server.
+    AloneLong,
+}
+
 /// Which process a session runs in and the scenarios it has served, for their report entries.
 #[derive(Debug, Clone)]
 pub struct History {
@@ -106,6 +118,8 @@ struct OpenHost {
     process: usize,
     /// How many scenarios have used it.
     tenants: usize,
+    /// Held alone by a scenario likely to give it back soon ([`Hold::Alone`]).
+    back_soon: bool,
 }
 
 /// A tenant whose scenario is over, kept until its process ends: what the server still writes
@@ -190,15 +204,15 @@ impl SessionPool {
     /// Lets scenarios needing `key` use the process of `session` (settled, its scenario's
     /// first tenant) at once; returns the session as that tenant, or as it was over a
     /// transport that cannot be shared so (HTTP).
-    /// `alone`: the scenario may change the server, and holds the process alone until it
-    /// releases it ([`ServerSession::release_process`]).
+    /// Held alone (`hold`), the scenario may change the server, and holds the process alone
+    /// until it releases it ([`ServerSession::release_process`]).
     pub fn open_host(
         &self,
         key: SessionKey,
         session: ServerSession,
         server_description: &Value,
         process: usize,
-        alone: bool,
+        hold: Hold,
     ) -> ServerSession {
         if !self.enabled {
             return session;
@@ -206,7 +220,7 @@ impl SessionPool {
         let seed = session.tenant_seed();
         match session.into_tenant() {
             (tenant, Some(host)) => {
-                if alone {
+                if hold != Hold::Shared {
                     host.lease_to_first();
                 }
                 let open = OpenHost {
@@ -216,6 +230,7 @@ impl SessionPool {
                     server_description: server_description.clone(),
                     process,
                     tenants: 1,
+                    back_soon: hold == Hold::Alone,
                 };
                 let mut hosts = self.hosts.lock().expect("hosts lock");
                 hosts.retain(|h| !h.host.is_closed() || h.host.present() > 0);
@@ -250,7 +265,7 @@ impl SessionPool {
         session.set_persona(mcpspec_reference::client::ClientPersona::new(capabilities.clone()));
         session.settle();
         let key = SessionKey::new(revision, capabilities);
-        let mut first = self.open_host(key, session, server_description, process, true);
+        let mut first = self.open_host(key, session, server_description, process, Hold::Alone);
         first.release_process(None);
         first.shutdown().await;
     }
@@ -261,9 +276,10 @@ impl SessionPool {
     }
 
     /// A session for `key` on a process that takes tenants (its record headed by `note`): for a
-    /// scenario that only reads, one other scenarios may be using at the same time; for one that
-    /// may change the server (`alone`), one nobody is using, which it then holds alone.
-    pub fn join(&self, key: &SessionKey, alone: bool, note: impl Fn(usize) -> String) -> Option<Tenancy> {
+    /// scenario that only reads ([`Hold::Shared`]), one other scenarios may be using at the same
+    /// time; for one that may change the server, one nobody is using, which it then holds alone.
+    pub fn join(&self, key: &SessionKey, hold: Hold, note: impl Fn(usize) -> String) -> Option<Tenancy> {
+        let alone = hold != Hold::Shared;
         let mut hosts = self.hosts.lock().expect("hosts lock");
         let open = hosts
             .iter_mut()
@@ -271,12 +287,23 @@ impl SessionPool {
             .find(|h| &h.key == key && h.host.is_open() && (!alone || h.host.present() == 0))?;
         let session = ServerSession::join(&open.host, &open.seed, note(open.process), alone)?;
         open.tenants += 1;
+        open.back_soon = hold == Hold::Alone;
         Some(Tenancy {
             session,
             server_description: open.server_description.clone(),
             process: open.process,
             tenants: open.tenants,
         })
+    }
+
+    /// How many processes for `key` are held alone by scenarios likely to give them back soon
+    /// ([`Hold::Alone`]): those that may come free for the next scenario in a moment.
+    pub fn coming_free(&self, key: &SessionKey) -> usize {
+        let hosts = self.hosts.lock().expect("hosts lock");
+        hosts
+            .iter()
+            .filter(|h| &h.key == key && h.back_soon && !h.host.is_closed() && h.host.present() > 0)
+            .count()
     }
 
     /// Keeps a tenant whose scenario is over until its process ends.

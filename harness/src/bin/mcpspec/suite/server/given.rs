@@ -5,7 +5,7 @@ use crate::suite::scenario::Scenario as _;
 use cucumber::gherkin::Step;
 use cucumber::given;
 use mcpspec::judge::verdict::Level;
-use mcpspec::session::pool::{History, SessionKey, SharedSession, Tenancy};
+use mcpspec::session::pool::{History, Hold, SessionKey, SharedSession, Tenancy};
 use mcpspec::session::target::Target;
 use mcpspec_protocol::modern;
 use mcpspec_protocol::wire::{Message, Outcome};
@@ -69,7 +69,13 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
     // scenarios seen only reading elsewhere, one after another by the others.
     let alone_run = w.scenario.run.as_ref().is_some_and(|r| r.alone.is_some());
     let hosted = ctx.pool.enabled() && !alone_run && matches!(ctx.target, Target::Stdio(_));
-    let alone = ctx.only_reads(&me) != Some(true);
+    let hold = match ctx.only_reads(&me) {
+        Some(true) => Hold::Shared,
+        Some(false) => Hold::AloneLong,
+        None if w.scenario.run.as_ref().is_some_and(|r| r.plan.slow) => Hold::AloneLong,
+        None => Hold::Alone,
+    };
+    let alone = hold != Hold::Shared;
     let revision = w.scenario.revision;
     let note = |process: usize| {
         format!(
@@ -77,14 +83,20 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
              handed on"
         )
     };
-    let turn = hosted.then(|| ctx.pool.opening_turn(&key));
+    // Scenarios that need a process at the same moment take turns to look for one and open
+    // it: readers then share the one opened, and in the legacy era the processes that the
+    // scenarios starting their own hand on meanwhile serve the next in line. In the modern era
+    // nothing is handed on but the probe's, and every process serves every scenario (one key):
+    // there a scenario holding one alone would only wait behind the others' starts, one at a
+    // time, with cores to spare.
+    let turn = (hosted && (!alone || revision.era() == Era::Legacy)).then(|| ctx.pool.opening_turn(&key));
     // Held until this scenario has joined a shared process or opened one.
     let _turn = match &turn {
         Some(turn) => Some(turn.lock().await),
         None => None,
     };
     if hosted {
-        if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
+        if let Some(tenancy) = ctx.pool.join(&key, hold, note) {
             w.become_tenant(tenancy, &capabilities, alone);
             return Ok(());
         }
@@ -112,7 +124,19 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         // Starts take turns (`mcpspec::session::starts`): on a machine whose CPU the starts
         // already fill, a scenario waits for its turn, and a process like the one it needs may
         // come free meanwhile (its scenario left it as it found it): it takes that one instead.
-        let start_turn = mcpspec::session::starts::turn();
+        // Nor does it ask for a turn while as many processes like it as the cores could start
+        // at once are held by scenarios likely to give them back soon: another would only share
+        // the cores with them, and one of them comes free for it at no CPU (within the
+        // timeout: a scenario may hold one longer than its likeness suggests).
+        let busy = 2 * std::thread::available_parallelism().map_or(2, |n| n.get());
+        let (pool_ctx, pool_key, within) = (ctx.clone(), key.clone(), w.timeout());
+        let start_turn = async move {
+            let until = tokio::time::Instant::now() + within;
+            while pool_ctx.pool.coming_free(&pool_key) >= busy && tokio::time::Instant::now() < until {
+                tokio::time::sleep(START_TURN_POLL).await;
+            }
+            mcpspec::session::starts::turn().await
+        };
         tokio::pin!(start_turn);
         loop {
             tokio::select! {
@@ -122,7 +146,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
                     break;
                 }
                 () = tokio::time::sleep(START_TURN_POLL) => {
-                    if let Some(tenancy) = ctx.pool.join(&key, alone, note) {
+                    if let Some(tenancy) = ctx.pool.join(&key, hold, note) {
                         w.become_tenant(tenancy, &capabilities, alone);
                         return Ok(());
                     }
@@ -143,7 +167,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         let process = ctx.pool.next_process();
         let session = w.session.take().expect("a session was just established");
         let description = w.server_description.clone().unwrap_or_default();
-        let session = ctx.pool.open_host(key.clone(), session, &description, process, alone);
+        let session = ctx.pool.open_host(key.clone(), session, &description, process, hold);
         let shared = session.is_tenant();
         w.session = Some(session);
         if shared {
