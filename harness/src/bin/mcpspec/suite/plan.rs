@@ -42,6 +42,11 @@ pub struct ScenarioPlan {
     /// share (`Given a server process`): its runs go first at their revision, so the
     /// processes they hand on once their handshakes are done serve the runs after them.
     pub own_process: bool,
+    /// Its session declares client capabilities of its own (`Given an initialized session
+    /// declaring the client capabilities`): the persona sweeps' sessions, which a sweep ends.
+    /// It runs with the `@slow` scenarios, before them at its revision, so that the process it
+    /// leaves serves the sweep of its capabilities instead of being the only one to use it.
+    pub persona: bool,
     /// `@revision-independent`: what the scenario sends does not depend on the revision under
     /// test, byte for byte (it offers a version of its own to a fresh process), and what it is
     /// judged on is what the server negotiates. Run at every revision, it would start as many
@@ -52,6 +57,9 @@ pub struct ScenarioPlan {
 
 /// The step that starts a scenario's own server process ([`ScenarioPlan::own_process`]).
 const OWN_PROCESS_STEP: &str = "a server process";
+
+/// The step that opens a session declaring client capabilities ([`ScenarioPlan::persona`]).
+const PERSONA_STEP: &str = "an initialized session declaring the client capabilities";
 
 /// The tag of a scenario that may wait long on the server's own work ([`ScenarioPlan::slow`]).
 const SLOW_TAG: &str = "slow";
@@ -123,6 +131,7 @@ impl ScenarioPlan {
             negotiation: tags.iter().any(|t| t == NEGOTIATION_TAG),
             slow: tags.iter().any(|t| t == SLOW_TAG),
             own_process: scenario.steps.first().is_some_and(|s| s.value == OWN_PROCESS_STEP),
+            persona: scenario.steps.first().is_some_and(|s| s.value == PERSONA_STEP),
             revision_independent: tags.iter().any(|t| t == REVISION_INDEPENDENT_TAG),
             tags,
             since,
@@ -148,6 +157,7 @@ impl ScenarioPlan {
             negotiation: false,
             slow: false,
             own_process: false,
+            persona: false,
             revision_independent: false,
         }
     }
@@ -312,6 +322,14 @@ mod tests {
         let bad =
             "Feature: f\n\n  @id:a @MUST @spec:x @since:1999-01-01\n  Scenario: s\n    Given a session\n";
         assert!(plan_of(bad).unwrap_err().starts_with("@since:1999-01-01: "), "{:?}", plan_of(bad));
+    }
+
+    #[test]
+    fn a_session_declaring_capabilities_is_a_persona_s() {
+        let persona = "Feature: f\n\n  @id:a @MUST @spec:x\n  Scenario: s\n    Given an initialized session declaring the client capabilities\n      \"\"\"\n      {\"sampling\": {}}\n      \"\"\"\n";
+        assert!(plan_of(persona).unwrap().persona);
+        let plain = "Feature: f\n\n  @id:a @MUST @spec:x\n  Scenario: s\n    Given an initialized session\n";
+        assert!(!plan_of(plain).unwrap().persona);
     }
 
     /// A revision-independent run's entry, copied to each revision it stands for, cites that

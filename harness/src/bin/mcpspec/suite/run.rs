@@ -219,10 +219,17 @@ fn plan(
     // them. Then revision by revision: a scenario's first runs show what it does (whether it
     // only reads) before its runs at later revisions start ([`SuiteContext::learn_reads`]).
     // At each revision, the scenarios that start a process of their own go first: the
-    // processes they hand on serve the others ([`ScenarioPlan::own_process`]).
+    // processes they hand on serve the others ([`ScenarioPlan::own_process`]). The scenarios
+    // declaring a persona's capabilities join the `@slow` ones, before them: the processes
+    // they leave serve the persona sweeps ([`ScenarioPlan::persona`]).
     let passes = [true, false].into_iter().flat_map(|slow| {
-        revisions.iter().enumerate().flat_map(move |r| [true, false].map(|own| (slow, r, own)))
+        revisions.iter().enumerate().flat_map(move |r| [0, 1, 2].map(|turn| (slow, r, turn)))
     });
+    let pass_of = |p: &ScenarioPlan| match (p.slow || p.persona, p.own_process, p.persona && !p.slow) {
+        (slow, true, _) => (slow, 0),
+        (slow, false, true) => (slow, 1),
+        (slow, false, false) => (slow, 2),
+    };
     // Where a scenario runs as planned: a revision run (not skipped), that it applies to, over
     // this transport, in this selection.
     let runs_at = |plan: &ScenarioPlan, revision: Revision| {
@@ -242,12 +249,12 @@ fn plan(
         let newest = at.iter().map(|(r, _)| *r).max();
         (newest == Some(revision)).then(|| at.into_iter().filter(|(r, _)| *r != revision).collect())
     };
-    for (slow, (rev_index, revision), own) in passes {
+    for (slow, (rev_index, revision), turn) in passes {
         for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
-                .filter(|(_, p)| p.slow == slow && p.own_process == own)
+                .filter(|(_, p)| pass_of(p) == (slow, turn))
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
                 .filter(|(_, p)| ctx.selection.runs(p, *revision))
                 .filter_map(|(s, p)| {
