@@ -225,11 +225,6 @@ fn plan(
     let passes = [true, false].into_iter().flat_map(|slow| {
         revisions.iter().enumerate().flat_map(move |r| [0, 1, 2].map(|turn| (slow, r, turn)))
     });
-    let pass_of = |p: &ScenarioPlan| match (p.slow || p.persona, p.own_process, p.persona && !p.slow) {
-        (slow, true, _) => (slow, 0),
-        (slow, false, true) => (slow, 1),
-        (slow, false, false) => (slow, 2),
-    };
     // Where a scenario runs as planned: a revision run (not skipped), that it applies to, over
     // this transport, in this selection.
     let runs_at = |plan: &ScenarioPlan, revision: Revision| {
@@ -238,6 +233,16 @@ fn plan(
             && plan.applies(revision)
             && plan.on_transport(transport)
             && ctx.selection.runs(plan, revision)
+    };
+    // A scenario run at one revision only has nothing to learn from its other runs, nor to
+    // teach them: it goes with the `@slow` ones, so that a wait of its own for the timeout (a
+    // server that never answers a batch) overlaps the rest instead of trailing it.
+    let single = |p: &ScenarioPlan| revisions.iter().filter(|r| runs_at(p, **r)).count() == 1;
+    let first_pass = |p: &ScenarioPlan| p.slow || p.persona || single(p);
+    let pass_of = |p: &ScenarioPlan| match (first_pass(p), p.own_process, p.persona && !p.slow) {
+        (slow, true, _) => (slow, 0),
+        (slow, false, true) => (slow, 1),
+        (slow, false, false) => (slow, 2),
     };
     // A `@revision-independent` scenario runs at the newest of them, standing for the others.
     let stands_for = |plan: &ScenarioPlan, revision: Revision| -> Option<Vec<(Revision, usize)>> {
