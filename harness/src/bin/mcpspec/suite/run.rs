@@ -214,16 +214,17 @@ fn plan(
 ) -> Vec<gherkin::Feature> {
     let mut run_features = Vec::new();
     let transport = ctx.target.transport();
-    // The `@slow` scenarios of every revision first: their waits on the server's own work
-    // (a tool running until the timeout) then overlap the others' starts instead of trailing
-    // them. Then revision by revision: a scenario's first runs show what it does (whether it
-    // only reads) before its runs at later revisions start ([`SuiteContext::learn_reads`]).
-    // At each revision, the scenarios that start a process of their own go first: the
-    // processes they hand on serve the others ([`ScenarioPlan::own_process`]). The scenarios
-    // declaring a persona's capabilities join the `@slow` ones, before them: the processes
-    // they leave serve the persona sweeps ([`ScenarioPlan::persona`]).
-    let passes = [true, false].into_iter().flat_map(|slow| {
-        revisions.iter().enumerate().flat_map(move |r| [0, 1, 2].map(|turn| (slow, r, turn)))
+    // Two passes over the revisions. The first holds the `@slow` scenarios of every revision:
+    // their waits on the server's own work (a tool running until the timeout) then overlap the
+    // others' starts instead of trailing them. The second goes revision by revision: a
+    // scenario's first runs show what it does (whether it only reads) before its runs at later
+    // revisions start ([`SuiteContext::learn_reads`]). At each revision of a pass, the
+    // scenarios that start a process of their own go first: the processes they hand on serve
+    // the others ([`ScenarioPlan::own_process`]); then those declaring a persona's
+    // capabilities, which join the first pass: the processes they leave serve the persona
+    // sweeps after them ([`ScenarioPlan::persona`]).
+    let passes = [true, false].into_iter().flat_map(|first| {
+        revisions.iter().enumerate().flat_map(move |r| [0, 1, 2].map(|turn| (first, r, turn)))
     });
     // Where a scenario runs as planned: a revision run (not skipped), that it applies to, over
     // this transport, in this selection.
@@ -240,9 +241,9 @@ fn plan(
     let single = |p: &ScenarioPlan| revisions.iter().filter(|r| runs_at(p, **r)).count() == 1;
     let first_pass = |p: &ScenarioPlan| p.slow || p.persona || single(p);
     let pass_of = |p: &ScenarioPlan| match (first_pass(p), p.own_process, p.persona && !p.slow) {
-        (slow, true, _) => (slow, 0),
-        (slow, false, true) => (slow, 1),
-        (slow, false, false) => (slow, 2),
+        (first, true, _) => (first, 0),
+        (first, false, true) => (first, 1),
+        (first, false, false) => (first, 2),
     };
     // A `@revision-independent` scenario runs at the newest of them, standing for the others.
     let stands_for = |plan: &ScenarioPlan, revision: Revision| -> Option<Vec<(Revision, usize)>> {
@@ -254,12 +255,12 @@ fn plan(
         let newest = at.iter().map(|(r, _)| *r).max();
         (newest == Some(revision)).then(|| at.into_iter().filter(|(r, _)| *r != revision).collect())
     };
-    for (slow, (rev_index, revision), turn) in passes {
+    for (first, (rev_index, revision), turn) in passes {
         for (order, loaded) in features.iter().enumerate() {
             let skip = skipped.iter().find(|s| s.revision == *revision);
             let (scenarios, unrun_here): (Vec<_>, Vec<_>) = loaded
                 .scenarios()
-                .filter(|(_, p)| pass_of(p) == (slow, turn))
+                .filter(|(_, p)| pass_of(p) == (first, turn))
                 .filter(|(_, p)| p.applies(*revision) && p.on_transport(transport))
                 .filter(|(_, p)| ctx.selection.runs(p, *revision))
                 .filter_map(|(s, p)| {
