@@ -170,9 +170,10 @@ impl ClientCampaign {
         }
         let mut injected = injections.is_empty();
         let mut seen: Vec<(String, Value)> = Vec::new();
-        // A client may take the clean run's time again, and the hang timeout more.
+        // A client may take the clean run's time again, and the hang timeout more, counted from
+        // its connection: a start slowed by a loaded machine leaves the run its whole budget.
         let budget = clean.map_or(config.hang_timeout * 4, |c| c.elapsed * 2 + config.hang_timeout * 2);
-        let mut deadline = started + budget;
+        let mut deadline = Instant::now() + budget;
         let mut quiet_since = Instant::now();
         let mut ping: Option<(String, Instant)> = None;
         let mut pings = 0u32;
@@ -187,8 +188,19 @@ impl ClientCampaign {
             // A client still at work when the time is up (waiting for an answer an input took
             // away, say) is ended, no finding: only silence towards a ping is a hang.
             if now >= deadline {
-                ended_by_us = true;
-                break;
+                // A ping in flight has the hang timeout to be answered: the time being up does
+                // not cut short the proof of a hang (a replay on a loaded machine once found
+                // none so, and called the hang fixed).
+                match &ping {
+                    Some((_, sent)) if sent.elapsed() < config.hang_timeout => {
+                        deadline = *sent + config.hang_timeout + Duration::from_millis(100);
+                        continue;
+                    }
+                    _ => {
+                        ended_by_us = true;
+                        break;
+                    }
+                }
             }
             let slice = (deadline - now).min(Duration::from_millis(100));
             match session.recv(slice).await {
