@@ -97,6 +97,11 @@ impl Drop for StartTurn {
     }
 }
 
+/// The cores the turns are counted in.
+pub fn cores() -> usize {
+    turns().cores
+}
+
 /// Waits for a turn to start an implementation (`None` only if the turns are gone, which they
 /// never are: the caller then starts without one).
 pub async fn turn() -> Option<StartTurn> {

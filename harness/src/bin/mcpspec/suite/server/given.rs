@@ -128,7 +128,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         // at once are held by scenarios likely to give them back soon: another would only share
         // the cores with them, and one of them comes free for it at no CPU (within the
         // timeout: a scenario may hold one longer than its likeness suggests).
-        let busy = 2 * std::thread::available_parallelism().map_or(2, |n| n.get());
+        let busy = 2 * mcpspec::session::starts::cores();
         let (pool_ctx, pool_key, within) = (ctx.clone(), key.clone(), w.timeout());
         let start_turn = async move {
             let until = tokio::time::Instant::now() + within;
