@@ -325,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn a_session_declaring_capabilities_is_a_persona_s() {
+    fn a_session_declaring_client_capabilities_makes_a_persona_scenario() {
         let persona = "Feature: f\n\n  @id:a @MUST @spec:x\n  Scenario: s\n    Given an initialized session declaring the client capabilities\n      \"\"\"\n      {\"sampling\": {}}\n      \"\"\"\n";
         assert!(plan_of(persona).unwrap().persona);
         let plain = "Feature: f\n\n  @id:a @MUST @spec:x\n  Scenario: s\n    Given an initialized session\n";

@@ -235,11 +235,14 @@ fn plan(
             && plan.on_transport(transport)
             && ctx.selection.runs(plan, revision)
     };
+    // Those revisions, each with its place in the order.
+    let runs = |p: &ScenarioPlan| -> Vec<(Revision, usize)> {
+        revisions.iter().enumerate().filter(|(_, r)| runs_at(p, **r)).map(|(i, r)| (*r, i)).collect()
+    };
     // A scenario run at one revision only has nothing to learn from its other runs, nor to
     // teach them: it goes with the `@slow` ones, so that a wait of its own for the timeout (a
     // server that never answers a batch) overlaps the rest instead of trailing it.
-    let single = |p: &ScenarioPlan| revisions.iter().filter(|r| runs_at(p, **r)).count() == 1;
-    let first_pass = |p: &ScenarioPlan| p.slow || p.persona || single(p);
+    let first_pass = |p: &ScenarioPlan| p.slow || p.persona || runs(p).len() == 1;
     let pass_of = |p: &ScenarioPlan| match (first_pass(p), p.own_process, p.persona && !p.slow) {
         (first, true, _) => (first, 0),
         (first, false, true) => (first, 1),
@@ -250,8 +253,7 @@ fn plan(
         if !plan.revision_independent || !runs_at(plan, revision) {
             return Some(Vec::new());
         }
-        let at: Vec<(Revision, usize)> =
-            revisions.iter().enumerate().filter(|(_, r)| runs_at(plan, **r)).map(|(i, r)| (*r, i)).collect();
+        let at = runs(plan);
         let newest = at.iter().map(|(r, _)| *r).max();
         (newest == Some(revision)).then(|| at.into_iter().filter(|(r, _)| *r != revision).collect())
     };
