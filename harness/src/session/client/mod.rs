@@ -816,7 +816,9 @@ pub fn describe_end(report: &ShutdownReport) -> String {
     let status = report.status.map_or_else(|| "still running".to_owned(), describe_status);
     match report.stage {
         Stage::AlreadyExited | Stage::StdinClosed => format!("the client {status} on its own"),
-        Stage::Sigterm => format!("ended by mcpspec once the scenario was judged: SIGTERM ({status})"),
+        Stage::Sigterm | Stage::Stopped => {
+            format!("ended by mcpspec once the scenario was judged: SIGTERM ({status})")
+        }
         Stage::Sigkill => {
             format!("ended by mcpspec once the scenario was judged: it needed SIGKILL ({status})")
         }
