@@ -92,15 +92,21 @@ impl Footprint {
     /// choosing; a conformant server is then as the scenario found it (one that is not fails
     /// the scenario, which ends the session too). Not so after a request the server carried
     /// out, any other notification, a change in how the client answers, an unfinished line, or
-    /// with a request or progress still in flight.
-    pub fn why_not_shareable(&self, checker: &SessionChecker) -> Option<String> {
+    /// with a request or progress still in flight — but for a reading request when `routed`:
+    /// the session is a tenant of a shared process, whose late answers go by id to the scenario
+    /// that asked ([`super::server::routes`]), so the next scenario cannot notice them.
+    pub fn why_not_shareable(&self, checker: &SessionChecker, routed: bool) -> Option<String> {
         if let Some(what) = &self.disturbed {
             return Some(what.clone());
         }
         if let Some(method) = self.effects.values().next() {
             return Some(format!("the {method} request was not answered"));
         }
-        (!checker.is_quiet()).then(|| "a request or progress was still in flight".to_owned())
+        let quiet = match routed {
+            true => checker.is_quiet_but(|method| READING_METHODS.contains(&method)),
+            false => checker.is_quiet(),
+        };
+        (!quiet).then(|| "a request or progress was still in flight".to_owned())
     }
 
     /// What the client did that other scenarios using the server at the same time could
@@ -161,9 +167,10 @@ impl Footprint {
         };
         let id = match message.get("id") {
             // Cancelling what is not in flight (unknown, or answered) is to be ignored
-            // (utilities/cancellation.mdx).
+            // (utilities/cancellation.mdx), and cancelling a reading request ends a read.
             None if method == "notifications/cancelled"
-                && !cancels_in_flight(message.get("params"), checker) =>
+                && cancelled_method(message.get("params"), checker)
+                    .is_none_or(|cancelled| READING_METHODS.contains(&cancelled)) =>
             {
                 return
             }
@@ -247,10 +254,11 @@ impl Footprint {
     }
 }
 
-/// Whether cancellation params name a request of the client's still awaiting its answer.
-fn cancels_in_flight(params: Option<&Value>, checker: &SessionChecker) -> bool {
-    let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-    id.is_some_and(|id| checker.outstanding_match(Direction::ClientToServer, &id).is_some())
+/// The method of the request of the client's still awaiting its answer that cancellation
+/// params name, if they name one.
+fn cancelled_method<'c>(params: Option<&Value>, checker: &'c SessionChecker) -> Option<&'c str> {
+    let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value)?;
+    checker.outstanding_method(Direction::ClientToServer, &id)
 }
 
 #[cfg(test)]
@@ -285,7 +293,7 @@ mod tests {
         }
 
         fn why_not(&self) -> Option<String> {
-            self.footprint.why_not_shareable(&self.checker)
+            self.footprint.why_not_shareable(&self.checker, false)
         }
     }
 
@@ -342,6 +350,28 @@ mod tests {
         let mut w = Wire::new();
         w.send(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
         assert!(w.why_not().is_some());
+    }
+
+    #[test]
+    fn a_reading_request_cancelled_or_dropped_is_left_to_its_routes_on_a_shared_process() {
+        let cancel = |id: i64| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
+        let mut w = Wire::new();
+        w.send(request(json!(1), "tools/list")).send(cancel(1));
+        assert_eq!(w.footprint.disturbed(), None, "cancelling a read changes nothing");
+        // The server may still answer it: only where the answer goes by id to this scenario.
+        assert!(w.why_not().expect("not shareable").contains("in flight"));
+        assert_eq!(w.footprint.why_not_shareable(&w.checker, true), None);
+        // A batch of pings refused as a whole leaves them in flight, harmlessly so.
+        let mut w = Wire::new();
+        w.send(json!([request(json!("b1"), "ping"), request(json!("b2"), "ping")]));
+        assert_eq!(w.footprint.why_not_shareable(&w.checker, true), None);
+        // Not a request that would change the server, nor a request of the server's.
+        let mut w = Wire::new();
+        w.send(request(json!(1), "tools/call"));
+        assert!(w.footprint.why_not_shareable(&w.checker, true).is_some());
+        let mut w = Wire::new();
+        w.receive(request(json!(7), "roots/list"));
+        assert!(w.footprint.why_not_shareable(&w.checker, true).expect("asked").contains("in flight"));
     }
 
     #[test]

@@ -543,6 +543,26 @@ impl SessionChecker {
         })
     }
 
+    /// [`Self::is_quiet`], but for the client's requests in flight whose method `harmless`
+    /// accepts (and their progress).
+    pub fn is_quiet_but(&self, harmless: impl Fn(&str) -> bool) -> bool {
+        let client = &self.client;
+        let harmless_request =
+            |id: &RequestId| client.outstanding.get(id).is_some_and(|p| harmless(&p.method));
+        let server_quiet = self.server.active_tokens.is_empty()
+            && self.server.outstanding.values().all(|p| p.method.is_empty());
+        server_quiet
+            && client.outstanding.values().all(|p| p.method.is_empty() || harmless(&p.method))
+            && client.active_tokens.values().all(harmless_request)
+    }
+
+    /// The method of `requester`'s request with this id (or its twin) awaiting its answer.
+    pub fn outstanding_method(&self, requester: Direction, id: &RequestId) -> Option<&str> {
+        let side = self.side(requester);
+        let pending = side.outstanding.get(id).or_else(|| side.outstanding.get(&id.twin()?))?;
+        Some(&pending.method)
+    }
+
     /// Whether `requester` has sent a request with this id in the session.
     pub fn has_used(&self, requester: Direction, id: &RequestId) -> bool {
         self.side(requester).used.contains(id)

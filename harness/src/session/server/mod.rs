@@ -382,7 +382,7 @@ impl ServerSession {
     /// Why this session must not serve another scenario, if it must not: what the client did
     /// since it was settled ([`Footprint::why_not_shareable`]), or the process going or gone.
     pub fn why_not_shareable(&mut self) -> Option<String> {
-        if let Some(why) = self.footprint.why_not_shareable(self.recorder.checker()) {
+        if let Some(why) = self.footprint.why_not_shareable(self.recorder.checker(), self.is_tenant()) {
             return Some(why);
         }
         if self.shutdown.is_some() {
