@@ -469,6 +469,53 @@ fn own_processes_and_ignored_invalid_requests_hand_their_processes_on() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// The first pass (`@slow` scenarios, and those run at one revision only) starts from the
+/// newest revision, which holds most of them; the second goes from the oldest, so a scenario's
+/// first run shows whether it only reads before its later runs. One scenario at a time (`-j 1`)
+/// and the live wire log show the order the runs began in.
+#[test]
+fn the_first_pass_starts_from_the_newest_revision_and_the_second_from_the_oldest() {
+    let args = [
+        "--verbose",
+        "-j",
+        "1",
+        "--revision",
+        "2024-11-05",
+        "--revision",
+        "2025-06-18",
+        "--scenario",
+        "sweep/tools",
+        "--scenario",
+        "ping/after-initialize",
+    ];
+    let run = certify_reference(None, &args, Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    // A run begins where its scenario's first message crosses the wire.
+    let mut began: Vec<String> = Vec::new();
+    for line in run.stdout.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(arrow) = words.iter().position(|w| *w == "→") else { continue };
+        if arrow < 2 || words[0] == "(probe)" {
+            continue;
+        }
+        let at = format!("{} {}", words[0].split('[').next().unwrap(), words[1]);
+        if !began.contains(&at) {
+            began.push(at);
+        }
+    }
+    assert_eq!(
+        began,
+        [
+            "sweep/tools 2025-06-18",
+            "sweep/tools 2024-11-05",
+            "ping/after-initialize 2024-11-05",
+            "ping/after-initialize 2025-06-18"
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
 /// A scenario whose exchange is the same at every revision (`@revision-independent`: the
 /// counter-offers) starts one process per run, not one per revision: at two revisions, the four
 /// counter-offers of a server that echoes any version start four processes besides the two
