@@ -206,7 +206,7 @@ impl Host {
         rx.await.ok().flatten()
     }
 
-    /// Ends the process without waiting for it to exit on its own ([`ChildTransport::stop`]):
+    /// Ends the process without waiting for it to exit on its own ([`ChildTransport::terminate`]):
     /// its tenants' scenarios are over, and none of them is judged on how it ends.
     pub async fn shutdown(&self) -> Option<ShutdownReport> {
         self.close("the process is ending");
@@ -251,7 +251,7 @@ async fn own_pipes(
                     let _ = done.send(child.wait_exit(within).await);
                 }
                 Some(Command::Shutdown(done)) => {
-                    let report = child.stop().await;
+                    let report = child.terminate().await;
                     // What the server wrote on its way out still reaches its tenants.
                     while let Ok(frame) = child.try_recv() {
                         let Some(host) = host.upgrade() else { break };

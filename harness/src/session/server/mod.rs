@@ -855,7 +855,7 @@ impl ServerSession {
     }
 
     /// Ends the session: the server process (SIGTERM with its stdin closed, then SIGKILL:
-    /// [`ChildTransport::stop`]; a scenario that tests how the server exits closes its stdin
+    /// [`ChildTransport::terminate`]; a scenario that tests how the server exits closes its stdin
     /// and waits first), or the HTTP session (DELETE, when the server issued a session id);
     /// idempotent.
     pub async fn shutdown(&mut self) -> SessionEnd {
@@ -863,7 +863,7 @@ impl ServerSession {
             return r.clone();
         }
         let end = match &mut self.link {
-            Link::Stdio(child) => SessionEnd::Process(child.stop().await),
+            Link::Stdio(child) => SessionEnd::Process(child.terminate().await),
             Link::Http(_) => SessionEnd::Http(self.end_http().await),
             Link::Tenant(tenant) => {
                 tenant.await_others_settled(SETTLE_WAIT).await;

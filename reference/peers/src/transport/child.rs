@@ -129,7 +129,7 @@ pub enum Stage {
     StdinClosed,
     /// It needed SIGTERM.
     Sigterm,
-    /// It ended on SIGTERM sent with its stdin closed, not waited for ([`ChildTransport::stop`]).
+    /// It ended on SIGTERM sent at once, with its stdin closed ([`ChildTransport::terminate`]).
     Stopped,
     /// It needed SIGKILL.
     Sigkill,
@@ -426,24 +426,6 @@ impl ChildTransport {
         self.name_the_left(report).await
     }
 
-    /// Ends the child without waiting for it to exit on its own: SIGTERM to its process group
-    /// with its stdin closed at the same moment (a child that ignores the signal still reads
-    /// its end of file), then SIGKILL after the grace. For a server whose ending no check
-    /// rests on: exiting on its own once stdin closes is something a scenario tests, and
-    /// waiting for it everywhere else is costly — a Python SDK server spends 0.26 s of CPU
-    /// doing so, against 0.45 s for its start and handshake (issue #31: 8 processes at once,
-    /// one run).
-    pub async fn stop(&mut self) -> ShutdownReport {
-        let report = match self.try_exit() {
-            Some(status) => {
-                ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
-            }
-            None => self.signal_stages(Stage::Stopped).await,
-        };
-        self.signal_group(Signal::SIGKILL);
-        self.name_the_left(report).await
-    }
-
     /// Once the group is killed, its pipes close — unless a process outside the group holds
     /// them (a grandchild that called `setsid`): those are named in the report. Only looked for
     /// when stdout is still open a moment after the kill, so a clean end costs no /proc scan.
@@ -460,15 +442,20 @@ impl ChildTransport {
         report
     }
 
-    /// Ends the child without asking: SIGTERM, wait, SIGKILL (the stages of [`Self::shutdown`]
-    /// after stdin). For a peer whose end of file means nothing, such as a client under test
-    /// (its stdin is not its MCP connection). The rest of its process group is killed too.
+    /// Ends the child without waiting for it to exit on its own: SIGTERM to its process group
+    /// with its stdin closed at the same moment (a child that ignores the signal still reads
+    /// its end of file), then SIGKILL after the grace. For a peer whose ending nothing is
+    /// judged on: a client under test (its stdin is not its MCP connection), or a server once
+    /// its scenarios are over — how a server exits on its own once stdin closes is what a
+    /// scenario tests, and waiting for it everywhere else is costly: a Python SDK server spends
+    /// 0.26 s of CPU doing so, against 0.45 s for its start and handshake (issue #31: 8
+    /// processes at once, one run). The rest of its process group is killed too.
     pub async fn terminate(&mut self) -> ShutdownReport {
         let report = match self.try_exit() {
             Some(status) => {
                 ShutdownReport { stage: Stage::AlreadyExited, status: Some(status), left: Vec::new() }
             }
-            None => self.signal_stages(Stage::Sigterm).await,
+            None => self.signal_stages(Stage::Stopped).await,
         };
         self.signal_group(Signal::SIGKILL);
         self.close_stdin();
@@ -732,7 +719,7 @@ mod tests {
         // `cat` would exit on end of file; terminate does not offer it one first.
         let mut t = ChildTransport::spawn(&sh("exec cat"), quick()).unwrap();
         let r = t.terminate().await;
-        assert_eq!(r.stage, Stage::Sigterm, "{}", r.describe());
+        assert_eq!(r.stage, Stage::Stopped, "{}", r.describe());
         let mut t = ChildTransport::spawn(&sh("exit 3"), quick()).unwrap();
         t.wait_exit(Duration::from_secs(5)).await;
         assert_eq!(t.terminate().await.stage, Stage::AlreadyExited);
@@ -752,24 +739,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn stop_signals_and_closes_stdin_at_once() {
+    async fn terminate_signals_and_closes_stdin_at_once() {
         // Waits for neither end of file nor the grace: SIGTERM ends it at once.
         let mut t = ChildTransport::spawn(&sh("exec sleep 30"), quick()).unwrap();
         let began = std::time::Instant::now();
-        let r = t.stop().await;
+        let r = t.terminate().await;
         assert_eq!(r.stage, Stage::Stopped, "{}", r.describe());
         assert!(began.elapsed() < Duration::from_millis(250), "{:?}", began.elapsed());
         assert_eq!(r.describe(), "ended by SIGTERM with its stdin closed (killed by signal SIGTERM)");
         // One that ignores SIGTERM still reads its end of file.
         let mut t = ChildTransport::spawn(&sh("trap '' TERM; cat > /dev/null"), quick()).unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let r = t.stop().await;
+        let r = t.terminate().await;
         assert_eq!((r.stage, r.status.and_then(|s| s.code())), (Stage::Stopped, Some(0)), "{}", r.describe());
         // One that ignores both needs SIGKILL.
         let mut t =
             ChildTransport::spawn(&sh("trap '' TERM; while :; do sleep 0.05; done"), quick()).unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert_eq!(t.stop().await.stage, Stage::Sigkill);
+        assert_eq!(t.terminate().await.stage, Stage::Sigkill);
     }
 
     #[tokio::test]
