@@ -569,6 +569,72 @@ fn a_revision_independent_scenario_runs_once_and_stands_for_every_revision() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// What a fresh process is sent before `initialize` cannot depend on the revision under test,
+/// so the scenarios made of it run once (`@revision-independent`); and a server that echoed the
+/// revision offered has shown, in that same exchange, that the revision it answered with is
+/// echoed: `version/answer-supported` starts no second process for it. At two revisions the
+/// reference server then costs six starts: two probes, one process per revision for
+/// `version/answer-supported`, one for each scenario before `initialize`, where a process per
+/// revision each, and a second one per run of `version/answer-supported`, made ten. `--isolate`
+/// judges them alike.
+#[test]
+fn exchanges_that_cannot_differ_are_not_repeated_in_fresh_processes() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2025-06-18",
+        "--revision",
+        "2024-11-05",
+        "--scenario",
+        "version/answer-supported",
+        "--scenario",
+        "ping/before-initialize",
+        "--scenario",
+        "lifecycle/request-before-initialize",
+    ];
+    let shared_run = certify_reference(None, &args, Duration::from_secs(120));
+    let isolated = certify_reference(None, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    assert_eq!(report["cost"]["starts"], 6, "{}", shared_run.describe());
+    assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 6, "{}", isolated.describe());
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 6, "{}", shared_run.describe());
+    for s in scenarios {
+        assert_eq!(s["verdict"], "passed", "{s:#}");
+        let session = s["session"].as_str().unwrap_or_default();
+        let standing = s["id"] != "version/answer-supported" && s["revision"] == "2024-11-05";
+        assert_eq!(session.starts_with("not run at 2024-11-05"), standing, "{s:#}");
+    }
+    let echoed: Vec<_> = shared_run
+        .checks()
+        .into_iter()
+        .filter(|(id, _, c)| id == "version/answer-supported" && c["id"] == "version/answer-supported")
+        .filter(|(_, _, c)| c["expected"].as_str().unwrap().contains("echoed when offered"))
+        .collect();
+    assert_eq!(echoed.len(), 2, "{echoed:#?}");
+    for (_, revision, c) in &echoed {
+        assert_eq!(c["verdict"], "passed", "{c}");
+        assert_eq!(
+            c["actual"],
+            format!("\"{revision}\" was the revision offered, and the server echoed it"),
+            "{c}"
+        );
+    }
+    let verdicts = |run: &Run| -> Vec<(String, String, String)> {
+        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+        let field = |s: &serde_json::Value, k: &str| s[k].as_str().unwrap().to_owned();
+        let mut v: Vec<_> =
+            scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", isolated.describe());
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// The probe of a revision the server speaks hands its process to the scenarios: a run of one
 /// scenario per era starts no process besides the probes (each scenario is the second to use
 /// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the

@@ -1,13 +1,13 @@
 //! Then: what the server must have done.
 
-use super::{outcome_text, step_json, Halt, ServerWorld};
+use super::{initialize_params, outcome_text, step_json, Halt, ServerWorld};
 use crate::suite::scenario::Scenario as _;
 use cucumber::then;
 use mcpspec::session::server::WaitError;
 use mcpspec_protocol::wire::{describe, Message, Outcome, RequestId};
 use mcpspec_protocol::Revision;
 use mcpspec_reference::transport::child::describe_status;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -122,19 +122,40 @@ async fn result_has_members(w: &mut ServerWorld, list: String) -> Result<(), Hal
     Ok(())
 }
 
-#[then(regex = r#"^the result's "([^"]+)" is the revision (under test|offered)$"#)]
-async fn result_member_is_revision(w: &mut ServerWorld, member: String, which: String) -> Result<(), Halt> {
+#[then(regex = r#"^the result's "([^"]+)" is the revision under test$"#)]
+async fn result_member_is_revision(w: &mut ServerWorld, member: String) -> Result<(), Halt> {
     let result = w.last_result()?;
-    let want = match which.as_str() {
-        "offered" => w.offered.clone().unwrap_or_default(),
-        _ => w.scenario.revision.as_str().to_owned(),
-    };
+    let want = w.scenario.revision.as_str();
     let got = result.get(&member);
-    let mut expected = format!("{member:?}: \"{want}\"");
-    if which == "offered" {
-        expected.push_str(", the revision the server answered with before, echoed");
+    w.check(got == Some(&Value::from(want)), format!("{member:?}: \"{want}\""), describe(got));
+    Ok(())
+}
+
+/// A server answers initialize with a revision it supports (lifecycle.mdx#version-negotiation),
+/// so the revision it answered with, offered to a fresh process of its own, must be echoed.
+/// Where it answered with the revision offered, this exchange was that offer already: the same
+/// bytes to a fresh process, which another would only repeat.
+#[then("the revision it answered with, offered in turn to a fresh process, is echoed")]
+async fn answered_revision_echoed(w: &mut ServerWorld) -> Result<(), Halt> {
+    let answered = w.last_result()?.get("protocolVersion").cloned();
+    let Some(Value::String(version)) = answered else {
+        let actual = format!("protocolVersion {}", describe(answered.as_ref()));
+        return Err(w.fail("an initialize result naming the revision as a string", actual));
+    };
+    let expected = format!(
+        "\"protocolVersion\": \"{version}\", the revision the server answered with, echoed when offered"
+    );
+    if w.offered.as_deref() == Some(version.as_str()) {
+        let actual = format!("{version:?} was the revision offered, and the server echoed it");
+        w.check(true, expected, actual);
+        return Ok(());
     }
-    w.check(got == Some(&Value::from(want.as_str())), expected, describe(got));
+    w.restart().await?;
+    w.offered = Some(version.clone());
+    w.send_request("initialize", Some(initialize_params(&version, &json!({})))).await?;
+    w.await_answer().await?;
+    let got = w.last_result()?.get("protocolVersion").cloned();
+    w.check(got.as_ref() == Some(&Value::from(version.as_str())), expected, describe(got.as_ref()));
     Ok(())
 }
 

@@ -29,23 +29,6 @@ async fn sends_initialize_offering(w: &mut ServerWorld, method: String, version:
     w.send_request(&method, Some(initialize_params(&version, &json!({})))).await.map(drop)
 }
 
-/// A server answers initialize with a revision it supports (lifecycle.mdx#version-negotiation),
-/// so the revision it answered with, offered in a session of its own, must be echoed.
-#[when("a new session offers the revision the server answered with")]
-async fn new_session_offers_answered(w: &mut ServerWorld) -> Result<(), Halt> {
-    let answered = match w.response.as_ref().map(|r| &r.outcome) {
-        Some(Outcome::Result(v)) => v.get("protocolVersion").cloned(),
-        _ => return Err(w.harness_error("no initialize result to take a revision from".into())),
-    };
-    let Some(Value::String(version)) = answered else {
-        let actual = format!("protocolVersion {}", mcpspec_protocol::wire::describe(answered.as_ref()));
-        return Err(w.fail("an initialize result naming the revision as a string", actual));
-    };
-    w.restart().await?;
-    w.offered = Some(version.clone());
-    w.send_request("initialize", Some(initialize_params(&version, &json!({})))).await.map(drop)
-}
-
 #[when(expr = "the client sends a {string} request")]
 async fn sends_request(w: &mut ServerWorld, step: &Step, method: String) -> Result<(), Halt> {
     let params = docstring_json(w, step)?;
