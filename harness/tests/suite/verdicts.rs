@@ -557,15 +557,7 @@ fn a_revision_independent_scenario_runs_once_and_stands_for_every_revision() {
             _ => assert!(!session.starts_with("not run"), "{session}"),
         }
     }
-    let verdicts = |run: &Run| -> Vec<(String, String, String)> {
-        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
-        let field = |s: &serde_json::Value, k: &str| s[k].as_str().unwrap().to_owned();
-        let mut v: Vec<_> =
-            scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
-        v.sort();
-        v
-    };
-    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", isolated.describe());
+    assert_eq!(run_verdicts(&shared_run), run_verdicts(&isolated), "{}", isolated.describe());
     assert_no_leftovers(&shared_run.marker);
 }
 
@@ -623,15 +615,7 @@ fn exchanges_that_cannot_differ_are_not_repeated_in_fresh_processes() {
             "{c}"
         );
     }
-    let verdicts = |run: &Run| -> Vec<(String, String, String)> {
-        let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
-        let field = |s: &serde_json::Value, k: &str| s[k].as_str().unwrap().to_owned();
-        let mut v: Vec<_> =
-            scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
-        v.sort();
-        v
-    };
-    assert_eq!(verdicts(&shared_run), verdicts(&isolated), "{}", isolated.describe());
+    assert_eq!(run_verdicts(&shared_run), run_verdicts(&isolated), "{}", isolated.describe());
     assert_no_leftovers(&shared_run.marker);
 }
 
@@ -756,4 +740,15 @@ fn shared_sessions_judge_every_scenario_as_isolate_does() {
         }
         assert_no_leftovers(&shared_run.marker);
     }
+}
+
+/// Every scenario run's id, revision and verdict, sorted: what two runs of the same scenarios
+/// must agree on.
+fn run_verdicts(run: &Run) -> Vec<(String, String, String)> {
+    let scenarios = run.report.as_ref().unwrap()["scenarios"].as_array().unwrap().clone();
+    let field = |s: &serde_json::Value, k: &str| s[k].as_str().unwrap().to_owned();
+    let mut v: Vec<_> =
+        scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
+    v.sort();
+    v
 }
