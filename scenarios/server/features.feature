@@ -7,7 +7,7 @@ Feature: Server features
   Scenario: calling a tool that does not exist is a protocol error
     Given an initialized session
     And the server declares the "tools" capability
-    When the client calls the tool "mcpspec-no-such-tool"
+    When the client calls a tool the server does not offer
     Then the server answers with an error, preferably -32602
 
   @id:resources/read @MUST @spec:server/resources.mdx#reading-resources

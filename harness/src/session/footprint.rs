@@ -214,6 +214,13 @@ impl Footprint {
         }
     }
 
+    /// The request `id` names nothing the server offers (a tool of mcpspec's own invention):
+    /// whatever the server answers, it carried nothing out. A scenario that judges the answer
+    /// still fails a server that claims to have run it.
+    pub fn names_nothing_offered(&mut self, id: &RequestId) {
+        self.effects.remove(id);
+    }
+
     /// The client is about to write `bytes` as they are.
     pub fn sent_raw(&mut self, bytes: &[u8], checker: &SessionChecker) {
         for frame in LineDecoder::decode_all(usize::MAX, bytes) {
@@ -315,6 +322,20 @@ mod tests {
         w.send(request(json!(1), "tools/list")).receive(result(json!(1)));
         w.send(request(json!("mcpspec-id"), "ping")).receive(result(json!("mcpspec-id")));
         assert_eq!(w.why_not(), None);
+    }
+
+    #[test]
+    fn a_call_of_nothing_the_server_offers_carried_nothing_out() {
+        let mut w = Wire::new();
+        let call = request(json!(1), "tools/call");
+        w.send(call.clone());
+        w.footprint.names_nothing_offered(&RequestId::Integer(1));
+        let refused = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}});
+        w.receive(refused);
+        assert_eq!(w.why_not(), None);
+        // Any other call the server answers with a result was carried out.
+        w.send(request(json!(2), "tools/call")).receive(result(json!(2)));
+        assert!(w.why_not().expect("not shareable").contains("carried it out"));
     }
 
     #[test]

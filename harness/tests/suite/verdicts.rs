@@ -619,6 +619,40 @@ fn exchanges_that_cannot_differ_are_not_repeated_in_fresh_processes() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// A call of a tool no server offers runs nothing, whatever the server answers: a server that
+/// answers it with an `isError` result instead of a protocol error breaks a SHOULD, and leaves
+/// itself as it was. With `-j 1` its process, the probe's, then serves the next scenario
+/// (`resources/read`): one start, where taking that result for a tool carried out ended the
+/// process and started another. `--isolate` judges them alike.
+#[test]
+fn a_call_of_a_tool_nobody_offers_leaves_the_process_to_others() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2025-06-18",
+        "--scenario",
+        "tools/unknown-tool",
+        "--scenario",
+        "resources/read",
+    ];
+    let fault = Some("unknown-tool-is-error-result");
+    let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
+    let isolated = certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    assert_eq!(report["cost"]["starts"], 1, "{}", shared_run.describe());
+    let unknown = &shared_run.scenarios("tools/unknown-tool")[0];
+    assert_eq!(unknown["verdict"], "warning", "{unknown:#}");
+    let session = unknown["session"].as_str().unwrap_or_default();
+    assert!(session.ends_with("kept for others"), "{session}");
+    let read = &shared_run.scenarios("resources/read")[0];
+    assert_eq!(read["verdict"], "passed", "{read:#}");
+    assert_eq!(run_verdicts(&shared_run), run_verdicts(&isolated), "{}", isolated.describe());
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// The probe of a revision the server speaks hands its process to the scenarios: a run of one
 /// scenario per era starts no process besides the probes (each scenario is the second to use
 /// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the

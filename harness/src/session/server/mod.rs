@@ -334,6 +334,11 @@ impl ServerSession {
             && self.server_requests.is_empty()
     }
 
+    /// The request `id` names nothing the server offers ([`Footprint::names_nothing_offered`]).
+    pub fn names_nothing_offered(&mut self, id: &RequestId) {
+        self.footprint.names_nothing_offered(id);
+    }
+
     /// The handshake the scenario made on the process it started, if it made one: the
     /// capabilities it declared and the server's result ([`Footprint::before_handshake`]).
     pub fn handshake(&self) -> Option<&crate::session::footprint::Handshake> {

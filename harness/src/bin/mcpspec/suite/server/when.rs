@@ -227,10 +227,18 @@ async fn calls_the_tool_with_progress(w: &mut ServerWorld, token: String) -> Res
     call_tool(w, None, Some(Value::from(token))).await
 }
 
-#[when(expr = "the client calls the tool {string}")]
-async fn calls_named_tool(w: &mut ServerWorld, name: String) -> Result<(), Halt> {
-    let params = json!({ "name": name, "arguments": {} });
-    w.send_request("tools/call", Some(params)).await.map(drop)
+/// A tool name of mcpspec's own invention, which no server offers.
+const UNOFFERED_TOOL: &str = "mcpspec-no-such-tool";
+
+/// A call of a tool no server offers runs nothing, whatever the server answers: the session is
+/// left as the scenario found it, for others (a server that claims to have run it fails the
+/// scenario, which ends its process).
+#[when("the client calls a tool the server does not offer")]
+async fn calls_unoffered_tool(w: &mut ServerWorld) -> Result<(), Halt> {
+    let params = json!({ "name": UNOFFERED_TOOL, "arguments": {} });
+    let id = w.send_request("tools/call", Some(params)).await?;
+    w.session()?.names_nothing_offered(&id);
+    Ok(())
 }
 
 /// Calls the tool a Given step picked, with `arguments` or example ones from its input schema.
