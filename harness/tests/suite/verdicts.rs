@@ -536,8 +536,7 @@ fn a_revision_independent_scenario_runs_once_and_stands_for_every_revision() {
         "version/counter-offer*",
     ];
     let fault = Some("echo-unsupported-revision");
-    let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
-    let isolated = certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let (shared_run, isolated) = shared_and_isolated(fault, &args);
     let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
     assert_eq!(report["cost"]["starts"], 6, "two probes and four counter-offers\n{}", shared_run.describe());
     let scenarios = report["scenarios"].as_array().unwrap();
@@ -587,8 +586,7 @@ fn exchanges_that_cannot_differ_are_not_repeated_in_fresh_processes() {
         "--scenario",
         "lifecycle/request-before-initialize",
     ];
-    let shared_run = certify_reference(None, &args, Duration::from_secs(120));
-    let isolated = certify_reference(None, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let (shared_run, isolated) = shared_and_isolated(None, &args);
     let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
     assert_eq!(report["cost"]["starts"], 6, "{}", shared_run.describe());
     assert_eq!(isolated.report.as_ref().unwrap()["cost"]["starts"], 6, "{}", isolated.describe());
@@ -639,8 +637,7 @@ fn a_call_of_a_tool_nobody_offers_leaves_the_process_to_others() {
         "resources/read",
     ];
     let fault = Some("unknown-tool-is-error-result");
-    let shared_run = certify_reference(fault, &args, Duration::from_secs(120));
-    let isolated = certify_reference(fault, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let (shared_run, isolated) = shared_and_isolated(fault, &args);
     let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
     assert_eq!(report["cost"]["starts"], 1, "{}", shared_run.describe());
     let unknown = &shared_run.scenarios("tools/unknown-tool")[0];
@@ -673,8 +670,7 @@ fn a_probe_hands_its_process_to_the_scenarios() {
         "--scenario",
         "modern/id-reused-after-answer",
     ];
-    let shared_run = certify_reference(None, &args, Duration::from_secs(120));
-    let isolated = certify_reference(None, &[&args[..], &["--isolate"]].concat(), Duration::from_secs(120));
+    let (shared_run, isolated) = shared_and_isolated(None, &args);
     let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
     let scenarios = report["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 2, "{}", shared_run.describe());
@@ -785,4 +781,12 @@ fn run_verdicts(run: &Run) -> Vec<(String, String, String)> {
         scenarios.iter().map(|s| (field(s, "id"), field(s, "revision"), field(s, "verdict"))).collect();
     v.sort();
     v
+}
+
+/// The reference server (with `fault`) certified with `args` twice: as by default, and with
+/// `--isolate`.
+fn shared_and_isolated(fault: Option<&str>, args: &[&str]) -> (Run, Run) {
+    let shared = certify_reference(fault, args, Duration::from_secs(120));
+    let isolated = certify_reference(fault, &[args, &["--isolate"]].concat(), Duration::from_secs(120));
+    (shared, isolated)
 }
