@@ -327,8 +327,7 @@ mod tests {
     #[test]
     fn a_call_of_nothing_the_server_offers_carried_nothing_out() {
         let mut w = Wire::new();
-        let call = request(json!(1), "tools/call");
-        w.send(call.clone());
+        w.send(request(json!(1), "tools/call"));
         w.footprint.names_nothing_offered(&RequestId::Integer(1));
         let refused = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}});
         w.receive(refused);
