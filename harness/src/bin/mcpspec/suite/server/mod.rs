@@ -24,6 +24,7 @@ use mcpspec::judge::rules;
 use mcpspec::judge::verdict::{Check, Verdict};
 use mcpspec::session::pool::{History, SessionKey, SharedSession};
 use mcpspec::session::server::{ServerSession, StartError, WaitError};
+use mcpspec::session::target::Target;
 use mcpspec_protocol::wire::{describe, Outcome, RequestId, Response};
 use mcpspec_reference::transport::http_client::ConnectError;
 use mcpspec_reference::transport::SendError;
@@ -492,13 +493,16 @@ impl ServerWorld {
     }
 
     /// Starts a server process of the scenario's own (not one to hand on: see `given::establish`),
-    /// in its turn (the one the scenario holds, if it waited for it already).
+    /// in its turn (the one the scenario holds, if it waited for it already). Only a start that
+    /// spawns a process takes a turn: over HTTP a session is a connection to a server already
+    /// running, whose first answer costs no start's CPU; gated by the cores, sessions whose
+    /// server never answers would wait out each other's timeouts two at a time.
     async fn start(&mut self) -> Result<(), Halt> {
         self.share = None;
-        if self.start_turn.is_none() {
+        let ctx = self.ctx();
+        if self.start_turn.is_none() && matches!(ctx.target, Target::Stdio(_)) {
             self.start_turn = mcpspec::session::starts::turn().await;
         }
-        let ctx = self.ctx();
         match ServerSession::start(
             &ctx.target,
             ctx.child.clone(),
