@@ -169,6 +169,15 @@ impl ClientCampaign {
             }
         }
         let mut injected = injections.is_empty();
+        // Over Streamable HTTP a server's message goes on the stream of a request in flight, else
+        // on the GET stream (held until it opens). Written at once when the client has
+        // initialized, the injection took one way or the other by a race with the client's next
+        // POST: a campaign's reproducer of a hang on a POST stream was once replayed down the GET
+        // stream and called fixed. So there it waits for the client's next request and goes
+        // before its answer, on its POST stream; a client that makes none within half the hang
+        // timeout gets it on the GET stream.
+        let rides_next_request = flavor == Some(Flavor::Streamable) && revision.era() == Era::Legacy;
+        let mut initialized_at: Option<Instant> = None;
         let mut seen: Vec<(String, Value)> = Vec::new();
         // A client may take the clean run's time again, and the hang timeout more, counted from
         // its connection: a start slowed by a loaded machine leaves the run its whole budget.
@@ -201,6 +210,10 @@ impl ClientCampaign {
                         break;
                     }
                 }
+            }
+            if !injected && initialized_at.is_some_and(|at| at.elapsed() >= config.hang_timeout / 2) {
+                injected = true;
+                inject(&mut session, &mut watch, &injections).await;
             }
             let slice = (deadline - now).min(Duration::from_millis(100));
             match session.recv(slice).await {
@@ -243,6 +256,11 @@ impl ClientCampaign {
                             continue;
                         }
                     }
+                    let is_request = method.is_some() && value.get("id").is_some();
+                    if !injected && rides_next_request && initialized_at.is_some() && is_request {
+                        injected = true;
+                        inject(&mut session, &mut watch, &injections).await;
+                    }
                     for answer in &reference {
                         watch.sent(&encode(answer));
                         if session.send_value(answer).await.is_err() {
@@ -256,17 +274,11 @@ impl ClientCampaign {
                         Era::Modern => method.is_some(),
                     };
                     if ready && !injected {
-                        injected = true;
-                        for write in &injections {
-                            let line = if write.ends_with(b"\n") {
-                                (*write).clone()
-                            } else {
-                                [write.as_slice(), b"\n"].concat()
-                            };
-                            watch.sent(&line);
-                            if session.send_raw(&line).await.is_err() {
-                                break;
-                            }
+                        if rides_next_request {
+                            initialized_at.get_or_insert_with(Instant::now);
+                        } else {
+                            injected = true;
+                            inject(&mut session, &mut watch, &injections).await;
                         }
                     }
                 }
@@ -500,6 +512,18 @@ impl ClientCampaign {
 
 fn hang(detail: String) -> Trip {
     Trip { oracle: Oracle::Hang, method: None, detail, message: None }
+}
+
+/// Writes what an input injects, in order, each as one line (a write that fails ends the
+/// writing: the session is gone, and the loop reading it sees so next).
+async fn inject(session: &mut ClientSession, watch: &mut Watch, injections: &[&Vec<u8>]) {
+    for write in injections {
+        let line = if write.ends_with(b"\n") { (*write).clone() } else { [write.as_slice(), b"\n"].concat() };
+        watch.sent(&line);
+        if session.send_raw(&line).await.is_err() {
+            break;
+        }
+    }
 }
 
 /// How many more hits of a doubtful finding are tried on a fresh process before it is left as
