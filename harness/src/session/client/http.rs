@@ -6,8 +6,8 @@
 
 use super::auth::SessionAuth;
 use super::{
-    first_contact, spawn_client, ClientSession, ClientWaitError, ServerScript, StartError, EXIT_POLL,
-    SERVER_URL_ENV,
+    first_contact, spawn_client, ClientSession, ClientWaitError, Inspection, ServerScript, StartError,
+    EXIT_POLL, SERVER_URL_ENV,
 };
 use crate::judge::recorder::WireRecorder;
 use mcpspec_protocol::framing::Frame;
@@ -174,14 +174,23 @@ impl ClientSession {
         http.session = Some(link);
     }
 
-    /// Over HTTP: ends the client's session from the server's side; its next request gets 404.
-    pub fn end_http_session(&mut self) {
-        let super::Link::Http(http) = &mut self.link else { return };
+    /// Over HTTP: answers `inspection` as [`ClientSession::serve`] does and ends the client's
+    /// session from the server's side in the same step, so that its next request gets 404. In
+    /// two steps, a client quick to follow the answer with a request (or a harness slowed by a
+    /// loaded machine between them) had that request's stream closed unanswered instead.
+    pub fn serve_then_end_http_session(&mut self, inspection: &Inspection) -> Result<(), ClientWaitError> {
+        let answers = self.answers(inspection);
+        answers.iter().for_each(|a| self.note_sent(a));
+        let super::Link::Http(http) = &mut self.link else {
+            return Err(ClientWaitError::Send("the client is not over HTTP: no HTTP session to end".into()));
+        };
+        let Some(session) = &http.session else {
+            return Err(ClientWaitError::Send("the client has no HTTP session".into()));
+        };
+        let sent = session.send_in_reply_then_close(&answers, http.origin);
+        http.ended_by_server = true;
         http.drain(&mut self.recorder);
-        if let Some(s) = &http.session {
-            s.close();
-            http.ended_by_server = true;
-        }
+        sent.map_err(|e| ClientWaitError::Send(e.to_string()))
     }
 
     /// Over a protected endpoint: its authorization server and what it answered so far.

@@ -384,10 +384,7 @@ impl ClientSession {
     }
 
     pub async fn send_value(&mut self, value: &Value) -> Result<(), ClientWaitError> {
-        self.recorder.record_value(Direction::ServerToClient, value);
-        if self.sent.len() < KEPT_MESSAGES {
-            self.sent.push((Instant::now(), value.clone()));
-        }
+        self.note_sent(value);
         match &mut self.link {
             Link::Stdio(_) => self.send_stdio(value).await,
             Link::Http(http) => {
@@ -398,6 +395,14 @@ impl ClientSession {
                 http.drain(&mut self.recorder);
                 sent.map_err(|e| ClientWaitError::Send(e.to_string()))
             }
+        }
+    }
+
+    /// Records `value` as sent to the client, and keeps it for the steps that look back.
+    fn note_sent(&mut self, value: &Value) {
+        self.recorder.record_value(Direction::ServerToClient, value);
+        if self.sent.len() < KEPT_MESSAGES {
+            self.sent.push((Instant::now(), value.clone()));
         }
     }
 

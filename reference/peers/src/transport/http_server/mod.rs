@@ -452,6 +452,17 @@ impl SessionLink {
         session.route(message.clone(), origin)
     }
 
+    /// Sends `messages` as [`Self::send_in_reply`] does, then ends the session, under one hold
+    /// of the endpoint: whatever the client sends once it has read them finds the session gone
+    /// (a 404), never a session about to end under its request.
+    pub fn send_in_reply_then_close(&self, messages: &[Value], origin: Option<u64>) -> Result<(), SendError> {
+        let mut state = self.endpoint.lock();
+        let session = state.sessions.get_mut(&self.id).ok_or(SendError::SessionEnded)?;
+        let sent = messages.iter().try_for_each(|m| session.route(m.clone(), origin));
+        state.sessions.remove(&self.id);
+        sent
+    }
+
     /// Whether a message [`Self::send`] sends unprompted reaches the client now (its GET
     /// stream, or legacy its SSE stream, is open), rather than being held for a stream to come.
     pub fn reaches_client(&self) -> bool {

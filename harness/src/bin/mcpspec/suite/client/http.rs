@@ -99,11 +99,9 @@ async fn answers_then_ends(w: &mut ClientWorld) -> Result<(), Halt> {
     let Some(init) = w.held.take() else {
         return Err(w.harness_error("no request of the client's to answer (a step is missing)".into()));
     };
-    let session = w.session()?;
-    let served = session.serve(&init).await;
     // The answer is queued on the POST's stream before the session goes: the client reads it,
     // and its next request gets 404.
-    session.end_http_session();
+    let served = w.session()?.serve_then_end_http_session(&init);
     served.map_err(|e| w.lost("the client reads the answer to its request".into(), e))
 }
 
