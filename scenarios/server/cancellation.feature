@@ -35,6 +35,10 @@ Feature: Cancellation
       | a null requestId   | {"requestId": null}                      |
       | a requestId object | {"requestId": {"id": 1}}                 |
 
+  # basic/utilities/cancellation.mdx#behavior-requirements: the receiver SHOULD not respond to a
+  # cancelled request; a response written before it read the cancellation crossed it (timing
+  # considerations). A liveness request after the cancel tells them apart: only a response after
+  # its answer is judged; one before it leaves the scenario inconclusive.
   @id:cancellation/no-response-after-cancel @SHOULD @spec:basic/utilities/cancellation.mdx#behavior-requirements @fixture @until:2025-11-25
   Scenario: a request cancelled while it runs is not answered
     Given an initialized session
