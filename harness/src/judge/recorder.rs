@@ -324,19 +324,23 @@ impl WireRecorder {
 
     /// Records a frame read from the wire.
     pub fn record_frame(&mut self, direction: Direction, frame: Frame) -> Vec<Inspection> {
+        let line = Some(frame.line);
+        let invalid = matches!(frame.content, FrameContent::Invalid(_));
         match &frame.content {
-            FrameContent::Json { value, lines: 1, .. } => {
-                self.log_value(direction, Some(frame.line), "", value)
-            }
+            FrameContent::Json { value, lines: 1, .. } => self.log_value(direction, line, "", value),
             FrameContent::Json { value, lines, .. } => {
-                self.log_value(direction, Some(frame.line), &format!("[over {lines} lines] "), value)
+                self.log_value(direction, line, &format!("[over {lines} lines] "), value)
             }
-            FrameContent::Blank => self.log(direction, Some(frame.line), String::new()),
-            FrameContent::Invalid(e) => {
-                self.log(direction, Some(frame.line), format!("[not a message: {e}]"))
-            }
+            FrameContent::Blank => self.log(direction, line, String::new()),
+            FrameContent::Invalid(_) => {}
         }
         let inspections = self.checker.on_frame(direction, frame.content);
+        if invalid {
+            // Logged in the words of the checker's finding, and only while the log has room: a
+            // client flooding garbage sends millions of lines, each described once at most.
+            let why = inspections.iter().flat_map(|i| &i.violations).map(|v| v.actual.as_str()).next();
+            self.log_lazily(direction, line, || format!("[not a message: {}]", why.unwrap_or_default()));
+        }
         self.judge(direction, &inspections);
         inspections
     }
@@ -374,13 +378,11 @@ impl WireRecorder {
                     true => &rules::HTTP_MESSAGE_JSON,
                     false => v.rule,
                 };
-                self.keep(Finding {
-                    rule,
-                    revision,
-                    expected: v.expected.clone(),
-                    actual: v.actual.clone(),
-                    message: self.current,
-                });
+                if self.room_for(rule) {
+                    let message = self.current;
+                    let (expected, actual) = (v.expected.clone(), v.actual.clone());
+                    self.findings.push(Finding { rule, revision, expected, actual, message });
+                }
             }
             if let (Some(value), Some(_)) = (&i.value, &i.message) {
                 self.validate(direction, value, i.answered_method.as_deref(), revision);
@@ -469,6 +471,14 @@ impl WireRecorder {
         self.keep_entry(direction, line, text, total);
     }
 
+    /// [`Self::log`], making the text only if it is kept: in the transcript or the wire log.
+    fn log_lazily(&mut self, direction: Direction, line: Option<u64>, text: impl FnOnce() -> String) {
+        match WIRE_LOG.get().is_none() && self.transcript.len() >= TRANSCRIPT_ENTRIES {
+            true => self.keep_entry(direction, line, String::new(), 0),
+            false => self.log(direction, line, text()),
+        }
+    }
+
     /// Logs a message as `prefix` and its JSON text. Without a wire log only the transcript's
     /// head of the text is kept while it is written, so a message of megabytes is not written
     /// out whole for 2,000 characters of it.
@@ -510,14 +520,22 @@ impl WireRecorder {
 
     /// Keeps a finding, or past [`FINDINGS_PER_RULE`] of its rule, counts it.
     fn keep(&mut self, finding: Finding) {
-        let id = finding.rule.id;
-        if self.findings.iter().filter(|f| f.rule.id == id).count() < FINDINGS_PER_RULE {
+        if self.room_for(finding.rule) {
             self.findings.push(finding);
-        } else if let Some((_, n)) = self.findings_beyond.iter_mut().find(|(r, _)| *r == id) {
-            *n += 1;
-        } else {
-            self.findings_beyond.push((id, 1));
         }
+    }
+
+    /// Whether another finding of `rule` is kept; if not, it is counted here.
+    fn room_for(&mut self, rule: &'static Rule) -> bool {
+        let id = rule.id;
+        if self.findings.iter().filter(|f| f.rule.id == id).count() < FINDINGS_PER_RULE {
+            return true;
+        }
+        match self.findings_beyond.iter_mut().find(|(r, _)| *r == id) {
+            Some((_, n)) => *n += 1,
+            None => self.findings_beyond.push((id, 1)),
+        }
+        false
     }
 
     /// Starts the record of the next scenario on this session: its findings, counts and wire

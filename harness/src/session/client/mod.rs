@@ -107,7 +107,8 @@ pub enum Ending {
     /// The client process exited (`status`) and the server's stdin was still open `grace`
     /// later: something the client left behind holds the pipe, and the session was never ended.
     ExitedFirst { status: String, grace: Duration },
-    /// The client sent nothing but pings for `idle`, holding the server's stdin open.
+    /// The client sent no message but pings for `idle` (lines that hold no JSON are no work),
+    /// holding the server's stdin open.
     Idle { idle: Duration },
     /// `budget` passed while the client was still at work (its last message came `quiet_for`
     /// before the end): how it would have ended is unknown.
@@ -681,8 +682,9 @@ impl ClientSession {
                         return Served::Idle;
                     }
                     let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
-                    // A late answer to an earlier barrier is no work of the client's either.
-                    if !ping && !id.is_some_and(|id| self.own_requests.contains(id)) {
+                    // A late answer to an earlier barrier is no work of the client's either, nor
+                    // is a line that holds no JSON (a flood of garbage is judged, not served).
+                    if !ping && i.value.is_some() && !id.is_some_and(|id| self.own_requests.contains(id)) {
                         // The client is at work: a barrier sent before this proves nothing about
                         // what the server sends it in reply.
                         barrier = None;
@@ -699,7 +701,7 @@ impl ClientSession {
     /// Serves the client until its session ends, and says how it ended: it closed the server's
     /// stdin; its process exited while the server's stdin stayed open (for [`Self::grace`]
     /// after the exit: a client that closes, then exits at once, is not penalized for the relay
-    /// passing the end of file on a moment later); it sent nothing but pings for `idle`; or
+    /// passing the end of file on a moment later); it sent no message but pings for `idle`; or
     /// `budget` passed while it was still sending. A client still at work is not a client that
     /// never closes: only silence counts against it.
     pub async fn serve_until_done(&mut self, idle: Duration, budget: Duration) -> Ending {
@@ -730,7 +732,10 @@ impl ClientSession {
             let slice = until.saturating_duration_since(now).min(EXIT_POLL);
             match self.recv(slice).await {
                 Ok(i) => {
-                    if !matches!(&i.message, Some(Message::Request(r)) if r.method == "ping") {
+                    // Work is a message: pings keep no session busy, and lines that hold no
+                    // JSON (garbage, however fast it comes) are violations, not work.
+                    let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
+                    if !ping && i.value.is_some() {
                         last_active = Instant::now();
                     }
                     let _ = self.serve(&i).await;

@@ -689,7 +689,7 @@ async fn closes_stdin(w: &mut ClientWorld) -> Result<(), Halt> {
         Ending::Idle { idle } => Err(w.fail(
             expected,
             format!(
-                "the connection was still open after {idle:?} in which the client sent nothing but pings"
+                "the connection was still open after {idle:?} in which the client sent no message but pings"
             ),
         )),
         Ending::StillActive { budget, quiet_for } => Err(w.skip(format!(
