@@ -19,9 +19,16 @@ const SCRIPT: &str = include_str!("html/report.js");
 
 /// The whole page for a report.json value.
 pub fn render(report: &Value) -> String {
-    let title = title(report);
-    let header = header(report);
-    let json = embedded_json(report);
+    page(report, &serde_json::to_string(report).unwrap_or_else(|_| "null".into()))
+}
+
+/// The whole page for a report: `head`, the report.json value whose facts the header shows
+/// (its scenarios may be left out), and `report_json`, the whole report.json text embedded for
+/// the page's script.
+pub fn page(head: &Value, report_json: &str) -> String {
+    let title = title(head);
+    let header = header(head);
+    let json = embedded_json(report_json);
     let mut out = String::with_capacity(PAGE.len() + STYLE.len() + SCRIPT.len() + json.len() * 11 / 10);
     let mut rest = PAGE;
     // One pass over the template: text put into a slot is never scanned again, so a `{{` in
@@ -50,8 +57,7 @@ pub fn render(report: &Value) -> String {
 /// `<`, `>` and `&` (which can only occur inside JSON strings) becomes its `\u` escape, which
 /// `JSON.parse` reads back to the same text. U+2028 and U+2029 are escaped too, so the text is
 /// also a valid JavaScript literal should anyone paste it into a script.
-fn embedded_json(report: &Value) -> String {
-    let text = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
+fn embedded_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     for c in text.chars() {
         match c {
@@ -345,7 +351,7 @@ mod tests {
     #[test]
     fn embedded_json_reads_back_the_same() {
         let v = serde_json::json!({"a": "</script><!-- & \u{2028}\u{2029} <b>", "<k>": [1, 2.5]});
-        let text = embedded_json(&v);
+        let text = embedded_json(&v.to_string());
         assert!(!text.contains('<') && !text.contains('>') && !text.contains('&'));
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }

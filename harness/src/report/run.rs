@@ -210,6 +210,48 @@ pub struct Report {
 }
 
 impl Report {
+    /// The run's facts without its scenarios (their summary and certification stay): what a
+    /// page's header shows, at a fraction of the whole report's size. Every field is named, so
+    /// a new one is not left out by accident.
+    pub fn without_scenarios(&self) -> Report {
+        let Report {
+            mcpspec,
+            role,
+            command,
+            transport,
+            started_at,
+            revisions,
+            scenario_set,
+            certification,
+            summary,
+            baseline,
+            scenarios: _,
+            duration_ms,
+            cost,
+            not_tested,
+            interrupted,
+            shard,
+        } = self;
+        Report {
+            mcpspec: mcpspec.clone(),
+            role,
+            command: command.clone(),
+            transport,
+            started_at: started_at.clone(),
+            revisions: revisions.clone(),
+            scenario_set: scenario_set.clone(),
+            certification: certification.clone(),
+            summary: summary.clone(),
+            baseline: baseline.clone(),
+            scenarios: Vec::new(),
+            duration_ms: *duration_ms,
+            cost: cost.clone(),
+            not_tested: not_tested.clone(),
+            interrupted: *interrupted,
+            shard: shard.clone(),
+        }
+    }
+
     /// The report of a run: scenarios in suite order, the certification of each revision (from
     /// the scenarios' own verdicts, `--strict` applied), then the policy's verdicts (SHOULD
     /// failures failing under `--strict`, known failures expected, stale entries failing).

@@ -217,6 +217,20 @@ fn a_report_is_replaced_whole() {
     assert_eq!(json["summary"]["failed"], 2);
 }
 
+/// The page written beside report.json is the page of report.json's value: its header read
+/// from the report without its scenarios, its embedded copy written from the report itself.
+#[test]
+fn report_html_is_the_page_of_report_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = every_verdict();
+    report.write_all(dir.path()).unwrap();
+    let value = serde_json::to_value(&report).unwrap();
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert_eq!(page, html::render(&value));
+    assert!(!report.scenarios.is_empty() && report.without_scenarios().scenarios.is_empty());
+    assert_eq!(serde_json::to_value(report.without_scenarios()).unwrap()["summary"], value["summary"]);
+}
+
 /// `harness/report.schema.json`, compiled.
 pub(crate) fn report_schema() -> jsonschema::Validator {
     let text = include_str!("../../report.schema.json");

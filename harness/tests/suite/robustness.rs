@@ -254,12 +254,15 @@ fn hostile_http_servers_end_on_time_with_a_named_verdict_bounded_and_clean() {
         row("http-slowloris", 3, &["cannot reach the server", "within 1"], 20),
         // Every scenario's wait ends at its timeout. The verdict says only that no response came
         // (not yet that an endless stream came instead; the transcript shows it).
-        // Finding, not fixed yet: mcpspec's peak RSS reaches 57 MiB alone and 73 MiB with this
-        // table's other rows running at once (8 scenarios each reading a stream as fast as the
-        // loopback delivers). Bounded here above what it reaches, so that it cannot grow unnoticed.
-        // Since HTTP sessions take no start turn, all 8 read at once (they were 2 at a time): the
-        // row's run peaked at 92.8 and 93.3 MiB alone. What it reaches follows the scenarios at
-        // once, not the time they read: 8 of them peaked at 65 MiB at a 1 s and at a 4 s timeout.
+        // mcpspec's peak RSS, bounded here above what it reaches so that it cannot grow
+        // unnoticed: 57 MiB alone at first (73 MiB in the table), when scenarios opened their
+        // HTTP sessions two at a time; 92.8-93.3 MiB alone once all 8 read at once. It follows
+        // the scenarios at once, not the time they read (8 of them: 65 MiB at a 1 s and at a
+        // 4 s timeout). Found since (heaptrack, the row alone): the heap peaked at 34 MiB as the
+        // reports were written, its largest part (14.5 MiB) a JSON value of the whole report made
+        // for report.html, a map per transcript line of 115 failing scenarios. Without that
+        // value: 80-81 MiB alone, 76.5 MiB in the table. Most of the rest is the debug binary
+        // itself (the rows that end at once: 43 MiB).
         per_scenario(Row {
             max_rss_kib: 112 * 1024,
             ..row("http-endless-sse", 1, &["no response within 1s"], 80)
