@@ -498,8 +498,9 @@ fn a_signal_ends_every_process_and_leaves_a_parseable_report() {
                     if !left.is_empty() {
                         problems.push(format!("left behind: {left:#?}"));
                     }
-                    // Ended promptly: the signal, then every group killed (no timeout waited out).
-                    if run.elapsed > after + Duration::from_secs(10) {
+                    // Ended promptly: the signal, then every group killed. Alone, 1.0-3.0 s after
+                    // the signal; beside the hostile tables, a server run once took 10.2 s.
+                    if run.elapsed > after + Duration::from_secs(15) {
                         problems.push(format!("ended {:?} after the start", run.elapsed));
                     }
                     match (&run.report, *what) {
