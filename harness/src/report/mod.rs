@@ -39,6 +39,7 @@ impl Report {
     /// `report.json`, `junit.xml`, `report.html`, `summary.md`, `badge.json`. Returns the paths
     /// written.
     pub fn write_all(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        let json = self.write_json(dir)?;
         // The page's header reads the run's facts as a value; its embedded report is written
         // from the report itself. A value of the whole report would be the run's largest
         // allocation: a map per transcript line (for 115 failing scenarios of 200 lines each,
@@ -46,7 +47,7 @@ impl Report {
         let head = serde_json::to_value(self.without_scenarios()).map_err(std::io::Error::other)?;
         let page = html::page(&head, &serde_json::to_string(self).map_err(std::io::Error::other)?);
         Ok(vec![
-            self.write_json(dir)?,
+            json,
             write_atomically(dir, "junit.xml", junit::render(self).as_bytes())?,
             write_atomically(dir, "report.html", page.as_bytes())?,
             write_atomically(dir, "summary.md", markdown::render(self).as_bytes())?,
