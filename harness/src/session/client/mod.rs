@@ -115,6 +115,12 @@ pub enum Ending {
     StillActive { budget: Duration, quiet_for: Duration },
 }
 
+/// Whether what the client sent is work that keeps its session busy: a message, but not a
+/// ping. A line that holds no JSON (garbage, however fast it comes) is a violation, not work.
+fn is_work(i: &Inspection) -> bool {
+    i.value.is_some() && !matches!(&i.message, Some(Message::Request(r)) if r.method == "ping")
+}
+
 /// How [`ClientSession::serve_until_idle`] stopped serving the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -681,10 +687,8 @@ impl ClientSession {
                     if id.is_some() && id == barrier.as_ref() {
                         return Served::Idle;
                     }
-                    let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
-                    // A late answer to an earlier barrier is no work of the client's either, nor
-                    // is a line that holds no JSON (a flood of garbage is judged, not served).
-                    if !ping && i.value.is_some() && !id.is_some_and(|id| self.own_requests.contains(id)) {
+                    // A late answer to an earlier barrier is no work of the client's either.
+                    if is_work(&i) && !id.is_some_and(|id| self.own_requests.contains(id)) {
                         // The client is at work: a barrier sent before this proves nothing about
                         // what the server sends it in reply.
                         barrier = None;
@@ -732,10 +736,7 @@ impl ClientSession {
             let slice = until.saturating_duration_since(now).min(EXIT_POLL);
             match self.recv(slice).await {
                 Ok(i) => {
-                    // Work is a message: pings keep no session busy, and lines that hold no
-                    // JSON (garbage, however fast it comes) are violations, not work.
-                    let ping = matches!(&i.message, Some(Message::Request(r)) if r.method == "ping");
-                    if !ping && i.value.is_some() {
+                    if is_work(&i) {
                         last_active = Instant::now();
                     }
                     let _ = self.serve(&i).await;
