@@ -546,7 +546,7 @@ fn trail(seen: &[TaskStatus]) -> String {
 }
 
 /// tasks/result gives exactly what the call gives without a task (tasks.mdx#result-retrieval):
-/// the tool is called plainly twice, to learn whether its answers are stable at all, then as a
+/// the tool is called plainly twice, to learn whether its answers are stable at all, and as a
 /// task, and the task's result is compared with the plain answer, `_meta` aside (the related-task
 /// key is the task's to add). A tool whose plain answers differ proves nothing.
 /// tasks.mdx#result-retrieval and #task-execution-errors: tasks/result answers exactly what the
@@ -583,15 +583,20 @@ async fn result_as_plain(w: &mut ServerWorld, refused: String) -> Result<(), Hal
         }
         params
     };
+    // The three calls go out at once and are awaited in turn: a slow tool costs the scenario
+    // one call's time, not three (issue #31). Which answer is which goes by id.
     let plain = with_arguments(call_params(w, false)?);
-    let first = Arc::unwrap_or_clone(w.call("tools/call", Some(plain.clone())).await?).outcome;
-    let second = Arc::unwrap_or_clone(w.call("tools/call", Some(plain)).await?).outcome;
+    let as_task = with_arguments(call_params(w, true)?);
+    w.send_request("tools/call", Some(plain.clone())).await?;
+    w.send_request("tools/call", Some(plain)).await?;
+    w.send_request("tools/call", Some(as_task)).await?;
+    let first = Arc::unwrap_or_clone(w.await_answer().await?).outcome;
+    let second = Arc::unwrap_or_clone(w.await_answer().await?).outcome;
+    let created = w.await_answer().await?;
     if comparable(&first) != comparable(&second) {
         w.inconclusive(expected, "two plain calls with the same arguments answered differently");
         return Ok(());
     }
-    let as_task = with_arguments(call_params(w, true)?);
-    let created = w.call("tools/call", Some(as_task)).await?;
     let id = match &created.outcome {
         Outcome::Result(r) => r.pointer("/task/taskId").and_then(Value::as_str).map(str::to_owned),
         Outcome::Error(_) => None,
