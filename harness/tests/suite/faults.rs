@@ -82,7 +82,7 @@ fn the_faults_are_caught_at_2024_11_05_with_its_own_document() {
 /// at that revision).
 #[test]
 fn a_malformed_meta_key_is_no_fault_before_2025_06_18() {
-    let args = ["--timeout", "2", "-j", "8", "--revision", "2025-03-26", "--no-sweep"];
+    let args = ["--timeout", "2", "--revision", "2025-03-26", "--no-sweep"];
     let run = certify_reference(Some("meta-key-malformed"), &args, Duration::from_secs(120));
     let checks = run.checks();
     let early = checks.iter().filter(|(_, _, c)| {
@@ -99,11 +99,8 @@ fn a_malformed_meta_key_is_no_fault_before_2025_06_18() {
 /// Runs the whole suite at `revision` against the reference server with `fault` and asserts
 /// that the check `check` has the verdict `verdict` (a MUST fails, a SHOULD warns).
 fn assert_caught_at(fault: &str, revision: &str, check: &str, verdict: &str) {
-    let run = certify_reference(
-        Some(fault),
-        &["--timeout", "2", "-j", "8", "--revision", revision],
-        Duration::from_secs(120),
-    );
+    let run =
+        certify_reference(Some(fault), &["--timeout", "2", "--revision", revision], Duration::from_secs(120));
     let hits: Vec<_> =
         run.checks().into_iter().filter(|(_, _, c)| c["id"] == check && c["verdict"] == verdict).collect();
     assert!(!hits.is_empty(), "{fault}: no {verdict} {check}; the run:\n{}", run.describe());
@@ -213,7 +210,7 @@ caught_by! { assert_caught_at;
 fn a_message_after_the_last_wait_is_judged() {
     let run = certify_reference(
         Some("progress-token-zero"),
-        &["--timeout", "2", "-j", "8", "--revision", "2025-06-18", "--revision", "2024-11-05"],
+        &["--timeout", "2", "--revision", "2025-06-18", "--revision", "2024-11-05"],
         Duration::from_secs(120),
     );
     for revision in ["2025-06-18", "2024-11-05"] {
@@ -235,7 +232,7 @@ fn a_message_after_the_last_wait_is_judged() {
 fn a_format_mismatch_is_a_warning() {
     let run = certify_reference(
         Some("website-url-not-uri"),
-        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25"],
+        &["--timeout", "2", "--revision", "2025-11-25"],
         Duration::from_secs(120),
     );
     assert_eq!(run.code, Some(0), "only a SHOULD is broken\n{}", run.describe());
@@ -255,7 +252,7 @@ fn a_format_mismatch_is_a_warning() {
 fn pretty_printed_json_is_reported_once_and_judged_on_its_merits() {
     let run = certify_reference(
         Some("pretty-printed-json"),
-        &["--timeout", "2", "-j", "8", "--revision", "2025-11-25", "--revision", "2024-11-05"],
+        &["--timeout", "2", "--revision", "2025-11-25", "--revision", "2024-11-05"],
         Duration::from_secs(120),
     );
     assert_eq!(run.code, Some(1), "{}", run.describe());
