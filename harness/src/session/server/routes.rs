@@ -215,17 +215,28 @@ impl Routes {
                     }
                 }
             }
+            // A server that leaves the id off its errors may be answering any request in
+            // flight, not only a line whose id it could not read: with another scenario's
+            // request awaiting its answer, the error is that scenario's as much as the
+            // garbage-sender's (seen with the fault peer `modern-error-without-id`: its error
+            // for a prompts/get went to a scenario that had sent garbage earlier, so the
+            // prompts/get's scenario warned of no answer where, alone, it failed the id rule).
             None => {
                 let asked: Vec<TenantId> =
                     self.tenants.iter().filter(|(_, t)| t.idless > 0).map(|(id, _)| *id).collect();
+                let waiting = self
+                    .tenants
+                    .iter()
+                    .filter(|(id, t)| t.present && t.awaiting > 0 && !asked.contains(id))
+                    .count();
                 match asked.as_slice() {
-                    [one] => {
+                    [one] if waiting == 0 => {
                         self.tenant(*one).idless -= 1;
                         Route::To(*one)
                     }
                     _ => Route::Ambiguous(format!(
                         "an error without an id, which {} scenarios' messages could have earned",
-                        asked.len()
+                        asked.len() + waiting
                     )),
                 }
             }
@@ -327,6 +338,23 @@ mod tests {
         routes.sent(a, &json!({"jsonrpc":"2.0","id":null,"method":"ping"}));
         routes.sent_raw(b, b"[]\n");
         assert!(matches!(routes.received(&idless), Route::Ambiguous(_)), "both could have earned it");
+    }
+
+    /// A server that drops the ids of its errors may be answering a request in flight: while
+    /// another tenant awaits an answer, an error without an id is no longer the garbage-sender's
+    /// alone, even if that tenant has left.
+    #[test]
+    fn an_error_without_id_is_ambiguous_while_another_tenant_awaits_an_answer() {
+        let (mut routes, a, b) = two();
+        let idless = json!({"jsonrpc":"2.0","error":{"code":-32602,"message":"Missing argument"}});
+        routes.sent_raw(a, b"{not json\n");
+        routes.leave(a);
+        routes.sent(b, &json!({"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"p"}}));
+        let Route::Ambiguous(why) = routes.received(&idless) else { panic!("routed to one tenant") };
+        assert!(why.contains("2 scenarios"), "{why}");
+        routes.received(&json!({"jsonrpc":"2.0","id":7,"result":{"messages":[]}}));
+        routes.sent_raw(a, b"{not json\n");
+        assert_eq!(routes.received(&idless), Route::To(a), "nobody else awaits an answer");
     }
 
     #[test]
