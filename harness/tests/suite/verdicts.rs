@@ -650,6 +650,39 @@ fn a_call_of_a_tool_nobody_offers_leaves_the_process_to_others() {
     assert_no_leftovers(&shared_run.marker);
 }
 
+/// A scenario that connects again (`modern/lists-stable`) gives the process it held back as a
+/// scenario that ends gives one back, and reaches the server afresh on a process it starts
+/// itself: with `-j 1` the next scenario (`mrtr/elicitation`) is the third to use the probe's
+/// process, and the run starts that process and the new connection's only. A process left held
+/// when its scenario connected again was lost to every later scenario, each starting its own.
+/// `--isolate` judges them alike.
+#[test]
+fn a_scenario_that_connects_again_gives_its_shared_process_back() {
+    let args = [
+        "--timeout",
+        "5",
+        "-j",
+        "1",
+        "--revision",
+        "2026-07-28",
+        "--scenario",
+        "modern/lists-stable",
+        "--scenario",
+        "mrtr/elicitation",
+    ];
+    let (shared_run, isolated) = shared_and_isolated(None, &args);
+    let report = shared_run.report.as_ref().unwrap_or_else(|| panic!("no report\n{}", shared_run.describe()));
+    assert_eq!(report["cost"]["starts"], 2, "the probe and the new connection\n{}", shared_run.describe());
+    let stable = &shared_run.scenarios("modern/lists-stable")[0];
+    assert_eq!(stable["verdict"], "passed", "{stable:#}");
+    let next = &shared_run.scenarios("mrtr/elicitation")[0];
+    assert_eq!(next["verdict"], "passed", "{next:#}");
+    let session = next["session"].as_str().unwrap_or_default();
+    assert!(session.starts_with("shared process #1, scenario 3 to use it"), "{session}");
+    assert_eq!(run_verdicts(&shared_run), run_verdicts(&isolated), "{}", isolated.describe());
+    assert_no_leftovers(&shared_run.marker);
+}
+
 /// The probe of a revision the server speaks hands its process to the scenarios: a run of one
 /// scenario per era starts no process besides the probes (each scenario is the second to use
 /// one, after its probe), where `--isolate` starts one more per scenario; the verdicts are the

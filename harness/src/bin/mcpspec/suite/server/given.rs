@@ -40,7 +40,25 @@ async fn an_initialized_session_declaring(w: &mut ServerWorld, step: &Step) -> R
 /// it: the initialize handshake (legacy era) or `server/discover` (modern era, where every
 /// server MUST implement it and it is what a client learns capabilities from).
 pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
-    w.scenario.precondition = Some(match w.scenario.revision.era() {
+    w.scenario.precondition = Some(establishing(w.scenario.revision.era()));
+    let established = initialize_session(w, capabilities).await;
+    w.scenario.precondition = None;
+    established
+}
+
+/// Establishes the session on the process the scenario has just started itself (a new
+/// connection), never on one from the pool: for a scenario that compares what two connections
+/// show, the second must not be the first again.
+pub(super) async fn establish_on_started(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
+    w.scenario.precondition = Some(establishing(w.scenario.revision.era()));
+    let established = initialize_started(w, &capabilities).await;
+    w.scenario.precondition = None;
+    established
+}
+
+/// What establishing a session rests on in `era`.
+fn establishing(era: Era) -> Requirement {
+    match era {
         Era::Legacy => Requirement {
             id: "lifecycle/initialize-result".into(),
             level: Level::MUST,
@@ -51,10 +69,21 @@ pub(super) async fn establish(w: &mut ServerWorld, capabilities: Value) -> Resul
             level: Level::MUST,
             doc: "server/discover.mdx".into(),
         },
-    });
-    let established = initialize_session(w, capabilities).await;
-    w.scenario.precondition = None;
-    established
+    }
+}
+
+/// Initializes (legacy era) or discovers (modern era) the process the scenario has started,
+/// declaring `capabilities`; from then on what the scenario does decides whether the session
+/// goes on to another.
+async fn initialize_started(w: &mut ServerWorld, capabilities: &Value) -> Result<(), Halt> {
+    w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
+    match w.scenario.revision.era() {
+        Era::Legacy => handshake(w, capabilities).await?,
+        Era::Modern => discover(w).await?,
+    }
+    w.response = None;
+    w.session()?.settle();
+    Ok(())
 }
 
 async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<(), Halt> {
@@ -155,14 +184,7 @@ async fn initialize_session(w: &mut ServerWorld, capabilities: Value) -> Result<
         }
     }
     w.start().await?;
-    w.session()?.set_persona(ClientPersona::new(capabilities.clone()));
-    match w.scenario.revision.era() {
-        Era::Legacy => handshake(w, &capabilities).await?,
-        Era::Modern => discover(w).await?,
-    }
-    w.response = None;
-    // From here on, what the scenario does decides whether the session goes on to another.
-    w.session()?.settle();
+    initialize_started(w, &capabilities).await?;
     if hosted {
         let process = ctx.pool.next_process();
         let session = w.session.take().expect("a session was just established");

@@ -129,6 +129,10 @@ pub struct ServerWorld {
     /// Set while the scenario is a tenant of a server process scenarios share
     /// ([`mcpspec::session::server::host`]).
     pub tenancy: Option<SharedProcess>,
+    /// Why the verdict may not stand, seen on a shared process the scenario left before its
+    /// end, and whether it held that process alone (then it counts only if the scenario does
+    /// not pass, as at the end of a scenario held alone).
+    pub left_taint: Option<(String, bool)>,
     /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
     /// again (the default); off in scenarios that judge the asking round by round.
     pub answers_input: bool,
@@ -165,6 +169,28 @@ impl Scenario for ServerWorld {
 
 impl crate::suite::world::RoleWorld for ServerWorld {
     async fn end_session(
+        &mut self,
+        checks: &mut Vec<Check>,
+        failing: &dyn Fn(&[Check]) -> bool,
+        ending: Ending,
+    ) -> crate::suite::world::SessionEnd {
+        let left_taint = self.left_taint.take();
+        let mut end = self.end_last_session(checks, failing, ending).await;
+        // A shared process the scenario left before its end could have changed its verdict:
+        // judged as it would have been had the scenario ended there.
+        if let Some((why, alone)) = left_taint {
+            let passed = ending == Ending::Finished && checks.iter().all(|c| c.verdict <= Verdict::Passed);
+            if end.again.is_none() && (!alone || !passed) {
+                end.again = Some(why);
+            }
+        }
+        end
+    }
+}
+
+impl ServerWorld {
+    /// Ends the session the scenario has at its end: its own process, or a shared one.
+    async fn end_last_session(
         &mut self,
         checks: &mut Vec<Check>,
         failing: &dyn Fn(&[Check]) -> bool,
@@ -473,6 +499,7 @@ impl ServerWorld {
             exchange: None,
             share: None,
             tenancy: None,
+            left_taint: None,
             start_turn: None,
             answers_input: true,
             last_sent: None,
@@ -538,13 +565,43 @@ impl ServerWorld {
     async fn restart(&mut self) -> Result<(), Halt> {
         if let Some(mut old) = self.session.take() {
             let _ = old.drain(std::time::Duration::ZERO).await;
-            old.shutdown().await;
-            self.scenario.checks.extend(old.recorder().checks());
+            match self.tenancy.take() {
+                Some(shared) => self.leave_before_the_end(old, shared).await,
+                None => {
+                    old.shutdown().await;
+                    self.scenario.checks.extend(old.recorder().checks());
+                }
+            }
         }
         self.pending.clear();
         self.response = None;
         self.server_description = None;
         self.start().await
+    }
+
+    /// Leaves a shared process before the scenario ends (it connects again): as a scenario
+    /// that ends leaves one, not by ending a process others use. Held alone, the process is
+    /// given back if the scenario has left it as it found it and broken nothing so far, else
+    /// it takes no one again; a leased process never released would be lost to every later
+    /// scenario, each then starting one of its own. What could make the verdict not stand
+    /// there (another's message, another's change) is kept for the scenario's end
+    /// ([`Self::left_taint`]); what the process writes for it later is still charged to it.
+    async fn leave_before_the_end(&mut self, mut old: ServerSession, shared: SharedProcess) {
+        let broken =
+            self.scenario.checks.iter().chain(&old.recorder().checks()).any(|c| c.verdict > Verdict::Passed);
+        if shared.alone {
+            let why_not = old
+                .why_not_shareable()
+                .or_else(|| broken.then(|| "the scenario did not pass cleanly".to_owned()));
+            old.release_process(why_not.as_deref());
+        }
+        if let Some(why) = old.tenancy_taint() {
+            self.left_taint.get_or_insert((why, shared.alone));
+        }
+        old.shutdown().await;
+        self.scenario.checks.extend(old.recorder().checks());
+        let ctx = self.ctx();
+        ctx.pool.depart(old, self.scenario.id().to_owned(), self.scenario.revision);
     }
 
     /// Sends a request and queues it for the Then steps.

@@ -124,7 +124,7 @@ async fn lists_every_declared(w: &mut ServerWorld) -> Result<(), Halt> {
 #[when("the client connects again")]
 async fn connects_again(w: &mut ServerWorld) -> Result<(), Halt> {
     w.restart().await?;
-    super::given::establish(w, json!({})).await
+    super::given::establish_on_started(w, json!({})).await
 }
 
 #[then("each list holds the same items every time")]
