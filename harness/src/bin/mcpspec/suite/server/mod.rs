@@ -60,6 +60,17 @@ pub struct SharedProcess {
     pub alone: bool,
 }
 
+/// A shared process a scenario left before its end (to connect again): what the end of the
+/// scenario decides from, as it would have had the scenario ended there.
+pub struct LeftEarly {
+    /// Why a verdict there might not stand (a message that could have been another's, another
+    /// scenario's change).
+    taint: Option<String>,
+    /// It held the process alone: then the taint counts only if the scenario does not pass.
+    /// Used at once with others, a scenario that does not pass is judged again alone.
+    alone: bool,
+}
+
 /// A list followed page by page.
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
@@ -129,10 +140,8 @@ pub struct ServerWorld {
     /// Set while the scenario is a tenant of a server process scenarios share
     /// ([`mcpspec::session::server::host`]).
     pub tenancy: Option<SharedProcess>,
-    /// Why the verdict may not stand, seen on a shared process the scenario left before its
-    /// end, and whether it held that process alone (then it counts only if the scenario does
-    /// not pass, as at the end of a scenario held alone).
-    pub left_taint: Option<(String, bool)>,
+    /// A shared process the scenario left before its end ([`Self::leave_before_the_end`]).
+    pub left_early: Option<LeftEarly>,
     /// Answers the input a server asks for with an `InputRequiredResult` and sends the request
     /// again (the default); off in scenarios that judge the asking round by round.
     pub answers_input: bool,
@@ -174,15 +183,20 @@ impl crate::suite::world::RoleWorld for ServerWorld {
         failing: &dyn Fn(&[Check]) -> bool,
         ending: Ending,
     ) -> crate::suite::world::SessionEnd {
-        let left_taint = self.left_taint.take();
+        let left_early = self.left_early.take();
         let mut end = self.end_last_session(checks, failing, ending).await;
-        // A shared process the scenario left before its end could have changed its verdict:
-        // judged as it would have been had the scenario ended there.
-        if let Some((why, alone)) = left_taint {
+        // What it saw on a shared process it left before its end counts as it would have,
+        // had the scenario ended there.
+        if let Some(LeftEarly { taint, alone }) = left_early {
             let passed = ending == Ending::Finished && checks.iter().all(|c| c.verdict <= Verdict::Passed);
-            if end.again.is_none() && (!alone || !passed) {
-                end.again = Some(why);
-            }
+            let again = match (taint, alone, passed) {
+                (Some(why), false, _) | (Some(why), true, false) => Some(why),
+                (None, false, false) => Some(
+                    "it did not pass, having used a process other scenarios used at the same time".to_owned(),
+                ),
+                _ => None,
+            };
+            end.again = end.again.or(again);
         }
         end
     }
@@ -499,7 +513,7 @@ impl ServerWorld {
             exchange: None,
             share: None,
             tenancy: None,
-            left_taint: None,
+            left_early: None,
             start_turn: None,
             answers_input: true,
             last_sent: None,
@@ -585,7 +599,7 @@ impl ServerWorld {
     /// it takes no one again; a leased process never released would be lost to every later
     /// scenario, each then starting one of its own. What could make the verdict not stand
     /// there (another's message, another's change) is kept for the scenario's end
-    /// ([`Self::left_taint`]); what the process writes for it later is still charged to it.
+    /// ([`LeftEarly`]); what the process writes for it later is still charged to it.
     async fn leave_before_the_end(&mut self, mut old: ServerSession, shared: SharedProcess) {
         let broken =
             self.scenario.checks.iter().chain(&old.recorder().checks()).any(|c| c.verdict > Verdict::Passed);
@@ -595,10 +609,9 @@ impl ServerWorld {
                 .or_else(|| broken.then(|| "the scenario did not pass cleanly".to_owned()));
             old.release_process(why_not.as_deref());
         }
-        if let Some(why) = old.tenancy_taint() {
-            self.left_taint.get_or_insert((why, shared.alone));
-        }
+        // Leaving first: a tenant that leaves while another's change is in flight is tainted.
         old.shutdown().await;
+        self.left_early = Some(LeftEarly { taint: old.tenancy_taint(), alone: shared.alone });
         self.scenario.checks.extend(old.recorder().checks());
         let ctx = self.ctx();
         ctx.pool.depart(old, self.scenario.id().to_owned(), self.scenario.revision);
