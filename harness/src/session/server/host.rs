@@ -437,9 +437,17 @@ impl TenantLink {
     }
 
     /// The tenant's scenario is over: frames still addressed to it wait in its inbox. It is
-    /// tainted if another's request that may change the server is still in flight.
+    /// tainted if another's request that may change the server is still in flight. A tenant
+    /// that leaves still holding the process alone (the only tenant present while it is
+    /// leased) did not give it back: the host then takes no one again, and its process ends
+    /// with its last tenant, instead of idling leased to nobody to the end of the run.
     pub fn leave(&self) {
         let mut state = self.host.state();
+        if state.leased && state.routes.present() == [self.tenant] {
+            state.closed.get_or_insert_with(|| {
+                "the scenario that held it alone left without giving it back".to_owned()
+            });
+        }
         state.routes.leave(self.tenant);
         // What it left unread no longer holds the others up.
         state.queued.remove(&self.tenant);
@@ -502,8 +510,8 @@ mod tests {
         let (host, first) = Host::adopt(answering_server());
         host.lease_to_first();
         assert!(host.join().is_none() && host.lease().is_none(), "held alone");
-        first.leave();
         host.reopen();
+        first.leave();
         let reader = host.join().expect("open again");
         assert!(host.lease().is_none(), "a reader is present: nobody may hold it alone");
         reader.leave();
@@ -513,6 +521,15 @@ mod tests {
         host.close("the scenario changed the server");
         alone.leave();
         assert!(host.is_closed() && host.join().is_none());
+        assert!(host.shutdown().await.is_some(), "the process is ended");
+    }
+
+    #[tokio::test]
+    async fn a_tenant_that_leaves_without_giving_the_process_back_closes_it() {
+        let (host, first) = Host::adopt(answering_server());
+        host.lease_to_first();
+        first.leave();
+        assert!(host.is_closed() && host.join().is_none(), "not leased to nobody");
         assert!(host.shutdown().await.is_some(), "the process is ended");
     }
 
