@@ -8,7 +8,7 @@ use mcpspec_protocol::framing::{FrameContent, LineDecoder};
 use mcpspec_protocol::wire::{Message, Outcome, RequestId, Response};
 use mcpspec_protocol::{Direction, Era};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The requests that only read what the server holds (ping, the list, get and read methods,
 /// completion). Any other request changes the server only if it is carried out: answered with
@@ -35,6 +35,9 @@ pub struct Footprint {
     /// Requests sent that would change the server if carried out, awaiting their answers:
     /// id → method.
     effects: HashMap<RequestId, String>,
+    /// Tool calls among `effects` whose arguments the tool's input schema refuses
+    /// ([`Footprint::arguments_refused`]).
+    refused_arguments: HashSet<RequestId>,
     /// Whether the session has been handed from one scenario to another.
     handed_over: bool,
     /// An id of the client's own choosing that the session had used before this scenario.
@@ -221,6 +224,17 @@ impl Footprint {
         self.effects.remove(id);
     }
 
+    /// The tool call `id` carries arguments the tool's input schema refuses. A server that
+    /// validates its tools' inputs, as servers must (server/tools.mdx#security-considerations:
+    /// "Servers MUST validate all tool inputs"), refuses it before running anything, with an
+    /// error or a tool error (`isError`): either answer carried nothing out. A result that is no
+    /// tool error ran the tool (and fails the scenario that judges it).
+    pub fn arguments_refused(&mut self, id: &RequestId) {
+        if self.effects.contains_key(id) {
+            self.refused_arguments.insert(id.clone());
+        }
+    }
+
     /// The client is about to write `bytes` as they are.
     pub fn sent_raw(&mut self, bytes: &[u8], checker: &SessionChecker) {
         for frame in LineDecoder::decode_all(usize::MAX, bytes) {
@@ -253,8 +267,14 @@ impl Footprint {
                 }
                 continue;
             }
-            let method = self.effects.remove(id).or_else(|| self.effects.remove(&id.twin()?));
-            if let (Some(method), Outcome::Result(_)) = (method, outcome) {
+            let Some((sent, method)) =
+                self.effects.remove_entry(id).or_else(|| self.effects.remove_entry(&id.twin()?))
+            else {
+                continue;
+            };
+            let refused = self.refused_arguments.remove(&sent);
+            let tool_error = |result: &Value| result.get("isError") == Some(&Value::Bool(true));
+            if matches!(outcome, Outcome::Result(result) if !(refused && tool_error(result))) {
                 self.note(&format!("the client sent {method}, and the server carried it out"));
             }
         }
@@ -335,6 +355,30 @@ mod tests {
         // Any other call the server answers with a result was carried out.
         w.send(request(json!(2), "tools/call")).receive(result(json!(2)));
         assert!(w.why_not().expect("not shareable").contains("carried it out"));
+    }
+
+    #[test]
+    fn a_call_refused_for_arguments_its_schema_refuses_carried_nothing_out() {
+        let tool_error =
+            |id: i64| json!({"jsonrpc": "2.0", "id": id, "result": {"content": [], "isError": true}});
+        let mut w = Wire::new();
+        w.send(request(json!(1), "tools/call"));
+        w.footprint.arguments_refused(&RequestId::Integer(1));
+        w.receive(tool_error(1));
+        w.send(request(json!(2), "tools/call"));
+        w.footprint.arguments_refused(&RequestId::Integer(2));
+        w.receive(error(json!(2)));
+        assert_eq!(w.why_not(), None);
+        // A result that is no tool error ran the tool, refused arguments or not.
+        let mut ran = Wire::new();
+        ran.send(request(json!(1), "tools/call"));
+        ran.footprint.arguments_refused(&RequestId::Integer(1));
+        ran.receive(result(json!(1)));
+        assert!(ran.why_not().expect("not shareable").contains("carried it out"));
+        // A tool error for arguments the schema accepts may come after the tool changed something.
+        let mut failed = Wire::new();
+        failed.send(request(json!(1), "tools/call")).receive(tool_error(1));
+        assert!(failed.why_not().expect("not shareable").contains("carried it out"));
     }
 
     #[test]

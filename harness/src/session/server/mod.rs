@@ -339,6 +339,12 @@ impl ServerSession {
         self.footprint.names_nothing_offered(id);
     }
 
+    /// The tool call `id` carries arguments the tool's input schema refuses
+    /// ([`Footprint::arguments_refused`]).
+    pub fn arguments_refused(&mut self, id: &RequestId) {
+        self.footprint.arguments_refused(id);
+    }
+
     /// The handshake the scenario made on the process it started, if it made one: the
     /// capabilities it declared and the server's result ([`Footprint::before_handshake`]).
     pub fn handshake(&self) -> Option<&crate::session::footprint::Handshake> {

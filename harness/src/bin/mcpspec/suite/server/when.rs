@@ -219,12 +219,12 @@ pub(super) async fn list_each(
 #[when("the client calls the tool")]
 async fn calls_the_tool(w: &mut ServerWorld, step: &Step) -> Result<(), Halt> {
     let explicit = docstring_json(w, step)?;
-    call_tool(w, explicit, None).await
+    call_tool(w, explicit, None).await.map(drop)
 }
 
 #[when(expr = "the client calls the tool with the progress token {string}")]
 async fn calls_the_tool_with_progress(w: &mut ServerWorld, token: String) -> Result<(), Halt> {
-    call_tool(w, None, Some(Value::from(token))).await
+    call_tool(w, None, Some(Value::from(token))).await.map(drop)
 }
 
 /// A tool name of mcpspec's own invention, which no server offers.
@@ -246,7 +246,7 @@ async fn call_tool(
     w: &mut ServerWorld,
     arguments: Option<Value>,
     progress: Option<Value>,
-) -> Result<(), Halt> {
+) -> Result<RequestId, Halt> {
     let Some(tool) = w.subject.clone() else {
         return Err(w.harness_error("no tool picked (a Given step is missing)".into()));
     };
@@ -257,7 +257,15 @@ async fn call_tool(
     if let Some(token) = progress {
         params["_meta"] = json!({ "progressToken": token });
     }
-    w.send_request("tools/call", Some(params)).await.map(drop)
+    w.send_request("tools/call", Some(params)).await
+}
+
+/// Calls the tool picked with `arguments` its input schema refuses: a server that validates
+/// its inputs runs nothing, and leaves the session as the scenario found it.
+async fn call_tool_refused(w: &mut ServerWorld, arguments: Value) -> Result<(), Halt> {
+    let id = call_tool(w, Some(arguments), None).await?;
+    w.session()?.arguments_refused(&id);
+    Ok(())
 }
 
 #[when("the client reads the resource")]
@@ -343,7 +351,7 @@ async fn calls_tool_refused(w: &mut ServerWorld) -> Result<(), Halt> {
     let Some(arguments) = mcpspec_protocol::arguments::refused_object(&schema) else {
         return Err(w.harness_error("the tool's inputSchema declares no typed property".into()));
     };
-    call_tool(w, Some(arguments), None).await
+    call_tool_refused(w, arguments).await
 }
 
 /// The tool picked, with arguments its schema's own dialect (2020-12 when it declares none)
@@ -356,7 +364,7 @@ async fn calls_tool_telling_dialect(w: &mut ServerWorld) -> Result<(), Halt> {
             "no tool whose schema tells its dialect picked (a Given step is missing)".into(),
         ));
     };
-    call_tool(w, Some(telling.arguments), None).await
+    call_tool_refused(w, telling.arguments).await
 }
 
 #[when("the client asks to complete the template's first variable")]
