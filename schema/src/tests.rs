@@ -344,11 +344,9 @@ fn validate_as_checks_one_named_definition() {
 mod bad_dirs {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("mcpspec-schema-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A directory of schema folders, removed when the test ends.
+    fn temp_dir() -> tempfile::TempDir {
+        tempfile::Builder::new().prefix("mcpspec-schema-").tempdir().unwrap()
     }
 
     fn write(dir: &Path, rev: &str, text: &str) {
@@ -371,7 +369,8 @@ mod bad_dirs {
 
     #[test]
     fn a_dir_without_revision_folders_says_what_it_expected() {
-        let dir = temp_dir("empty");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("not-a-revision")).unwrap();
         let e = err(&dir);
         assert!(e.contains("no revision folder") && e.contains("2025-06-18"), "{e}");
@@ -379,7 +378,8 @@ mod bad_dirs {
 
     #[test]
     fn a_revision_folder_without_schema_json_names_the_file() {
-        let dir = temp_dir("nofile");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("2025-06-18")).unwrap();
         let e = err(&dir);
         assert!(e.contains("2025-06-18/schema.json") && e.contains("cannot read"), "{e}");
@@ -387,7 +387,8 @@ mod bad_dirs {
 
     #[test]
     fn invalid_json_names_the_file() {
-        let dir = temp_dir("badjson");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         write(&dir, "2024-11-05", "{\"definitions\": ");
         let e = err(&dir);
         assert!(e.contains("2024-11-05/schema.json") && e.contains("not valid JSON"), "{e}");
@@ -395,14 +396,16 @@ mod bad_dirs {
 
     #[test]
     fn a_file_without_definitions_says_so() {
-        let dir = temp_dir("nodefs");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         write(&dir, "2024-11-05", "{\"type\": \"object\"}");
         assert!(err(&dir).contains("no top-level `definitions` or `$defs`"));
     }
 
     #[test]
     fn a_definition_that_does_not_compile_is_an_error() {
-        let dir = temp_dir("nocompile");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
             "definitions": {"JSONRPCMessage": {"type": 5}}});
         write(&dir, "2024-11-05", &doc.to_string());
@@ -416,7 +419,8 @@ mod bad_dirs {
 
     #[test]
     fn a_file_missing_a_needed_definition_names_it() {
-        let dir = temp_dir("missing");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
             "definitions": {"JSONRPCMessage": {"type": "object"}}});
         write(&dir, "2024-11-05", &doc.to_string());
@@ -427,7 +431,8 @@ mod bad_dirs {
     #[test]
     fn unknown_folders_are_ignored_next_to_a_good_one() {
         let Some(_) = official() else { return };
-        let dir = temp_dir("mixed");
+        let tmp = temp_dir();
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("notes")).unwrap();
         let text = std::fs::read_to_string(Path::new(OFFICIAL).join("2024-11-05/schema.json")).unwrap();
         write(&dir, "2024-11-05", &text);

@@ -27,7 +27,11 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 fn kept_ca() -> &'static (std::path::PathBuf, String) {
     static CA: OnceLock<(std::path::PathBuf, String)> = OnceLock::new();
     CA.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("mcpspec-test-cimd-ca-{}", std::process::id()));
+        // Under Cargo's scratch directory for integration tests, not the system's /tmp: a
+        // static is never dropped, so nothing would remove it there.
+        let dir =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cimd-ca-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         let ca = HostCa::kept_in(&dir).expect("a kept CA");
         (dir, ca.pem())
     })
