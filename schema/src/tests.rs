@@ -372,7 +372,7 @@ mod bad_dirs {
         let tmp = temp_dir();
         let dir = tmp.path();
         std::fs::create_dir_all(dir.join("not-a-revision")).unwrap();
-        let e = err(&dir);
+        let e = err(dir);
         assert!(e.contains("no revision folder") && e.contains("2025-06-18"), "{e}");
     }
 
@@ -381,7 +381,7 @@ mod bad_dirs {
         let tmp = temp_dir();
         let dir = tmp.path();
         std::fs::create_dir_all(dir.join("2025-06-18")).unwrap();
-        let e = err(&dir);
+        let e = err(dir);
         assert!(e.contains("2025-06-18/schema.json") && e.contains("cannot read"), "{e}");
     }
 
@@ -389,8 +389,8 @@ mod bad_dirs {
     fn invalid_json_names_the_file() {
         let tmp = temp_dir();
         let dir = tmp.path();
-        write(&dir, "2024-11-05", "{\"definitions\": ");
-        let e = err(&dir);
+        write(dir, "2024-11-05", "{\"definitions\": ");
+        let e = err(dir);
         assert!(e.contains("2024-11-05/schema.json") && e.contains("not valid JSON"), "{e}");
     }
 
@@ -398,8 +398,8 @@ mod bad_dirs {
     fn a_file_without_definitions_says_so() {
         let tmp = temp_dir();
         let dir = tmp.path();
-        write(&dir, "2024-11-05", "{\"type\": \"object\"}");
-        assert!(err(&dir).contains("no top-level `definitions` or `$defs`"));
+        write(dir, "2024-11-05", "{\"type\": \"object\"}");
+        assert!(err(dir).contains("no top-level `definitions` or `$defs`"));
     }
 
     #[test]
@@ -408,12 +408,12 @@ mod bad_dirs {
         let dir = tmp.path();
         let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
             "definitions": {"JSONRPCMessage": {"type": 5}}});
-        write(&dir, "2024-11-05", &doc.to_string());
-        let e = err(&dir);
+        write(dir, "2024-11-05", &doc.to_string());
+        let e = err(dir);
         assert!(e.contains("does not compile"), "{e}");
         let doc = json!({"definitions": {"JSONRPCMessage": {"$ref": "#/definitions/Nowhere"}}});
-        write(&dir, "2024-11-05", &doc.to_string());
-        let e = err(&dir);
+        write(dir, "2024-11-05", &doc.to_string());
+        let e = err(dir);
         assert!(e.contains("does not compile"), "{e}");
     }
 
@@ -423,8 +423,8 @@ mod bad_dirs {
         let dir = tmp.path();
         let doc = json!({"$schema": "http://json-schema.org/draft-07/schema#",
             "definitions": {"JSONRPCMessage": {"type": "object"}}});
-        write(&dir, "2024-11-05", &doc.to_string());
-        let e = err(&dir);
+        write(dir, "2024-11-05", &doc.to_string());
+        let e = err(dir);
         assert!(e.contains("`JSONRPCRequest`"), "{e}");
     }
 
@@ -435,8 +435,8 @@ mod bad_dirs {
         let dir = tmp.path();
         std::fs::create_dir_all(dir.join("notes")).unwrap();
         let text = std::fs::read_to_string(Path::new(OFFICIAL).join("2024-11-05/schema.json")).unwrap();
-        write(&dir, "2024-11-05", &text);
-        let set = SchemaSet::from_dir(&dir).unwrap();
+        write(dir, "2024-11-05", &text);
+        let set = SchemaSet::from_dir(dir).unwrap();
         assert_eq!(set.revisions(), vec![Revision::V2024_11_05]);
         assert!(set.get(Revision::V2025_06_18).is_none());
     }
