@@ -802,8 +802,10 @@ impl ClientSession {
         match &mut self.link {
             Link::Stdio(link) => link.reader = None,
             Link::Http(http) => {
-                // What the endpoint logged last is judged; then the session ends (a client still
-                // at work sees 404s until it is ended).
+                // What the endpoint logged last is judged (a request whose message a step has
+                // seen may still be on its way to the log); then the session ends (a client
+                // still at work sees 404s until it is ended).
+                http.listener.await_logged(self.options.shutdown_grace.min(Duration::from_millis(500))).await;
                 http.drain(&mut self.recorder);
                 http.session = None;
             }

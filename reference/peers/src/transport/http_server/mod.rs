@@ -54,6 +54,7 @@ use session::{OpenError, PostOpen, PostReply, Session};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -265,6 +266,26 @@ struct Endpoint {
     new_sessions: mpsc::Sender<SessionLink>,
     /// The requests answered so far, by method: which response [`HttpServerOptions::bend`] bends.
     answered: bend::Answered,
+    /// Requests being handled whose exchange is not logged yet, but for those waiting for the
+    /// app's answer ([`HttpListener::await_logged`]).
+    unlogged: AtomicUsize,
+}
+
+/// One request on its way to the log: counted in [`Endpoint::unlogged`] while it lives (a
+/// handler dropped with its connection stops counting too).
+struct Unlogged(Arc<Endpoint>);
+
+impl Unlogged {
+    fn new(endpoint: &Arc<Endpoint>) -> Unlogged {
+        endpoint.unlogged.fetch_add(1, Ordering::SeqCst);
+        Unlogged(endpoint.clone())
+    }
+}
+
+impl Drop for Unlogged {
+    fn drop(&mut self) {
+        self.0.unlogged.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 struct EndpointState {
@@ -286,6 +307,23 @@ impl Endpoint {
 
     fn fault(&self) -> Option<Fault> {
         self.options.fault
+    }
+
+    /// Awaits the app's answer to a request being handled ([`Unlogged`]): meanwhile the
+    /// request is not on its way to the log (the app answers when it will, or never), and
+    /// nobody waiting for the log waits for it.
+    async fn awaiting_app<T>(&self, answer: impl std::future::Future<Output = T>) -> T {
+        /// Counts the request again once the answer is in (or the handler is dropped, when its
+        /// [`Unlogged`] uncounts it).
+        struct Answered<'e>(&'e Endpoint);
+        impl Drop for Answered<'_> {
+            fn drop(&mut self) {
+                self.0.unlogged.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        self.unlogged.fetch_sub(1, Ordering::SeqCst);
+        let _answered = Answered(self);
+        answer.await
     }
 }
 
@@ -325,6 +363,7 @@ impl HttpListener {
             }),
             new_sessions: tx,
             answered: bend::Answered::default(),
+            unlogged: AtomicUsize::new(0),
         });
         let router = axum::Router::new().fallback(handle).with_state(endpoint.clone());
         // Without TCP_NODELAY an SSE answer (its head, then an event, then the end, each a
@@ -370,6 +409,17 @@ impl HttpListener {
     /// reached the endpoint at all, though no session came of it.
     pub fn unsessioned_requests(&self) -> usize {
         self.endpoint.lock().log.len()
+    }
+
+    /// Waits at most `within` until every request the endpoint has taken in is logged (but
+    /// those waiting for the app's answer): a request's message reaches the app before its
+    /// exchange is logged, so whoever has seen the message and then takes the log (a scenario
+    /// at its end) might otherwise miss the exchange.
+    pub async fn await_logged(&self, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        while self.endpoint.unlogged.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// Sessions open now.
@@ -536,6 +586,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Some(planted) = planted::at_head(&endpoint, request.method(), request.headers()).await {
         return planted;
     }
+    let _unlogged = Unlogged::new(&endpoint);
     let method = request.method().to_string();
     let path = logged_path(request.uri());
     let bend = endpoint.answered.bend_for(endpoint.options.bend.as_ref(), &method);
