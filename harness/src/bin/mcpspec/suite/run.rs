@@ -249,8 +249,11 @@ fn plan(
     };
     // A scenario run at one revision only has nothing to learn from its other runs, nor to
     // teach them: it goes with the `@slow` ones, so that a wait of its own for the timeout (a
-    // server that never answers a batch) overlaps the rest instead of trailing it.
-    let first_pass = |p: &ScenarioPlan| p.slow || p.persona || runs(p).len() == 1;
+    // server that never answers a batch) overlaps the rest instead of trailing it. So does a
+    // `@revision-independent` one, run once for all: the processes it hands on (at the
+    // revision the server counter-offers) then serve that revision's first-pass scenarios,
+    // instead of coming after everyone at it has found one.
+    let first_pass = |p: &ScenarioPlan| p.slow || p.persona || p.revision_independent || runs(p).len() == 1;
     let pass_of = |p: &ScenarioPlan| match (first_pass(p), p.own_process, p.persona && !p.slow) {
         (first, true, _) => (first, 0),
         (first, false, true) => (first, 1),
