@@ -309,10 +309,14 @@ impl Endpoint {
         self.options.fault
     }
 
-    /// Awaits the app's answer to a request being handled ([`Unlogged`]): meanwhile the
-    /// request is not on its way to the log (the app answers when it will, or never), and
-    /// nobody waiting for the log waits for it.
-    async fn awaiting_app<T>(&self, answer: impl std::future::Future<Output = T>) -> T {
+    /// Awaits the app's answer to a POST being handled, within the response timeout
+    /// ([`HttpServerOptions::response_timeout`]). Meanwhile the request is not on its way to
+    /// the log (the app answers when it will, or never), and nobody waiting for the log
+    /// ([`Unlogged`]) waits for it.
+    async fn app_answer(
+        &self,
+        answer: tokio::sync::oneshot::Receiver<PostReply>,
+    ) -> Result<Result<PostReply, tokio::sync::oneshot::error::RecvError>, tokio::time::error::Elapsed> {
         /// Counts the request again once the answer is in (or the handler is dropped, when its
         /// [`Unlogged`] uncounts it).
         struct Answered<'e>(&'e Endpoint);
@@ -323,7 +327,7 @@ impl Endpoint {
         }
         self.unlogged.fetch_sub(1, Ordering::SeqCst);
         let _answered = Answered(self);
-        answer.await
+        tokio::time::timeout(self.options.response_timeout, answer).await
     }
 }
 

@@ -103,10 +103,7 @@ pub(super) async fn modern_post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, v
     let g = guard(endpoint, &sid, stream, serial, true);
     let response = match open {
         PostOpen::Sse(rx) => sse_response(endpoint, rx, g),
-        PostOpen::Deciding(rx) => match endpoint
-            .awaiting_app(tokio::time::timeout(endpoint.options.response_timeout, rx))
-            .await
-        {
+        PostOpen::Deciding(rx) => match endpoint.app_answer(rx).await {
             Ok(Ok(PostReply::Json(message))) => {
                 let code = StatusCode::from_u16(rules::modern_status(&message)).unwrap_or(StatusCode::OK);
                 let content_type = match fault {

@@ -81,24 +81,22 @@ pub(super) async fn post(endpoint: &Arc<Endpoint>, headers: &HeaderMap, body: Bo
     }
     let mut response = match open {
         PostOpen::Sse(rx) => sse_response(endpoint, rx, serial_guard),
-        PostOpen::Deciding(rx) => {
-            match endpoint.awaiting_app(tokio::time::timeout(endpoint.options.response_timeout, rx)).await {
-                Ok(Ok(PostReply::Json(message))) => {
-                    let content_type = match fault {
-                        Some(Fault::HttpTextPlain) => "text/plain",
-                        _ => "application/json",
-                    };
-                    Response::builder()
-                        .status(StatusCode::OK)
-                        .header(header::CONTENT_TYPE, content_type)
-                        .body(Body::from(message.to_string()))
-                        .unwrap_or_default()
-                }
-                Ok(Ok(PostReply::Sse(rx))) => sse_response(endpoint, rx, serial_guard),
-                Ok(Err(_)) => error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session ended before the response"),
-                Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
+        PostOpen::Deciding(rx) => match endpoint.app_answer(rx).await {
+            Ok(Ok(PostReply::Json(message))) => {
+                let content_type = match fault {
+                    Some(Fault::HttpTextPlain) => "text/plain",
+                    _ => "application/json",
+                };
+                Response::builder()
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, content_type)
+                    .body(Body::from(message.to_string()))
+                    .unwrap_or_default()
             }
-        }
+            Ok(Ok(PostReply::Sse(rx))) => sse_response(endpoint, rx, serial_guard),
+            Ok(Err(_)) => error(StatusCode::NOT_FOUND, SERVER_ERROR, "Session ended before the response"),
+            Err(_) => error(StatusCode::GATEWAY_TIMEOUT, SERVER_ERROR, "no response in time"),
+        },
     };
     if created {
         let value = HeaderValue::from_bytes(&rules::session_id_bytes(&id));
